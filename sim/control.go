@@ -1,0 +1,296 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// The methods in this file are the engine's fault primitives. Each records a
+// trace record; the faults package composes them into scenarios.
+
+func (s *Sim) fault(name, detail string, node NodeID) {
+	s.rec = Record{At: s.now, Type: RecFault, Node: node, Peer: None, Name: name, Detail: detail}
+	if node >= 0 {
+		n := s.nodes[node]
+		s.rec.Mono, s.rec.Wall = time.Duration(n.mono()), n.wall()
+	}
+	s.emit()
+}
+
+// Note records a fault-layer annotation (for example what a targeted fault
+// resolved to) in the trace.
+func (s *Sim) Note(name, detail string, node NodeID) { s.fault(name, detail, node) }
+
+// Pause stops the node's process: no handler runs; messages and expired timers
+// wait and are handed over in arrival order on Resume. Its clocks keep running.
+func (s *Sim) Pause(id NodeID) {
+	n := s.nodes[id]
+	if !n.up || n.paused {
+		return
+	}
+	n.paused = true
+	n.stamp(RecPause)
+	s.emit()
+}
+
+// Resume continues a paused node: everything that arrived or expired while it
+// was paused is handed over now, in the order it came due.
+func (s *Sim) Resume(id NodeID) {
+	n := s.nodes[id]
+	if !n.paused {
+		return
+	}
+	n.paused = false
+	r := n.stamp(RecResume)
+	r.A = int64(len(n.pauseBuf))
+	s.emit()
+	for i := range n.pauseBuf {
+		e := n.pauseBuf[i]
+		s.push(s.now, e.kind, e.node, e.ref)
+	}
+	n.pauseBuf = n.pauseBuf[:0]
+}
+
+// Crash kills the node's process: volatile state, timers, buffered and
+// in-flight messages to it, and disk writes not yet complete are lost. Its
+// durable state survives for Restart. A leading node stops acting as leader.
+func (s *Sim) Crash(id NodeID) {
+	n := s.nodes[id]
+	if !n.up {
+		return
+	}
+	n.StopLeading("crash")
+	n.up = false
+	n.paused = false
+	n.inc++
+	for i := range n.timers {
+		if n.timers[i].state != timerFree {
+			n.freeTimer(int32(i), &n.timers[i])
+		}
+	}
+	for _, e := range n.pauseBuf {
+		if e.kind == evLocal || e.kind == evDepart {
+			s.freeMsg(e.ref)
+		}
+	}
+	n.pauseBuf = n.pauseBuf[:0]
+	for _, w := range n.pending {
+		n.spare = append(n.spare, w.data)
+	}
+	n.pending = n.pending[:0]
+	n.barrier = 0
+	n.stamp(RecCrash)
+	s.emit()
+}
+
+// Restart starts a crashed node again. With keepDisk false its durable state
+// is wiped first (a replaced disk).
+func (s *Sim) Restart(id NodeID, keepDisk bool) {
+	n := s.nodes[id]
+	if n.up {
+		return
+	}
+	if !keepDisk {
+		n.durable = n.durable[:0]
+		n.hasDisk = false
+	}
+	n.boot(true)
+}
+
+// SetMonoRate changes the rate of the node's monotonic clock (RateOne = exact).
+// Pending timers are re-projected so they still fire at their local deadline.
+func (s *Sim) SetMonoRate(id NodeID, ratePPB int64) {
+	n := s.nodes[id]
+	n.clk.mono.rebase(s.now, ratePPB)
+	n.reprojectTimers()
+	s.fault("clock.mono_rate", fmt.Sprintf("%s monotonic clock rate %s", n.name, rateString(ratePPB)), id)
+}
+
+// SetWallRate changes the rate of the node's wall clock.
+func (s *Sim) SetWallRate(id NodeID, ratePPB int64) {
+	n := s.nodes[id]
+	n.clk.wall.rebase(s.now, ratePPB)
+	s.fault("clock.wall_rate", fmt.Sprintf("%s wall clock rate %s", n.name, rateString(ratePPB)), id)
+}
+
+// SetRate changes both clocks' rates, as a fast or slow oscillator would.
+func (s *Sim) SetRate(id NodeID, ratePPB int64) {
+	n := s.nodes[id]
+	n.clk.wall.rebase(s.now, ratePPB)
+	n.clk.mono.rebase(s.now, ratePPB)
+	n.reprojectTimers()
+	s.fault("clock.rate", fmt.Sprintf("%s clock rate %s", n.name, rateString(ratePPB)), id)
+}
+
+// StepWall jumps the node's wall clock by delta (negative = backwards), as an
+// NTP step does. Monotonic time and timers are unaffected.
+func (s *Sim) StepWall(id NodeID, delta time.Duration) {
+	n := s.nodes[id]
+	n.clk.wall.rebase(s.now, n.clk.wall.ratePPB)
+	n.clk.wall.base += int64(delta)
+	s.fault("clock.step", fmt.Sprintf("%s wall clock stepped %+v", n.name, delta), id)
+}
+
+func rateString(ppb int64) string {
+	return fmt.Sprintf("%.6f", float64(ppb)/float64(RateOne))
+}
+
+// SetFsync changes the node's disk write latency.
+func (s *Sim) SetFsync(id NodeID, d Dist) {
+	s.nodes[id].fsync = d
+	s.fault("disk.latency", fmt.Sprintf("%s fsync %v", s.nodes[id].name, d), id)
+}
+
+// --- network faults ---
+
+func (s *Sim) names(ids []NodeID) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = s.nodes[id].name
+	}
+	return strings.Join(parts, ",")
+}
+
+func (s *Sim) setUp(from, to NodeID, up bool) {
+	if from == to {
+		return
+	}
+	s.net.links[s.net.idx(from, to)].up = up
+}
+
+// Reachable reports whether messages from one node currently reach another.
+func (s *Sim) Reachable(from, to NodeID) bool {
+	return from == to || s.net.links[s.net.idx(from, to)].up
+}
+
+// Cut cuts the directed link from→to.
+func (s *Sim) Cut(from, to NodeID) {
+	s.setUp(from, to, false)
+	s.fault("net.cut", fmt.Sprintf("%s -> %s", s.nodes[from].name, s.nodes[to].name), None)
+}
+
+// Connect restores the directed link from→to.
+func (s *Sim) Connect(from, to NodeID) {
+	s.setUp(from, to, true)
+	s.fault("net.connect", fmt.Sprintf("%s -> %s", s.nodes[from].name, s.nodes[to].name), None)
+}
+
+// Partition cuts every link (both directions) between nodes of different
+// groups. Links of nodes in no group are left as they are.
+func (s *Sim) Partition(groups ...[]NodeID) {
+	for gi, g := range groups {
+		for gj, h := range groups {
+			if gi == gj {
+				continue
+			}
+			for _, a := range g {
+				for _, b := range h {
+					s.setUp(a, b, false)
+				}
+			}
+		}
+	}
+	parts := make([]string, len(groups))
+	for i, g := range groups {
+		parts[i] = "{" + s.names(g) + "}"
+	}
+	s.fault("net.partition", strings.Join(parts, " | "), None)
+}
+
+// Isolate cuts every link to and from the node.
+func (s *Sim) Isolate(id NodeID) {
+	for i := range s.nodes {
+		s.setUp(id, NodeID(i), false)
+		s.setUp(NodeID(i), id, false)
+	}
+	s.fault("net.isolate", s.nodes[id].name, id)
+}
+
+// OneWay cuts the links from every node in from to every node in to, leaving
+// the reverse direction working (an asymmetric partition).
+func (s *Sim) OneWay(from, to []NodeID) {
+	for _, a := range from {
+		for _, b := range to {
+			s.setUp(a, b, false)
+		}
+	}
+	s.fault("net.one_way", "{"+s.names(from)+"} -/-> {"+s.names(to)+"}", None)
+}
+
+// Bridge splits left from right (both directions) while bridge keeps talking
+// to both sides, as in Jepsen's bridge nemesis.
+func (s *Sim) Bridge(left, right []NodeID, bridge NodeID) {
+	for _, a := range left {
+		for _, b := range right {
+			if a == bridge || b == bridge {
+				continue
+			}
+			s.setUp(a, b, false)
+			s.setUp(b, a, false)
+		}
+	}
+	s.fault("net.bridge", "{"+s.names(left)+"} | {"+s.names(right)+"} via "+s.nodes[bridge].name, None)
+}
+
+// SplitMinority partitions nodes into a random minority of size
+// (len(nodes)-1)/2 and the majority, drawing from r, and returns the minority.
+func (s *Sim) SplitMinority(nodes []NodeID, r *Rand) (minority, majority []NodeID) {
+	p := r.Perm(len(nodes))
+	k := (len(nodes) - 1) / 2
+	for i, j := range p {
+		if i < k {
+			minority = append(minority, nodes[j])
+		} else {
+			majority = append(majority, nodes[j])
+		}
+	}
+	sortIDs(minority)
+	sortIDs(majority)
+	s.Partition(minority, majority)
+	return minority, majority
+}
+
+func sortIDs(ids []NodeID) {
+	for i := 1; i < len(ids); i++ {
+		for j := i; j > 0 && ids[j] < ids[j-1]; j-- {
+			ids[j], ids[j-1] = ids[j-1], ids[j]
+		}
+	}
+}
+
+// Heal restores every link.
+func (s *Sim) Heal() {
+	for i := range s.net.links {
+		s.net.links[i].up = true
+	}
+	s.fault("net.heal", "all links restored", None)
+}
+
+// SetLink configures the directed link from→to (latency, drop, duplicate, FIFO).
+func (s *Sim) SetLink(from, to NodeID, c LinkConfig) {
+	s.net.apply(&s.net.links[s.net.idx(from, to)], c)
+	s.fault("net.link", fmt.Sprintf("%s -> %s latency %v drop %g duplicate %g fifo %v", s.nodes[from].name, s.nodes[to].name, c.Latency, c.Drop, c.Duplicate, c.FIFO), None)
+}
+
+// SetAllLinks configures every link, replacing per-link overrides.
+func (s *Sim) SetAllLinks(c LinkConfig) {
+	s.net.def = c
+	for i := range s.net.links {
+		s.net.apply(&s.net.links[i], c)
+	}
+	s.fault("net.links", fmt.Sprintf("all links latency %v drop %g duplicate %g fifo %v", c.Latency, c.Drop, c.Duplicate, c.FIFO), None)
+}
+
+// Link returns the current configuration of the directed link from→to.
+func (s *Sim) Link(from, to NodeID) LinkConfig {
+	l := &s.net.links[s.net.idx(from, to)]
+	return LinkConfig{Latency: l.latency, Drop: probOf(l.dropThresh), Duplicate: probOf(l.dupThresh), FIFO: l.fifo}
+}
+
+func probOf(th uint64) float64 {
+	if th == ^uint64(0) {
+		return 1
+	}
+	return float64(th) / (1 << 64)
+}

@@ -1,0 +1,77 @@
+package sim
+
+import (
+	"fmt"
+	"sync"
+)
+
+// NodeID identifies a node of a run: candidates and service nodes alike, in
+// the order they were added (0, 1, …).
+type NodeID int32
+
+// None is the NodeID of nobody (no leader known, no sender).
+const None NodeID = -1
+
+// MsgKind identifies a message type across all algorithms and services. Kinds
+// are registered once, by name, at package initialisation (RegisterKind), and
+// traces and hashes use the name, so the numeric value never leaks into output.
+type MsgKind uint16
+
+var kindRegistry = struct {
+	sync.Mutex
+	names []string
+}{names: []string{"none"}}
+
+// MaxKinds bounds the number of registered message kinds (per-kind counters
+// are fixed-size arrays so counting never allocates).
+const MaxKinds = 256
+
+// RegisterKind registers a message kind by its qualified name, such as
+// "raft.RequestVote", and returns its identifier. Call it from a package-level
+// var initializer. Registering the same name twice returns the same kind.
+func RegisterKind(name string) MsgKind {
+	kindRegistry.Lock()
+	defer kindRegistry.Unlock()
+	for i, n := range kindRegistry.names {
+		if n == name {
+			return MsgKind(i)
+		}
+	}
+	if len(kindRegistry.names) >= MaxKinds {
+		panic(fmt.Sprintf("sim: more than %d message kinds registered", MaxKinds))
+	}
+	kindRegistry.names = append(kindRegistry.names, name)
+	return MsgKind(len(kindRegistry.names) - 1)
+}
+
+// String returns the kind's registered name.
+func (k MsgKind) String() string {
+	kindRegistry.Lock()
+	defer kindRegistry.Unlock()
+	if int(k) < len(kindRegistry.names) {
+		return kindRegistry.names[k]
+	}
+	return fmt.Sprintf("kind(%d)", uint16(k))
+}
+
+// kindNames returns a snapshot of the registry, indexed by kind.
+func kindNames() []string {
+	kindRegistry.Lock()
+	defer kindRegistry.Unlock()
+	return append([]string(nil), kindRegistry.names...)
+}
+
+// Message is what nodes exchange. It is a plain value: the fixed fields cover
+// election protocols without allocation; Body carries anything larger (the
+// etcd raft adapter puts a raftpb.Message there). What Term, Epoch, Index and
+// the other fields mean is up to the algorithm that sends the kind.
+type Message struct {
+	Kind  MsgKind
+	From  NodeID
+	To    NodeID
+	Flag  bool  // e.g. vote granted, success
+	Term  int64 // term or epoch
+	Index int64 // e.g. last log index, candidate ID, revision
+	A, B  int64 // algorithm-defined
+	Body  any   // optional payload; must not be mutated after Send
+}

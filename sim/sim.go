@@ -1,0 +1,316 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+)
+
+// Config describes a run's engine. The zero value is usable: seed 0, calendar
+// start 2026-01-01T00:00:00Z, 1 ms constant latency, no loss, and generous
+// budgets.
+type Config struct {
+	// Seed is the run's only source of randomness.
+	Seed uint64
+	// WallStart is the calendar time every wall clock reads at true time 0
+	// (before offsets). Default 2026-01-01T00:00:00Z.
+	WallStart time.Time
+	// MaxTime bounds simulated time for Run; RunUntil beyond it stops there.
+	// Default 24h.
+	MaxTime time.Duration
+	// MaxEvents bounds the number of events processed. Default 200,000,000.
+	MaxEvents uint64
+	// Link is the default configuration of every directed link.
+	// Zero Latency means constant 1 ms.
+	Link LinkConfig
+}
+
+// DefaultWallStart is the calendar time at true time 0 when Config.WallStart is zero.
+var DefaultWallStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// Outcome is how a call to Run or RunUntil ended.
+type Outcome uint8
+
+// The outcomes of a run.
+const (
+	// OutcomeHorizon: RunUntil reached its time horizon.
+	OutcomeHorizon Outcome = iota + 1
+	// OutcomeQuiescent: Run found no event left to process.
+	OutcomeQuiescent
+	// OutcomeTimeBudget: simulated time reached Config.MaxTime with events pending.
+	OutcomeTimeBudget
+	// OutcomeEventBudget: Config.MaxEvents events were processed.
+	OutcomeEventBudget
+)
+
+var outcomeNames = [...]string{"", "horizon", "quiescent", "budget_exhausted:time", "budget_exhausted:events"}
+
+// String names the outcome, e.g. "budget_exhausted:events".
+func (o Outcome) String() string {
+	if int(o) < len(outcomeNames) && o > 0 {
+		return outcomeNames[o]
+	}
+	return fmt.Sprintf("outcome(%d)", uint8(o))
+}
+
+// Exhausted reports whether the run was stopped by a budget.
+func (o Outcome) Exhausted() bool { return o == OutcomeTimeBudget || o == OutcomeEventBudget }
+
+// Stats are a run's counters. Per-kind arrays are indexed by MsgKind.
+type Stats struct {
+	Events      uint64 // events handled (deliveries, timers, controls, disk completions)
+	Stale       uint64 // queue entries skipped (cancelled or re-armed timers)
+	TimersFired uint64
+	Sent        [MaxKinds]uint64
+	Delivered   [MaxKinds]uint64
+	Dropped     [MaxKinds]uint64
+	Duplicated  [MaxKinds]uint64
+	DropReasons [8]uint64 // indexed by DropReason
+}
+
+// msgSlot is a message in flight in the slab.
+type msgSlot struct {
+	m      Message
+	sentAt Time
+	srcInc uint32
+	dstInc uint32
+}
+
+// Sim is one simulated run. Build it with New, add nodes, then Run. A Sim is
+// not safe for concurrent use; run many Sims in parallel instead.
+type Sim struct {
+	cfg      Config
+	now      Time
+	seq      uint64
+	q        queue
+	nodes    []*nodeState
+	started  bool
+	net      network
+	netRand  Rand
+	msgs     []msgSlot
+	freeMsgs []int32
+	controls []func()
+	freeCtl  []int32
+	sinks    []Sink
+	hash     hasher
+	rec      Record
+	kindHash [MaxKinds]uint64
+	stats    Stats
+	wallBase int64
+	popped   uint64
+	outcome  Outcome
+}
+
+// New returns an empty simulation for cfg.
+func New(cfg Config) *Sim {
+	if cfg.WallStart.IsZero() {
+		cfg.WallStart = DefaultWallStart
+	}
+	if cfg.MaxTime <= 0 {
+		cfg.MaxTime = 24 * time.Hour
+	}
+	if cfg.MaxEvents == 0 {
+		cfg.MaxEvents = 200_000_000
+	}
+	if cfg.Link.Latency == (Dist{}) {
+		cfg.Link.Latency = Constant(time.Millisecond)
+	}
+	s := &Sim{cfg: cfg, wallBase: cfg.WallStart.UnixNano()}
+	s.net.def = cfg.Link
+	s.netRand.Reset(cfg.Seed, "network")
+	s.hash.h = cfg.Seed
+	for i, name := range kindNames() {
+		s.kindHash[i] = strHash(name)
+	}
+	return s
+}
+
+// Seed returns the run's seed.
+func (s *Sim) Seed() uint64 { return s.cfg.Seed }
+
+// Now returns the current true time.
+func (s *Sim) Now() Time { return s.now }
+
+// Stats returns the run's counters so far.
+func (s *Sim) Stats() *Stats { return &s.stats }
+
+// TraceHash returns the fingerprint of the trace so far.
+func (s *Sim) TraceHash() uint64 { return s.hash.h }
+
+// TraceHashHex returns TraceHash as 16 hex digits.
+func (s *Sim) TraceHashHex() string { return fmt.Sprintf("%016x", s.hash.h) }
+
+// Stream returns a fresh random stream for (seed, label), independent of every
+// other label — for fault generators and other drivers outside the nodes.
+func (s *Sim) Stream(label string) *Rand { return NewRand(s.cfg.Seed, label) }
+
+// AddSink subscribes sink to every trace record from now on.
+func (s *Sim) AddSink(sink Sink) { s.sinks = append(s.sinks, sink) }
+
+// Outcome returns how the last Run/RunUntil ended (0 before any).
+func (s *Sim) Outcome() Outcome { return s.outcome }
+
+func (s *Sim) push(at Time, kind eventKind, node int16, ref int32) {
+	s.seq++
+	s.q.push(event{at: at, seq: s.seq, kind: kind, node: node, ref: ref})
+}
+
+// At schedules fn to run at true time t (or now, if t is in the past). fn runs
+// between node events and may use any Sim method. Scheduling the same func
+// value repeatedly allocates nothing.
+func (s *Sim) At(t Time, fn func()) {
+	if t < s.now {
+		t = s.now
+	}
+	var ref int32
+	if n := len(s.freeCtl); n > 0 {
+		ref = s.freeCtl[n-1]
+		s.freeCtl = s.freeCtl[:n-1]
+		s.controls[ref] = fn
+	} else {
+		ref = int32(len(s.controls))
+		s.controls = append(s.controls, fn)
+	}
+	s.push(t, evControl, -1, ref)
+}
+
+// After schedules fn to run d from now.
+func (s *Sim) After(d time.Duration, fn func()) { s.At(s.now.Add(d), fn) }
+
+func (s *Sim) allocMsg() int32 {
+	if n := len(s.freeMsgs); n > 0 {
+		ref := s.freeMsgs[n-1]
+		s.freeMsgs = s.freeMsgs[:n-1]
+		return ref
+	}
+	s.msgs = append(s.msgs, msgSlot{})
+	return int32(len(s.msgs) - 1)
+}
+
+func (s *Sim) freeMsg(ref int32) {
+	s.msgs[ref].m.Body = nil
+	s.freeMsgs = append(s.freeMsgs, ref)
+}
+
+// emit hashes s.rec and hands it to the sinks.
+func (s *Sim) emit() {
+	s.hash.record(&s.rec, s.kindHash[s.rec.Kind])
+	for _, k := range s.sinks {
+		k.Record(&s.rec)
+	}
+}
+
+// emitMsg records a delivery or drop. Without sinks it hashes the fields
+// directly, skipping the Record (the hot path); the hash is the same either way.
+func (s *Sim) emitMsg(t RecordType, why DropReason, m *Message, sentAt Time) {
+	if len(s.sinks) == 0 {
+		s.hash.message(t, why, m, s.now, sentAt, s.kindHash[m.Kind])
+		return
+	}
+	s.rec = Record{At: s.now, Type: t, Reason: why, Kind: m.Kind, Node: m.To, Peer: m.From, SentAt: sentAt, Epoch: m.Term}
+	s.emit()
+}
+
+// start starts every node that is not marked to start down.
+func (s *Sim) start() {
+	s.started = true
+	for _, n := range s.nodes {
+		if !n.startDown {
+			n.boot(false)
+		}
+	}
+}
+
+// Run processes events until none is left (OutcomeQuiescent) or a budget is
+// exhausted.
+func (s *Sim) Run() Outcome {
+	return s.run(Time(s.cfg.MaxTime), true)
+}
+
+// RunUntil processes every event due at or before t, then advances time to t
+// (OutcomeHorizon), unless a budget stops it first. t beyond Config.MaxTime
+// ends at MaxTime with OutcomeTimeBudget.
+func (s *Sim) RunUntil(t Time) Outcome {
+	if t > Time(s.cfg.MaxTime) {
+		o := s.run(Time(s.cfg.MaxTime), false)
+		if o == OutcomeHorizon {
+			o = OutcomeTimeBudget
+			s.outcome = o
+		}
+		return o
+	}
+	return s.run(t, false)
+}
+
+// RunFor is RunUntil(Now() + d).
+func (s *Sim) RunFor(d time.Duration) Outcome { return s.RunUntil(s.now.Add(d)) }
+
+func (s *Sim) run(limit Time, quiesce bool) Outcome {
+	if !s.started {
+		s.start()
+	}
+	for len(s.q.ev) > 0 {
+		if s.q.ev[0].at > limit {
+			break
+		}
+		if s.popped >= s.cfg.MaxEvents {
+			s.outcome = OutcomeEventBudget
+			return s.outcome
+		}
+		var e event
+		s.q.pop(&e)
+		s.popped++
+		s.now = e.at
+		switch e.kind {
+		case evDeliver:
+			s.deliver(&e, true)
+		case evTimer:
+			s.fireTimer(&e)
+		default:
+			s.dispatch(&e)
+		}
+	}
+	if quiesce && len(s.q.ev) == 0 {
+		s.outcome = OutcomeQuiescent
+		return s.outcome
+	}
+	if s.now < limit {
+		s.now = limit
+	}
+	if quiesce {
+		s.outcome = OutcomeTimeBudget
+	} else {
+		s.outcome = OutcomeHorizon
+	}
+	return s.outcome
+}
+
+// End records the run's end in the trace with its outcome; call it once after
+// the last Run so the trace (and hash) say how the run ended.
+func (s *Sim) End() {
+	s.rec = Record{At: s.now, Type: RecEnd, Node: None, Peer: None, Detail: s.outcome.String(), A: int64(s.stats.Events)}
+	s.emit()
+}
+
+func (s *Sim) dispatch(e *event) {
+	switch e.kind {
+	case evDeliver:
+		s.deliver(e, true)
+	case evTimer:
+		s.fireTimer(e)
+	case evDepart:
+		s.depart(e)
+	case evPersistDone:
+		s.persistDone(e)
+	case evControl:
+		fn := s.controls[e.ref]
+		s.controls[e.ref] = nil
+		s.freeCtl = append(s.freeCtl, e.ref)
+		s.stats.Events++
+		fn()
+	case evLocal:
+		s.deliver(e, false)
+	}
+}
+
+// QueueLen returns the number of pending queue entries (for diagnostics).
+func (s *Sim) QueueLen() int { return len(s.q.ev) }

@@ -1,0 +1,140 @@
+package sim
+
+import "time"
+
+func timerID(slot int32, gen uint32) TimerID { return TimerID(uint64(slot)<<32 | uint64(gen)) }
+
+func (id TimerID) split() (int32, uint32) { return int32(id >> 32), uint32(id) }
+
+// SetTimer implements Env.
+func (n *nodeState) SetTimer(d time.Duration, tag int) TimerID {
+	if d < 0 {
+		d = 0
+	}
+	var slot int32
+	if k := len(n.free); k > 0 {
+		slot = n.free[k-1]
+		n.free = n.free[:k-1]
+	} else {
+		n.timers = append(n.timers, timerSlot{})
+		slot = int32(len(n.timers) - 1)
+	}
+	t := &n.timers[slot]
+	t.gen++
+	t.state = timerArmed
+	t.tag = tag
+	t.deadline = n.mono() + int64(d)
+	n.queueTimer(slot)
+	return timerID(slot, t.gen)
+}
+
+// queueTimer pushes a queue entry for an armed timer at the true time its
+// monotonic deadline is reached under the clock's current rate.
+func (n *nodeState) queueTimer(slot int32) {
+	t := &n.timers[slot]
+	at := n.clk.mono.trueAt(t.deadline)
+	if at < n.s.now {
+		at = n.s.now
+	}
+	t.queuedAt = at
+	n.s.push(at, evTimer, int16(n.id), slot)
+}
+
+func (n *nodeState) armed(id TimerID) (*timerSlot, bool) {
+	slot, gen := id.split()
+	if slot < 0 || int(slot) >= len(n.timers) {
+		return nil, false
+	}
+	t := &n.timers[slot]
+	if t.gen != gen || t.state == timerFree {
+		return nil, false
+	}
+	return t, true
+}
+
+// ResetTimer implements Env. Extending a timer costs no queue operation: the
+// existing entry is re-armed lazily when it comes due.
+func (n *nodeState) ResetTimer(id TimerID, d time.Duration) bool {
+	t, ok := n.armed(id)
+	if !ok || t.state != timerArmed {
+		return false
+	}
+	if d < 0 {
+		d = 0
+	}
+	t.deadline = n.mono() + int64(d)
+	if n.clk.mono.trueAt(t.deadline) < t.queuedAt {
+		// Earlier than the queued entry: queue anew; the old entry is
+		// recognised as superseded by its queue time (see fireTimer).
+		n.queueTimer(int32(id >> 32))
+	}
+	return true
+}
+
+// CancelTimer implements Env.
+func (n *nodeState) CancelTimer(id TimerID) bool {
+	t, ok := n.armed(id)
+	if !ok {
+		return false
+	}
+	n.freeTimer(int32(id>>32), t)
+	return true
+}
+
+func (n *nodeState) freeTimer(slot int32, t *timerSlot) {
+	t.state = timerFree
+	t.gen++
+	n.free = append(n.free, slot)
+}
+
+// fireTimer handles a timer queue entry.
+func (s *Sim) fireTimer(e *event) {
+	n := s.nodes[e.node]
+	t := &n.timers[e.ref]
+	if t.state == timerFree {
+		s.stats.Stale++ // cancelled, fired, or lost in a crash
+		return
+	}
+	if t.state == timerArmed {
+		if e.at != t.queuedAt {
+			// Superseded: re-armed earlier, re-projected, or the slot was
+			// reused. An entry whose time equals the slot's queue time is
+			// always correct to fire, whichever entry it is.
+			s.stats.Stale++
+			return
+		}
+		if t.deadline > n.mono() {
+			n.queueTimer(e.ref) // extended by ResetTimer: re-arm lazily
+			s.stats.Stale++
+			return
+		}
+		if n.paused {
+			t.state = timerDue
+			n.pauseBuf = append(n.pauseBuf, *e)
+			return
+		}
+	}
+	// Armed and due, or due and handed over on resume.
+	tag := t.tag
+	id := timerID(e.ref, t.gen)
+	n.freeTimer(e.ref, t)
+	s.stats.Events++
+	s.stats.TimersFired++
+	if len(s.sinks) == 0 {
+		s.hash.timer(n.id, s.now, tag, id)
+	} else {
+		s.rec = Record{At: s.now, Type: RecTimer, Node: n.id, Peer: None, A: int64(tag), B: int64(id)}
+		s.emit()
+	}
+	n.node.OnTimer(id, tag)
+}
+
+// reprojectTimers re-queues every armed timer of n after its monotonic rate
+// changed, so each still fires when the node's own clock reaches its deadline.
+func (n *nodeState) reprojectTimers() {
+	for i := range n.timers {
+		if n.timers[i].state == timerArmed {
+			n.queueTimer(int32(i))
+		}
+	}
+}

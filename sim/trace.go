@@ -1,0 +1,170 @@
+package sim
+
+import (
+	"fmt"
+	"math/bits"
+	"time"
+)
+
+// RecordType says what a trace record describes.
+type RecordType uint8
+
+// The record types. Every delivery, drop, timer, fault, observation and effect
+// of a run is one record; their sequence is the run's trace.
+const (
+	RecStart       RecordType = iota + 1 // a node started (A=1 on restart); Detail says whether state was restored
+	RecDeliver                           // Peer's message of Kind reached Node (SentAt, Epoch=Term)
+	RecDrop                              // a message from Peer to Node was lost (Reason)
+	RecTimer                             // Node's timer fired (A=tag, B=timer id)
+	RecPersist                           // Node issued a disk write (A=bytes, B=true completion time)
+	RecPersistDone                       // Node's disk write became durable (A=bytes)
+	RecCrash                             // Node crashed
+	RecPause                             // Node's process was paused
+	RecResume                            // Node's process resumed (A=buffered events)
+	RecFault                             // a network, clock or other fault (Name, Detail)
+	RecLead                              // Node acts as leader for Epoch with fencing Token
+	RecStepDown                          // Node stopped acting as leader (Detail: why)
+	RecBelieve                           // Node believes Peer leads Epoch
+	RecEffect                            // a node-defined effect (Name, Detail, A, B, C)
+	RecEnd                               // the run ended (Detail: outcome)
+)
+
+var recordNames = [...]string{"", "start", "deliver", "drop", "timer", "persist", "persist_done",
+	"crash", "pause", "resume", "fault", "lead", "step_down", "believe", "effect", "end"}
+
+// String returns the record type's name as used in JSON output.
+func (t RecordType) String() string {
+	if int(t) < len(recordNames) && t > 0 {
+		return recordNames[t]
+	}
+	return fmt.Sprintf("record(%d)", uint8(t))
+}
+
+// DropReason says why a message was lost.
+type DropReason uint8
+
+// The reasons a message is lost.
+const (
+	DropNone              DropReason = iota
+	DropLoss                         // the link's random drop probability
+	DropPartitionAtSend              // the link was cut when the message was sent
+	DropPartitionInFlight            // the link was cut when the message was due
+	DropDestDown                     // the destination was crashed (or crashed and restarted) meanwhile
+	DropSenderCrashed                // the sender crashed before its disk write completed
+)
+
+var dropNames = [...]string{"", "loss", "partition_at_send", "partition_in_flight", "dest_down", "sender_crashed"}
+
+// String returns the reason's name as used in JSON output.
+func (r DropReason) String() string {
+	if int(r) < len(dropNames) {
+		return dropNames[r]
+	}
+	return fmt.Sprintf("drop(%d)", uint8(r))
+}
+
+// Record is one trace record. Which fields are meaningful depends on Type (see
+// the RecordType constants). Mono and Wall are the subject node's clock
+// readings, set for observations, effects, lifecycle and fault records.
+type Record struct {
+	At     Time
+	Type   RecordType
+	Reason DropReason
+	Kind   MsgKind
+	Node   NodeID
+	Peer   NodeID
+	SentAt Time
+	Epoch  int64
+	Token  int64
+	A, B   int64
+	C      int64
+	Mono   time.Duration
+	Wall   int64 // Unix nanoseconds
+	Name   string
+	Detail string
+}
+
+// Sink receives every trace record as it happens. The *Record is only valid
+// during the call: a sink that keeps records must copy them.
+type Sink interface {
+	Record(r *Record)
+}
+
+// Recorder is a Sink that keeps a copy of every record in memory, for tests,
+// checkers and exporters.
+type Recorder struct {
+	Records []Record
+}
+
+// Record implements Sink.
+func (r *Recorder) Record(rec *Record) { r.Records = append(r.Records, *rec) }
+
+// hasher is the trace hash: a 64-bit fingerprint folded over every record's
+// fields, strings by content and message kinds by registered name, so it is
+// identical across binaries, machines and GOMAXPROCS.
+type hasher struct {
+	h uint64
+}
+
+const (
+	hk0 = 0xa0761d6478bd642f
+	hk1 = 0xe7037ed1a0b428db
+	hk2 = 0x8ebc6af09c88c6e3
+	hk3 = 0x589965cc75374cc3
+)
+
+func mum(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	return hi ^ lo
+}
+
+func (h *hasher) words(a, b, c, d uint64) {
+	h.h = mum(h.h^a^hk0, b^hk1) ^ mum(c^hk2, d^hk3)
+}
+
+func strHash(s string) uint64 {
+	x := uint64(0xcbf29ce484222325)
+	for i := 0; i < len(s); i++ {
+		x ^= uint64(s[i])
+		x *= 0x100000001b3
+	}
+	return x
+}
+
+func packHeader(t RecordType, why DropReason, node, peer NodeID) uint64 {
+	return uint64(t) | uint64(why)<<8 | uint64(uint32(node))<<16 | uint64(uint16(peer))<<48
+}
+
+// The hash folds a record in up to four groups of four words: the header
+// always; the numeric fields and the clock readings only when non-zero; the
+// strings only when present. The fast paths below hash deliveries, drops and
+// timers exactly as record hashes the equivalent Record.
+
+// message hashes a delivery or drop.
+func (h *hasher) message(t RecordType, why DropReason, m *Message, at, sentAt Time, kindHash uint64) {
+	h.words(packHeader(t, why, m.To, m.From), uint64(at), kindHash, uint64(sentAt))
+	if m.Term != 0 {
+		h.words(uint64(m.Term), 0, 0, 0)
+	}
+}
+
+// timer hashes a timer record.
+func (h *hasher) timer(node NodeID, at Time, tag int, id TimerID) {
+	h.words(packHeader(RecTimer, DropNone, node, None), uint64(at), 0, 0)
+	if int64(tag)|int64(id) != 0 {
+		h.words(0, 0, uint64(tag), uint64(id))
+	}
+}
+
+func (h *hasher) record(r *Record, kindHash uint64) {
+	h.words(packHeader(r.Type, r.Reason, r.Node, r.Peer), uint64(r.At), kindHash, uint64(r.SentAt))
+	if r.Epoch|r.Token|r.A|r.B != 0 {
+		h.words(uint64(r.Epoch), uint64(r.Token), uint64(r.A), uint64(r.B))
+	}
+	if r.C|int64(r.Mono)|r.Wall != 0 {
+		h.words(uint64(r.C), uint64(r.Mono), uint64(r.Wall), 1)
+	}
+	if r.Name != "" || r.Detail != "" {
+		h.words(strHash(r.Name), strHash(r.Detail), 2, 3)
+	}
+}

@@ -1,0 +1,116 @@
+package sim
+
+import "fmt"
+
+// Send implements Env.
+func (n *nodeState) Send(m Message) {
+	s := n.s
+	if m.To < 0 || int(m.To) >= len(s.nodes) {
+		panic(fmt.Sprintf("sim: %s sent %v to unknown node %d", n.name, m.Kind, m.To))
+	}
+	m.From = n.id
+	s.stats.Sent[m.Kind]++
+	if n.barrier > s.now {
+		// Held in the process until the pending disk write is durable.
+		ref := s.allocMsg()
+		slot := &s.msgs[ref]
+		slot.m = m
+		slot.srcInc = n.inc
+		s.push(n.barrier, evDepart, int16(n.id), ref)
+		return
+	}
+	s.transmit(&m)
+}
+
+// transmit puts m on its link at the current time.
+func (s *Sim) transmit(m *Message) {
+	l := &s.net.links[s.net.idx(m.From, m.To)]
+	if !l.up {
+		s.drop(m, s.now, DropPartitionAtSend)
+		return
+	}
+	if s.netRand.Chance(l.dropThresh) {
+		s.drop(m, s.now, DropLoss)
+		return
+	}
+	s.schedule(m, l)
+	if s.netRand.Chance(l.dupThresh) {
+		s.stats.Duplicated[m.Kind]++
+		s.schedule(m, l)
+	}
+}
+
+// schedule draws a latency and queues one delivery of m over l.
+func (s *Sim) schedule(m *Message, l *link) {
+	at := s.now.Add(l.latency.Sample(&s.netRand))
+	if l.fifo {
+		if at < l.lastDeliver {
+			at = l.lastDeliver
+		}
+		l.lastDeliver = at
+	}
+	ref := s.allocMsg()
+	slot := &s.msgs[ref]
+	slot.m = *m
+	slot.sentAt = s.now
+	slot.dstInc = s.nodes[m.To].inc
+	s.push(at, evDeliver, int16(m.To), ref)
+}
+
+func (s *Sim) drop(m *Message, sentAt Time, why DropReason) {
+	s.stats.Dropped[m.Kind]++
+	s.stats.DropReasons[why]++
+	s.emitMsg(RecDrop, why, m, sentAt)
+}
+
+// depart releases a message that waited for its sender's disk write.
+func (s *Sim) depart(e *event) {
+	slot := &s.msgs[e.ref]
+	n := s.nodes[slot.m.From]
+	if slot.srcInc != n.inc {
+		m := slot.m
+		s.freeMsg(e.ref)
+		s.drop(&m, s.now, DropSenderCrashed)
+		return
+	}
+	if n.paused {
+		n.pauseBuf = append(n.pauseBuf, *e)
+		return
+	}
+	m := slot.m
+	s.freeMsg(e.ref)
+	s.transmit(&m)
+}
+
+// deliver hands a due message to its destination. network is false for a
+// message that already arrived while its node was paused.
+func (s *Sim) deliver(e *event, network bool) {
+	slot := &s.msgs[e.ref]
+	dst := s.nodes[e.node]
+	if network && !s.net.links[s.net.idx(slot.m.From, slot.m.To)].up {
+		m := slot.m
+		sent := slot.sentAt
+		s.freeMsg(e.ref)
+		s.drop(&m, sent, DropPartitionInFlight)
+		return
+	}
+	if !dst.up || slot.dstInc != dst.inc {
+		m := slot.m
+		sent := slot.sentAt
+		s.freeMsg(e.ref)
+		s.drop(&m, sent, DropDestDown)
+		return
+	}
+	if dst.paused {
+		e.kind = evLocal
+		dst.pauseBuf = append(dst.pauseBuf, *e)
+		return
+	}
+	m := slot.m
+	sent := slot.sentAt
+	s.freeMsg(e.ref)
+	s.stats.Events++
+	s.stats.Delivered[m.Kind]++
+	s.emitMsg(RecDeliver, DropNone, &m, sent)
+	dst.node.OnMessage(m)
+}
