@@ -119,7 +119,9 @@ func New(cfg Config) *Sim {
 	s.netRand.Reset(cfg.Seed, "network")
 	s.hash.h = cfg.Seed
 	for i, name := range kindNames() {
-		s.kindHash[i] = strHash(name)
+		if i > 0 { // kind 0 (no message) hashes as 0 on every path
+			s.kindHash[i] = strHash(name)
+		}
 	}
 	return s
 }
