@@ -78,13 +78,24 @@ func (q *queue) pop(top *event) {
 			break
 		}
 		m := c
-		end := c + 4
-		if end > n {
-			end = n
-		}
-		for j := c + 1; j < end; j++ {
-			if ev[j].before(&ev[m]) {
-				m = j
+		if c+3 < n {
+			// Four children: a tournament of two pairs.
+			a, b := c, c+2
+			if ev[c+1].before(&ev[c]) {
+				a = c + 1
+			}
+			if ev[c+3].before(&ev[c+2]) {
+				b = c + 3
+			}
+			m = a
+			if ev[b].before(&ev[a]) {
+				m = b
+			}
+		} else {
+			for j := c + 1; j < n; j++ {
+				if ev[j].before(&ev[m]) {
+					m = j
+				}
 			}
 		}
 		if !ev[m].before(&last) {
