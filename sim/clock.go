@@ -47,6 +47,9 @@ func (s *segment) at(t Time) int64 {
 func (s *segment) trueAt(local int64) Time {
 	dl := uint64(local - s.base)
 	if s.ratePPB == RateOne {
+		if dl > uint64(Never-s.since) {
+			return Never
+		}
 		return s.since + Time(dl)
 	}
 	// smallest dt with floor(dt*rate/1e9) >= dl  <=>  dt >= ceil(dl*1e9/rate)

@@ -47,7 +47,8 @@ func (s *Sim) Resume(id NodeID) {
 	s.emit()
 	for i := range n.pauseBuf {
 		e := n.pauseBuf[i]
-		s.push(s.now, e.kind, e.node, e.ref)
+		s.handSeq++
+		s.q.push(event{at: s.now, seq: s.handSeq, kind: e.kind, node: e.node, ref: e.ref})
 	}
 	n.pauseBuf = n.pauseBuf[:0]
 }
@@ -69,12 +70,6 @@ func (s *Sim) Crash(id NodeID) {
 			n.freeTimer(int32(i), &n.timers[i])
 		}
 	}
-	for _, e := range n.pauseBuf {
-		if e.kind == evLocal || e.kind == evDepart {
-			s.freeMsg(e.ref)
-		}
-	}
-	n.pauseBuf = n.pauseBuf[:0]
 	for _, w := range n.pending {
 		n.spare = append(n.spare, w.data)
 	}
@@ -82,6 +77,20 @@ func (s *Sim) Crash(id NodeID) {
 	n.barrier = 0
 	n.stamp(RecCrash)
 	s.emit()
+	// Messages buffered by the pause die with the process; they are drops
+	// like any other, so Sent = Delivered + Dropped - Duplicated still holds.
+	for _, e := range n.pauseBuf {
+		if e.kind == evLocal || e.kind == evDepart {
+			slot := &s.msgs[e.ref]
+			m, sent, why := slot.m, slot.sentAt, DropDestDown
+			if e.kind == evDepart {
+				sent, why = s.now, DropSenderCrashed
+			}
+			s.freeMsg(e.ref)
+			s.drop(&m, sent, why)
+		}
+	}
+	n.pauseBuf = n.pauseBuf[:0]
 }
 
 // Restart starts a crashed node again. With keepDisk false its durable state

@@ -12,8 +12,9 @@ const (
 )
 
 type timerSlot struct {
-	deadline int64 // monotonic reading at which it fires
-	queuedAt Time  // true time of its queue entry
+	deadline int64  // monotonic reading at which it fires
+	queuedAt Time   // true time of its queue entry
+	queueSeq uint64 // seq of its queue entry: only that entry may fire it
 	gen      uint32
 	tag      int
 	state    uint8

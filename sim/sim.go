@@ -80,7 +80,8 @@ type msgSlot struct {
 type Sim struct {
 	cfg      Config
 	now      Time
-	seq      uint64
+	seq      uint64 // last ordinary event seq (from firstSeq up)
+	handSeq  uint64 // last seq given to an event handed over on Resume
 	q        queue
 	nodes    []*nodeState
 	started  bool
@@ -114,7 +115,7 @@ func New(cfg Config) *Sim {
 	if cfg.Link.Latency == (Dist{}) {
 		cfg.Link.Latency = Constant(time.Millisecond)
 	}
-	s := &Sim{cfg: cfg, wallBase: cfg.WallStart.UnixNano()}
+	s := &Sim{cfg: cfg, wallBase: cfg.WallStart.UnixNano(), seq: firstSeq}
 	s.net.def = cfg.Link
 	s.netRand.Reset(cfg.Seed, "network")
 	s.hash.h = cfg.Seed
@@ -150,6 +151,11 @@ func (s *Sim) AddSink(sink Sink) { s.sinks = append(s.sinks, sink) }
 
 // Outcome returns how the last Run/RunUntil ended (0 before any).
 func (s *Sim) Outcome() Outcome { return s.outcome }
+
+// firstSeq splits the seq space: ordinary events take seqs above it, events
+// handed over on Resume take seqs below it, so a resumed node works through
+// its backlog before anything else due at the resume instant (arrival order).
+const firstSeq = 1 << 62
 
 func (s *Sim) push(at Time, kind eventKind, node int16, ref int32) {
 	s.seq++

@@ -1,6 +1,11 @@
 package sim
 
-import "time"
+import (
+	"cmp"
+	"math"
+	"slices"
+	"time"
+)
 
 func timerID(slot int32, gen uint32) TimerID { return TimerID(uint64(slot)<<32 | uint64(gen)) }
 
@@ -23,9 +28,19 @@ func (n *nodeState) SetTimer(d time.Duration, tag int) TimerID {
 	t.gen++
 	t.state = timerArmed
 	t.tag = tag
-	t.deadline = n.mono() + int64(d)
+	t.deadline = n.after(d)
 	n.queueTimer(slot)
 	return timerID(slot, t.gen)
+}
+
+// after returns the monotonic reading d from now, saturating so that a huge
+// d (math.MaxInt64 as "never") cannot wrap around into the past.
+func (n *nodeState) after(d time.Duration) int64 {
+	now := n.mono()
+	if int64(d) > math.MaxInt64-now {
+		return math.MaxInt64
+	}
+	return now + int64(d)
 }
 
 // queueTimer pushes a queue entry for an armed timer at the true time its
@@ -38,6 +53,7 @@ func (n *nodeState) queueTimer(slot int32) {
 	}
 	t.queuedAt = at
 	n.s.push(at, evTimer, int16(n.id), slot)
+	t.queueSeq = n.s.seq
 }
 
 func (n *nodeState) armed(id TimerID) (*timerSlot, bool) {
@@ -56,16 +72,21 @@ func (n *nodeState) armed(id TimerID) (*timerSlot, bool) {
 // existing entry is re-armed lazily when it comes due.
 func (n *nodeState) ResetTimer(id TimerID, d time.Duration) bool {
 	t, ok := n.armed(id)
-	if !ok || t.state != timerArmed {
+	if !ok {
 		return false
 	}
 	if d < 0 {
 		d = 0
 	}
-	t.deadline = n.mono() + int64(d)
-	if n.clk.mono.trueAt(t.deadline) < t.queuedAt {
+	t.deadline = n.after(d)
+	if t.state == timerDue {
+		// Expired in a pause but not yet handed over, so still armed to the
+		// node: re-arm it; the entry queued on resume goes stale.
+		t.state = timerArmed
+		n.queueTimer(int32(id >> 32))
+	} else if n.clk.mono.trueAt(t.deadline) < t.queuedAt {
 		// Earlier than the queued entry: queue anew; the old entry is
-		// recognised as superseded by its queue time (see fireTimer).
+		// recognised as superseded by its seq (see fireTimer).
 		n.queueTimer(int32(id >> 32))
 	}
 	return true
@@ -96,10 +117,11 @@ func (s *Sim) fireTimer(e *event) {
 		return
 	}
 	if t.state == timerArmed {
-		if e.at != t.queuedAt {
+		if e.seq != t.queueSeq {
 			// Superseded: re-armed earlier, re-projected, or the slot was
-			// reused. An entry whose time equals the slot's queue time is
-			// always correct to fire, whichever entry it is.
+			// reused. Matching the seq, not just the time, keeps a reused
+			// slot from firing early through its old entry, ahead of
+			// timers set before it with the same deadline.
 			s.stats.Stale++
 			return
 		}
@@ -113,6 +135,10 @@ func (s *Sim) fireTimer(e *event) {
 			n.pauseBuf = append(n.pauseBuf, *e)
 			return
 		}
+	} else if n.paused {
+		// Due, handed over by a resume, but paused again before it ran.
+		n.pauseBuf = append(n.pauseBuf, *e)
+		return
 	}
 	// Armed and due, or due and handed over on resume.
 	tag := t.tag
@@ -131,10 +157,17 @@ func (s *Sim) fireTimer(e *event) {
 
 // reprojectTimers re-queues every armed timer of n after its monotonic rate
 // changed, so each still fires when the node's own clock reaches its deadline.
+// They are re-queued in their previous queue order, not slot order, so timers
+// with equal deadlines still fire in the order they were set.
 func (n *nodeState) reprojectTimers() {
+	var armed []int32
 	for i := range n.timers {
 		if n.timers[i].state == timerArmed {
-			n.queueTimer(int32(i))
+			armed = append(armed, int32(i))
 		}
+	}
+	slices.SortFunc(armed, func(a, b int32) int { return cmp.Compare(n.timers[a].queueSeq, n.timers[b].queueSeq) })
+	for _, i := range armed {
+		n.queueTimer(i)
 	}
 }

@@ -10,8 +10,11 @@ func (n *nodeState) Send(m Message) {
 	}
 	m.From = n.id
 	s.stats.Sent[m.Kind]++
-	if n.barrier > s.now {
-		// Held in the process until the pending disk write is durable.
+	if len(n.pending) > 0 {
+		// Held in the process until the pending disk write is durable. Test
+		// pending, not barrier > now: a write due now whose completion event
+		// has not run yet is not durable, and the depart entry queued here
+		// sorts after that completion (higher seq).
 		ref := s.allocMsg()
 		slot := &s.msgs[ref]
 		slot.m = m

@@ -1,0 +1,438 @@
+package sim
+
+import (
+	"cmp"
+	"io"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// WritePerfetto writes recs (normally a Recorder's records of a whole run) to
+// w in the Chrome trace-event JSON format, which ui.perfetto.dev and
+// chrome://tracing open, so a person can scroll a run's timeline:
+//
+//   - one track (thread) per node, named after it, in ID order, plus a
+//     "faults" track; timestamps are true time in microseconds with
+//     nanosecond precision;
+//   - leadership tenures as slices "leader e=<epoch> tok=<token>", from the
+//     node's lead record to its step-down, a newer lead record, or the end of
+//     the trace (args: epoch, token, why it ended);
+//   - process pauses ("paused", pause to resume) and down time ("down",
+//     crash to restart; from time 0 for a node whose first start is a
+//     restart) as slices;
+//   - each delivered message as a zero-length slice named after its kind on
+//     the sender's track at its send time and on the receiver's track at its
+//     delivery, joined by a flow arrow (ph "s" / "f");
+//   - drops (on the destination's track), timers, disk writes, starts,
+//     beliefs and effects as instant events with their fields as args;
+//   - faults, annotations and the run's end as global instant events on the
+//     "faults" track.
+//
+// s supplies node names, the node count, the seed (named in the process name)
+// and the end of the trace (the later of s.Now() and the last record). The
+// output is a pure function of its inputs: events are sorted by time, ties
+// broken by a fixed rule and then by record order. The export is built in
+// memory (a few hundred bytes per record) and written with one Write.
+func WritePerfetto(w io.Writer, s *Sim, recs []Record) error {
+	x := &pfExport{s: s, kinds: kindNames(), nodes: make([]pfNode, s.NumNodes())}
+	x.faultsTid = s.NumNodes() + 1
+	end := s.Now()
+	for i := range recs {
+		if recs[i].At > end {
+			end = recs[i].At
+		}
+	}
+	for i := range recs {
+		x.record(&recs[i])
+	}
+	x.closeAll(end)
+
+	out := make([]byte, 0, len(x.buf)+4096)
+	out = append(out, "{\"traceEvents\":[\n"...)
+	out = x.appendMetadata(out)
+	// By time; at equal times enclosing slices before nested ones, then
+	// zero-length message slices with their flow ends, then instants; ties in
+	// record order (stable).
+	slices.SortStableFunc(x.evs, func(a, b pfEvent) int {
+		if c := cmp.Compare(a.ts, b.ts); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.dur, a.dur)
+	})
+	for i := range x.evs {
+		out = append(out, ",\n"...)
+		out = append(out, x.buf[x.evs[i].start:x.evs[i].end]...)
+	}
+	out = append(out, "\n],\n\"displayTimeUnit\":\"ms\"}\n"...)
+	_, err := w.Write(out)
+	return err
+}
+
+// pfNode is a node's open slices while the export walks the trace.
+type pfNode struct {
+	started  bool // a start or crash was seen
+	leading  bool
+	leadAt   Time
+	epoch    int64
+	token    int64
+	paused   bool
+	pauseAt  Time
+	down     bool
+	downAt   Time
+	downWhy  string
+	leadWall int64
+}
+
+// pfEvent is one encoded trace event: its JSON is buf[start:end].
+type pfEvent struct {
+	ts         Time
+	dur        int64 // slices: duration in ns; everything else -1 (sorts after slices)
+	start, end int
+}
+
+type pfExport struct {
+	s         *Sim
+	kinds     []string
+	nodes     []pfNode
+	faultsTid int
+	buf       []byte
+	evs       []pfEvent
+	cur       pfEvent
+	nargs     int
+	flows     int64
+}
+
+func (x *pfExport) tid(id NodeID) int { return int(id) + 1 }
+
+func (x *pfExport) kindName(k MsgKind) string {
+	if int(k) < len(x.kinds) {
+		return x.kinds[k]
+	}
+	return k.String()
+}
+
+// appendMetadata names the process and every track.
+func (x *pfExport) appendMetadata(b []byte) []byte {
+	b = append(b, `{"name":"process_name","ph":"M","pid":1,"tid":0,"args":{"name":`...)
+	b = appendJSONString(b, "electsim seed="+strconv.FormatUint(x.s.Seed(), 10))
+	b = append(b, "}}"...)
+	for i := 0; i <= len(x.nodes); i++ {
+		name := "faults"
+		if i < len(x.nodes) {
+			name = x.s.NodeName(NodeID(i))
+		}
+		b = append(b, ",\n"...)
+		b = append(b, `{"name":"thread_name","ph":"M","pid":1,"tid":`...)
+		b = strconv.AppendInt(b, int64(i+1), 10)
+		b = append(b, `,"args":{"name":`...)
+		b = appendJSONString(b, name)
+		b = append(b, "}},\n"...)
+		b = append(b, `{"name":"thread_sort_index","ph":"M","pid":1,"tid":`...)
+		b = strconv.AppendInt(b, int64(i+1), 10)
+		b = append(b, `,"args":{"sort_index":`...)
+		b = strconv.AppendInt(b, int64(i), 10)
+		b = append(b, "}}"...)
+	}
+	return b
+}
+
+// appendMicros appends ns as microseconds with three decimals ("1234.567").
+func appendMicros(b []byte, ns int64) []byte {
+	if ns < 0 {
+		b = append(b, '-')
+		ns = -ns
+	}
+	b = strconv.AppendInt(b, ns/1000, 10)
+	frac := ns % 1000
+	b = append(b, '.', byte('0'+frac/100), byte('0'+frac/10%10), byte('0'+frac%10))
+	return b
+}
+
+// begin starts an event: name, phase, category, track and time.
+func (x *pfExport) begin(ph, cat, name string, tid int, ts Time) {
+	x.cur = pfEvent{ts: ts, dur: -1, start: len(x.buf)}
+	x.nargs = -1
+	b := append(x.buf, `{"name":`...)
+	b = appendJSONString(b, name)
+	b = append(b, `,"cat":"`...)
+	b = append(b, cat...)
+	b = append(b, `","ph":"`...)
+	b = append(b, ph...)
+	b = append(b, `","pid":1,"tid":`...)
+	b = strconv.AppendInt(b, int64(tid), 10)
+	b = append(b, `,"ts":`...)
+	x.buf = appendMicros(b, int64(ts))
+}
+
+// slice starts a complete ("X") event from t0 to t1.
+func (x *pfExport) slice(cat, name string, tid int, t0, t1 Time) {
+	x.begin("X", cat, name, tid, t0)
+	x.cur.dur = int64(t1 - t0)
+	x.buf = append(x.buf, `,"dur":`...)
+	x.buf = appendMicros(x.buf, x.cur.dur)
+}
+
+// instant starts an instant ("i") event; global ones draw across every track.
+func (x *pfExport) instant(cat, name string, tid int, ts Time, global bool) {
+	x.begin("i", cat, name, tid, ts)
+	if global {
+		x.buf = append(x.buf, `,"s":"g"`...)
+	} else {
+		x.buf = append(x.buf, `,"s":"t"`...)
+	}
+}
+
+// flow starts a flow event ("s" or "f") with id.
+func (x *pfExport) flow(ph, name string, tid int, ts Time, id int64) {
+	x.begin(ph, "msg", name, tid, ts)
+	x.cur.dur = 0 // sorts with the zero-length message slice it binds to
+	x.buf = append(x.buf, `,"id":`...)
+	x.buf = strconv.AppendInt(x.buf, id, 10)
+	if ph == "f" {
+		x.buf = append(x.buf, `,"bp":"e"`...)
+	}
+}
+
+func (x *pfExport) argKey(k string) {
+	if x.nargs < 0 {
+		x.buf = append(x.buf, `,"args":{`...)
+		x.nargs = 0
+	} else {
+		x.buf = append(x.buf, ',')
+	}
+	x.nargs++
+	x.buf = appendJSONString(x.buf, k)
+	x.buf = append(x.buf, ':')
+}
+
+func (x *pfExport) argInt(k string, v int64) {
+	x.argKey(k)
+	x.buf = strconv.AppendInt(x.buf, v, 10)
+}
+
+func (x *pfExport) argStr(k, v string) {
+	x.argKey(k)
+	x.buf = appendJSONString(x.buf, v)
+}
+
+func (x *pfExport) argWall(wall int64) {
+	if wall != 0 {
+		x.argKey("wall")
+		x.buf = append(x.buf, '"')
+		x.buf = time.Unix(0, wall).UTC().AppendFormat(x.buf, time.RFC3339Nano)
+		x.buf = append(x.buf, '"')
+	}
+}
+
+// done closes the current event and queues it.
+func (x *pfExport) done() {
+	if x.nargs >= 0 {
+		x.buf = append(x.buf, '}')
+	}
+	x.buf = append(x.buf, '}')
+	x.cur.end = len(x.buf)
+	x.evs = append(x.evs, x.cur)
+}
+
+func (x *pfExport) node(id NodeID) *pfNode {
+	if id < 0 || int(id) >= len(x.nodes) {
+		return nil
+	}
+	return &x.nodes[id]
+}
+
+func (x *pfExport) record(r *Record) {
+	n := x.node(r.Node)
+	if n == nil {
+		x.global(r)
+		return
+	}
+	tid := x.tid(r.Node)
+	switch r.Type {
+	case RecStart:
+		if n.down || (!n.started && r.A == 1) {
+			why := n.downWhy
+			if !n.down {
+				why = "started down"
+			}
+			x.slice("state", "down", tid, n.downAt, r.At)
+			x.argStr("cause", why)
+			x.done()
+			n.down = false
+		}
+		n.started = true
+		name := "start"
+		if r.A == 1 {
+			name = "restart"
+		}
+		x.instant("lifecycle", name, tid, r.At, false)
+		if r.Detail != "" {
+			x.argStr("detail", r.Detail)
+			x.argInt("restored_bytes", r.B)
+		}
+		x.done()
+	case RecCrash:
+		n.started = true
+		x.endLead(r.Node, r.At, "crash")
+		x.endPause(r.Node, r.At, "crash", -1)
+		n.down, n.downAt, n.downWhy = true, r.At, "crash"
+	case RecPause:
+		n.paused, n.pauseAt = true, r.At
+	case RecResume:
+		x.endPause(r.Node, r.At, "resume", r.A)
+	case RecLead:
+		x.endLead(r.Node, r.At, "new lead record")
+		n.leading, n.leadAt, n.epoch, n.token, n.leadWall = true, r.At, r.Epoch, r.Token, r.Wall
+	case RecStepDown:
+		x.endLead(r.Node, r.At, r.Detail)
+	case RecDeliver:
+		x.flows++
+		kind := x.kindName(r.Kind)
+		if p := x.node(r.Peer); p != nil {
+			x.slice("msg", kind, x.tid(r.Peer), r.SentAt, r.SentAt)
+			x.argStr("to", x.s.NodeName(r.Node))
+			x.argStr("kind", kind)
+			x.done()
+			x.flow("s", kind, x.tid(r.Peer), r.SentAt, x.flows)
+			x.done()
+		}
+		x.slice("msg", kind, tid, r.At, r.At)
+		x.argStr("from", x.s.NodeName(r.Peer))
+		x.argStr("kind", kind)
+		if r.Epoch != 0 {
+			x.argInt("epoch", r.Epoch)
+		}
+		x.argInt("latency_ns", int64(r.At-r.SentAt))
+		x.done()
+		if x.node(r.Peer) != nil {
+			x.flow("f", kind, tid, r.At, x.flows)
+			x.done()
+		}
+	case RecDrop:
+		kind := x.kindName(r.Kind)
+		x.instant("drop", "drop "+kind, tid, r.At, false)
+		x.argStr("from", x.s.NodeName(r.Peer))
+		x.argStr("kind", kind)
+		x.argStr("reason", r.Reason.String())
+		x.argInt("sent_ns", int64(r.SentAt))
+		x.done()
+	case RecTimer:
+		x.instant("timer", "timer tag="+strconv.FormatInt(r.A, 10), tid, r.At, false)
+		x.argInt("tag", r.A)
+		x.argInt("id", r.B)
+		x.done()
+	case RecPersist:
+		x.instant("disk", "persist", tid, r.At, false)
+		x.argInt("bytes", r.A)
+		x.argInt("durable_at_ns", r.B)
+		x.done()
+	case RecPersistDone:
+		x.instant("disk", "persist_done", tid, r.At, false)
+		x.argInt("bytes", r.A)
+		x.done()
+	case RecBelieve:
+		leader := "none"
+		if r.Peer != None {
+			leader = x.s.NodeName(r.Peer)
+		}
+		x.instant("belief", "believe "+leader+" e="+strconv.FormatInt(r.Epoch, 10), tid, r.At, false)
+		x.argStr("leader", leader)
+		x.argInt("epoch", r.Epoch)
+		x.argWall(r.Wall)
+		x.done()
+	case RecEffect:
+		x.instant("effect", r.Name, tid, r.At, false)
+		x.otherArgs(r)
+		x.argWall(r.Wall)
+		x.done()
+	case RecFault:
+		x.global(r)
+	default:
+		x.instant("other", r.Type.String(), tid, r.At, false)
+		x.otherArgs(r)
+		x.done()
+	}
+}
+
+// otherArgs adds Detail, A, B and C when set.
+func (x *pfExport) otherArgs(r *Record) {
+	if r.Detail != "" {
+		x.argStr("detail", r.Detail)
+	}
+	if r.A != 0 {
+		x.argInt("a", r.A)
+	}
+	if r.B != 0 {
+		x.argInt("b", r.B)
+	}
+	if r.C != 0 {
+		x.argInt("c", r.C)
+	}
+}
+
+// global records a fault, annotation or the run's end on the faults track.
+func (x *pfExport) global(r *Record) {
+	name := r.Name
+	if name == "" {
+		name = r.Type.String()
+	}
+	x.instant("fault", name, x.faultsTid, r.At, true)
+	if r.Detail != "" {
+		x.argStr("detail", r.Detail)
+	}
+	if x.node(r.Node) != nil {
+		x.argStr("node", x.s.NodeName(r.Node))
+	}
+	if r.Type == RecEnd {
+		x.argInt("events", r.A)
+	}
+	x.done()
+}
+
+func (x *pfExport) endLead(id NodeID, at Time, why string) {
+	n := &x.nodes[id]
+	if !n.leading {
+		return
+	}
+	n.leading = false
+	name := "leader e=" + strconv.FormatInt(n.epoch, 10) + " tok=" + strconv.FormatInt(n.token, 10)
+	x.slice("leader", name, x.tid(id), n.leadAt, at)
+	x.argInt("epoch", n.epoch)
+	x.argInt("token", n.token)
+	x.argStr("ended", why)
+	x.argWall(n.leadWall)
+	x.done()
+}
+
+// endPause closes an open pause; buffered (if not negative) is the number of
+// events handed over on resume.
+func (x *pfExport) endPause(id NodeID, at Time, why string, buffered int64) {
+	n := &x.nodes[id]
+	if !n.paused {
+		return
+	}
+	n.paused = false
+	x.slice("state", "paused", x.tid(id), n.pauseAt, at)
+	x.argStr("ended", why)
+	if buffered >= 0 {
+		x.argInt("buffered", buffered)
+	}
+	x.done()
+}
+
+// closeAll ends every slice still open at the end of the trace.
+func (x *pfExport) closeAll(end Time) {
+	for i := range x.nodes {
+		id := NodeID(i)
+		x.endLead(id, end, "trace end")
+		x.endPause(id, end, "trace end", -1)
+		if n := &x.nodes[i]; n.down {
+			x.slice("state", "down", x.tid(id), n.downAt, end)
+			x.argStr("cause", n.downWhy)
+			x.argStr("ended", "trace end")
+			x.done()
+			n.down = false
+		}
+	}
+}
