@@ -1,0 +1,204 @@
+package lease
+
+import (
+	"time"
+
+	"github.com/electsim/electsim/sim"
+)
+
+// Record is one named lease record in the store. Which fields a flavour uses:
+// k8s writes Holder, HolderIdentity, AcquireTimeWallNs, RenewTimeWallNs,
+// LeaseDurationNs and Transitions (client-go's LeaderElectionRecord); ttl uses
+// Holder and ExpiresAtStoreMonoNs; walltime uses Holder, LockedAtWallNs and
+// LockUntilWallNs (ShedLock's locked_by, locked_at, lock_until). The store sets
+// Key, Revision and, for ttl and walltime acquisitions, Token.
+type Record struct {
+	// Key names the record.
+	Key string
+	// Holder is the holding candidate, sim.None when the record is free.
+	Holder sim.NodeID
+	// HolderIdentity is the holder's identity string ("" when free).
+	HolderIdentity string
+	// AcquireTimeWallNs and RenewTimeWallNs are Unix nanoseconds read from
+	// the writing client's wall clock (k8s acquireTime and renewTime).
+	AcquireTimeWallNs int64
+	RenewTimeWallNs   int64
+	// LeaseDurationNs is the lease duration the holder advertises (k8s
+	// leaseDurationSeconds, kept in whole seconds as client-go writes it).
+	LeaseDurationNs int64
+	// Transitions counts leader changes (k8s leaderTransitions).
+	Transitions int64
+	// Token is the fencing token of the current tenure: the INCR counter
+	// value for ttl, the acquiring revision for walltime, Transitions for k8s.
+	Token int64
+	// Revision is the store-wide revision of the record's last write
+	// (resourceVersion); every write bumps the store's revision.
+	Revision int64
+	// ExpiresAtStoreMonoNs is when the store's monotonic clock expires the
+	// record (ttl flavour); 0 means it never expires.
+	ExpiresAtStoreMonoNs int64
+	// LockedAtWallNs and LockUntilWallNs are ShedLock's locked_at and
+	// lock_until, Unix nanoseconds from the locking client's wall clock.
+	LockedAtWallNs  int64
+	LockUntilWallNs int64
+}
+
+// Op is a store operation.
+type Op uint8
+
+// The store's operations. Each is applied atomically when the request is
+// delivered, one message at a time, so the store is linearizable.
+const (
+	// OpGet reads a record (k8s Get).
+	OpGet Op = iota + 1
+	// OpCreate inserts Request.Rec if the key is absent (k8s Create).
+	OpCreate
+	// OpUpdate replaces the record with Request.Rec if its revision equals
+	// Request.Revision (k8s Update with resourceVersion: optimistic
+	// concurrency).
+	OpUpdate
+	// OpSetNX sets the key to Request.Holder if absent, expiring after
+	// Request.TTL of the store's monotonic clock (Redis SET key id NX PX ttl);
+	// with Request.FenceKey it also INCRs that counter atomically and uses the
+	// result as the record's Token (a Lua script).
+	OpSetNX
+	// OpCheckRenew resets the TTL if the key is held by Request.Holder (Lua:
+	// if GET == id then PEXPIRE).
+	OpCheckRenew
+	// OpRelease deletes the key if it is held by Request.Holder (Lua: if GET
+	// == id then DEL).
+	OpRelease
+	// OpIncr increments the counter Request.Key and returns it (Redis INCR).
+	OpIncr
+	// OpLock is ShedLock's lock: insert the row, or take it over if
+	// lock_until <= Request.NowWallNs (the client's wall clock), setting
+	// lock_until = Request.UntilWallNs and locked_at = NowWallNs.
+	OpLock
+	// OpExtend is ShedLock's extend: set lock_until = UntilWallNs if the row
+	// is locked by Request.Holder and lock_until > NowWallNs.
+	OpExtend
+	// OpUnlock is ShedLock's unlock: set lock_until = UntilWallNs if the row
+	// is locked by Request.Holder.
+	OpUnlock
+	numOps
+)
+
+var opNames = [numOps]string{"", "Get", "Create", "Update", "SetNX", "CheckRenew", "Release", "Incr", "Lock", "Extend", "Unlock"}
+
+// String names the operation.
+func (o Op) String() string {
+	if o < numOps {
+		return opNames[o]
+	}
+	return "Op?"
+}
+
+// Message kinds: one request kind per operation (so per-kind message counts
+// show the protocol's mix) and one reply kind.
+var (
+	opKinds   [numOps]sim.MsgKind
+	KindReply = sim.RegisterKind("lease.Reply")
+)
+
+func init() {
+	for o := OpGet; o < numOps; o++ {
+		opKinds[o] = sim.RegisterKind("lease." + opNames[o])
+	}
+}
+
+// KindOf returns the message kind of requests for op.
+func KindOf(op Op) sim.MsgKind { return opKinds[op] }
+
+// Request is a store operation, carried as a *Request in Message.Body. A
+// request must not be changed after it is sent.
+type Request struct {
+	// ID is chosen by the client and echoed in the reply.
+	ID int64
+	// Op is the operation.
+	Op Op
+	// Key names the record (or counter, for OpIncr).
+	Key string
+	// Holder and Identity name the requesting candidate (SetNX, CheckRenew,
+	// Release, Lock, Extend, Unlock).
+	Holder   sim.NodeID
+	Identity string
+	// Rec is the record to write (Create, Update).
+	Rec Record
+	// Revision is the expected revision (Update).
+	Revision int64
+	// TTL is the key's time to live by the store's clock (SetNX, CheckRenew).
+	TTL time.Duration
+	// FenceKey, if set, names a counter SetNX increments atomically on
+	// success; the result becomes the record's Token.
+	FenceKey string
+	// NowWallNs and UntilWallNs are the client's wall-clock "now" and the new
+	// lock_until (Lock, Extend, Unlock).
+	NowWallNs   int64
+	UntilWallNs int64
+	// StoreTime makes Lock, Extend and Unlock use the store's wall clock
+	// instead of the client's (ShedLock's usingDbTime()): "now" is the
+	// store's, Lock and Extend set lock_until = now + AtMostFor, and Unlock
+	// sets lock_until = max(now, locked_at + AtLeastFor).
+	StoreTime  bool
+	AtMostFor  time.Duration
+	AtLeastFor time.Duration
+}
+
+// Err says why a store operation did not apply.
+type Err uint8
+
+// The store's error codes.
+const (
+	ErrNone      Err = iota
+	ErrNotFound      // no such record
+	ErrConflict      // revision mismatch (Update)
+	ErrExists        // key already present (Create, SetNX)
+	ErrNotHolder     // held by someone else or absent (CheckRenew, Release, Extend, Unlock)
+	ErrHeld          // ShedLock lock not yet expired by the client's clock (Lock)
+)
+
+var errNames = [...]string{"ok", "not_found", "conflict", "exists", "not_holder", "held"}
+
+// String names the error.
+func (e Err) String() string {
+	if int(e) < len(errNames) {
+		return errNames[e]
+	}
+	return "err?"
+}
+
+// Reply is the store's answer, carried as a *Reply in Message.Body. The
+// reply message also carries ID in Index, OK in Flag, Rec.Revision in Term
+// and Value in A, so a trace shows them.
+type Reply struct {
+	// ID echoes Request.ID.
+	ID int64
+	// Op echoes Request.Op.
+	Op Op
+	// OK reports whether the operation applied (Get: whether found).
+	OK bool
+	// Err says why not.
+	Err Err
+	// Found reports whether the record exists after the operation.
+	Found bool
+	// Rec is the record after the operation, or the current record when the
+	// operation did not apply (like Redis 7's SET ... NX GET), so clients can
+	// report who holds it.
+	Rec Record
+	// Value is the counter value (Incr, and SetNX with a FenceKey).
+	Value int64
+}
+
+// RequestMessage wraps req into a message to the store.
+func RequestMessage(store sim.NodeID, req *Request) sim.Message {
+	return sim.Message{Kind: opKinds[req.Op], To: store, Index: req.ID, Term: req.Revision, Body: req}
+}
+
+// ReplyOf extracts the reply from a KindReply message (nil otherwise).
+func ReplyOf(m sim.Message) *Reply {
+	if m.Kind != KindReply {
+		return nil
+	}
+	r, _ := m.Body.(*Reply)
+	return r
+}

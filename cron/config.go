@@ -1,0 +1,100 @@
+package cron
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/electsim/electsim/sim"
+)
+
+// Misfire policies.
+const (
+	// MisfireFireNow fires a misfired slot once, now (Quartz's
+	// MISFIRE_INSTRUCTION_FIRE_ONCE_NOW): of several missed slots of a job,
+	// only the most recent runs; the older ones are recorded missed.
+	MisfireFireNow = "fire_now"
+	// MisfireSkip never runs a misfired slot; it is recorded missed
+	// (Quartz's MISFIRE_INSTRUCTION_DO_NOTHING).
+	MisfireSkip = "skip"
+)
+
+// Misfire says what happens to a slot handled late — because the node was
+// paused or its wall clock jumped, or because a new leader finds slots that
+// were due during failover.
+type Misfire struct {
+	// Policy is MisfireFireNow (default) or MisfireSkip.
+	Policy string
+	// Threshold is how late a slot may be handled and still count as on time
+	// (Quartz's misfireThreshold). Default 60s.
+	Threshold time.Duration
+	// Lookback is how far back a new leader asks the resource for slots that
+	// were due but not completed. Default 1h.
+	Lookback time.Duration
+}
+
+// Config configures the cron layer of a node; every node and the resource
+// share the same Jobs.
+type Config struct {
+	// Jobs is the job table.
+	Jobs Table
+	// Resource is the fenced resource's node.
+	Resource sim.NodeID
+	// Policy is the resource's policy; the executor needs to know whether runs
+	// must claim their slot first.
+	Policy Policy
+	// Misfire handling.
+	Misfire Misfire
+	// NotBefore is the calendar start of the run: slots at or before it were
+	// never due, so recovery never looks before it. Default: no bound.
+	NotBefore time.Time
+	// PollInterval caps how long a node sleeps before re-reading its wall
+	// clock, so a forward wall-clock step is noticed within it (cronie wakes
+	// every minute). Default 1m.
+	PollInterval time.Duration
+	// TagBase is the first timer tag the cron layer uses; the wrapped
+	// algorithm's tags must stay below it. Default 1<<30.
+	TagBase int
+	// ShedLock configures ShedLock mode (NewShedLockNode); unused otherwise.
+	ShedLock ShedLockConfig
+}
+
+// Validate checks the configuration and fills in defaults.
+func (c *Config) Validate() error {
+	if err := c.Jobs.Validate(); err != nil {
+		return err
+	}
+	if len(c.Jobs) >= 1<<20 {
+		return fmt.Errorf("too many jobs")
+	}
+	switch c.Misfire.Policy {
+	case "":
+		c.Misfire.Policy = MisfireFireNow
+	case MisfireFireNow, MisfireSkip:
+	default:
+		return fmt.Errorf("misfire policy %q: want %s or %s", c.Misfire.Policy, MisfireFireNow, MisfireSkip)
+	}
+	if c.Misfire.Threshold == 0 {
+		c.Misfire.Threshold = time.Minute
+	}
+	if c.Misfire.Lookback == 0 {
+		c.Misfire.Lookback = time.Hour
+	}
+	if c.Misfire.Threshold < 0 || c.Misfire.Lookback < 0 {
+		return fmt.Errorf("misfire threshold and lookback must not be negative")
+	}
+	if c.PollInterval == 0 {
+		c.PollInterval = time.Minute
+	}
+	if c.PollInterval < time.Millisecond {
+		return fmt.Errorf("poll interval must be at least 1ms, got %v", c.PollInterval)
+	}
+	if c.TagBase == 0 {
+		c.TagBase = 1 << 30
+	}
+	switch c.Policy.FencingScope {
+	case "", "job", "global":
+	default:
+		return fmt.Errorf("fencing scope %q: want job or global", c.Policy.FencingScope)
+	}
+	return c.ShedLock.validate()
+}

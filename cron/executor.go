@@ -1,0 +1,225 @@
+package cron
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/electsim/electsim/sim"
+)
+
+// Timer tags relative to Config.TagBase.
+const (
+	tagSlot = 0       // + job index: the job's next slot is due
+	tagRun  = 1 << 20 // + run index: the run's next write is due
+)
+
+type jobState struct {
+	next  int64 // wall Unix ns of the job's next slot; 0 = none left
+	timer sim.TimerID
+	armed bool
+}
+
+type run struct {
+	active   bool
+	id       int64
+	job      int
+	slot     int64
+	token    int64
+	startMon time.Duration
+	dur      time.Duration
+	sent     int
+	timer    sim.TimerID
+	claiming bool
+}
+
+// executor is the per-node cron machinery shared by both modes: it evaluates
+// schedules on the node's wall clock, runs jobs and sends their writes.
+type executor struct {
+	cfg      *Config
+	env      sim.Env
+	jobs     []jobState
+	runs     []run
+	started  []slotKey // slots this incarnation has run, to never run one twice itself
+	leading  bool
+	token    int64
+	tenure   int64 // bumped on every leadership change; stale query answers are ignored
+	lastRun  int64
+	onDue    func(job int, slot int64, late time.Duration, last bool)
+	onFinish func(r *run)
+}
+
+func (e *executor) start(cfg *Config, env sim.Env) {
+	e.cfg, e.env = cfg, env
+	e.jobs = make([]jobState, len(cfg.Jobs))
+	now := time.Unix(0, env.WallNanos()).UTC()
+	for j := range cfg.Jobs {
+		if n := cfg.Jobs[j].sched.Next(now); !n.IsZero() {
+			e.jobs[j].next = n.UnixNano()
+		}
+		e.arm(j)
+	}
+}
+
+// arm sets the job's slot timer for its next slot, as measured now on the
+// wall clock, capped at PollInterval.
+func (e *executor) arm(j int) {
+	js := &e.jobs[j]
+	if js.next == 0 {
+		return
+	}
+	d := time.Duration(js.next - e.env.WallNanos())
+	if d < 0 {
+		d = 0
+	}
+	if d > e.cfg.PollInterval {
+		d = e.cfg.PollInterval
+	}
+	if js.armed {
+		e.env.ResetTimer(js.timer, d)
+		return
+	}
+	js.timer = e.env.SetTimer(d, e.cfg.TagBase+tagSlot+j)
+	js.armed = true
+}
+
+func (e *executor) onTimer(id sim.TimerID, tag int) {
+	rel := tag - e.cfg.TagBase
+	if rel >= tagRun {
+		e.step(rel - tagRun)
+		return
+	}
+	j := rel - tagSlot
+	if j < 0 || j >= len(e.jobs) {
+		return
+	}
+	js := &e.jobs[j]
+	js.armed = false
+	now := e.env.WallNanos()
+	for js.next != 0 && now >= js.next {
+		slot := js.next
+		js.next = 0
+		if n := e.cfg.Jobs[j].sched.Next(time.Unix(0, slot).UTC()); !n.IsZero() {
+			js.next = n.UnixNano()
+		}
+		last := js.next == 0 || now < js.next
+		e.onDue(j, slot, time.Duration(now-slot), last)
+	}
+	e.arm(j)
+}
+
+func (e *executor) hasStarted(j int, slot int64) bool {
+	for _, k := range e.started {
+		if k.job == j && k.slot == slot {
+			return true
+		}
+	}
+	return false
+}
+
+// misfired decides a late slot's fate: true to run it.
+func (e *executor) shouldRun(j int, slot int64, late time.Duration, last bool) bool {
+	if late <= e.cfg.Misfire.Threshold {
+		return true
+	}
+	if e.cfg.Misfire.Policy == MisfireFireNow && last {
+		return true
+	}
+	e.missed(j, slot, fmt.Sprintf("misfired %v late (threshold %v, policy %s)", late.Round(time.Millisecond), e.cfg.Misfire.Threshold, e.cfg.Misfire.Policy))
+	return false
+}
+
+func (e *executor) missed(j int, slot int64, why string) {
+	e.env.Effect(sim.Effect{Name: "cron.missed", Detail: SlotName(e.cfg.Jobs[j].Name, slot) + ": " + why, B: slot, C: int64(j)})
+}
+
+// startRun begins a run of slot with token.
+func (e *executor) startRun(j int, slot int64, token int64, late time.Duration) {
+	e.started = append(e.started, slotKey{j, slot})
+	job := &e.cfg.Jobs[j]
+	mono := e.env.Now()
+	id := int64(mono)
+	if id <= e.lastRun {
+		id = e.lastRun + 1
+	}
+	e.lastRun = id
+	k := -1
+	for i := range e.runs {
+		if !e.runs[i].active {
+			k = i
+			break
+		}
+	}
+	if k < 0 {
+		e.runs = append(e.runs, run{})
+		k = len(e.runs) - 1
+	}
+	r := &e.runs[k]
+	*r = run{active: true, id: id, job: j, slot: slot, token: token, startMon: mono,
+		dur: e.env.Rand().DurationRange(job.RunMin, job.RunMax)}
+	e.env.Effect(sim.Effect{Name: "cron.run_started",
+		Detail: fmt.Sprintf("%s token %d run %d duration %v late %v", SlotName(job.Name, slot), token, id, r.dur, late.Round(time.Millisecond)),
+		A:      token, B: slot, C: int64(j)})
+	if e.cfg.Policy.Claim {
+		r.claiming = true
+		e.env.Send(sim.Message{Kind: KindClaim, To: e.cfg.Resource, Term: token, Index: slot, A: packJobStep(j, 0), B: id})
+		return
+	}
+	e.armStep(k)
+}
+
+// armStep sets the timer for run k's next write: write i of n happens at
+// (i+1)/n of the run's duration after its start.
+func (e *executor) armStep(k int) {
+	r := &e.runs[k]
+	n := e.cfg.Jobs[r.job].Writes
+	at := r.startMon + time.Duration(int64(r.dur)*int64(r.sent+1)/int64(n))
+	d := at - e.env.Now()
+	if d < 0 {
+		d = 0
+	}
+	r.timer = e.env.SetTimer(d, e.cfg.TagBase+tagRun+k)
+}
+
+// step sends run k's next write.
+func (e *executor) step(k int) {
+	if k < 0 || k >= len(e.runs) || !e.runs[k].active {
+		return
+	}
+	r := &e.runs[k]
+	e.env.Send(sim.Message{Kind: KindWrite, To: e.cfg.Resource, Term: r.token, Index: r.slot, A: packJobStep(r.job, r.sent), B: r.id})
+	r.sent++
+	if r.sent < e.cfg.Jobs[r.job].Writes {
+		e.armStep(k)
+		return
+	}
+	e.env.Effect(sim.Effect{Name: "cron.run_finished",
+		Detail: fmt.Sprintf("%s token %d run %d", SlotName(e.cfg.Jobs[r.job].Name, r.slot), r.token, r.id),
+		A:      r.token, B: r.slot, C: int64(r.job)})
+	r.active = false
+	if e.onFinish != nil {
+		e.onFinish(r)
+	}
+}
+
+func (e *executor) onMessage(m sim.Message) {
+	switch m.Kind {
+	case KindClaimResp:
+		for k := range e.runs {
+			r := &e.runs[k]
+			if r.active && r.claiming && r.id == m.B {
+				r.claiming = false
+				if m.Flag {
+					e.armStep(k)
+				} else {
+					e.env.Effect(sim.Effect{Name: "cron.claim_lost",
+						Detail: fmt.Sprintf("%s token %d run %d", SlotName(e.cfg.Jobs[r.job].Name, r.slot), r.token, r.id),
+						A:      r.token, B: r.slot, C: int64(r.job)})
+					r.active = false
+				}
+				return
+			}
+		}
+	case KindQueryResp:
+		e.recover(m)
+	}
+}

@@ -1,0 +1,151 @@
+package cron
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/electsim/electsim/sim"
+)
+
+// Node runs the cron layer on top of an election algorithm: it fires a due
+// slot only while the algorithm says it acts as leader, stamping the run with
+// the algorithm's fencing token. It wraps the algorithm's node, passing it
+// every message and timer that is not the cron layer's, and watches its
+// observations through the Env it hands it.
+type Node struct {
+	inner sim.Node
+	cfg   *Config
+	env   leaderEnv
+	ex    executor
+}
+
+// leaderEnv is the Env the wrapped algorithm sees: the real one, with the
+// leadership observations intercepted.
+type leaderEnv struct {
+	sim.Env
+	n *Node
+}
+
+func (le *leaderEnv) ActAsLeader(epoch, token int64) {
+	le.Env.ActAsLeader(epoch, token)
+	le.n.lead(token)
+}
+
+func (le *leaderEnv) StopLeading(why string) {
+	le.Env.StopLeading(why)
+	le.n.ex.leading = false
+	le.n.ex.tenure++
+}
+
+// Wrap returns a node running inner with the cron layer. cfg must have been
+// validated and is shared, read-only, by every node.
+func Wrap(inner sim.Node, cfg *Config) *Node {
+	return &Node{inner: inner, cfg: cfg}
+}
+
+// Inner returns the wrapped algorithm node.
+func (n *Node) Inner() sim.Node { return n.inner }
+
+// Start implements sim.Node. The cron layer keeps nothing across a crash.
+func (n *Node) Start(env sim.Env, restored []byte) {
+	*n = Node{inner: n.inner, cfg: n.cfg}
+	n.env = leaderEnv{Env: env, n: n}
+	n.ex.onDue = n.due
+	n.ex.start(n.cfg, env)
+	n.inner.Start(&n.env, restored)
+}
+
+// OnMessage implements sim.Node.
+func (n *Node) OnMessage(m sim.Message) {
+	if isCronKind(m.Kind) {
+		n.ex.onMessage(m)
+		return
+	}
+	n.inner.OnMessage(m)
+}
+
+// OnTimer implements sim.Node.
+func (n *Node) OnTimer(id sim.TimerID, tag int) {
+	if tag >= n.cfg.TagBase {
+		n.ex.onTimer(id, tag)
+		return
+	}
+	n.inner.OnTimer(id, tag)
+}
+
+// due handles a slot that came due on this node's wall clock: only a node
+// that believes it leads runs it.
+func (n *Node) due(j int, slot int64, late time.Duration, last bool) {
+	e := &n.ex
+	if !e.leading || e.hasStarted(j, slot) {
+		return
+	}
+	if e.shouldRun(j, slot, late, last) {
+		e.startRun(j, slot, e.token, late)
+	}
+}
+
+// lead starts a tenure: the new leader asks the resource which recent slots
+// completed, to recover the ones missed during failover.
+func (n *Node) lead(token int64) {
+	e := &n.ex
+	e.leading, e.token = true, token
+	e.tenure++
+	now := n.env.WallNanos()
+	from := now - int64(n.cfg.Misfire.Lookback)
+	if !n.cfg.NotBefore.IsZero() && from < n.cfg.NotBefore.UnixNano() {
+		from = n.cfg.NotBefore.UnixNano()
+	}
+	for j := range n.cfg.Jobs {
+		// Term carries the tenure so an answer to an older tenure is ignored.
+		n.env.Send(sim.Message{Kind: KindQuery, To: n.cfg.Resource, Term: e.tenure, A: packJobStep(j, 0), Index: from, B: now})
+	}
+}
+
+// recover handles the resource's answer: slots due in the window that are
+// neither complete nor run by this node are missed; the misfire policy says
+// which of them run now.
+func (e *executor) recover(m sim.Message) {
+	if !e.leading || m.Term != e.tenure {
+		return
+	}
+	j, _ := unpackJobStep(m.A)
+	if j < 0 || j >= len(e.cfg.Jobs) {
+		return
+	}
+	done, _ := m.Body.([]int64)
+	now := e.env.WallNanos()
+	to := m.B
+	if to > now {
+		to = now
+	}
+	var missed []int64
+	for _, t := range SlotsBetween(e.cfg.Jobs[j].sched, time.Unix(0, m.Index).UTC(), time.Unix(0, to).UTC()) {
+		s := t.UnixNano()
+		if !contains(done, s) && !e.hasStarted(j, s) && s < e.jobs[j].next {
+			missed = append(missed, s)
+		}
+	}
+	for i, s := range missed {
+		late := time.Duration(now - s)
+		if e.shouldRun(j, s, late, i == len(missed)-1) {
+			e.env.Effect(sim.Effect{Name: "cron.recovered",
+				Detail: fmt.Sprintf("%s missed during failover, run now (%v late, policy %s)", SlotName(e.cfg.Jobs[j].Name, s), late.Round(time.Millisecond), e.cfg.Misfire.Policy),
+				A:      e.token, B: s, C: int64(j)})
+			e.startRun(j, s, e.token, late)
+		}
+	}
+}
+
+func contains(sorted []int64, v int64) bool {
+	lo, hi := 0, len(sorted)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if sorted[m] < v {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo < len(sorted) && sorted[lo] == v
+}

@@ -1,0 +1,152 @@
+package cron_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/electsim/electsim/cron"
+	"github.com/electsim/electsim/sim"
+)
+
+func dailyReport() cron.Table {
+	return cron.Table{{Name: "daily-report", Schedule: "0 2 * * *", RunMin: 2 * time.Second, RunMax: 2 * time.Second}}
+}
+
+// A node whose wall clock is 3 s ahead fires "0 2 * * *" 3 s of true time
+// before an unskewed node would: schedules are evaluated on each node's own
+// wall clock (design.md, Fenced cron).
+func TestSkewedNodeFiresEarly(t *testing.T) {
+	fireAt := func(offset time.Duration) sim.Time {
+		w := newWorld(t, 1, cron.Config{Jobs: dailyReport()}, [][]tenure{{{0, time.Hour, 1}}})
+		if offset != 0 {
+			w.s.StepWall(w.nodes[0], offset)
+		}
+		w.s.RunUntil(at(2 * time.Minute))
+		runs := w.effects("cron.run_started")
+		require.Len(t, runs, 1)
+		assert.Equal(t, slotAt(2, 0, 0), runs[0].B, "the slot is named by its scheduled time, whatever the clock")
+		return runs[0].At
+	}
+	normal, ahead := fireAt(0), fireAt(3*time.Second)
+	assert.Equal(t, at(time.Minute), normal)
+	assert.Equal(t, at(57*time.Second), ahead)
+	assert.Equal(t, 3*time.Second, normal.Sub(ahead))
+}
+
+// Only a node that believes it leads fires; followers never do, and a
+// leadership change hands the schedule over.
+func TestOnlyLeaderFires(t *testing.T) {
+	jobs := cron.Table{{Name: "tick", Schedule: "@every 10s", RunMin: time.Second, RunMax: time.Second}}
+	w := newWorld(t, 2, cron.Config{Jobs: jobs, Policy: cron.Policy{Fencing: true}},
+		[][]tenure{{{0, 25 * time.Second, 1}}, {{25 * time.Second, time.Hour, 2}}, nil})
+	w.s.RunUntil(at(65 * time.Second))
+	runs := w.effects("cron.run_started")
+	require.Len(t, runs, 6) // slots 01:59:10 … 02:00:00
+	for _, r := range runs {
+		leading := false
+		for _, x := range w.rec.Records {
+			if x.At > r.At {
+				break
+			}
+			if x.Node == r.Node && x.Type == sim.RecLead {
+				leading = true
+			}
+			if x.Node == r.Node && x.Type == sim.RecStepDown {
+				leading = false
+			}
+		}
+		assert.True(t, leading, "%s fired at %v without believing it leads", w.s.NodeName(r.Node), r.At)
+		if r.At < at(25*time.Second) {
+			assert.Equal(t, w.nodes[0], r.Node)
+		} else {
+			assert.Equal(t, w.nodes[1], r.Node)
+		}
+		assert.NotEqual(t, w.nodes[2], r.Node)
+	}
+	res := cron.Compute(w.cfg.Jobs, w.res.Log(), start, start.Add(60*time.Second))
+	assert.Equal(t, cron.Results{Due: 6, Once: 6, Accepted: 6, Rejected: map[string]int{}}, res)
+	fo := cron.FailoverToFencedRun(w.rec.Records, w.res.Log())
+	require.Len(t, fo, 1)
+	assert.Equal(t, w.nodes[1], fo[0].Leader)
+	// n2 leads from 25 s; its first slot is 01:59:30 (t=30 s) and the write
+	// lands at the end of the 1 s run plus network latency.
+	assert.Greater(t, fo[0].Latency, 6*time.Second)
+	assert.Less(t, fo[0].Latency, 6*time.Second+10*time.Millisecond)
+}
+
+// After a leader crash that spans a due slot, misfire recovery runs the slot
+// exactly once with fire_now, and records it missed with skip (Quartz
+// misfire instructions FIRE_ONCE_NOW and DO_NOTHING).
+func TestMisfireRecoveryAfterCrash(t *testing.T) {
+	run := func(policy string) (*world, cron.Results) {
+		cfg := cron.Config{Jobs: dailyReport(), Policy: cron.Policy{Fencing: true},
+			Misfire: cron.Misfire{Policy: policy, Threshold: 5 * time.Second}}
+		// n1 leads from the start and crashes at 01:59:55; n2 takes over at
+		// 02:00:10, 10 s after the 02:00 slot.
+		w := newWorld(t, 3, cfg, [][]tenure{{{0, time.Hour, 1}}, {{70 * time.Second, time.Hour, 2}}})
+		w.s.At(at(55*time.Second), func() { w.s.Crash(w.nodes[0]) })
+		w.s.RunUntil(at(2 * time.Minute))
+		return w, cron.Compute(cfg.Jobs, w.res.Log(), start, start.Add(time.Minute))
+	}
+	w, res := run(cron.MisfireFireNow)
+	assert.Equal(t, 1, res.Due)
+	assert.Equal(t, 1, res.Once)
+	assert.Equal(t, 0, res.Missed)
+	rec := w.effects("cron.recovered")
+	require.Len(t, rec, 1)
+	assert.Equal(t, w.nodes[1], rec[0].Node)
+	assert.Equal(t, slotAt(2, 0, 0), rec[0].B)
+
+	w, res = run(cron.MisfireSkip)
+	assert.Equal(t, 1, res.Due)
+	assert.Equal(t, 0, res.Once)
+	assert.Equal(t, 1, res.Missed)
+	assert.Empty(t, w.effects("cron.run_started"))
+	missed := w.effects("cron.missed")
+	require.Len(t, missed, 1)
+	assert.Contains(t, missed[0].Detail, "policy skip")
+}
+
+// A late slot within the misfire threshold is simply on time: recovery runs
+// it whatever the policy, as Quartz does.
+func TestRecoveryWithinThresholdIgnoresPolicy(t *testing.T) {
+	cfg := cron.Config{Jobs: dailyReport(), Misfire: cron.Misfire{Policy: cron.MisfireSkip, Threshold: time.Minute}}
+	w := newWorld(t, 4, cfg, [][]tenure{{{0, 55 * time.Second, 1}}, {{70 * time.Second, time.Hour, 2}}})
+	w.s.RunUntil(at(2 * time.Minute))
+	res := cron.Compute(cfg.Jobs, w.res.Log(), start, start.Add(time.Minute))
+	assert.Equal(t, 1, res.Once)
+}
+
+// The claim policy: a run must win UPDATE … WHERE token < ? first; a newer
+// leader's claim steals the slot and the old run's writes are rejected.
+func TestClaimPolicy(t *testing.T) {
+	jobs := cron.Table{{Name: "daily-report", Schedule: "0 2 * * *", RunMin: 10 * time.Second, RunMax: 10 * time.Second, Writes: 2}}
+	cfg := cron.Config{Jobs: jobs, Policy: cron.Policy{Claim: true}, Misfire: cron.Misfire{Threshold: time.Minute}}
+	// n1 leads until 02:00:02 (mid-run); n2 takes over at 02:00:03, recovers
+	// the incomplete slot and claims it with a higher token.
+	w := newWorld(t, 5, cfg, [][]tenure{{{0, 62 * time.Second, 1}}, {{63 * time.Second, time.Hour, 2}}})
+	w.s.RunUntil(at(2 * time.Minute))
+	var accepted, lost []cron.LogEntry
+	for _, e := range w.res.Log() {
+		if e.Accepted {
+			accepted = append(accepted, e)
+		} else {
+			lost = append(lost, e)
+		}
+	}
+	require.Len(t, accepted, 2)
+	for _, e := range accepted {
+		assert.Equal(t, int64(2), e.Token)
+	}
+	require.NotEmpty(t, lost)
+	for _, e := range lost {
+		assert.Equal(t, cron.ReasonClaimLost, e.Reason)
+		assert.Equal(t, int64(1), e.Token)
+	}
+	res := cron.Compute(jobs, w.res.Log(), start, start.Add(time.Minute))
+	assert.Equal(t, 1, res.Once)
+	assert.Equal(t, len(lost), res.Rejected[cron.ReasonClaimLost])
+}

@@ -1,0 +1,269 @@
+package cron
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/electsim/electsim/sim"
+)
+
+// Policy is the set of rules the fenced resource applies to writes.
+type Policy struct {
+	// Fencing rejects a write whose token is lower than the highest token the
+	// resource has accepted in the fencing scope.
+	Fencing bool
+	// FencingScope is "job" (default: tokens are compared per job) or
+	// "global" (one highest token across all jobs).
+	FencingScope string
+	// Idempotency rejects a write of a (job, slot, step) already applied.
+	Idempotency bool
+	// Claim requires a run to win an atomic claim on its slot first
+	// (UPDATE slot SET token = ? WHERE token < ?) and rejects writes whose
+	// token is not the slot's current claim.
+	Claim bool
+}
+
+// ParsePolicy parses a list of rule names: "fencing", "idempotency",
+// "claim", or "none" alone.
+func ParsePolicy(names []string) (Policy, error) {
+	var p Policy
+	for _, n := range names {
+		switch n {
+		case "fencing":
+			p.Fencing = true
+		case "idempotency":
+			p.Idempotency = true
+		case "claim":
+			p.Claim = true
+		case "none":
+			if len(names) > 1 {
+				return p, fmt.Errorf("policy \"none\" cannot be combined with other rules")
+			}
+		default:
+			return p, fmt.Errorf("unknown policy %q (want fencing, idempotency, claim or none)", n)
+		}
+	}
+	return p, nil
+}
+
+// String lists the rules, e.g. "fencing+idempotency", or "none".
+func (p Policy) String() string {
+	var r []string
+	if p.Fencing {
+		if p.FencingScope == "global" {
+			r = append(r, "fencing(global)")
+		} else {
+			r = append(r, "fencing")
+		}
+	}
+	if p.Idempotency {
+		r = append(r, "idempotency")
+	}
+	if p.Claim {
+		r = append(r, "claim")
+	}
+	if len(r) == 0 {
+		return "none"
+	}
+	return strings.Join(r, "+")
+}
+
+// Reasons a write is rejected, as they appear in the log.
+const (
+	ReasonAccepted  = "accepted"
+	ReasonStale     = "stale_token"
+	ReasonDuplicate = "duplicate"
+	ReasonClaimLost = "claim_lost"
+)
+
+// LogEntry is one write the resource received, accepted or rejected.
+type LogEntry struct {
+	At       sim.Time
+	Job      string
+	JobIndex int
+	Slot     int64 // scheduled wall time, Unix ns
+	Step     int
+	Token    int64
+	Node     sim.NodeID
+	Run      int64 // run ID, unique per node
+	Accepted bool
+	Reason   string
+	Detail   string // for rejections: what the token was compared with
+}
+
+// Resource is the fenced resource: a service node that applies or rejects
+// job writes by policy and keeps the log that is the ground truth for
+// "executed". It models a durable database: its state survives its own crash.
+type Resource struct {
+	jobs    Table
+	policy  Policy
+	env     sim.Env
+	highest map[int]int64 // fencing scope → highest accepted token (-1 = global)
+	applied map[stepKey]bool
+	claims  map[slotKey]int64
+	done    map[slotKey]bool
+	log     []LogEntry
+	trueNow func() sim.Time
+	names   func(sim.NodeID) string
+}
+
+type slotKey struct {
+	job  int
+	slot int64
+}
+
+type stepKey struct {
+	slotKey
+	step int
+}
+
+// NewResource returns a resource for the job table under policy.
+func NewResource(jobs Table, policy Policy) *Resource {
+	return &Resource{jobs: jobs, policy: policy,
+		highest: map[int]int64{}, applied: map[stepKey]bool{}, claims: map[slotKey]int64{}, done: map[slotKey]bool{}}
+}
+
+// Policy returns the resource's policy.
+func (r *Resource) Policy() Policy { return r.policy }
+
+// Log returns every write received so far, in arrival order.
+func (r *Resource) Log() []LogEntry { return r.log }
+
+// Start implements sim.Node. The resource's data is durable by design, so a
+// restart keeps it.
+func (r *Resource) Start(env sim.Env, _ []byte) { r.env = env }
+
+// OnTimer implements sim.Node; the resource sets no timers.
+func (r *Resource) OnTimer(sim.TimerID, int) {}
+
+// OnMessage implements sim.Node.
+func (r *Resource) OnMessage(m sim.Message) {
+	switch m.Kind {
+	case KindWrite:
+		r.write(m)
+	case KindClaim:
+		r.claim(m)
+	case KindQuery:
+		r.query(m)
+	}
+}
+
+func (r *Resource) scope(job int) int {
+	if r.policy.FencingScope == "global" {
+		return -1
+	}
+	return job
+}
+
+func (r *Resource) write(m sim.Message) {
+	job, step := unpackJobStep(m.A)
+	if job < 0 || job >= len(r.jobs) {
+		return
+	}
+	sk := slotKey{job, m.Index}
+	e := LogEntry{At: 0, Job: r.jobs[job].Name, JobIndex: job, Slot: m.Index, Step: step, Token: m.Term, Node: m.From, Run: m.B, Reason: ReasonAccepted}
+	hi, seen := r.highest[r.scope(job)]
+	switch {
+	case r.policy.Claim && r.claims[sk] != m.Term:
+		e.Reason = ReasonClaimLost
+		e.Detail = fmt.Sprintf("slot claimed by token %d", r.claims[sk])
+	case r.policy.Fencing && seen && m.Term < hi:
+		e.Reason = ReasonStale
+		e.Detail = fmt.Sprintf("highest accepted token %d", hi)
+	case r.policy.Idempotency && r.applied[stepKey{sk, step}]:
+		e.Reason = ReasonDuplicate
+		e.Detail = "step already applied"
+	}
+	e.Accepted = e.Reason == ReasonAccepted
+	if e.Accepted {
+		if !seen || m.Term > hi {
+			r.highest[r.scope(job)] = m.Term
+		}
+		r.applied[stepKey{sk, step}] = true
+		if step == r.jobs[job].Writes-1 {
+			r.done[sk] = true
+		}
+	}
+	r.record(e)
+	r.env.Send(sim.Message{Kind: KindWriteResp, To: m.From, Term: m.Term, Index: m.Index, A: m.A, B: m.B, Flag: e.Accepted})
+}
+
+func (r *Resource) record(e LogEntry) {
+	e.At = r.now()
+	r.log = append(r.log, e)
+	name := "resource.accept"
+	detail := fmt.Sprintf("%s step %d token %d from %s run %d: %s", SlotName(e.Job, e.Slot), e.Step, e.Token, r.nodeName(e.Node), e.Run, e.Reason)
+	if !e.Accepted {
+		name = "resource.reject"
+		detail += " (" + e.Detail + ", policy " + r.policy.String() + ")"
+	} else {
+		detail += " (policy " + r.policy.String() + ")"
+	}
+	r.env.Effect(sim.Effect{Name: name, Detail: detail, A: e.Token, B: e.Slot, C: int64(e.Node)})
+}
+
+func (r *Resource) claim(m sim.Message) {
+	job, _ := unpackJobStep(m.A)
+	if job < 0 || job >= len(r.jobs) {
+		return
+	}
+	sk := slotKey{job, m.Index}
+	cur, held := r.claims[sk]
+	won := !held || cur < m.Term
+	if won {
+		r.claims[sk] = m.Term
+	}
+	name := "resource.claim_won"
+	if !won {
+		name = "resource.claim_lost"
+	}
+	r.env.Effect(sim.Effect{Name: name, Detail: fmt.Sprintf("%s token %d from %s (current claim %d)", SlotName(r.jobs[job].Name, m.Index), m.Term, r.nodeName(m.From), cur), A: m.Term, B: m.Index, C: int64(m.From)})
+	r.env.Send(sim.Message{Kind: KindClaimResp, To: m.From, Term: m.Term, Index: m.Index, A: m.A, B: m.B, Flag: won})
+}
+
+// query answers which slots of a job in (from, to] are complete (their last
+// step applied).
+func (r *Resource) query(m sim.Message) {
+	job, _ := unpackJobStep(m.A)
+	if job < 0 || job >= len(r.jobs) {
+		return
+	}
+	var slots []int64
+	for k := range r.done { // collected then sorted: order cannot leak
+		if k.job == job && k.slot > m.Index && k.slot <= m.B {
+			slots = append(slots, k.slot)
+		}
+	}
+	sort.Slice(slots, func(i, j int) bool { return slots[i] < slots[j] })
+	r.env.Send(sim.Message{Kind: KindQueryResp, To: m.From, Term: m.Term, A: m.A, Index: m.Index, B: m.B, Body: slots})
+}
+
+// Completed reports whether the slot's last step has been applied.
+func (r *Resource) Completed(job int, slot int64) bool { return r.done[slotKey{job, slot}] }
+
+// now is the true time for log entries. A node cannot read true time, so the
+// harness that adds the resource (AddResource) hands it the simulation's
+// clock; the resource's behaviour never depends on it.
+func (r *Resource) now() sim.Time {
+	if r.trueNow == nil {
+		return 0
+	}
+	return r.trueNow()
+}
+
+func (r *Resource) nodeName(id sim.NodeID) string {
+	if r.names != nil {
+		return r.names(id)
+	}
+	return fmt.Sprintf("node %d", id)
+}
+
+// AddResource adds a fenced resource named name to s (as a service node) and
+// returns its ID and value. Its log entries are stamped with true time.
+func AddResource(s *sim.Sim, name string, jobs Table, policy Policy) (sim.NodeID, *Resource) {
+	r := NewResource(jobs, policy)
+	r.trueNow = s.Now
+	r.names = s.NodeName
+	return s.AddNode(name, r, sim.Service()), r
+}
