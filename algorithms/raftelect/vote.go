@@ -1,0 +1,133 @@
+package raftelect
+
+import "github.com/electsim/electsim/sim"
+
+// upToDate is the election restriction (§5.4.1): a log whose last entry has a
+// later term is more up-to-date; with equal last terms the longer log is.
+func upToDate(candTerm, candIndex, ownTerm, ownIndex int64) bool {
+	return candTerm > ownTerm || (candTerm == ownTerm && candIndex >= ownIndex)
+}
+
+// clearVotes resets the per-peer vote records and votes for self.
+func (n *Node) clearVotes() {
+	for i := range n.votes {
+		n.votes[i] = voteUnknown
+	}
+	n.votes[n.self] = voteGranted
+}
+
+// tally counts granted and rejected votes. Records are per peer, so a
+// duplicated response is never counted twice.
+func (n *Node) tally() (granted, rejected int) {
+	for _, v := range n.votes {
+		switch v {
+		case voteGranted:
+			granted++
+		case voteRejected:
+			rejected++
+		}
+	}
+	return granted, rejected
+}
+
+// campaign starts an election (§5.2): increment currentTerm, vote for self,
+// reset the election timer, and ask every other server for its vote.
+func (n *Node) campaign() {
+	n.role = Candidate
+	n.term++
+	n.votedFor = n.env.ID()
+	n.markDirty()
+	n.leader = sim.None
+	n.believe()
+	n.clearVotes()
+	n.resetElectionTimer()
+	if granted, _ := n.tally(); granted >= n.quorum() {
+		n.becomeLeader() // a one-node cluster
+		return
+	}
+	n.broadcast(sim.Message{Kind: KindRequestVote, Term: n.term, Index: n.lastLogIndex, A: n.lastLogTerm})
+}
+
+// preCampaign starts a pre-vote round (thesis §9.6): ask at currentTerm+1
+// whether the others would vote, without changing currentTerm or votedFor.
+func (n *Node) preCampaign() {
+	n.role = PreCandidate
+	n.leader = sim.None
+	n.believe()
+	n.clearVotes()
+	n.resetElectionTimer()
+	if granted, _ := n.tally(); granted >= n.quorum() {
+		n.campaign()
+		return
+	}
+	n.broadcast(sim.Message{Kind: KindPreVote, Term: n.term + 1, Index: n.lastLogIndex, A: n.lastLogTerm})
+}
+
+// onRequestVote is the RequestVote receiver (Figure 2); m.Term == currentTerm.
+func (n *Node) onRequestVote(m *sim.Message) {
+	grant := (n.votedFor == sim.None || n.votedFor == m.From) &&
+		upToDate(m.A, m.Index, n.lastLogTerm, n.lastLogIndex)
+	if grant {
+		n.votedFor = m.From
+		n.markDirty()
+		n.resetElectionTimer() // Figure 2: granting a vote restarts the wait
+	}
+	// send persists the vote before the response leaves.
+	n.send(sim.Message{Kind: KindRequestVoteResp, To: m.From, Term: n.term, Flag: grant})
+}
+
+// onPreVote answers a pre-vote (thesis §9.6): grant if this node would vote
+// for the sender at m.Term — its log is up-to-date, and this node has not
+// heard from a current leader within ElectionTimeoutMin. Granting changes
+// nothing here. m.Term >= currentTerm.
+func (n *Node) onPreVote(m *sim.Message) {
+	canVote := m.Term > n.term || n.votedFor == sim.None || n.votedFor == m.From
+	grant := canVote && upToDate(m.A, m.Index, n.lastLogTerm, n.lastLogIndex) && !n.inLease()
+	term := n.term
+	if grant {
+		term = m.Term // the pre-candidate matches grants by the term it asked for
+	}
+	n.send(sim.Message{Kind: KindPreVoteResp, To: m.From, Term: term, Flag: grant})
+}
+
+// onRequestVoteResp counts a vote; m.Term == currentTerm.
+func (n *Node) onRequestVoteResp(m *sim.Message, from int) {
+	if n.role != Candidate {
+		return
+	}
+	if m.Flag {
+		n.votes[from] = voteGranted
+	} else {
+		n.votes[from] = voteRejected
+	}
+	// A rejected candidate keeps waiting for its timeout (Figure 2).
+	if granted, _ := n.tally(); granted >= n.quorum() {
+		n.becomeLeader()
+	}
+}
+
+// onPreVoteResp counts a pre-vote. Grants carry currentTerm+1; rejections
+// carry the responder's term (<= currentTerm here: higher terms were adopted
+// by observeTerm).
+func (n *Node) onPreVoteResp(m *sim.Message, from int) {
+	if n.role != PreCandidate {
+		return
+	}
+	switch {
+	case m.Flag && m.Term == n.term+1:
+		n.votes[from] = voteGranted
+	case !m.Flag:
+		n.votes[from] = voteRejected
+	default:
+		return // a grant from an older round
+	}
+	granted, rejected := n.tally()
+	switch {
+	case granted >= n.quorum():
+		n.campaign()
+	case rejected >= n.quorum():
+		// As etcd raft: a lost pre-vote returns to follower at the same term;
+		// the running election timer starts the next round.
+		n.role = Follower
+	}
+}
