@@ -1,0 +1,180 @@
+package lease
+
+import (
+	"fmt"
+	"time"
+)
+
+// The flavours (Config.Flavor).
+const (
+	// FlavorK8s imitates client-go tools/leaderelection.
+	FlavorK8s = "k8s"
+	// FlavorTTL imitates a Redis SET NX PX lock renewed by check-and-PEXPIRE.
+	FlavorTTL = "ttl"
+	// FlavorWallTime imitates ShedLock's lock_until with KeepAliveLockProvider.
+	FlavorWallTime = "walltime"
+)
+
+// Config holds a lease candidate's parameters. Start from DefaultConfig; a
+// literal that omits fields gets zero values, which Validate rejects.
+type Config struct {
+	// Flavor selects the mechanism: "k8s", "ttl" or "walltime". Default "k8s".
+	Flavor string
+	// Key names the lease record in the store. Default "leader".
+	Key string
+
+	// LeaseDuration (k8s) is how long a non-leader waits, by its own
+	// monotonic clock, after it last saw the record change before it may
+	// take the lease. The record carries it in whole seconds, as client-go
+	// writes leaseDurationSeconds. Default 15s (client-go's core clients).
+	LeaseDuration time.Duration
+	// RenewDeadline (k8s) is how long a leader's renewal round may retry
+	// before the leader gives up. Default 10s.
+	RenewDeadline time.Duration
+	// RetryPeriod is the base wait between acquisition attempts (all
+	// flavours) and between a k8s leader's renewals. Default 2s.
+	RetryPeriod time.Duration
+	// JitterFactor stretches each wait between acquisition attempts to
+	// RetryPeriod + U[0,1)·JitterFactor·RetryPeriod (apimachinery
+	// wait.Jitter). Default 1.2 (client-go's JitterFactor).
+	JitterFactor float64
+	// ReleaseOnCancel makes Resign (and, for k8s, a lost renewal) release
+	// the lease: k8s writes an empty holder with a 1s lease duration, ttl
+	// deletes the key if still ours, walltime sets lock_until to
+	// max(now, locked_at + LockAtLeastFor). Default false: the lease is
+	// left to expire.
+	ReleaseOnCancel bool
+
+	// TTL (ttl) is the key's time to live, counted by the store's clock.
+	// Default 10s.
+	TTL time.Duration
+	// RenewInterval (ttl) is how often the holder renews. Default TTL/3.
+	RenewInterval time.Duration
+	// ClockDriftFactor (ttl) shortens the holder's own estimate of its
+	// lease: it believes it leads until TTL − TTL·ClockDriftFactor −
+	// ClockDriftMargin after it sent the last successful SET or renewal
+	// (Redlock's validity time). Default 0.01.
+	ClockDriftFactor float64
+	// ClockDriftMargin (ttl) is the constant part of that margin. Default
+	// 2ms (the Redlock reference implementations).
+	ClockDriftMargin time.Duration
+
+	// LockAtMostFor (walltime) is how far ahead of its own wall clock the
+	// holder writes lock_until. Default 30s (KeepAliveLockProvider's
+	// minimum).
+	LockAtMostFor time.Duration
+	// LockAtLeastFor (walltime) keeps a released lock until locked_at +
+	// LockAtLeastFor. Default 0.
+	LockAtLeastFor time.Duration
+	// ExtendInterval (walltime) is how often the holder extends lock_until.
+	// Default LockAtMostFor/2 (KeepAliveLockProvider).
+	ExtendInterval time.Duration
+
+	// RequestTimeout is how long a candidate waits for the store's reply
+	// before treating the request as failed (a client socket timeout).
+	// Default 1s.
+	RequestTimeout time.Duration
+	// RejoinDelay is how long a candidate that lost the lease waits before
+	// it competes again with fresh state, as a supervisor restarting the
+	// process would (kube components exit when they stop leading).
+	// Default 0.
+	RejoinDelay time.Duration
+	// ShutdownAt, if positive, is the reading of the candidate's monotonic
+	// clock at which it shuts down gracefully (Resign). Default 0: never.
+	ShutdownAt time.Duration
+}
+
+// DefaultConfig returns client-go's defaults (15s/10s/2s, jitter 1.2) for
+// the k8s flavour, a 10s TTL renewed every TTL/3 with Redlock's 1% + 2ms drift
+// margin, and ShedLock's 30s lockAtMostFor extended every 15s.
+func DefaultConfig() Config {
+	return Config{
+		Flavor:           FlavorK8s,
+		Key:              "leader",
+		LeaseDuration:    15 * time.Second,
+		RenewDeadline:    10 * time.Second,
+		RetryPeriod:      2 * time.Second,
+		JitterFactor:     1.2,
+		TTL:              10 * time.Second,
+		ClockDriftFactor: 0.01,
+		ClockDriftMargin: 2 * time.Millisecond,
+		LockAtMostFor:    30 * time.Second,
+		RequestTimeout:   time.Second,
+	}
+}
+
+// renewInterval returns RenewInterval or its default.
+func (c Config) renewInterval() time.Duration {
+	if c.RenewInterval > 0 {
+		return c.RenewInterval
+	}
+	return c.TTL / 3
+}
+
+// extendInterval returns ExtendInterval or its default.
+func (c Config) extendInterval() time.Duration {
+	if c.ExtendInterval > 0 {
+		return c.ExtendInterval
+	}
+	return c.LockAtMostFor / 2
+}
+
+// drift returns the ttl holder's safety margin.
+func (c Config) drift() time.Duration {
+	return time.Duration(float64(c.TTL)*c.ClockDriftFactor) + c.ClockDriftMargin
+}
+
+// Validate reports the first invalid field. The k8s checks are client-go's
+// NewLeaderElector checks.
+func (c Config) Validate() error {
+	switch {
+	case c.Flavor != FlavorK8s && c.Flavor != FlavorTTL && c.Flavor != FlavorWallTime:
+		return fmt.Errorf("lease: Flavor must be %q, %q or %q, got %q", FlavorK8s, FlavorTTL, FlavorWallTime, c.Flavor)
+	case c.Key == "":
+		return fmt.Errorf("lease: Key must not be empty")
+	case c.RetryPeriod <= 0:
+		return fmt.Errorf("lease: RetryPeriod must be positive, got %v", c.RetryPeriod)
+	case c.JitterFactor < 0:
+		return fmt.Errorf("lease: JitterFactor must not be negative, got %v", c.JitterFactor)
+	case c.RequestTimeout <= 0:
+		return fmt.Errorf("lease: RequestTimeout must be positive, got %v", c.RequestTimeout)
+	case c.RejoinDelay < 0:
+		return fmt.Errorf("lease: RejoinDelay must not be negative, got %v", c.RejoinDelay)
+	case c.ShutdownAt < 0:
+		return fmt.Errorf("lease: ShutdownAt must not be negative, got %v", c.ShutdownAt)
+	}
+	switch c.Flavor {
+	case FlavorK8s:
+		switch {
+		case c.LeaseDuration < time.Second:
+			return fmt.Errorf("lease: LeaseDuration must be at least 1s (the record keeps whole seconds), got %v", c.LeaseDuration)
+		case c.LeaseDuration <= c.RenewDeadline:
+			return fmt.Errorf("lease: LeaseDuration (%v) must be greater than RenewDeadline (%v)", c.LeaseDuration, c.RenewDeadline)
+		case c.RenewDeadline <= time.Duration(c.JitterFactor*float64(c.RetryPeriod)):
+			return fmt.Errorf("lease: RenewDeadline (%v) must be greater than RetryPeriod*JitterFactor (%v)", c.RenewDeadline, time.Duration(c.JitterFactor*float64(c.RetryPeriod)))
+		}
+	case FlavorTTL:
+		switch {
+		case c.TTL <= 0:
+			return fmt.Errorf("lease: TTL must be positive, got %v", c.TTL)
+		case c.RenewInterval < 0 || c.renewInterval() <= 0 || c.renewInterval() >= c.TTL:
+			return fmt.Errorf("lease: RenewInterval (%v) must be in (0, TTL=%v)", c.renewInterval(), c.TTL)
+		case c.ClockDriftFactor < 0 || c.ClockDriftFactor >= 1:
+			return fmt.Errorf("lease: ClockDriftFactor must be in [0, 1), got %v", c.ClockDriftFactor)
+		case c.ClockDriftMargin < 0:
+			return fmt.Errorf("lease: ClockDriftMargin must not be negative, got %v", c.ClockDriftMargin)
+		case c.drift() >= c.TTL:
+			return fmt.Errorf("lease: the drift margin (%v) leaves no validity within TTL (%v)", c.drift(), c.TTL)
+		}
+	case FlavorWallTime:
+		switch {
+		case c.LockAtMostFor <= 0:
+			return fmt.Errorf("lease: LockAtMostFor must be positive, got %v", c.LockAtMostFor)
+		case c.LockAtLeastFor < 0:
+			return fmt.Errorf("lease: LockAtLeastFor must not be negative, got %v", c.LockAtLeastFor)
+		case c.ExtendInterval < 0 || c.extendInterval() <= 0 || c.extendInterval() >= c.LockAtMostFor:
+			return fmt.Errorf("lease: ExtendInterval (%v) must be in (0, LockAtMostFor=%v)", c.extendInterval(), c.LockAtMostFor)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,103 @@
+package lease
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/electsim/electsim/sim"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func wallConfig() Config {
+	cfg := DefaultConfig()
+	cfg.Flavor = FlavorWallTime
+	return cfg
+}
+
+// TestWallTimeSkewedNodeTakesLockEarly: ShedLock's README says it "assumes
+// that clocks on the nodes are synchronized". Its lock statement takes the
+// row when lock_until <= :now, both from wall clocks (SqlStatementsSource),
+// and KeepAliveLockProvider extends every lockAtMostFor/2. A candidate whose
+// wall clock is X ahead sees the holder's lock_until (holder's now + 30s) pass
+// X early; with X = 20s that is 10s after an extension, 5s before the next:
+// it takes the lock while the holder still acts, until the holder's next
+// extension fails. With X = 5s the lock never looks expired to it.
+func TestWallTimeSkewedNodeTakesLockEarly(t *testing.T) {
+	cfg := wallConfig()
+	for _, tc := range []struct {
+		offset time.Duration
+		split  bool
+	}{{20 * time.Second, true}, {5 * time.Second, false}} {
+		var overlaps []time.Duration
+		for seed := uint64(1); seed <= 10; seed++ {
+			c := newCluster(t, seed, 2, cfg, 1)
+			c.s.At(sim.Time(time.Second), func() { c.s.Restart(1, true) })
+			stepAt := sim.Time(10 * time.Second)
+			c.s.At(stepAt, func() { c.s.StepWall(1, tc.offset) })
+			c.s.RunUntil(stepAt)
+			require.Equal(t, sim.NodeID(0), c.leader(t))
+			c.s.RunFor(60 * time.Second)
+			a, led := c.firstLead(stepAt, 0)
+			if !tc.split {
+				assert.False(t, led, "seed %d: offset %v must not win\n%s", seed, tc.offset, c.timeline())
+				assert.Equal(t, []sim.NodeID{0}, c.s.Leaders())
+				continue
+			}
+			require.True(t, led, "seed %d", seed)
+			down, ok := c.firstStepDown(0, stepAt)
+			require.True(t, ok)
+			assert.Greater(t, down.At, a.At, "seed %d: both act for a while", seed)
+			assert.Equal(t, "extend failed", down.Detail)
+			assert.Equal(t, []sim.NodeID{1}, c.s.Leaders())
+			overlaps = append(overlaps, down.At.Sub(a.At))
+		}
+		if tc.split {
+			t.Logf("offset %v: overlaps %v", tc.offset, overlaps)
+		}
+	}
+}
+
+// TestWallTimeFailoverBound: with synchronized clocks, after the holder
+// crashes a candidate takes the lock once its wall clock reaches lock_until
+// (the holder's now + LockAtMostFor at its last extension), at its next poll.
+func TestWallTimeFailoverBound(t *testing.T) {
+	cfg := wallConfig()
+	var lat []time.Duration
+	for seed := uint64(1); seed <= 20; seed++ {
+		c := newCluster(t, seed, 3, cfg)
+		crashAt := sim.Time(40*time.Second + c.s.Stream("crash").DurationRange(0, 15*time.Second))
+		c.s.RunUntil(crashAt)
+		old := c.leader(t)
+		rec, ok := c.st.Get(cfg.Key)
+		require.True(t, ok)
+		c.s.Crash(old)
+		c.s.RunFor(60 * time.Second)
+		a, ok := c.firstLead(crashAt, old)
+		require.True(t, ok)
+		until := sim.Time(rec.LockUntilWallNs - sim.DefaultWallStart.UnixNano())
+		assert.GreaterOrEqual(t, a.At, until, "seed %d", seed)
+		assert.LessOrEqual(t, a.At.Sub(until), maxPoll(cfg)+3*maxLat, "seed %d", seed)
+		lat = append(lat, a.At.Sub(crashAt))
+	}
+	t.Logf("walltime failover after crash: min %v max %v", slices.Min(lat), slices.Max(lat))
+}
+
+// TestWallTimeResignUnlock: Resign with ReleaseOnCancel runs ShedLock's
+// unlock (lock_until = max(now, locked_at + lockAtLeastFor)); with
+// LockAtLeastFor 0 the next poll takes the lock.
+func TestWallTimeResignUnlock(t *testing.T) {
+	cfg := wallConfig()
+	cfg.ReleaseOnCancel = true
+	c := newCluster(t, 2, 3, cfg)
+	c.s.RunUntil(sim.Time(20 * time.Second))
+	old := c.leader(t)
+	at := c.s.Now()
+	c.s.At(at, func() { c.s.Node(old).(*Node).Resign() })
+	c.s.RunFor(20 * time.Second)
+	require.Len(t, c.effects(EffectReleased, at), 1)
+	a, ok := c.firstLead(at, old)
+	require.True(t, ok)
+	assert.LessOrEqual(t, a.At.Sub(at), maxPoll(cfg)+3*maxLat)
+}
