@@ -1,0 +1,337 @@
+package scenarios
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// loader collects errors while reading a file's tree.
+type loader struct {
+	file string
+	errs Errors
+}
+
+func (l *loader) errAt(n *ynode, path, format string, args ...any) {
+	line, col := 1, 1
+	if n != nil {
+		line, col = n.line, n.col
+	}
+	l.errs = append(l.errs, &Error{File: l.file, Line: line, Col: col, Field: path, Msg: fmt.Sprintf(format, args...)})
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func index(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }
+
+// mapReader reads one mapping. Every key asked for is known; finish reports
+// the keys present but never asked for, with a suggestion among the known.
+type mapReader struct {
+	l     *loader
+	n     *ynode
+	path  string
+	asked []string
+	ok    bool
+}
+
+// mapOf starts reading n as a mapping. A null node reads as an empty mapping.
+func (l *loader) mapOf(n *ynode, path string) *mapReader {
+	m := &mapReader{l: l, n: n, path: path, ok: true}
+	if n == nil || n.kind == yNull {
+		m.n = &ynode{kind: yMap}
+		if n != nil {
+			m.n.line, m.n.col = n.line, n.col
+		}
+		return m
+	}
+	if n.kind != yMap {
+		l.errAt(n, path, "want a mapping, got %s", describe(n))
+		m.ok = false
+		m.n = &ynode{kind: yMap, line: n.line, col: n.col}
+	}
+	return m
+}
+
+func describe(n *ynode) string {
+	if n.kind == yScalar {
+		return fmt.Sprintf("%q", n.text)
+	}
+	return n.kind.String()
+}
+
+// get returns the value of key (nil if absent) and marks key known.
+func (m *mapReader) get(key string) *ynode {
+	m.asked = append(m.asked, key)
+	for _, k := range m.n.keys {
+		if k.name == key {
+			return k.val
+		}
+	}
+	return nil
+}
+
+// has reports whether key is present (and marks it known).
+func (m *mapReader) has(key string) bool { return m.get(key) != nil }
+
+// keyNode returns a node positioned at the key itself, for errors about it.
+func (m *mapReader) keyNode(key string) *ynode {
+	for _, k := range m.n.keys {
+		if k.name == key {
+			return &ynode{line: k.line, col: k.col}
+		}
+	}
+	return m.n
+}
+
+// finish reports unknown keys.
+func (m *mapReader) finish() {
+	if !m.ok {
+		return
+	}
+	for _, k := range m.n.keys {
+		known := false
+		for _, a := range m.asked {
+			if a == k.name {
+				known = true
+				break
+			}
+		}
+		if !known {
+			cands := append([]string(nil), m.asked...)
+			sort.Strings(cands)
+			m.l.errAt(&ynode{line: k.line, col: k.col}, join(m.path, k.name), "unknown field%s", suggest(k.name, cands))
+		}
+	}
+}
+
+func (m *mapReader) scalar(key string) (*ynode, string, bool) {
+	n := m.get(key)
+	if n == nil || n.kind == yNull {
+		return n, "", false
+	}
+	if n.kind != yScalar {
+		m.l.errAt(n, join(m.path, key), "want a single value, got %s", describe(n))
+		return n, "", false
+	}
+	return n, strings.TrimSpace(n.text), true
+}
+
+// str reads a string.
+func (m *mapReader) str(key string, out *string) bool {
+	_, s, ok := m.scalar(key)
+	if ok {
+		*out = s
+	}
+	return ok
+}
+
+// oneOf reads a string that must be one of options.
+func (m *mapReader) oneOf(key string, out *string, options ...string) bool {
+	n, s, ok := m.scalar(key)
+	if !ok {
+		return false
+	}
+	for _, o := range options {
+		if s == o {
+			*out = s
+			return true
+		}
+	}
+	m.l.errAt(n, join(m.path, key), "%q is not one of %s%s", s, strings.Join(options, ", "), suggest(s, options))
+	return false
+}
+
+// integer reads an int in [lo, hi].
+func (m *mapReader) integer(key string, out *int, lo, hi int) bool {
+	n, s, ok := m.scalar(key)
+	if !ok {
+		return false
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		m.l.errAt(n, join(m.path, key), "want a whole number, got %q", s)
+		return false
+	}
+	if v < lo || v > hi {
+		m.l.errAt(n, join(m.path, key), "%d is out of range [%d, %d]", v, lo, hi)
+		return false
+	}
+	*out = v
+	return true
+}
+
+// uint64v reads a non-negative integer (seeds).
+func (m *mapReader) uint64v(key string, out *uint64) bool {
+	n, s, ok := m.scalar(key)
+	if !ok {
+		return false
+	}
+	v, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		m.l.errAt(n, join(m.path, key), "want a non-negative whole number, got %q", s)
+		return false
+	}
+	*out = v
+	return true
+}
+
+// boolean reads true or false.
+func (m *mapReader) boolean(key string, out *bool) bool {
+	n, s, ok := m.scalar(key)
+	if !ok {
+		return false
+	}
+	switch s {
+	case "true":
+		*out = true
+	case "false":
+		*out = false
+	default:
+		m.l.errAt(n, join(m.path, key), "want true or false, got %q", s)
+		return false
+	}
+	return true
+}
+
+// parseDur parses a Go duration; "0" is allowed without a unit.
+func parseDur(s string) (time.Duration, error) {
+	if s == "0" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration (use Go syntax such as 150ms, 2s, 1m30s)", s)
+	}
+	return d, nil
+}
+
+// splitRange splits "a..b" into its ends; a single value is both ends.
+func splitRange(s string) (lo, hi string, isRange bool) {
+	if i := strings.Index(s, ".."); i >= 0 {
+		return strings.TrimSpace(s[:i]), strings.TrimSpace(s[i+2:]), true
+	}
+	return s, s, false
+}
+
+// durRange reads a duration or a range "a..b" (min <= max). signed allows
+// negative values (clock offsets).
+func (m *mapReader) durRange(key string, lo, hi *time.Duration, signed bool) bool {
+	n, s, ok := m.scalar(key)
+	if !ok {
+		return false
+	}
+	a, b, _ := splitRange(s)
+	da, err := parseDur(a)
+	if err == nil {
+		var db time.Duration
+		db, err = parseDur(b)
+		if err == nil {
+			if !signed && (da < 0 || db < 0) {
+				m.l.errAt(n, join(m.path, key), "%q: must not be negative", s)
+				return false
+			}
+			if db < da {
+				m.l.errAt(n, join(m.path, key), "range %q has min > max", s)
+				return false
+			}
+			*lo, *hi = da, db
+			return true
+		}
+	}
+	m.l.errAt(n, join(m.path, key), "%v", err)
+	return false
+}
+
+// dur reads a single non-negative duration (no range).
+func (m *mapReader) dur(key string, out *time.Duration) bool {
+	n, s, ok := m.scalar(key)
+	if !ok {
+		return false
+	}
+	if _, _, isRange := splitRange(s); isRange {
+		m.l.errAt(n, join(m.path, key), "want a single duration here, not a range")
+		return false
+	}
+	d, err := parseDur(s)
+	if err != nil {
+		m.l.errAt(n, join(m.path, key), "%v", err)
+		return false
+	}
+	if d < 0 {
+		m.l.errAt(n, join(m.path, key), "%q must not be negative", s)
+		return false
+	}
+	*out = d
+	return true
+}
+
+// floatRange reads a number or range "a..b" within [lo, hi].
+func (m *mapReader) floatRange(key string, outLo, outHi *float64, lo, hi float64) bool {
+	n, s, ok := m.scalar(key)
+	if !ok {
+		return false
+	}
+	a, b, _ := splitRange(s)
+	fa, errA := strconv.ParseFloat(a, 64)
+	fb, errB := strconv.ParseFloat(b, 64)
+	if errA != nil || errB != nil || math.IsNaN(fa) || math.IsNaN(fb) {
+		m.l.errAt(n, join(m.path, key), "want a number or a range a..b, got %q", s)
+		return false
+	}
+	if fa < lo || fb > hi || fa > hi || fb < lo {
+		m.l.errAt(n, join(m.path, key), "%q is out of range [%g, %g]", s, lo, hi)
+		return false
+	}
+	if fb < fa {
+		m.l.errAt(n, join(m.path, key), "range %q has min > max", s)
+		return false
+	}
+	*outLo, *outHi = fa, fb
+	return true
+}
+
+// list returns the items of a list value (nil if absent). A scalar where a
+// list is wanted is an error.
+func (m *mapReader) list(key string) []*ynode {
+	n := m.get(key)
+	if n == nil || n.kind == yNull {
+		return nil
+	}
+	if n.kind != ySeq {
+		m.l.errAt(n, join(m.path, key), "want a list, got %s", describe(n))
+		return nil
+	}
+	return n.items
+}
+
+// strings reads a list of strings; a single string is a one-item list.
+func (m *mapReader) strList(key string) ([]string, []*ynode) {
+	n := m.get(key)
+	if n == nil || n.kind == yNull {
+		return nil, nil
+	}
+	if n.kind == yScalar {
+		return []string{strings.TrimSpace(n.text)}, []*ynode{n}
+	}
+	if n.kind != ySeq {
+		m.l.errAt(n, join(m.path, key), "want a list of names, got %s", describe(n))
+		return nil, nil
+	}
+	var out []string
+	for i, it := range n.items {
+		if it.kind != yScalar {
+			m.l.errAt(it, index(join(m.path, key), i), "want a name, got %s", describe(it))
+			continue
+		}
+		out = append(out, strings.TrimSpace(it.text))
+	}
+	return out, n.items
+}

@@ -1,0 +1,193 @@
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+)
+
+// yKind is the shape of a YAML node.
+type yKind uint8
+
+const (
+	yNull yKind = iota
+	yScalar
+	yMap
+	ySeq
+)
+
+func (k yKind) String() string {
+	return [...]string{"null", "a scalar", "a mapping", "a list"}[k]
+}
+
+// ynode is a YAML node with its position: the loader reads scenarios from
+// this small tree so every error can name file, line and column.
+type ynode struct {
+	kind   yKind
+	line   int
+	col    int
+	text   string // scalar text (unquoted)
+	quoted bool
+	keys   []ykey   // yMap, in file order
+	items  []*ynode // ySeq
+}
+
+type ykey struct {
+	name      string
+	line, col int
+	val       *ynode
+}
+
+// parseYAML parses one YAML document into a tree.
+func parseYAML(file string, src []byte) (*ynode, *Error) {
+	f, err := parser.ParseBytes(src, 0)
+	if err != nil {
+		return nil, yamlError(file, err)
+	}
+	if len(f.Docs) == 0 || f.Docs[0].Body == nil {
+		return &ynode{kind: yNull, line: 1, col: 1}, nil
+	}
+	if len(f.Docs) > 1 {
+		pos := f.Docs[1].GetToken()
+		line := 1
+		if pos != nil {
+			line = pos.Position.Line
+		}
+		return nil, &Error{File: file, Line: line, Col: 1, Msg: "a scenario file holds one YAML document; found a second one"}
+	}
+	c := converter{file: file, anchors: map[string]ast.Node{}}
+	n := c.convert(f.Docs[0].Body, 0)
+	if c.err != nil {
+		return nil, c.err
+	}
+	return n, nil
+}
+
+// yamlError turns the YAML library's syntax error into an Error with position.
+func yamlError(file string, err error) *Error {
+	msg := err.Error()
+	e := &Error{File: file, Line: 1, Col: 1, Msg: "YAML syntax: " + firstLine(msg)}
+	var line, col int
+	if _, scanErr := fmt.Sscanf(msg, "[%d:%d]", &line, &col); scanErr == nil {
+		e.Line, e.Col = line, col
+		if i := strings.Index(msg, "] "); i >= 0 {
+			e.Msg = "YAML syntax: " + firstLine(msg[i+2:])
+		}
+	}
+	return e
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return strings.TrimSpace(s[:i])
+	}
+	return strings.TrimSpace(s)
+}
+
+type converter struct {
+	file    string
+	anchors map[string]ast.Node
+	err     *Error
+}
+
+func (c *converter) fail(n ast.Node, format string, args ...any) *ynode {
+	if c.err == nil {
+		line, col := pos(n)
+		c.err = &Error{File: c.file, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)}
+	}
+	return &ynode{kind: yNull}
+}
+
+func pos(n ast.Node) (int, int) {
+	if n == nil || n.GetToken() == nil {
+		return 1, 1
+	}
+	p := n.GetToken().Position
+	return p.Line, p.Column
+}
+
+func (c *converter) convert(n ast.Node, depth int) *ynode {
+	if depth > 64 {
+		return c.fail(n, "nesting deeper than 64 levels")
+	}
+	line, col := pos(n)
+	switch v := n.(type) {
+	case nil:
+		return &ynode{kind: yNull, line: line, col: col}
+	case *ast.NullNode:
+		return &ynode{kind: yNull, line: line, col: col}
+	case *ast.StringNode:
+		tok := v.GetToken()
+		quoted := tok != nil && (strings.HasPrefix(tok.Origin, "\"") || strings.HasPrefix(strings.TrimSpace(tok.Origin), "\"") ||
+			strings.HasPrefix(strings.TrimSpace(tok.Origin), "'"))
+		return &ynode{kind: yScalar, line: line, col: col, text: v.Value, quoted: quoted}
+	case *ast.LiteralNode:
+		return &ynode{kind: yScalar, line: line, col: col, text: v.Value.Value, quoted: true}
+	case *ast.IntegerNode, *ast.FloatNode, *ast.BoolNode, *ast.InfinityNode, *ast.NanNode:
+		return &ynode{kind: yScalar, line: line, col: col, text: n.GetToken().Value}
+	case *ast.AnchorNode:
+		if name, ok := v.Name.(*ast.StringNode); ok {
+			c.anchors[name.Value] = v.Value
+		}
+		return c.convert(v.Value, depth+1)
+	case *ast.AliasNode:
+		name := ""
+		if s, ok := v.Value.(*ast.StringNode); ok {
+			name = s.Value
+		}
+		target, ok := c.anchors[name]
+		if !ok {
+			return c.fail(n, "unknown alias *%s", name)
+		}
+		out := c.convert(target, depth+1)
+		return out
+	case *ast.TagNode:
+		return c.convert(v.Value, depth+1)
+	case *ast.MappingValueNode:
+		m := &ynode{kind: yMap, line: line, col: col}
+		c.addPair(m, v, depth)
+		return m
+	case *ast.MappingNode:
+		m := &ynode{kind: yMap, line: line, col: col}
+		if len(v.Values) > 0 {
+			m.line, m.col = pos(v.Values[0].Key)
+		}
+		for _, kv := range v.Values {
+			c.addPair(m, kv, depth)
+		}
+		return m
+	case *ast.SequenceNode:
+		s := &ynode{kind: ySeq, line: line, col: col}
+		for _, it := range v.Values {
+			s.items = append(s.items, c.convert(it, depth+1))
+		}
+		return s
+	case *ast.CommentNode:
+		return &ynode{kind: yNull, line: line, col: col}
+	}
+	return c.fail(n, "unsupported YAML construct %s", n.Type())
+}
+
+func (c *converter) addPair(m *ynode, kv *ast.MappingValueNode, depth int) {
+	if _, ok := kv.Key.(*ast.MergeKeyNode); ok {
+		c.fail(kv.Key, "merge keys (<<) are not supported; write the fields out")
+		return
+	}
+	line, col := pos(kv.Key)
+	name := ""
+	if kv.Key != nil && kv.Key.GetToken() != nil {
+		name = kv.Key.GetToken().Value
+	}
+	if s, ok := kv.Key.(*ast.StringNode); ok {
+		name = s.Value
+	}
+	for _, k := range m.keys {
+		if k.name == name {
+			c.fail(kv.Key, "duplicate key %q (first at line %d)", name, k.line)
+			return
+		}
+	}
+	m.keys = append(m.keys, ykey{name: name, line: line, col: col, val: c.convert(kv.Value, depth+1)})
+}
