@@ -151,6 +151,9 @@ func (s *Sim) SetFsync(id NodeID, d Dist) {
 	s.fault("disk.latency", fmt.Sprintf("%s fsync %v", s.nodes[id].name, d), id)
 }
 
+// FsyncLatency returns the node's current disk write latency distribution.
+func (s *Sim) FsyncLatency(id NodeID) Dist { return s.nodes[id].fsync }
+
 // --- network faults ---
 
 func (s *Sim) names(ids []NodeID) string {
@@ -183,6 +186,17 @@ func (s *Sim) Cut(from, to NodeID) {
 func (s *Sim) Connect(from, to NodeID) {
 	s.setUp(from, to, true)
 	s.fault("net.connect", fmt.Sprintf("%s -> %s", s.nodes[from].name, s.nodes[to].name), None)
+}
+
+// ConnectLinks restores the given directed links ({from, to} pairs) with one
+// net.connect record, as reverting one partition of several does.
+func (s *Sim) ConnectLinks(links [][2]NodeID) {
+	parts := make([]string, len(links))
+	for i, l := range links {
+		s.setUp(l[0], l[1], true)
+		parts[i] = s.nodes[l[0]].name + " -> " + s.nodes[l[1]].name
+	}
+	s.fault("net.connect", strings.Join(parts, ", "), None)
 }
 
 // Partition cuts every link (both directions) between nodes of different

@@ -1,0 +1,11 @@
+package faults_test
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// TestMain fails the package if a test leaves a goroutine behind; the fault
+// layer, like the engine, must never start one (design.md, "The engine").
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

@@ -1,0 +1,120 @@
+package faults
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/electsim/electsim/algorithms/lease"
+	"github.com/electsim/electsim/sim"
+)
+
+// trigger is an armed Fault.After.
+type trigger struct {
+	f     *Fault
+	src   string
+	armAt sim.Time
+	fired bool
+}
+
+// sink watches the trace for trigger events and, without a StoreNode, the
+// lease holder. It is installed only when needed: a sink makes the engine
+// build a record for every delivery.
+type sink struct{ in *Injector }
+
+// Record implements sim.Sink.
+func (k sink) Record(r *sim.Record) { k.in.observe(r) }
+
+// Effect names the cron layer records (cron/executor.go).
+const (
+	effectJobStarted  = "cron.run_started"
+	effectJobFinished = "cron.run_finished"
+)
+
+// observe classifies a record as a trigger event and fires matching triggers.
+func (in *Injector) observe(r *sim.Record) {
+	var event string
+	subject := r.Node
+	switch r.Type {
+	case sim.RecLead:
+		event = EventElected
+	case sim.RecStepDown:
+		event = EventSteppedDown
+	case sim.RecEffect:
+		switch r.Name {
+		case effectJobStarted:
+			event = EventJobStarted
+		case effectJobFinished:
+			event = EventJobFinished
+		default:
+			if r.Node != in.env.Store || r.Detail != in.env.LeaseKey {
+				return
+			}
+			in.followHolder(r)
+			switch r.Name {
+			case lease.EffectRenewed:
+				event = EventRenew
+			case lease.EffectAcquired:
+				event = EventAcquired
+			case lease.EffectExpired:
+				event = EventExpired
+			}
+			subject = sim.NodeID(r.A)
+		}
+	}
+	if event == "" || in.settled {
+		return
+	}
+	for _, t := range in.triggers {
+		if t.fired || r.At < t.armAt || t.f.After.Event != event || !in.matches(t.f.After.Node, event, subject) {
+			continue
+		}
+		t.fired = true
+		delay := t.f.After.Delay.Draw(in.rng)
+		f, src := t.f, t.src
+		in.s.Note(NoteTrigger, fmt.Sprintf("%s: %s of %s at %v, firing in %v", src, event, in.s.NodeName(subject), r.At, sim.Time(delay)), subject)
+		c := &ctx{src: src, event: subject}
+		in.s.At(r.At.Add(delay), func() { in.fire(f, c, in.rng) })
+	}
+}
+
+// followHolder tracks the lease holder from the store's effects (used only
+// when there is no StoreNode to read).
+func (in *Injector) followHolder(r *sim.Record) {
+	switch r.Name {
+	case lease.EffectAcquired, lease.EffectRenewed, lease.EffectReverted:
+		in.effHolder, in.effToken = sim.NodeID(r.A), r.B
+	case lease.EffectReleased, lease.EffectExpired:
+		in.effHolder, in.effToken = sim.None, 0
+	}
+}
+
+// matches reports whether the event's node is the one the trigger waits for.
+func (in *Injector) matches(t Target, event string, subject sim.NodeID) bool {
+	if subject < 0 {
+		return false
+	}
+	leading, _, _ := in.s.Leading(subject)
+	switch t.Kind {
+	case "":
+		return true
+	case TargetNode:
+		return slices.Contains(t.Nodes, subject)
+	case TargetAll:
+		return in.isCand[subject]
+	case TargetLeader:
+		return event == EventElected || event == EventSteppedDown || (in.isCand[subject] && leading)
+	case TargetLeaseHolder:
+		if event == EventRenew || event == EventAcquired || event == EventExpired {
+			return true
+		}
+		h, _, ok := in.holder()
+		return ok && h == subject
+	case TargetCandidate, TargetFollowers:
+		return in.isCand[subject] && !leading
+	case TargetStore:
+		return subject == in.env.Store
+	case TargetResource:
+		return subject == in.env.Resource
+	}
+	return false
+}
