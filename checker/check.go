@@ -1,0 +1,106 @@
+package checker
+
+import (
+	"fmt"
+
+	"github.com/electsim/electsim/cron"
+	"github.com/electsim/electsim/sim"
+)
+
+// checker holds one run's inputs and shared analyses while the checks run.
+type checker struct {
+	in              Input
+	tl              *timeline
+	rp              replayed
+	writes          writes
+	sentAt          []sim.Time // per log entry: when its write message was sent, -1 if unknown
+	splitBrain      Check
+	harmfulOverlaps int
+}
+
+// Run judges a run and returns its report. It is deterministic for a given
+// Input, except that a porcupine check may report "unknown" if it exceeds
+// Input.PorcupineTimeout of wall time.
+func Run(in Input) Report {
+	c := &checker{in: in.withDefaults()}
+	c.tl = buildTimeline(c.in.Records)
+	c.rp = replay(&c.in, c.tl)
+	c.writes = analyseWrites(c.in.Resource, c.in.Policy)
+	c.sentAt = writeSendTimes(c.in.Records, c.in.Resource)
+
+	r := Report{End: c.tl.end, Replay: c.in.Replay, Leaderless: c.rp.leaderless}
+	r.Checks = append(r.Checks, c.checkElectionSafety())
+	c.splitBrain = c.checkSplitBrain()
+	r.Checks = append(r.Checks, c.splitBrain, c.checkDoubleExecution(), c.checkStaleWrite())
+	lin, linR := c.checkLinearizability()
+	lead, leadR := c.checkLeaderLinearizability()
+	r.Checks = append(r.Checks, lin, lead, c.checkLiveness())
+	missed, res := c.checkMissedSlots()
+	r.Checks = append(r.Checks, missed)
+	r.Cron = res
+	r.Linearizability = []Linearization{leadR, linR}
+	r.Failovers = c.finishFailovers()
+	if at, _, ok := c.firstRecognisedFrom(0); ok {
+		r.HasLeader, r.FirstLeaderAt = true, at
+	}
+	c.flapping(&r)
+	return r
+}
+
+// writeSendTimes finds, for each log entry, when its write was sent: the
+// SentAt of the resource's delivery of that write (same true time, sender
+// and token), matched in order.
+func writeSendTimes(recs []sim.Record, log []cron.LogEntry) []sim.Time {
+	out := make([]sim.Time, len(log))
+	j := 0
+	for i := range log {
+		out[i] = -1
+		e := &log[i]
+		for j < len(recs) && recs[j].At < e.At {
+			j++
+		}
+		for k := j; k < len(recs) && recs[k].At == e.At; k++ {
+			r := &recs[k]
+			if r.Type == sim.RecDeliver && r.Kind == cron.KindWrite && r.Peer == e.Node && r.Epoch == e.Token {
+				out[i] = r.SentAt
+				j = k + 1 // the next entry's delivery comes later in the trace
+				break
+			}
+		}
+	}
+	return out
+}
+
+// wants reports whether the next violation of ch will be listed (so its
+// explanation is worth building).
+func (c *checker) wants(ch *Check) bool { return len(ch.Violations) < c.in.MaxViolations }
+
+// add counts a violation and lists it if there is room.
+func (c *checker) add(ch *Check, v Violation) {
+	ch.Count++
+	if v.Harmless {
+		ch.HarmlessCount++
+	}
+	v.Replay = c.in.Replay
+	if v.Kind == "" {
+		v.Kind = ch.Name
+	}
+	if c.wants(ch) {
+		ch.Violations = append(ch.Violations, v)
+	}
+}
+
+// finish sets the status and summary from the violations found.
+func (c *checker) finish(ch Check, okSummary, violatedFormat string) Check {
+	if ch.Count == 0 {
+		ch.Status, ch.Summary = StatusOK, okSummary
+		return ch
+	}
+	ch.Status, ch.Summary = StatusViolated, fmt.Sprintf(violatedFormat, ch.Count)
+	return ch
+}
+
+func skipped(ch Check, why string) Check {
+	ch.Status, ch.Summary = StatusSkipped, why
+	return ch
+}

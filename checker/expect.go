@@ -1,0 +1,102 @@
+package checker
+
+import (
+	"fmt"
+	"time"
+)
+
+// Expect is a scenario's expectations. The zero value is the default: every
+// check must hold (harmless belief-level findings excepted), and nothing is
+// bounded beyond the checks themselves.
+type Expect struct {
+	// MustOccur names checks that must be violated: the run is a
+	// demonstration and fails if they are not. A harmless finding counts
+	// as occurring.
+	MustOccur []string
+	// Allow names checks whose violations (or unknown verdicts) are
+	// tolerated without being required.
+	Allow []string
+	// FailOnHarmless makes harmless findings (a belief-level split-brain the
+	// resource neutralised) fail the run too. Default false: they are
+	// reported but do not fail it.
+	FailOnHarmless bool
+	// FailoverUnder bounds every failover: a recognised leader must be back
+	// in less than this after each fault that removed one. Zero: unbounded.
+	FailoverUnder time.Duration
+	// DetectUnder bounds every failover's detection time. Zero: unbounded.
+	DetectUnder time.Duration
+	// FencedRunUnder bounds the time from each fault to the new tenure's
+	// first write applied by the resource. Zero: unbounded.
+	FencedRunUnder time.Duration
+	// MaxFlapsPerMinute bounds leader changes per minute over the run.
+	// Zero: unbounded.
+	MaxFlapsPerMinute float64
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Judge holds the report against e. ok is true when every expectation held;
+// problems lists, one line each, every expectation that did not.
+func (r Report) Judge(e Expect) (ok bool, problems []string) {
+	for _, name := range append(append([]string(nil), e.MustOccur...), e.Allow...) {
+		if _, found := r.Check(name); !found {
+			problems = append(problems, fmt.Sprintf("expect names unknown check %q (known: %v)", name, CheckNames))
+		}
+	}
+	for _, c := range r.Checks {
+		switch {
+		case contains(e.MustOccur, c.Name):
+			if c.Status != StatusViolated {
+				problems = append(problems, fmt.Sprintf("%s was expected to occur but did not (%s: %s)", c.Name, c.Status, c.Summary))
+			}
+		case contains(e.Allow, c.Name):
+		case c.Status == StatusUnknown:
+			problems = append(problems, fmt.Sprintf("%s: verdict unknown (%s)", c.Name, c.Summary))
+		case c.Status == StatusViolated && (e.FailOnHarmless || !c.OnlyHarmless()):
+			p := fmt.Sprintf("%s violated: %s", c.Name, c.Summary)
+			for _, v := range c.Violations {
+				if !v.Harmless || e.FailOnHarmless {
+					p += "; first: " + v.Details
+					break
+				}
+			}
+			problems = append(problems, p)
+		}
+	}
+	for _, f := range r.Failovers {
+		switch {
+		case e.FailoverUnder > 0 && !f.Completed:
+			problems = append(problems, fmt.Sprintf("failover after t=%v (%s) never completed (bound %v)", f.FaultAt, f.Fault, e.FailoverUnder))
+		case e.FailoverUnder > 0 && f.Latency >= e.FailoverUnder:
+			problems = append(problems, fmt.Sprintf("failover after t=%v (%s) took %v, not under %v", f.FaultAt, f.Fault, ms(f.Latency), e.FailoverUnder))
+		}
+		if e.DetectUnder > 0 && (!f.Detected || f.Detection >= e.DetectUnder) && !(f.Completed && !f.Detected && f.Latency < e.DetectUnder) {
+			problems = append(problems, fmt.Sprintf("failover after t=%v (%s): detection %s, not under %v", f.FaultAt, f.Fault, detection(f), e.DetectUnder))
+		}
+		if e.FencedRunUnder > 0 && (!f.FencedRun || f.ToFencedRun >= e.FencedRunUnder) {
+			got := "no fenced run"
+			if f.FencedRun {
+				got = ms(f.ToFencedRun).String()
+			}
+			problems = append(problems, fmt.Sprintf("failover after t=%v (%s): first fenced run %s, not under %v", f.FaultAt, f.Fault, got, e.FencedRunUnder))
+		}
+	}
+	if e.MaxFlapsPerMinute > 0 && r.FlapsPerMinute > e.MaxFlapsPerMinute {
+		problems = append(problems, fmt.Sprintf("%.2f leader changes per minute, more than %.2f", r.FlapsPerMinute, e.MaxFlapsPerMinute))
+	}
+	return len(problems) == 0, problems
+}
+
+func detection(f Failover) string {
+	if !f.Detected {
+		return "never observed"
+	}
+	return f.Detection.String()
+}

@@ -1,0 +1,305 @@
+package checker
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/electsim/electsim/cron"
+	"github.com/electsim/electsim/sim"
+)
+
+// maxStoryItems bounds a narrative; the items nearest the violation are kept.
+const maxStoryItems = 14
+
+// item is one step of a narrative.
+type item struct {
+	at   sim.Time
+	seq  int        // record index (or log-derived order) to break ties
+	node sim.NodeID // whose local clock to show; sim.None for none
+	wall int64      // that node's wall clock reading (Unix ns), 0 if unknown
+	text string
+}
+
+// story joins items into a narrative in time order, ending in the verdict:
+// "t=12.300s n2 paused for 6.000s (local 02:00:12.300) · … → double execution".
+func (c *checker) story(items []item, verdict string) string {
+	sort.SliceStable(items, func(i, j int) bool {
+		if items[i].at != items[j].at {
+			return items[i].at < items[j].at
+		}
+		return items[i].seq < items[j].seq
+	})
+	// Drop exact repeats (the same event gathered twice).
+	var uniq []item
+	for _, it := range items {
+		if len(uniq) > 0 && uniq[len(uniq)-1].at == it.at && uniq[len(uniq)-1].text == it.text {
+			continue
+		}
+		uniq = append(uniq, it)
+	}
+	var parts []string
+	if len(uniq) > maxStoryItems {
+		skipped := len(uniq) - (maxStoryItems - 1)
+		parts = append(parts, renderItem(uniq[0]), fmt.Sprintf("… %d more events …", skipped))
+		uniq = uniq[len(uniq)-(maxStoryItems-2):]
+	}
+	for _, it := range uniq {
+		parts = append(parts, renderItem(it))
+	}
+	s := strings.Join(parts, " · ")
+	switch {
+	case s == "":
+		return verdict
+	case verdict != "":
+		s += " → " + verdict
+	}
+	return s
+}
+
+func renderItem(it item) string {
+	s := "t=" + it.at.String() + " " + it.text
+	if it.node >= 0 && it.wall != 0 {
+		s += " (local " + time.Unix(0, it.wall).UTC().Format("15:04:05.000") + ")"
+	}
+	return s
+}
+
+// ms rounds a duration to the millisecond, for text.
+func ms(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
+
+// involved reports whether id is in nodes.
+func involved(nodes []sim.NodeID, id sim.NodeID) bool {
+	for _, n := range nodes {
+		if n == id {
+			return true
+		}
+	}
+	return false
+}
+
+// context gathers the trace events in [from, to] that explain what happened
+// to nodes: faults (global ones and theirs), pauses, crashes, restarts, their
+// leadership changes, the lease store's hand-overs, and the starts of cron
+// runs of the given slots.
+func (c *checker) context(from, to sim.Time, nodes []sim.NodeID, slots []slotID) []item {
+	recs := c.in.Records
+	i := sort.Search(len(recs), func(k int) bool { return recs[k].At >= from })
+	var out []item
+	for ; i < len(recs) && recs[i].At <= to; i++ {
+		r := &recs[i]
+		mine := involved(nodes, r.Node)
+		it := item{at: r.At, seq: i, node: r.Node, wall: r.Wall}
+		switch r.Type {
+		case sim.RecFault:
+			if r.Node != sim.None && !mine {
+				continue
+			}
+			it.text = faultText(r)
+		case sim.RecPause:
+			if !mine {
+				continue
+			}
+			if p, ok := c.tl.pauseAt(r.Node, r.At); ok && !p.open {
+				it.text = fmt.Sprintf("%s paused for %v", c.in.name(r.Node), ms(p.to.Sub(p.from)))
+			} else {
+				it.text = c.in.name(r.Node) + " paused (until the end)"
+			}
+		case sim.RecResume:
+			if !mine {
+				continue
+			}
+			it.text = c.in.name(r.Node) + " resumed"
+		case sim.RecCrash:
+			if !mine {
+				continue
+			}
+			it.text = c.in.name(r.Node) + " crashed"
+		case sim.RecStart:
+			if !mine || r.A != 1 {
+				continue
+			}
+			it.text = c.in.name(r.Node) + " restarted"
+		case sim.RecLead:
+			if !mine {
+				continue
+			}
+			it.text = fmt.Sprintf("%s acts as leader, epoch %d, token %d", c.in.name(r.Node), r.Epoch, r.Token)
+		case sim.RecStepDown:
+			if !mine || r.Detail == "crash" {
+				continue
+			}
+			it.text = fmt.Sprintf("%s stopped leading: %s", c.in.name(r.Node), r.Detail)
+		case sim.RecEffect:
+			it.text = c.effectText(r, nodes, slots)
+			if it.text == "" {
+				continue
+			}
+			if involved(c.in.LeaseStore, r.Node) {
+				it.node = sim.None // the store's clock is not the story's
+			}
+		default:
+			continue
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// effectText renders the effects worth telling: the lease store's hand-overs
+// and availability, and the starts of cron runs of the given slots by the
+// given nodes.
+func (c *checker) effectText(r *sim.Record, nodes []sim.NodeID, slots []slotID) string {
+	if involved(c.in.LeaseStore, r.Node) {
+		holder := c.in.name(sim.NodeID(r.A))
+		switch r.Name {
+		case "lease.acquired":
+			return fmt.Sprintf("%s acquired the lease, token %d", holder, r.B)
+		case "lease.expired":
+			return fmt.Sprintf("lease of %s (token %d) expired by the store's clock", holder, r.B)
+		case "lease.released":
+			return fmt.Sprintf("%s released the lease (token %d)", holder, r.B)
+		case "lease.reverted":
+			return "the store lost a write in a failover (lease reverted)"
+		case effStoreUnavailable:
+			return "the lease store became unavailable"
+		case effStoreAvailable:
+			return "the lease store became available"
+		}
+		return ""
+	}
+	if r.Name == "cron.missed" {
+		for _, s := range slots {
+			if int64(s.job) == r.C && s.slot == r.B {
+				return fmt.Sprintf("%s did not run %s", c.in.name(r.Node), r.Detail)
+			}
+		}
+	}
+	if r.Name == "cron.run_started" && involved(nodes, r.Node) {
+		for _, s := range slots {
+			if int64(s.job) == r.C && s.slot == r.B {
+				return fmt.Sprintf("%s started a run of %s with token %d", c.in.name(r.Node), c.slotName(s.job, s.slot), r.A)
+			}
+		}
+	}
+	return ""
+}
+
+// faultText renders a fault record: a faults-layer note by its detail, an
+// engine fault by its name and detail.
+func faultText(r *sim.Record) string {
+	switch {
+	case r.Detail == "":
+		return "fault " + r.Name
+	case strings.HasPrefix(r.Name, "net."):
+		return strings.TrimPrefix(r.Name, "net.") + " " + r.Detail
+	case strings.HasPrefix(r.Name, "clock.") || strings.HasPrefix(r.Name, "disk."):
+		return r.Detail
+	default:
+		return r.Detail + " [" + r.Name + "]"
+	}
+}
+
+func (c *checker) slotName(job int, slot int64) string {
+	if job >= 0 && job < len(c.in.Jobs) {
+		return cron.SlotName(c.in.Jobs[job].Name, slot)
+	}
+	for i := range c.in.Resource {
+		if c.in.Resource[i].JobIndex == job {
+			return cron.SlotName(c.in.Resource[i].Job, slot)
+		}
+	}
+	return cron.SlotName(fmt.Sprintf("job%d", job), slot)
+}
+
+// writeItem tells one write: who sent it when, with which token, and what
+// the resource did with it.
+func (c *checker) writeItem(i int) item {
+	e := &c.in.Resource[i]
+	at := e.At
+	if c.sentAt[i] >= 0 {
+		at = c.sentAt[i]
+	}
+	verdict := "accepted it"
+	if !e.Accepted {
+		verdict = "rejected it: " + e.Reason
+		if e.Detail != "" {
+			verdict += ", " + e.Detail
+		}
+	}
+	return item{at: at, seq: len(c.in.Records) + i, node: sim.None,
+		text: fmt.Sprintf("%s wrote %s step %d with token %d; resource %s at t=%v (policy: %s)",
+			c.in.name(e.Node), cron.SlotName(e.Job, e.Slot), e.Step, e.Token, verdict, e.At, c.in.Policy)}
+}
+
+// writeStory explains the writes idx: the writes themselves, the leadership
+// changes of their tenures, and what happened to their nodes from the start
+// of the earliest run involved. slot filters the cron run starts told (job
+// -1: the writes' own slots).
+func (c *checker) writeStory(idx []int, job int, slot int64) []item {
+	var nodes []sim.NodeID
+	var slots []slotID
+	from, to := sim.Never, sim.Time(0)
+	var items []item
+	for _, i := range idx {
+		e := &c.in.Resource[i]
+		if !involved(nodes, e.Node) {
+			nodes = append(nodes, e.Node)
+		}
+		s := slotID{e.JobIndex, e.Slot}
+		if job >= 0 {
+			s = slotID{job, slot}
+		}
+		dup := false
+		for _, x := range slots {
+			dup = dup || x == s
+		}
+		if !dup {
+			slots = append(slots, s)
+		}
+		items = append(items, c.writeItem(i))
+		if e.At > to {
+			to = e.At
+		}
+		start := c.runStart(e)
+		if start < from {
+			from = start
+		}
+		if k := c.tl.tenureOf(e.Node, e.Token, e.At); k >= 0 {
+			t := &c.tl.tenures[k]
+			r := &c.in.Records[t.startRec]
+			items = append(items, item{at: t.start, seq: t.startRec, node: t.node, wall: r.Wall,
+				text: fmt.Sprintf("%s acts as leader, epoch %d, token %d", c.in.name(t.node), t.epoch, t.token)})
+		}
+	}
+	if from == sim.Never {
+		from = to
+	}
+	// A pause or crash of a writer that was under way when the runs began
+	// is part of the story.
+	for _, spans := range [][]span{c.tl.pauses, c.tl.crashes} {
+		for _, s := range spans {
+			if involved(nodes, s.node) && s.from < from && s.to >= from {
+				from = s.from
+			}
+		}
+	}
+	return append(items, c.context(from, to, nodes, slots)...)
+}
+
+// runStart is when the run that made write e started (its cron.run_started
+// effect), or the write's time if the trace does not say.
+func (c *checker) runStart(e *cron.LogEntry) sim.Time {
+	start := e.At
+	for i := range c.in.Records {
+		r := &c.in.Records[i]
+		if r.At > e.At {
+			break
+		}
+		if r.Type == sim.RecEffect && r.Name == "cron.run_started" && r.Node == e.Node && r.A == e.Token && r.B == e.Slot && r.C == int64(e.JobIndex) {
+			start = r.At
+		}
+	}
+	return start
+}

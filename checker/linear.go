@@ -1,0 +1,140 @@
+package checker
+
+import (
+	"fmt"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/electsim/electsim/sim"
+)
+
+// checkLeaderLinearizability runs the leadership history against a lock:
+// every tenure is an acquire at its start and a release at its end.
+func (c *checker) checkLeaderLinearizability() (Check, Linearization) {
+	ch := Check{Name: CheckLeaderLinearizability}
+	ops := leadershipOps(c.tl, c.in.name)
+	m := lockModel(c.in.name)
+	lin, bad := c.runPorcupine(CheckLeaderLinearizability, "lock", m, ops, [][]porcupine.Operation{ops}, false)
+	ch.Status = verdict(porcupine.CheckResult(lin.Result))
+	switch ch.Status {
+	case StatusOK:
+		ch.Summary = fmt.Sprintf("porcupine: the leadership history (%d operations) is linearizable as a lock", len(ops))
+	case StatusUnknown:
+		ch.Summary = fmt.Sprintf("porcupine did not decide within %v: verdict unknown, not ok", c.in.PorcupineTimeout)
+	case StatusViolated:
+		ch.Summary = fmt.Sprintf("porcupine: the leadership history (%d operations) is not linearizable as a lock", len(ops))
+		for _, u := range bad {
+			in := u.op.Input.(lockInput)
+			holder := u.state.(sim.NodeID)
+			v := Violation{Kind: CheckLeaderLinearizability, At: sim.Time(u.op.Call), End: sim.Time(u.op.Return),
+				Nodes: []string{in.name}, Tokens: []int64{in.token},
+				Details: fmt.Sprintf("porcupine linearized %d of %d operations; it cannot place %s at t=%v while the lock is %s",
+					u.prefix, u.size, lockDescribe(in), sim.Time(u.op.Call), lockState(holder, c.in.name))}
+			// The lock is broken exactly where two tenures overlap: tell
+			// that overlap's story, and share its harm verdict.
+			v.Harmless = c.harmfulOverlaps == 0 && c.in.hasResource()
+			if sb, ok := c.overlapStory(in.node, sim.Time(u.op.Call)); ok {
+				v.Explanation, v.Why = sb.Explanation, sb.Why
+				v.Harmless = sb.Harmless
+			}
+			c.add(&ch, v)
+		}
+		if len(bad) == 0 {
+			c.add(&ch, Violation{Details: "porcupine found no linearization of the leadership history"})
+		}
+	}
+	return ch, lin
+}
+
+func lockDescribe(in lockInput) string {
+	if in.op == lockRelease {
+		return fmt.Sprintf("%s's release (epoch %d)", in.name, in.epoch)
+	}
+	return fmt.Sprintf("%s's acquire (epoch %d, token %d)", in.name, in.epoch, in.token)
+}
+
+func lockState(h sim.NodeID, name func(sim.NodeID) string) string {
+	if h == sim.None {
+		return "free"
+	}
+	return "held by " + name(h)
+}
+
+// overlapStory finds the split-brain violation that node's operation at t
+// belongs to.
+func (c *checker) overlapStory(node sim.NodeID, t sim.Time) (Violation, bool) {
+	sb := c.splitBrain
+	nm := c.in.name(node)
+	for _, v := range sb.Violations {
+		if (v.At == t || v.End == t) && (v.Nodes[0] == nm || v.Nodes[1] == nm) {
+			return v, true
+		}
+	}
+	for _, v := range sb.Violations {
+		if v.At <= t && t <= v.End {
+			return v, true
+		}
+	}
+	return Violation{}, false
+}
+
+// checkLinearizability runs the resource history against the fenced-store
+// model, partitioned by fencing scope (or by slot without fencing).
+func (c *checker) checkLinearizability() (Check, Linearization) {
+	ch := Check{Name: CheckLinearizability}
+	if !c.in.hasResource() {
+		return skipped(ch, "no fenced resource in this run"), Linearization{Check: CheckLinearizability, Model: "fenced-store"}
+	}
+	ops := resourceOps(c.in.Resource, c.sentAt, c.in.name)
+	part, partNames := resourcePartition(c.in.Resource, c.in.Policy)
+	m := fencedStoreModel(c.in.name, part)
+	parts, names := part(ops), partNames(ops)
+	lin, bad := c.runPorcupine(CheckLinearizability, "fenced-store", m, ops, parts, true)
+	ch.Status = verdict(porcupine.CheckResult(lin.Result))
+	scope := "slot"
+	if c.in.Policy.Fencing {
+		scope = "fencing scope"
+	}
+	switch ch.Status {
+	case StatusOK:
+		ch.Summary = fmt.Sprintf("porcupine: the resource history (%d writes, %d partitions by %s) is linearizable as a fenced store", len(ops), len(parts), scope)
+	case StatusUnknown:
+		ch.Summary = fmt.Sprintf("porcupine did not decide within %v: verdict unknown, not ok", c.in.PorcupineTimeout)
+	case StatusViolated:
+		ch.Summary = fmt.Sprintf("porcupine: the resource history (%d writes, %d partitions by %s) is not linearizable as a fenced store", len(ops), len(parts), scope)
+		for _, u := range bad {
+			in := u.op.Input.(writeInput)
+			st := u.state.(storeState)
+			e := &c.in.Resource[in.idx]
+			why := "its slot was already applied from another run"
+			if st.has && in.token < st.highest {
+				why = fmt.Sprintf("a higher token (%d) was already applied", st.highest)
+			} else if k, found := st.find(in.job, in.slot); found {
+				o := st.owners[k]
+				why = fmt.Sprintf("its slot was already applied from %s run %d", c.in.name(o.node), o.run)
+			}
+			v := Violation{Kind: CheckLinearizability, At: e.At, End: e.At, Nodes: []string{c.in.name(e.Node)}, Tokens: []int64{e.Token},
+				Slot: c.slotName(e.JobIndex, e.Slot),
+				Details: fmt.Sprintf("partition %s: porcupine linearized %d of %d writes; it cannot place %s → applied, because %s",
+					names[u.partition], u.prefix, u.size, in.desc, why)}
+			if c.wants(&ch) {
+				// Tell the applied writes of the partition's conflicting runs.
+				var idx []int
+				for _, op := range parts[u.partition] {
+					w := op.Input.(writeInput)
+					if op.Output.(bool) && (w.slot == in.slot || w.token > in.token) {
+						idx = append(idx, w.idx)
+					}
+				}
+				if len(idx) > 8 {
+					idx = idx[len(idx)-8:]
+				}
+				v.Explanation = c.story(c.writeStory(idx, -1, 0), "not linearizable as a fenced store")
+			}
+			c.add(&ch, v)
+		}
+		if len(bad) == 0 {
+			c.add(&ch, Violation{Details: "porcupine found no linearization of the resource history"})
+		}
+	}
+	return ch, lin
+}

@@ -1,0 +1,271 @@
+package checker
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/electsim/electsim/cron"
+	"github.com/electsim/electsim/sim"
+)
+
+// --- leadership as a lock ---
+
+// lockOp is what a leadership operation does.
+type lockOp uint8
+
+const (
+	// lockAcquire: the node started acting as leader (takes the lock).
+	lockAcquire lockOp = iota + 1
+	// lockRelease: the node stopped acting as leader (releases it).
+	lockRelease
+	// lockHold is a whole tenure as one operation (acquire and release at
+	// once). It exists to show why the checker does not use it: porcupine
+	// may place it anywhere in [start, end], so overlapping tenures
+	// linearize and split-brain is hidden.
+	lockHold
+)
+
+// lockInput is the input of a leadership operation.
+type lockInput struct {
+	op           lockOp
+	node         sim.NodeID
+	name         string
+	epoch, token int64
+}
+
+// lockModel is a mutual-exclusion lock: its state is the holder (sim.None
+// when free). Acquire needs it free, release needs the caller to hold it.
+func lockModel(names func(sim.NodeID) string) porcupine.Model {
+	return porcupine.Model{
+		Init: func() interface{} { return sim.None },
+		Step: func(state, input, _ interface{}) (bool, interface{}) {
+			holder := state.(sim.NodeID)
+			in := input.(lockInput)
+			switch in.op {
+			case lockAcquire:
+				return holder == sim.None, in.node
+			case lockRelease:
+				return holder == in.node, sim.None
+			case lockHold:
+				return holder == sim.None, sim.None
+			}
+			return false, state
+		},
+		DescribeOperation: func(input, _ interface{}) string {
+			in := input.(lockInput)
+			switch in.op {
+			case lockAcquire:
+				return fmt.Sprintf("%s acquire (epoch %d, token %d)", in.name, in.epoch, in.token)
+			case lockRelease:
+				return fmt.Sprintf("%s release (epoch %d)", in.name, in.epoch)
+			default:
+				return fmt.Sprintf("%s tenure (epoch %d) as one operation", in.name, in.epoch)
+			}
+		},
+		DescribeState: func(state interface{}) string {
+			h := state.(sim.NodeID)
+			if h == sim.None {
+				return "free"
+			}
+			return "held by " + names(h)
+		},
+	}
+}
+
+// leadershipOps turns tenures into lock operations: each tenure is an
+// acquire at its start and, unless it lasted to the end, a release at its
+// end — two instantaneous operations, so overlapping tenures cannot be
+// linearized.
+func leadershipOps(tl *timeline, name func(sim.NodeID) string) []porcupine.Operation {
+	var ops []porcupine.Operation
+	for i := range tl.tenures {
+		t := &tl.tenures[i]
+		in := lockInput{op: lockAcquire, node: t.node, name: name(t.node), epoch: t.epoch, token: t.token}
+		ops = append(ops, porcupine.Operation{ClientId: int(t.node), Input: in, Call: int64(t.start), Return: int64(t.start)})
+		if !t.open() {
+			in.op = lockRelease
+			ops = append(ops, porcupine.Operation{ClientId: int(t.node), Input: in, Call: int64(t.end), Return: int64(t.end)})
+		}
+	}
+	return ops
+}
+
+// --- the resource as a fenced store ---
+
+// writeInput is a write the resource received; the output is whether it
+// applied it.
+type writeInput struct {
+	idx   int // log index
+	job   int
+	slot  int64
+	step  int
+	token int64
+	node  sim.NodeID
+	run   int64
+	desc  string // "n2 run 5 daily-report@… step 0 token 6"
+	why   string // the resource's reason
+}
+
+// slotOwner records which run a slot was applied from.
+type slotOwner struct {
+	job  int
+	slot int64
+	node sim.NodeID
+	run  int64
+}
+
+// storeState is the fenced store's state in one partition. It is never
+// mutated: Step returns a new value.
+type storeState struct {
+	has     bool
+	highest int64
+	owners  []slotOwner // sorted by (job, slot)
+}
+
+func (s storeState) find(job int, slot int64) (int, bool) {
+	lo, hi := 0, len(s.owners)
+	for lo < hi {
+		m := (lo + hi) / 2
+		o := s.owners[m]
+		if o.job < job || (o.job == job && o.slot < slot) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo, lo < len(s.owners) && s.owners[lo].job == job && s.owners[lo].slot == slot
+}
+
+// fencedStoreModel is the safety specification of the resource: it applies
+// a slot's writes from at most one run, and never applies a token lower than
+// one it applied before in the partition (the fencing scope, or the slot).
+// Rejecting is always allowed: the model judges what was applied.
+func fencedStoreModel(names func(sim.NodeID) string, partition func([]porcupine.Operation) [][]porcupine.Operation) porcupine.Model {
+	return porcupine.Model{
+		Partition: partition,
+		Init:      func() interface{} { return storeState{} },
+		Step: func(state, input, output interface{}) (bool, interface{}) {
+			s := state.(storeState)
+			in := input.(writeInput)
+			if !output.(bool) {
+				return true, s
+			}
+			if s.has && in.token < s.highest {
+				return false, s
+			}
+			k, found := s.find(in.job, in.slot)
+			if found && (s.owners[k].node != in.node || s.owners[k].run != in.run) {
+				return false, s
+			}
+			ns := storeState{has: true, highest: in.token, owners: s.owners}
+			if s.has && s.highest > in.token {
+				ns.highest = s.highest
+			}
+			if !found {
+				ns.owners = make([]slotOwner, 0, len(s.owners)+1)
+				ns.owners = append(ns.owners, s.owners[:k]...)
+				ns.owners = append(ns.owners, slotOwner{job: in.job, slot: in.slot, node: in.node, run: in.run})
+				ns.owners = append(ns.owners, s.owners[k:]...)
+			}
+			return true, ns
+		},
+		Equal: func(a, b interface{}) bool {
+			x, y := a.(storeState), b.(storeState)
+			if x.has != y.has || x.highest != y.highest || len(x.owners) != len(y.owners) {
+				return false
+			}
+			for i := range x.owners {
+				if x.owners[i] != y.owners[i] {
+					return false
+				}
+			}
+			return true
+		},
+		DescribeOperation: func(input, output interface{}) string {
+			in := input.(writeInput)
+			if output.(bool) {
+				return in.desc + " → applied"
+			}
+			return in.desc + " → rejected (" + in.why + ")"
+		},
+		DescribeState: func(state interface{}) string {
+			s := state.(storeState)
+			if !s.has {
+				return "nothing applied"
+			}
+			var b strings.Builder
+			fmt.Fprintf(&b, "highest token %d", s.highest)
+			for i, o := range s.owners {
+				if i == 4 {
+					fmt.Fprintf(&b, "; … %d more slots", len(s.owners)-4)
+					break
+				}
+				fmt.Fprintf(&b, "; slot %d@%d by %s run %d", o.job, o.slot, names(o.node), o.run)
+			}
+			return b.String()
+		},
+	}
+}
+
+// resourceOps turns the resource log into write operations, each from the
+// moment its message was sent (sentAt; -1 if unknown: the write's own time)
+// to the moment the resource decided.
+func resourceOps(log []cron.LogEntry, sentAt []sim.Time, name func(sim.NodeID) string) []porcupine.Operation {
+	ops := make([]porcupine.Operation, 0, len(log))
+	for i := range log {
+		e := &log[i]
+		call := e.At
+		if i < len(sentAt) && sentAt[i] >= 0 && sentAt[i] <= e.At {
+			call = sentAt[i]
+		}
+		in := writeInput{idx: i, job: e.JobIndex, slot: e.Slot, step: e.Step, token: e.Token, node: e.Node, run: e.Run, why: e.Reason,
+			desc: fmt.Sprintf("%s run %d %s step %d token %d", name(e.Node), e.Run, cron.SlotName(e.Job, e.Slot), e.Step, e.Token)}
+		ops = append(ops, porcupine.Operation{ClientId: int(e.Node), Input: in, Call: int64(call), Output: e.Accepted, Return: int64(e.At)})
+	}
+	return ops
+}
+
+// resourcePartition partitions writes by fencing scope when the policy
+// fences (per job, or one partition for a global scope), else by slot. It
+// returns the partitions in order of first appearance, and their names.
+func resourcePartition(log []cron.LogEntry, p cron.Policy) (func([]porcupine.Operation) [][]porcupine.Operation, func([]porcupine.Operation) []string) {
+	type key struct {
+		job  int
+		slot int64
+	}
+	keyOf := func(in writeInput) key {
+		if p.Fencing {
+			return key{job: scopeOf(p, in.job)}
+		}
+		return key{job: in.job, slot: in.slot}
+	}
+	split := func(ops []porcupine.Operation) ([][]porcupine.Operation, []string) {
+		var parts [][]porcupine.Operation
+		var names []string
+		index := map[key]int{} // lookups only; order follows parts
+		for _, op := range ops {
+			in := op.Input.(writeInput)
+			k := keyOf(in)
+			i, ok := index[k]
+			if !ok {
+				i = len(parts)
+				index[k] = i
+				parts = append(parts, nil)
+				e := &log[in.idx]
+				switch {
+				case !p.Fencing:
+					names = append(names, cron.SlotName(e.Job, e.Slot))
+				case k.job < 0:
+					names = append(names, "all jobs (global fencing scope)")
+				default:
+					names = append(names, "job "+e.Job)
+				}
+			}
+			parts[i] = append(parts[i], op)
+		}
+		return parts, names
+	}
+	return func(ops []porcupine.Operation) [][]porcupine.Operation { parts, _ := split(ops); return parts },
+		func(ops []porcupine.Operation) []string { _, names := split(ops); return names }
+}

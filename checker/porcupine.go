@@ -1,0 +1,184 @@
+package checker
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/electsim/electsim/sim"
+)
+
+// Linearization is one porcupine check: the history, the model, the
+// verdict, and what is needed to draw porcupine's visualization.
+type Linearization struct {
+	// Check is the check it backs (CheckLinearizability or
+	// CheckLeaderLinearizability).
+	Check string
+	// Model names the sequential specification: "lock" or "fenced-store".
+	Model string
+	// Result is porcupine's verdict: "Ok", "Illegal" or "Unknown" (timed out).
+	Result string
+	// Operations and Partitions size the history.
+	Operations int
+	Partitions int
+	// Timeout is the bound the check ran under (wall time).
+	Timeout time.Duration
+
+	model porcupine.Model
+	info  porcupine.LinearizationInfo
+	ran   bool
+}
+
+// Visualize writes porcupine's HTML visualization of the history, its
+// (partial) linearizations and the run's faults as annotations. The verdict
+// is deterministic; the order in which equally long partial linearizations
+// are listed may vary between runs.
+func (l Linearization) Visualize(w io.Writer) error {
+	if !l.ran {
+		return fmt.Errorf("checker: %s was not run", l.Check)
+	}
+	return porcupine.Visualize(l.model, l.info, w)
+}
+
+// verdict maps porcupine's result to a status: a timeout is unknown, never ok.
+func verdict(r porcupine.CheckResult) Status {
+	switch r {
+	case porcupine.Ok:
+		return StatusOK
+	case porcupine.Illegal:
+		return StatusViolated
+	default:
+		return StatusUnknown
+	}
+}
+
+// unplaced is the first operation of an illegal partition that porcupine
+// could not place, and the model state before it (the end of the longest
+// linearizable prefix).
+type unplaced struct {
+	partition int
+	op        porcupine.Operation
+	state     interface{}
+	prefix    int // length of the longest linearizable prefix
+	size      int // operations in the partition
+}
+
+// illegalParts finds, for each partition that has no complete
+// linearization, the earliest operation missing from its longest partial
+// linearization. Ties between equally long partial linearizations are broken
+// by their ID sequence, so the answer is deterministic.
+func illegalParts(m porcupine.Model, parts [][]porcupine.Operation, info porcupine.LinearizationInfo) []unplaced {
+	var out []unplaced
+	partials := info.PartialLinearizations()
+	for p, ops := range parts {
+		if p >= len(partials) {
+			break
+		}
+		var best []int
+		for _, seq := range partials[p] {
+			if len(seq) > len(best) || (len(seq) == len(best) && lessSeq(seq, best)) {
+				best = seq
+			}
+		}
+		if len(best) >= len(ops) {
+			continue
+		}
+		in := make([]bool, len(ops))
+		state := m.Init()
+		for _, id := range best {
+			in[id] = true
+			_, state = m.Step(state, ops[id].Input, ops[id].Output)
+		}
+		first := -1
+		for id := range ops {
+			if in[id] {
+				continue
+			}
+			if first < 0 || ops[id].Call < ops[first].Call || (ops[id].Call == ops[first].Call && ops[id].Return < ops[first].Return) {
+				first = id
+			}
+		}
+		out = append(out, unplaced{partition: p, op: ops[first], state: state, prefix: len(best), size: len(ops)})
+	}
+	return out
+}
+
+func lessSeq(a, b []int) bool {
+	for i := range a {
+		if i >= len(b) || a[i] != b[i] {
+			return i < len(b) && a[i] < b[i]
+		}
+	}
+	return false
+}
+
+// annotations renders the run's faults (and, with tenures, who led) for
+// porcupine's visualization. Nodes that have operations in the history get
+// their annotations on their own row; the others on a tagged row.
+func (c *checker) annotations(clients []bool, withTenures bool) []porcupine.Annotation {
+	var out []porcupine.Annotation
+	row := func(node sim.NodeID, a porcupine.Annotation) porcupine.Annotation {
+		if node >= 0 && int(node) < len(clients) && clients[node] {
+			a.ClientId = int(node)
+		} else {
+			a.Tag = c.in.name(node)
+		}
+		return a
+	}
+	for _, p := range c.tl.pauses {
+		out = append(out, row(p.node, porcupine.Annotation{Start: int64(p.from), End: int64(p.to), Description: "paused",
+			Details: fmt.Sprintf("%s paused at t=%v for %v", c.in.name(p.node), p.from, ms(p.to.Sub(p.from))), BackgroundColor: "#ffe0b2"}))
+	}
+	for _, k := range c.tl.crashes {
+		out = append(out, row(k.node, porcupine.Annotation{Start: int64(k.from), End: int64(k.to), Description: "crashed",
+			Details: fmt.Sprintf("%s crashed at t=%v", c.in.name(k.node), k.from), BackgroundColor: "#ffcdd2"}))
+	}
+	for i := range c.in.Records {
+		r := &c.in.Records[i]
+		if r.Type != sim.RecFault {
+			continue
+		}
+		tag := "faults"
+		switch {
+		case strings.HasPrefix(r.Name, "net."):
+			tag = "network"
+		case strings.HasPrefix(r.Name, "clock."):
+			tag = "clocks"
+		}
+		out = append(out, porcupine.Annotation{Tag: tag, Start: int64(r.At), End: int64(r.At), Description: r.Name,
+			Details: fmt.Sprintf("t=%v %s %s", r.At, r.Name, r.Detail), BackgroundColor: "#e1f5fe"})
+	}
+	if withTenures {
+		for i := range c.tl.tenures {
+			t := &c.tl.tenures[i]
+			out = append(out, porcupine.Annotation{Tag: "leader", Start: int64(t.start), End: int64(t.end),
+				Description:     fmt.Sprintf("%s (token %d)", c.in.name(t.node), t.token),
+				Details:         fmt.Sprintf("%s acted as leader, epoch %d token %d, t=%v–%v", c.in.name(t.node), t.epoch, t.token, t.start, t.end),
+				BackgroundColor: "#e8f5e9"})
+		}
+	}
+	return out
+}
+
+// runPorcupine checks ops against m within timeout and returns the
+// Linearization (with annotations added) and the unplaced operations of the
+// illegal partitions.
+func (c *checker) runPorcupine(check, model string, m porcupine.Model, ops []porcupine.Operation, parts [][]porcupine.Operation, withTenures bool) (Linearization, []unplaced) {
+	res, info := porcupine.CheckOperationsVerbose(m, ops, c.in.PorcupineTimeout)
+	l := Linearization{Check: check, Model: model, Result: string(res), Operations: len(ops), Partitions: len(parts),
+		Timeout: c.in.PorcupineTimeout, model: m, info: info, ran: true}
+	clients := make([]bool, numNodes(c.in.Records)+len(c.in.Names))
+	for _, op := range ops {
+		if op.ClientId >= 0 && op.ClientId < len(clients) {
+			clients[op.ClientId] = true
+		}
+	}
+	l.info.AddAnnotations(c.annotations(clients, withTenures))
+	var bad []unplaced
+	if res == porcupine.Illegal {
+		bad = illegalParts(m, parts, info)
+	}
+	return l, bad
+}

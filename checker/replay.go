@@ -1,0 +1,377 @@
+package checker
+
+import (
+	"time"
+
+	"github.com/electsim/electsim/sim"
+)
+
+// Effect names of the lease store that the checker follows (they mirror
+// algorithms/lease/store.go, which the checker does not import).
+const (
+	effStoreUnavailable = "store.unavailable"
+	effStoreAvailable   = "store.available"
+	effLeaseExpired     = "lease.expired" // A: the holder whose lease expired
+)
+
+// recogSpan is a stretch of true time during which node was a recognised
+// leader in tenure (an index into timeline.tenures).
+type recogSpan struct {
+	node     sim.NodeID
+	tenure   int
+	from, to sim.Time
+}
+
+type belief struct {
+	peer  sim.NodeID
+	epoch int64
+}
+
+// openFailover is a failover being measured.
+type openFailover struct {
+	f         Failover
+	leader    sim.NodeID
+	trigger   int // record index of the fault
+	newTenure int // tenure index of the recognised leader, once completed
+	epochs    []int64
+}
+
+// replayed is what the replay pass produces.
+type replayed struct {
+	spans      []recogSpan
+	failovers  []Failover
+	newTenure  []int // per failover: the recognised tenure (-1 if not completed)
+	leaderless time.Duration
+}
+
+// replayer re-runs the trace's observations, lifecycle and network faults to
+// know, at every record, who is a recognised leader.
+type replayer struct {
+	in      *Input
+	tl      *timeline
+	lease   bool
+	isCand  []bool
+	isStore []bool
+	major   int
+	leading []int // node → open tenure index, -1
+	bel     []belief
+	up      []bool
+	paused  []bool
+	net     *reach
+	storeDn bool
+	spanAt  []int // node → index of its open recognition span, -1
+	out     replayed
+	fo      *openFailover
+}
+
+func replay(in *Input, tl *timeline) replayed {
+	n := numNodes(in.Records)
+	if len(in.Names) > n {
+		n = len(in.Names)
+	}
+	for _, c := range in.Candidates {
+		if int(c) >= n {
+			n = int(c) + 1
+		}
+	}
+	p := &replayer{in: in, tl: tl, lease: len(in.LeaseStore) > 0,
+		isCand: make([]bool, n), isStore: make([]bool, n), major: len(in.Candidates)/2 + 1,
+		leading: minusOnes(n), bel: make([]belief, n), up: make([]bool, n), paused: make([]bool, n),
+		net: newReach(n, in.Names), spanAt: minusOnes(n)}
+	for _, c := range in.Candidates {
+		p.isCand[c] = true
+	}
+	for _, s := range in.LeaseStore {
+		if s >= 0 && int(s) < n {
+			p.isStore[s] = true
+		}
+	}
+	for i := range p.bel {
+		p.bel[i].peer = sim.None
+		p.up[i] = true
+	}
+	p.run()
+	return p.out
+}
+
+func (p *replayer) run() {
+	recs := p.in.Records
+	var last sim.Time
+	nextTenure := 0
+	for i := range recs {
+		r := &recs[i]
+		switch r.Type {
+		case sim.RecDeliver, sim.RecDrop, sim.RecTimer, sim.RecPersist, sim.RecPersistDone:
+			continue // changes nothing the replay follows
+		}
+		// Integrate the time since the previous record under the old state.
+		if d := r.At.Sub(last); d > 0 {
+			if !p.anyRecognised() {
+				p.out.leaderless += d
+			}
+			if p.fo != nil && !p.covered() {
+				p.fo.f.Leaderless += d
+			}
+		}
+		last = r.At
+
+		// Faults that remove a recognised leader, judged on the state
+		// before the record.
+		var removed []sim.NodeID
+		var why []string
+		var epochs []int64
+		switch {
+		case r.Type == sim.RecPause && p.recognised(r.Node):
+			removed, why = append(removed, r.Node), append(why, p.in.name(r.Node)+" paused")
+			epochs = append(epochs, p.tl.tenures[p.leading[r.Node]].epoch)
+		case r.Type == sim.RecStepDown && r.Detail == "crash" && p.recognised(r.Node):
+			removed, why = append(removed, r.Node), append(why, p.in.name(r.Node)+" crashed")
+			epochs = append(epochs, p.tl.tenures[p.leading[r.Node]].epoch)
+		}
+		var healthyBefore []bool
+		netFault := r.Type == sim.RecFault && isNetFault(r)
+		storeFault := r.Type == sim.RecEffect && p.lease && p.isStoreNode(r.Node) && r.Name == effStoreUnavailable && !p.storeDn
+		if netFault || storeFault {
+			healthyBefore = make([]bool, len(p.leading))
+			for x := range p.leading {
+				healthyBefore[x] = p.recognised(sim.NodeID(x)) && p.healthy(sim.NodeID(x))
+			}
+		}
+
+		p.apply(r, &nextTenure)
+
+		for x, was := range healthyBefore {
+			if was && !p.healthy(sim.NodeID(x)) {
+				removed = append(removed, sim.NodeID(x))
+				epochs = append(epochs, p.tl.tenures[p.leading[x]].epoch)
+				switch {
+				case storeFault:
+					why = append(why, "lease store unavailable")
+				case p.lease:
+					why = append(why, p.in.name(sim.NodeID(x))+" cut off from the lease store")
+				default:
+					why = append(why, p.in.name(sim.NodeID(x))+" cut off from a majority")
+				}
+			}
+		}
+		if p.fo == nil && len(removed) > 0 {
+			l := removed[0]
+			p.fo = &openFailover{leader: l, trigger: i, newTenure: -1,
+				f: Failover{Fault: why[0], FaultAt: r.At, Leader: p.in.name(l), LeaderEpoch: epochs[0]}}
+		}
+
+		p.updateSpans(r.At)
+		if p.fo != nil {
+			p.observe(i, r)
+		}
+	}
+	end := p.tl.end
+	for x, k := range p.spanAt {
+		if k >= 0 {
+			p.out.spans[k].to = end
+			p.spanAt[x] = -1
+		}
+	}
+	if p.fo != nil {
+		p.out.failovers = append(p.out.failovers, p.fo.f)
+		p.out.newTenure = append(p.out.newTenure, -1)
+		p.fo = nil
+	}
+}
+
+// apply updates the state for one record.
+func (p *replayer) apply(r *sim.Record, nextTenure *int) {
+	switch r.Type {
+	case sim.RecLead:
+		p.leading[r.Node] = *nextTenure
+		*nextTenure++
+	case sim.RecStepDown:
+		p.leading[r.Node] = -1
+	case sim.RecBelieve:
+		p.bel[r.Node] = belief{peer: r.Peer, epoch: r.Epoch}
+	case sim.RecCrash:
+		p.leading[r.Node] = -1
+		p.up[r.Node], p.paused[r.Node] = false, false
+		p.bel[r.Node] = belief{peer: sim.None}
+	case sim.RecStart:
+		p.up[r.Node], p.paused[r.Node] = true, false
+	case sim.RecPause:
+		p.paused[r.Node] = true
+	case sim.RecResume:
+		p.paused[r.Node] = false
+	case sim.RecFault:
+		if isNetFault(r) {
+			p.net.apply(r)
+		}
+	case sim.RecEffect:
+		if p.isStoreNode(r.Node) {
+			switch r.Name {
+			case effStoreUnavailable:
+				p.storeDn = true
+			case effStoreAvailable:
+				p.storeDn = false
+			}
+		}
+	}
+}
+
+func (p *replayer) isStoreNode(id sim.NodeID) bool {
+	return id >= 0 && int(id) < len(p.isStore) && p.isStore[id]
+}
+
+// recognised reports whether x is a recognised leader now: it acts as
+// leader, is up and not paused, and either holds the lease (lease mode) or is
+// followed by a majority of candidates (itself included) believing it leads
+// its tenure's epoch.
+func (p *replayer) recognised(x sim.NodeID) bool {
+	if x < 0 || int(x) >= len(p.leading) {
+		return false
+	}
+	k := p.leading[x]
+	if k < 0 || !p.up[x] || p.paused[x] {
+		return false
+	}
+	if p.lease {
+		return true
+	}
+	ep := p.tl.tenures[k].epoch
+	n := 0
+	for _, c := range p.in.Candidates {
+		if c == x || (p.bel[c].peer == x && p.bel[c].epoch == ep) {
+			n++
+		}
+	}
+	return n >= p.major
+}
+
+// healthy reports whether nothing currently removes x from leading: it is up
+// and running, and connected both ways to the lease store (lease mode, with
+// the store available) or to a majority of candidates.
+func (p *replayer) healthy(x sim.NodeID) bool {
+	if !p.up[x] || p.paused[x] {
+		return false
+	}
+	if p.lease {
+		if p.storeDn {
+			return false
+		}
+		for _, s := range p.in.LeaseStore {
+			if p.net.both(x, s) {
+				return true
+			}
+		}
+		return false
+	}
+	n := 0
+	for _, c := range p.in.Candidates {
+		if p.net.both(x, c) {
+			n++
+		}
+	}
+	return n >= p.major
+}
+
+func (p *replayer) anyRecognised() bool {
+	for _, k := range p.spanAt {
+		if k >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// covered reports whether, during the open failover, some working node other
+// than the removed leader acts as leader, or the removed leader recovered.
+func (p *replayer) covered() bool {
+	l := p.fo.leader
+	for x, k := range p.leading {
+		if k < 0 {
+			continue
+		}
+		id := sim.NodeID(x)
+		if id != l && p.up[x] && !p.paused[x] {
+			return true
+		}
+		if id == l && p.healthy(l) {
+			return true
+		}
+	}
+	return false
+}
+
+// updateSpans opens and closes recognition spans after a record at t.
+func (p *replayer) updateSpans(t sim.Time) {
+	for x := range p.leading {
+		id := sim.NodeID(x)
+		rec := p.recognised(id)
+		switch k := p.spanAt[x]; {
+		case rec && k >= 0 && p.out.spans[k].tenure != p.leading[x]:
+			p.out.spans[k].to = t
+			p.spanAt[x] = len(p.out.spans)
+			p.out.spans = append(p.out.spans, recogSpan{node: id, tenure: p.leading[x], from: t})
+		case rec && k < 0:
+			p.spanAt[x] = len(p.out.spans)
+			p.out.spans = append(p.out.spans, recogSpan{node: id, tenure: p.leading[x], from: t})
+		case !rec && k >= 0:
+			p.out.spans[k].to = t
+			p.spanAt[x] = -1
+		}
+	}
+}
+
+// observe measures the open failover at record i: detection, elections,
+// and completion once an eligible leader is recognised.
+func (p *replayer) observe(i int, r *sim.Record) {
+	fo := p.fo
+	l := fo.leader
+	if i != fo.trigger {
+		if !fo.f.Detected {
+			by := sim.None
+			switch {
+			case r.Type == sim.RecBelieve && r.Node != l && p.isCand[r.Node] && r.Peer != l:
+				by = r.Node
+			case r.Type == sim.RecStepDown && r.Node == l:
+				by = l
+			case r.Type == sim.RecLead && r.Node != l:
+				by = r.Node
+			case r.Type == sim.RecEffect && p.isStoreNode(r.Node) && r.Name == effLeaseExpired && sim.NodeID(r.A) == l:
+				by = r.Node // the store's clock expired the removed holder's lease
+			}
+			if by != sim.None {
+				fo.f.Detected, fo.f.DetectedAt, fo.f.DetectedBy = true, r.At, p.in.name(by)
+				fo.f.Detection = r.At.Sub(fo.f.FaultAt)
+			}
+		}
+		if r.Type == sim.RecLead {
+			fo.f.LeadsDuring++
+		}
+		if (r.Type == sim.RecLead || r.Type == sim.RecBelieve) && r.Epoch > fo.f.LeaderEpoch {
+			seen := false
+			for _, e := range fo.epochs {
+				if e == r.Epoch {
+					seen = true
+					break
+				}
+			}
+			if !seen {
+				fo.epochs = append(fo.epochs, r.Epoch)
+			}
+		}
+	}
+	for x := range p.leading {
+		id := sim.NodeID(x)
+		if !p.recognised(id) || (id == l && !p.healthy(l)) {
+			continue
+		}
+		t := &p.tl.tenures[p.leading[x]]
+		fo.f.Completed = true
+		fo.f.NewLeader, fo.f.NewEpoch, fo.f.NewToken = p.in.name(id), t.epoch, t.token
+		fo.f.LeaderAt, fo.f.Latency = r.At, r.At.Sub(fo.f.FaultAt)
+		fo.f.ElectionsDuring = len(fo.epochs)
+		p.out.failovers = append(p.out.failovers, fo.f)
+		p.out.newTenure = append(p.out.newTenure, p.leading[x])
+		p.fo = nil
+		return
+	}
+	fo.f.ElectionsDuring = len(fo.epochs)
+}
