@@ -10,6 +10,9 @@ import (
 // algorithms/lease/store.go, which the checker does not import).
 const (
 	effStoreUnavailable = "store.unavailable"
+	// noteResigning is faults.NoteResigning: a resign fault is about to shut
+	// the node down gracefully (the checker does not import faults).
+	noteResigning = "fault.resigning"
 	effStoreAvailable   = "store.available"
 	effLeaseExpired     = "lease.expired" // A: the holder whose lease expired
 )
@@ -127,6 +130,9 @@ func (p *replayer) run() {
 		case r.Type == sim.RecStepDown && r.Detail == "crash" && p.recognised(r.Node):
 			removed, why = append(removed, r.Node), append(why, p.in.name(r.Node)+" crashed")
 			epochs = append(epochs, p.tl.tenures[p.leading[r.Node]].epoch)
+		case r.Type == sim.RecFault && r.Name == noteResigning && r.Node >= 0 && p.recognised(r.Node):
+			removed, why = append(removed, r.Node), append(why, p.in.name(r.Node)+" shut down gracefully")
+			epochs = append(epochs, p.tl.tenures[p.leading[r.Node]].epoch)
 		}
 		var healthyBefore []bool
 		netFault := r.Type == sim.RecFault && isNetFault(r)
@@ -202,6 +208,11 @@ func (p *replayer) apply(r *sim.Record, nextTenure *int) {
 	case sim.RecFault:
 		if isNetFault(r) {
 			p.net.apply(r)
+		}
+		if r.Name == noteResigning && r.Node >= 0 && int(r.Node) < len(p.up) {
+			// The node is shutting down: it stops leading and its process
+			// exits at this instant; its RecStart brings it back.
+			p.up[r.Node] = false
 		}
 	case sim.RecEffect:
 		if p.isStoreNode(r.Node) {

@@ -43,6 +43,14 @@ func Wrap(inner sim.Node, cfg *Config) *Node {
 	return &Node{inner: inner, cfg: cfg}
 }
 
+// Resign passes a graceful shutdown to the wrapped algorithm, if it has a
+// Resign hook (lease candidates do).
+func (n *Node) Resign() {
+	if r, ok := n.inner.(interface{ Resign() }); ok {
+		r.Resign()
+	}
+}
+
 // Inner returns the wrapped algorithm node.
 func (n *Node) Inner() sim.Node { return n.inner }
 

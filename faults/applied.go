@@ -56,6 +56,8 @@ func (a Applied) Explicit() Fault {
 		f.Pause.Target = cloneTarget(f.Pause.Target)
 	case f.Crash != nil:
 		f.Crash.Target = cloneTarget(f.Crash.Target)
+	case f.Resign != nil:
+		f.Resign.Target = cloneTarget(f.Resign.Target)
 	case f.Restart != nil:
 		f.Restart.Target = cloneTarget(f.Restart.Target)
 	case f.Clock != nil:

@@ -48,6 +48,14 @@ func concretize(f *Fault, r *sim.Rand) Fault {
 	case f.Crash != nil:
 		x := *f.Crash
 		c.Crash = &x
+	case f.Resign != nil:
+		x := *f.Resign
+		g := Dur(DefaultResignGrace)
+		if x.Grace != nil {
+			g = Dur(x.Grace.Draw(r))
+		}
+		x.Grace = &g
+		c.Resign = &x
 	case f.Restart != nil:
 		x := *f.Restart
 		c.Restart = &x
@@ -85,6 +93,8 @@ func (in *Injector) apply(f *Fault, c *ctx) outcome {
 		return in.applyPause(f.Pause, c)
 	case f.Crash != nil:
 		return in.applyCrash(f.Crash, c)
+	case f.Resign != nil:
+		return in.applyResign(f.Resign, c)
 	case f.Restart != nil:
 		return in.applyRestart(f.Restart, c)
 	case f.Clock != nil:
@@ -194,6 +204,50 @@ func (in *Injector) applyCrash(x *Crash, c *ctx) outcome {
 				}
 			}
 			return "restart " + in.names(nodes) + ", " + diskText(wipe)
+		}}
+}
+
+// applyResign runs each target's Resign hook now and crashes it after the
+// grace period; the revert restarts it with its disk (or, if it comes before
+// the grace period ends, cancels the exit).
+func (in *Injector) applyResign(x *Resign, c *ctx) outcome {
+	nodes, why, skip := in.live(x.Target, c)
+	if skip != "" {
+		return outcome{skip: skip}
+	}
+	body := "resign " + in.describe(nodes, why)
+	for _, id := range nodes {
+		// Noted before the hook runs, so a checker reading the trace sees the
+		// shutdown before the step-down it causes.
+		in.s.Note(NoteResigning, in.s.NodeName(id)+" shuts down gracefully (SIGTERM)", id)
+		if r, ok := in.s.Node(id).(Resigner); ok {
+			r.Resign()
+		} else {
+			body += " (" + in.s.NodeName(id) + " has no resign hook: it just stops)"
+		}
+	}
+	grace := DefaultResignGrace
+	if x.Grace != nil {
+		grace = x.Grace.Min
+	}
+	body += ", exits after " + grace.String()
+	exited, cancelled := false, false
+	var crash outcome
+	in.s.After(grace, func() {
+		if cancelled {
+			return
+		}
+		exited = true
+		crash = in.applyCrash(&Crash{Target: Nodes(nodes...)}, c)
+	})
+	g := Dur(grace)
+	return outcome{concrete: Fault{Resign: &Resign{Target: Nodes(nodes...), Grace: &g}}, nodes: nodes, body: body,
+		undo: func() string {
+			if !exited {
+				cancelled = true
+				return "resign of " + in.names(nodes) + " ended before the process exited"
+			}
+			return crash.undo()
 		}}
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/electsim/electsim/sim"
 )
@@ -20,6 +21,7 @@ const (
 	KindLink      = "link"
 	KindDisk      = "disk"
 	KindStore     = "store"
+	KindResign    = "resign"
 )
 
 // Fault is one fault of a scenario: when it fires (At, or After a protocol
@@ -48,6 +50,7 @@ type Fault struct {
 	Link      *Link
 	Disk      *Disk
 	Store     *Store
+	Resign    *Resign
 }
 
 // Trigger fires its fault Delay after the first matching event at or after
@@ -112,6 +115,40 @@ func (t *Trigger) Validate() error {
 // Heal restores every link (and ends every active partition fault). It is
 // instantaneous.
 type Heal struct{}
+
+// Resign shuts the target nodes down gracefully, as a rolling update's
+// SIGTERM does: each node's Resign hook runs first (a lease candidate with
+// release_on_cancel releases its lease; nodes without the hook just stop),
+// the process keeps running for Grace to finish its shutdown, then exits.
+// Reverting (For counts from the SIGTERM) starts it again with its disk.
+type Resign struct {
+	Target Target
+	// Grace is how long the process runs after the hook before it exits
+	// (Kubernetes' terminationGracePeriodSeconds, here short). Default 1s.
+	Grace *DurRange
+}
+
+// DefaultResignGrace is Resign.Grace's default.
+const DefaultResignGrace = time.Second
+
+// Validate checks the resign fault.
+func (r *Resign) Validate() error {
+	if r.Grace != nil {
+		if err := r.Grace.validateNonNeg("grace"); err != nil {
+			return err
+		}
+	}
+	return prefix("target.", r.Target.Validate())
+}
+
+// NoteResigning is the trace note (a RecFault record naming the node) written
+// just before a resign fault runs a node's hook.
+const NoteResigning = "fault.resigning"
+
+// Resigner is implemented by nodes with a graceful-shutdown hook.
+type Resigner interface {
+	Resign()
+}
 
 // Pause pauses the target nodes' processes (GC, SIGSTOP); reverting resumes
 // them. Nodes that are down are left out.
@@ -323,6 +360,7 @@ func (f *Fault) kinds() []string {
 		{KindPartition, f.Partition != nil}, {KindHeal, f.Heal != nil}, {KindPause, f.Pause != nil},
 		{KindCrash, f.Crash != nil}, {KindRestart, f.Restart != nil}, {KindClock, f.Clock != nil},
 		{KindLink, f.Link != nil}, {KindDisk, f.Disk != nil}, {KindStore, f.Store != nil},
+		{KindResign, f.Resign != nil},
 	} {
 		if c.set {
 			k = append(k, c.name)
@@ -350,7 +388,7 @@ func (f *Fault) Validate() error {
 	k := f.kinds()
 	switch {
 	case len(k) == 0:
-		return errors.New("needs one of partition, heal, pause, crash, restart, clock, link, disk, store")
+		return errors.New("needs one of partition, heal, pause, crash, restart, clock, link, disk, store, resign")
 	case len(k) > 1:
 		return fmt.Errorf("has %s: exactly one kind per fault", strings.Join(k, " and "))
 	}
@@ -388,6 +426,8 @@ func (f *Fault) Validate() error {
 		err = f.Disk.Validate()
 	case f.Store != nil:
 		err = f.Store.Validate()
+	case f.Resign != nil:
+		err = f.Resign.Validate()
 	}
 	if err != nil {
 		return prefix(k[0]+".", err)
@@ -420,6 +460,8 @@ func (f *Fault) targets() []Target {
 		out = append(out, f.Pause.Target)
 	case f.Crash != nil:
 		out = append(out, f.Crash.Target)
+	case f.Resign != nil:
+		out = append(out, f.Resign.Target)
 	case f.Restart != nil:
 		out = append(out, f.Restart.Target)
 	case f.Clock != nil:

@@ -23,7 +23,7 @@ func TestFaultValidate(t *testing.T) {
 		f    faults.Fault
 		want string
 	}{
-		{faults.Fault{}, "needs one of partition, heal, pause, crash, restart, clock, link, disk, store"},
+		{faults.Fault{}, "needs one of partition, heal, pause, crash, restart, clock, link, disk, store, resign"},
 		{faults.Fault{Pause: &faults.Pause{Target: leader}, Crash: &faults.Crash{Target: leader}}, "has pause and crash: exactly one kind per fault"},
 		{faults.Fault{At: bad, Pause: &faults.Pause{Target: leader}}, "at: min 2s > max 1s"},
 		{faults.Fault{For: &neg, Pause: &faults.Pause{Target: leader}}, "for: negative duration -1s"},

@@ -9,9 +9,12 @@ package scenarios
 import (
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
+	"github.com/electsim/electsim/checker"
 	"github.com/electsim/electsim/cron"
+	"github.com/electsim/electsim/faults"
 	"github.com/electsim/electsim/sim"
 )
 
@@ -37,16 +40,36 @@ type Scenario struct {
 	Nodes int
 	// Fsync is the candidates' disk write latency.
 	Fsync sim.Dist
+	// Clocks are per-node initial clock settings, applied before any node
+	// starts (a fault's clock change happens after the nodes have read
+	// their clocks and armed their timers).
+	Clocks []ClockSpec
 	// Network is the default link configuration; Links override single links.
 	Network NetworkSpec
 	// Algorithm is the election algorithm (nil-able in ShedLock mode).
 	Algorithm AlgorithmSpec
 	// Cron is the cron workload, if any.
 	Cron *CronSpec
+	// Faults are the explicit faults, in file order.
+	Faults []faults.Fault
+	// Nemeses are the random fault generators.
+	Nemeses []faults.Nemesis
 	// Settle is the heal-and-settle phase.
 	Settle SettleSpec
+	// Expect is what the runs must show (checker.Expect).
+	Expect checker.Expect
 	// MaxEvents bounds each run (default 50,000,000).
 	MaxEvents uint64
+}
+
+// ClockSpec is one node's initial clock: a wall-clock offset and rates
+// (ranges are drawn per run).
+type ClockSpec struct {
+	Node                   sim.NodeID
+	OffsetLo, OffsetHi     time.Duration
+	RateLo, RateHi         float64 // both clocks; 0 = unchanged
+	MonoRateLo, MonoRateHi float64
+	WallRateLo, WallRateHi float64
 }
 
 // NetworkSpec is the network section.
@@ -163,8 +186,8 @@ func (l *loader) readScenario(root *ynode) *Scenario {
 		l.errAt(algoNode, "algorithm", "ShedLock mode (cron.mode: shedlock) runs no election; remove the algorithm section")
 	}
 	l.readSettle(m.get("settle"), sc)
-	m.get("faults")
-	m.get("expect")
+	l.readFaults(m.get("faults"), sc)
+	l.readExpect(m.get("expect"), sc)
 	m.finish()
 	return sc
 }
@@ -176,6 +199,30 @@ func (l *loader) readCluster(n *ynode, sc *Scenario) {
 		if dist, ok := l.readDist(d, "cluster.fsync"); ok {
 			sc.Fsync = dist
 		}
+	}
+	for i, it := range m.list("clocks") {
+		path := index("cluster.clocks", i)
+		cm := l.mapOf(it, path)
+		var c ClockSpec
+		nn, ns, ok := cm.scalar("node")
+		if !ok {
+			if cm.ok {
+				l.errAt(it, join(path, "node"), "missing: which node (n1..n%d)", sc.Nodes)
+			}
+		} else if id, err := nodeRef(ns, sc.Nodes); err != nil {
+			l.errAt(nn, join(path, "node"), "%v", err)
+		} else {
+			c.Node = id
+		}
+		cm.durRange("offset", &c.OffsetLo, &c.OffsetHi, true)
+		cm.floatRange("rate", &c.RateLo, &c.RateHi, 0.001, 1000)
+		cm.floatRange("mono_rate", &c.MonoRateLo, &c.MonoRateHi, 0.001, 1000)
+		cm.floatRange("wall_rate", &c.WallRateLo, &c.WallRateHi, 0.001, 1000)
+		if c.RateLo != 0 && (c.MonoRateLo != 0 || c.WallRateLo != 0) {
+			l.errAt(it, join(path, "rate"), "rate sets both clocks; not with mono_rate or wall_rate")
+		}
+		cm.finish()
+		sc.Clocks = append(sc.Clocks, c)
 	}
 	m.finish()
 }
@@ -392,4 +439,46 @@ func (sc *Scenario) String() string {
 		algo = "shedlock"
 	}
 	return fmt.Sprintf("%s: %d nodes, %s, %v", sc.Name, sc.Nodes, algo, sc.Duration)
+}
+
+// checkNames are the checks an expect block may name.
+var checkNames = []string{checker.CheckElectionSafety, checker.CheckSplitBrain, checker.CheckDoubleExecution,
+	checker.CheckStaleWrite, checker.CheckLinearizability, checker.CheckLeaderLinearizability,
+	checker.CheckLiveness, checker.CheckMissedSlots}
+
+func (l *loader) readExpect(n *ynode, sc *Scenario) {
+	m := l.mapOf(n, "expect")
+	e := &sc.Expect
+	read := func(key string) []string {
+		names, nodes := m.strList(key)
+		var out []string
+		for i, v := range names {
+			if !containsStr(checkNames, v) {
+				l.errAt(nodes[i], index(join("expect", key), i), "unknown check %q (one of %s)%s", v, strings.Join(checkNames, ", "), suggest(v, checkNames))
+				continue
+			}
+			out = append(out, v)
+		}
+		return out
+	}
+	e.MustOccur = read("violations")
+	e.Allow = read("allow")
+	m.boolean("fail_on_harmless", &e.FailOnHarmless)
+	m.dur("failover_under", &e.FailoverUnder)
+	m.dur("detect_under", &e.DetectUnder)
+	m.dur("fenced_run_under", &e.FencedRunUnder)
+	var lo, hi float64
+	if m.floatRange("max_flaps_per_minute", &lo, &hi, 0, 1e6) {
+		e.MaxFlapsPerMinute = lo
+	}
+	m.finish()
+}
+
+func containsStr(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

@@ -1,0 +1,616 @@
+package scenarios
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/electsim/electsim/faults"
+)
+
+// faultKinds are the keys that name a fault's kind; exactly one per entry.
+var faultKinds = []string{"partition", "heal", "pause", "crash", "restart", "resign", "clock", "link", "disk", "store", "random"}
+
+var targetKinds = []string{"leader", "lease_holder", "candidate", "followers", "random", "random_minority", "all", "store", "resource", "event_node"}
+
+// readFaults reads the faults list into explicit faults and nemeses.
+func (l *loader) readFaults(n *ynode, sc *Scenario) {
+	if n == nil || n.kind == yNull {
+		return
+	}
+	if n.kind != ySeq {
+		l.errAt(n, "faults", "want a list of faults, got %s", describe(n))
+		return
+	}
+	for i, it := range n.items {
+		path := index("faults", i)
+		m := l.mapOf(it, path)
+		if !m.ok {
+			continue
+		}
+		var kinds []string
+		for _, k := range it.keys {
+			for _, fk := range faultKinds {
+				if k.name == fk {
+					kinds = append(kinds, fk)
+				}
+			}
+		}
+		switch {
+		case len(kinds) == 0:
+			cands := append([]string(nil), faultKinds...)
+			hint := ""
+			for _, k := range it.keys {
+				if s := suggest(k.name, cands); s != "" {
+					hint = " — " + strconv.Quote(k.name) + " is unknown" + s
+				}
+			}
+			l.errAt(it, path, "a fault needs one of %s%s", strings.Join(faultKinds, ", "), hint)
+			for _, k := range it.keys {
+				m.asked = append(m.asked, k.name) // reported above, once
+			}
+			m.finish()
+			continue
+		case len(kinds) > 1:
+			l.errAt(m.keyNode(kinds[1]), join(path, kinds[1]), "one fault per entry: this one is already a %s fault", kinds[0])
+			m.asked = append(m.asked, faultKinds...)
+			m.finish()
+			continue
+		}
+		if kinds[0] == "random" {
+			if nem, ok := l.readNemesis(m, path, sc); ok {
+				sc.Nemeses = append(sc.Nemeses, nem)
+			}
+			m.finish()
+			continue
+		}
+		f, ok := l.readFault(m, kinds[0], path, sc)
+		m.finish()
+		if !ok {
+			continue
+		}
+		if err := f.Validate(); err != nil {
+			l.errAt(it, path, "%v", err)
+			continue
+		}
+		sc.Faults = append(sc.Faults, f)
+	}
+}
+
+func (l *loader) readFault(m *mapReader, kind, path string, sc *Scenario) (faults.Fault, bool) {
+	var f faults.Fault
+	m.str("name", &f.Name)
+	ok := true
+	if m.has("at") {
+		ok = m.durRange("at", &f.At.Min, &f.At.Max, false) && ok
+	} else if !m.has("after") {
+		l.errAt(m.n, join(path, "at"), "missing: when the fault fires (e.g. at: 10s or at: 10s..20s), or after: {event, node}")
+		ok = false
+	}
+	if m.has("for") {
+		var d faults.DurRange
+		if m.durRange("for", &d.Min, &d.Max, false) {
+			f.For = &d
+		} else {
+			ok = false
+		}
+	}
+	if an := m.get("after"); an != nil {
+		am := l.mapOf(an, join(path, "after"))
+		tr := &faults.Trigger{}
+		if !am.oneOf("event", &tr.Event, faults.EventElected, faults.EventSteppedDown, faults.EventRenew,
+			faults.EventAcquired, faults.EventExpired, faults.EventJobStarted, faults.EventJobFinished) {
+			if !am.has("event") && am.ok {
+				l.errAt(an, join(path, "after.event"), "missing: elected, stepped_down, renew, acquired, expired, job_started or job_finished")
+			}
+			ok = false
+		}
+		if nn := am.get("node"); nn != nil {
+			if t, tok := l.readTarget(nn, join(path, "after.node"), sc); tok {
+				tr.Node = t
+			} else {
+				ok = false
+			}
+		}
+		am.finish()
+		if m.has("delay") {
+			ok = m.durRange("delay", &tr.Delay.Min, &tr.Delay.Max, false) && ok
+		}
+		f.After = tr
+	} else if m.has("delay") {
+		l.errAt(m.keyNode("delay"), join(path, "delay"), "delay only applies with after: {event, node}")
+		ok = false
+	}
+	kn := m.get(kind)
+	kp := join(path, kind)
+	switch kind {
+	case "heal":
+		if kn.kind != yNull && !(kn.kind == yScalar && kn.text == "true") && !(kn.kind == yMap && len(kn.keys) == 0) {
+			l.errAt(kn, kp, "heal takes no parameters (write heal: true)")
+			ok = false
+		}
+		f.Heal = &faults.Heal{}
+	case "pause", "crash", "restart", "resign":
+		var t faults.Target
+		var wipe bool
+		var grace *faults.DurRange
+		tok := false
+		if kn.kind == yMap {
+			km := l.mapOf(kn, kp)
+			if tn := km.get("target"); tn != nil {
+				t, tok = l.readTarget(tn, join(kp, "target"), sc)
+			} else {
+				l.errAt(kn, join(kp, "target"), "missing: which node(s), e.g. leader or n3")
+			}
+			if kind == "crash" || kind == "restart" {
+				km.boolean("wipe_disk", &wipe)
+			}
+			if kind == "resign" && km.has("grace") {
+				var g faults.DurRange
+				if km.durRange("grace", &g.Min, &g.Max, false) {
+					grace = &g
+				} else {
+					ok = false
+				}
+			}
+			km.finish()
+		} else {
+			t, tok = l.readTarget(kn, kp, sc)
+			if kind == "crash" || kind == "restart" {
+				m.boolean("wipe_disk", &wipe)
+			}
+		}
+		ok = ok && tok
+		switch kind {
+		case "pause":
+			f.Pause = &faults.Pause{Target: t}
+		case "crash":
+			f.Crash = &faults.Crash{Target: t, WipeDisk: wipe}
+		case "restart":
+			f.Restart = &faults.Restart{Target: t, WipeDisk: wipe}
+		case "resign":
+			f.Resign = &faults.Resign{Target: t, Grace: grace}
+		}
+	case "partition":
+		p, pok := l.readPartition(m, kn, kp, path, sc)
+		ok = ok && pok
+		f.Partition = p
+	case "clock":
+		c, cok := l.readClock(kn, kp, sc)
+		ok = ok && cok
+		f.Clock = c
+	case "link":
+		lk, lok := l.readLink(kn, kp, sc)
+		ok = ok && lok
+		f.Link = lk
+	case "disk":
+		dm := l.mapOf(kn, kp)
+		d := &faults.Disk{}
+		tn := dm.get("target")
+		if tn == nil {
+			tn = dm.get("node")
+		} else {
+			dm.get("node")
+		}
+		if tn == nil {
+			l.errAt(kn, join(kp, "target"), "missing: which node(s)")
+			ok = false
+		} else if t, tok := l.readTarget(tn, join(kp, "target"), sc); tok {
+			d.Target = t
+		} else {
+			ok = false
+		}
+		if fn := dm.get("fsync"); fn != nil {
+			if dist, dok := l.readDist(fn, join(kp, "fsync")); dok {
+				d.Fsync = dist
+			} else {
+				ok = false
+			}
+		} else {
+			l.errAt(kn, join(kp, "fsync"), "missing: the disk write latency, e.g. 200ms or 50ms..2s")
+			ok = false
+		}
+		dm.finish()
+		f.Disk = d
+	case "store":
+		st := &faults.Store{}
+		if !sc.hasStore() {
+			l.errAt(kn, kp, "this scenario has no lease store (store faults need algorithm lease or cron.mode shedlock)")
+			ok = false
+		}
+		if kn.kind == yScalar {
+			switch kn.text {
+			case "unavailable":
+				st.Unavailable = true
+			case "failover":
+				st.LoseLastWrites = &faults.IntRange{Min: 1, Max: 1}
+			default:
+				l.errAt(kn, kp, "%q: want unavailable, failover, or {unavailable: true, lose_last_writes: 1..3}%s", kn.text, suggest(kn.text, []string{"unavailable", "failover"}))
+				ok = false
+			}
+		} else {
+			sm := l.mapOf(kn, kp)
+			sm.boolean("unavailable", &st.Unavailable)
+			var lo, hi float64
+			if sm.floatRange("lose_last_writes", &lo, &hi, 1, 1e6) {
+				st.LoseLastWrites = &faults.IntRange{Min: int(lo), Max: int(hi)}
+			}
+			sm.finish()
+		}
+		f.Store = st
+	}
+	return f, ok
+}
+
+// readTarget reads a target: a role (leader, lease_holder, …), a node (n3 or
+// 3), a list of nodes, or {kind: random, count: 2}.
+func (l *loader) readTarget(n *ynode, path string, sc *Scenario) (faults.Target, bool) {
+	switch n.kind {
+	case yScalar:
+		s := strings.TrimSpace(n.text)
+		for _, k := range targetKinds {
+			if s == k {
+				t := faults.Of(faults.TargetKind(k))
+				return t, l.checkTargetAvailable(n, path, t, sc)
+			}
+		}
+		if id, err := nodeRef(s, sc.Nodes); err == nil {
+			return faults.Nodes(id), true
+		}
+		if _, err := strconv.Atoi(strings.TrimPrefix(s, "n")); err == nil {
+			l.errAt(n, path, "%q is not a node of this %d-node cluster (n1..n%d)", s, sc.Nodes, sc.Nodes)
+			return faults.Target{}, false
+		}
+		l.errAt(n, path, "unknown target %q (a role: %s; or a node n1..n%d)%s", s, strings.Join(targetKinds, ", "), sc.Nodes, suggest(s, targetKinds))
+	case ySeq:
+		ids, ok := l.nodeList(n, path, sc.Nodes)
+		if ok && len(ids) == 0 {
+			l.errAt(n, path, "empty list of nodes")
+			ok = false
+		}
+		return faults.Nodes(ids...), ok
+	case yMap:
+		m := l.mapOf(n, path)
+		var kind string
+		t := faults.Target{}
+		ok := m.oneOf("kind", &kind, targetKinds...)
+		t.Kind = faults.TargetKind(kind)
+		if m.has("count") {
+			if kind != "random" {
+				l.errAt(m.keyNode("count"), join(path, "count"), "count only applies to kind random")
+				ok = false
+			}
+			m.integer("count", &t.Count, 1, MaxNodes)
+		}
+		m.finish()
+		return t, ok && l.checkTargetAvailable(n, path, t, sc)
+	default:
+		l.errAt(n, path, "missing target")
+	}
+	return faults.Target{}, false
+}
+
+func (l *loader) checkTargetAvailable(n *ynode, path string, t faults.Target, sc *Scenario) bool {
+	switch t.Kind {
+	case faults.TargetStore, faults.TargetLeaseHolder:
+		if !sc.hasStore() {
+			l.errAt(n, path, "%s: this scenario has no lease store (algorithm lease or cron.mode shedlock)", t.Kind)
+			return false
+		}
+	case faults.TargetResource:
+		if sc.Cron == nil {
+			l.errAt(n, path, "resource: this scenario has no cron section, so no fenced resource")
+			return false
+		}
+	}
+	return true
+}
+
+func (l *loader) readPartition(fm *mapReader, kn *ynode, kp, path string, sc *Scenario) (*faults.Partition, bool) {
+	p := &faults.Partition{}
+	ok := true
+	shapes := []string{"groups", "isolate", "majority_minority", "bridge", "one_way"}
+	// Shorthand: partition: isolate, with target/to/groups/services beside it.
+	m := fm
+	mp := path
+	if kn.kind == yMap {
+		m = l.mapOf(kn, kp)
+		mp = kp
+		var s string
+		if !m.oneOf("shape", &s, shapes...) {
+			if !m.has("shape") {
+				l.errAt(kn, join(kp, "shape"), "missing: one of %s", strings.Join(shapes, ", "))
+			}
+			ok = false
+		}
+		p.Shape = faults.PartitionShape(s)
+	} else if kn.kind == yScalar {
+		s := strings.TrimSpace(kn.text)
+		found := false
+		for _, sh := range shapes {
+			if s == sh {
+				found = true
+			}
+		}
+		if !found {
+			l.errAt(kn, kp, "unknown shape %q (one of %s)%s", s, strings.Join(shapes, ", "), suggest(s, shapes))
+			ok = false
+		}
+		p.Shape = faults.PartitionShape(s)
+	} else {
+		l.errAt(kn, kp, "want a shape (isolate, majority_minority, bridge, one_way, groups) or a mapping")
+		return p, false
+	}
+	if tn := m.get("target"); tn != nil {
+		if t, tok := l.readTarget(tn, join(mp, "target"), sc); tok {
+			p.Target = &t
+		} else {
+			ok = false
+		}
+	}
+	if tn := m.get("to"); tn != nil {
+		if t, tok := l.readTarget(tn, join(mp, "to"), sc); tok {
+			p.To = &t
+		} else {
+			ok = false
+		}
+	}
+	var svc string
+	if m.oneOf("services", &svc, "both", "majority", "minority") {
+		p.Services = faults.ServicePlacement(svc)
+	}
+	for gi, g := range m.list("groups") {
+		gp := index(join(mp, "groups"), gi)
+		items := []*ynode{g}
+		if g.kind == ySeq {
+			items = g.items
+		}
+		var group []faults.Target
+		for ti, tn := range items {
+			if t, tok := l.readTarget(tn, index(gp, ti), sc); tok {
+				group = append(group, t)
+			} else {
+				ok = false
+			}
+		}
+		p.Groups = append(p.Groups, group)
+	}
+	if m != fm {
+		m.finish()
+	}
+	if ok {
+		if err := p.Validate(); err != nil {
+			l.errAt(kn, kp, "%v", err)
+			ok = false
+		}
+	}
+	return p, ok
+}
+
+func (l *loader) readClock(n *ynode, path string, sc *Scenario) (*faults.Clock, bool) {
+	m := l.mapOf(n, path)
+	c := &faults.Clock{}
+	ok := m.ok
+	tn := m.get("target")
+	if tn == nil {
+		tn = m.get("node")
+	} else if m.has("node") {
+		l.errAt(m.keyNode("node"), join(path, "node"), "give target or node, not both")
+		ok = false
+	}
+	if tn == nil {
+		if m.ok {
+			l.errAt(n, join(path, "node"), "missing: which node's clock (node: n3, or target: leader)")
+		}
+		ok = false
+	} else if t, tok := l.readTarget(tn, join(path, "node"), sc); tok {
+		c.Target = t
+	} else {
+		ok = false
+	}
+	for _, d := range []struct {
+		key string
+		out **faults.DurRange
+	}{{"offset", &c.Offset}, {"step", &c.Step}} {
+		if m.has(d.key) {
+			var r faults.DurRange
+			if m.durRange(d.key, &r.Min, &r.Max, true) {
+				*d.out = &r
+			} else {
+				ok = false
+			}
+		}
+	}
+	for _, f := range []struct {
+		key string
+		out **faults.FloatRange
+	}{{"rate", &c.Rate}, {"mono_rate", &c.MonoRate}, {"wall_rate", &c.WallRate}} {
+		if m.has(f.key) {
+			var r faults.FloatRange
+			if m.floatRange(f.key, &r.Min, &r.Max, 0.001, 1000) {
+				*f.out = &r
+			} else {
+				ok = false
+			}
+		}
+	}
+	m.finish()
+	return c, ok
+}
+
+func (l *loader) readLink(n *ynode, path string, sc *Scenario) (*faults.Link, bool) {
+	m := l.mapOf(n, path)
+	lk := &faults.Link{}
+	ok := m.ok
+	for _, e := range []struct {
+		key string
+		out **faults.Target
+	}{{"from", &lk.From}, {"to", &lk.To}} {
+		if tn := m.get(e.key); tn != nil {
+			if tn.kind == yScalar && tn.text == "all" {
+				continue
+			}
+			if t, tok := l.readTarget(tn, join(path, e.key), sc); tok {
+				*e.out = &t
+			} else {
+				ok = false
+			}
+		}
+	}
+	m.boolean("both_ways", &lk.BothWays)
+	if dn := m.get("latency"); dn != nil {
+		if d, dok := l.readDist(dn, join(path, "latency")); dok {
+			lk.Latency = &d
+		} else {
+			ok = false
+		}
+	}
+	for _, f := range []struct {
+		key string
+		out **faults.FloatRange
+	}{{"drop", &lk.Drop}, {"duplicate", &lk.Duplicate}} {
+		if m.has(f.key) {
+			var r faults.FloatRange
+			if m.floatRange(f.key, &r.Min, &r.Max, 0, 1) {
+				*f.out = &r
+			} else {
+				ok = false
+			}
+		}
+	}
+	m.finish()
+	return lk, ok
+}
+
+// readNemesis reads random: {kinds, every, for, …}.
+func (l *loader) readNemesis(fm *mapReader, path string, sc *Scenario) (faults.Nemesis, bool) {
+	n := fm.get("random")
+	kp := join(path, "random")
+	m := l.mapOf(n, kp)
+	nem := faults.Nemesis{}
+	ok := m.ok
+	kinds := []string{"partition", "pause", "crash", "restart", "clock", "link", "disk", "store_unavailable", "store_failover"}
+	names, nodes := m.strList("kinds")
+	if len(names) == 0 && m.ok {
+		l.errAt(n, join(kp, "kinds"), "missing: some of %s", strings.Join(kinds, ", "))
+		ok = false
+	}
+	for i, k := range names {
+		known := false
+		for _, kk := range kinds {
+			if k == kk {
+				known = true
+			}
+		}
+		if !known {
+			l.errAt(nodes[i], index(join(kp, "kinds"), i), "unknown kind %q (one of %s)%s", k, strings.Join(kinds, ", "), suggest(k, kinds))
+			ok = false
+			continue
+		}
+		if strings.HasPrefix(k, "store") && !sc.hasStore() {
+			l.errAt(nodes[i], index(join(kp, "kinds"), i), "%s: this scenario has no lease store", k)
+			ok = false
+		}
+		nem.Kinds = append(nem.Kinds, k)
+	}
+	if wn := m.get("weights"); wn != nil {
+		ws, wok := l.intList(wn, join(kp, "weights"))
+		for _, w := range ws {
+			nem.Weights = append(nem.Weights, int(w))
+		}
+		ok = ok && wok
+	}
+	m.boolean("swarm", &nem.Swarm)
+	for _, d := range []struct {
+		key string
+		out *faults.DurRange
+	}{{"start", &nem.Start}, {"until", &nem.Until}, {"every", &nem.Every}, {"for", &nem.For}} {
+		if m.has(d.key) {
+			ok = m.durRange(d.key, &d.out.Min, &d.out.Max, false) && ok
+		}
+	}
+	if nem.Every.Max == 0 && m.ok {
+		if !m.has("every") {
+			l.errAt(n, join(kp, "every"), "missing: how often a fault is drawn, e.g. 5s..15s")
+		} else {
+			l.errAt(m.get("every"), join(kp, "every"), "must be positive")
+		}
+		ok = false
+	}
+	if tl := m.list("targets"); tl != nil {
+		for i, tn := range tl {
+			if t, tok := l.readTarget(tn, index(join(kp, "targets"), i), sc); tok {
+				nem.Targets = append(nem.Targets, t)
+			} else {
+				ok = false
+			}
+		}
+	}
+	shapes, snodes := m.strList("shapes")
+	for i, s := range shapes {
+		valid := []string{"isolate", "majority_minority", "bridge", "one_way"}
+		found := false
+		for _, v := range valid {
+			if s == v {
+				found = true
+			}
+		}
+		if !found {
+			l.errAt(snodes[i], index(join(kp, "shapes"), i), "unknown shape %q (one of %s)%s", s, strings.Join(valid, ", "), suggest(s, valid))
+			ok = false
+			continue
+		}
+		nem.Shapes = append(nem.Shapes, faults.PartitionShape(s))
+	}
+	floatR := func(key string, lo, hi float64) *faults.FloatRange {
+		if !m.has(key) {
+			return nil
+		}
+		var r faults.FloatRange
+		if !m.floatRange(key, &r.Min, &r.Max, lo, hi) {
+			ok = false
+			return nil
+		}
+		return &r
+	}
+	durR := func(key string, signed bool) *faults.DurRange {
+		if !m.has(key) {
+			return nil
+		}
+		var r faults.DurRange
+		if !m.durRange(key, &r.Min, &r.Max, signed) {
+			ok = false
+			return nil
+		}
+		return &r
+	}
+	nem.ClockRate = floatR("clock_rate", 0.001, 1000)
+	nem.ClockOffset = durR("clock_offset", true)
+	nem.LinkLatency = durR("link_latency", false)
+	nem.LinkDrop = floatR("link_drop", 0, 1)
+	nem.FsyncLatency = durR("fsync_latency", false)
+	if r := floatR("lose_last_writes", 1, 1e6); r != nil {
+		nem.LoseLastWrites = &faults.IntRange{Min: int(r.Min), Max: int(r.Max)}
+	}
+	m.finish()
+	for _, k := range fm.n.keys {
+		if k.name != "random" && k.name != "name" {
+			l.errAt(&ynode{line: k.line, col: k.col}, join(path, k.name), "a random nemesis takes its settings inside random: {…}")
+			fm.asked = append(fm.asked, k.name)
+			ok = false
+		}
+	}
+	fm.get("name")
+	if ok {
+		if err := nem.Validate(); err != nil {
+			l.errAt(n, kp, "%v", err)
+			ok = false
+		}
+	}
+	return nem, ok
+}
+
+// hasStore reports whether runs of the scenario have a lease store.
+func (sc *Scenario) hasStore() bool {
+	return sc.Algorithm.Name == "lease" || (sc.Cron != nil && sc.Cron.Mode == "shedlock")
+}
+

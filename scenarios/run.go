@@ -1,0 +1,265 @@
+package scenarios
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/electsim/electsim/algorithms/lease"
+	"github.com/electsim/electsim/checker"
+	"github.com/electsim/electsim/cron"
+	"github.com/electsim/electsim/faults"
+	"github.com/electsim/electsim/sim"
+)
+
+// RunOptions choose one run of a scenario.
+type RunOptions struct {
+	// Seed is the run's seed.
+	Seed uint64
+	// Algorithm overrides the scenario's algorithm (simrun -algo); its
+	// parameters then take their defaults. "" keeps the scenario's.
+	Algorithm string
+	// Sinks receive every trace record as it happens (e.g. a JSON-lines
+	// writer), in addition to the run's own recorder.
+	Sinks []sim.Sink
+	// Replay is the command that reproduces the run, printed with every
+	// violation. Default: "simrun -scenario FILE -seed N".
+	Replay string
+	// PorcupineTimeout bounds each linearizability check (wall time).
+	PorcupineTimeout time.Duration
+}
+
+// Run is one executed run: the simulation, what was injected, and the
+// checker's verdict.
+type Run struct {
+	Scenario  *Scenario
+	Seed      uint64
+	Algorithm string
+	Sim       *sim.Sim
+	Recorder  *sim.Recorder
+	Injector  *faults.Injector
+	// Candidates are n1..nN.
+	Candidates []sim.NodeID
+	// StoreID and Store are the lease store (sim.None / nil if none).
+	StoreID sim.NodeID
+	Store   *lease.Store
+	// ResourceID and Resource are the fenced resource (sim.None / nil if none).
+	ResourceID sim.NodeID
+	Resource   *cron.Resource
+	// CronConfig is the cron layer's validated configuration (nil if none).
+	CronConfig *cron.Config
+	// SettleStart is when the settle phase began.
+	SettleStart sim.Time
+	// Outcome is how the engine stopped.
+	Outcome sim.Outcome
+	// Report is the checker's report; OK and Problems judge it against the
+	// scenario's expect block.
+	Report   checker.Report
+	OK       bool
+	Problems []string
+}
+
+// AlgorithmName is the algorithm a run uses: the override, the scenario's,
+// or "shedlock".
+func (sc *Scenario) AlgorithmName(override string) string {
+	switch {
+	case override != "":
+		return override
+	case sc.Cron != nil && sc.Cron.Mode == "shedlock":
+		return "shedlock"
+	}
+	return sc.Algorithm.Name
+}
+
+// Build assembles (but does not run) the simulation for one seed.
+func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
+	r := &Run{Scenario: sc, Seed: opts.Seed, Algorithm: sc.AlgorithmName(opts.Algorithm), StoreID: sim.None, ResourceID: sim.None}
+	params := sim.NewRand(opts.Seed, "params")
+	spec := sc.Algorithm
+	if opts.Algorithm != "" && opts.Algorithm != sc.Algorithm.Name {
+		if findAlgo(opts.Algorithm) == nil {
+			return nil, fmt.Errorf("unknown algorithm %q (one of %v)", opts.Algorithm, Algorithms())
+		}
+		spec = AlgorithmSpec{Name: opts.Algorithm}
+	}
+	shedlock := sc.Cron != nil && sc.Cron.Mode == "shedlock"
+	hasStore := shedlock || spec.Name == "lease"
+
+	total := sc.Duration + sc.Settle.For
+	s := sim.New(sim.Config{
+		Seed: opts.Seed, WallStart: sc.Start, MaxTime: total + time.Minute, MaxEvents: sc.MaxEvents,
+		Link: sim.LinkConfig{Latency: sc.Network.Latency, FIFO: sc.Network.FIFO,
+			Drop:      pickFloat(sc.Network.DropLo, sc.Network.DropHi, params, 0),
+			Duplicate: pickFloat(sc.Network.DupLo, sc.Network.DupHi, params, 0)},
+	})
+	r.Sim = s
+	n := sc.Nodes
+	r.Candidates = candidateIDs(n)
+	next := sim.NodeID(n)
+	if hasStore {
+		r.StoreID = next
+		next++
+	}
+	if sc.Cron != nil {
+		r.ResourceID = next
+		cfg := sc.Cron.Config
+		cfg.Resource = r.ResourceID
+		cfg.NotBefore = sc.Start
+		cfg.ShedLock.Store = r.StoreID
+		if err := cfg.Validate(); err != nil {
+			return nil, err
+		}
+		r.CronConfig = &cfg
+	}
+	var factory NodeFactory
+	if !shedlock {
+		var err error
+		if factory, err = spec.Factory(n, params); err != nil {
+			return nil, fmt.Errorf("algorithm %s: %v", spec.Name, err)
+		}
+	}
+	for i := 0; i < n; i++ {
+		var node sim.Node
+		switch {
+		case shedlock:
+			node = cron.NewShedLockNode(r.CronConfig)
+		case r.CronConfig != nil:
+			node = cron.Wrap(factory(r.Candidates, r.StoreID), r.CronConfig)
+		default:
+			node = factory(r.Candidates, r.StoreID)
+		}
+		s.AddNode(fmt.Sprintf("n%d", i+1), node, sim.Fsync(sc.Fsync))
+	}
+	if hasStore {
+		r.Store = lease.NewStore(lease.StoreConfig{})
+		s.AddNode("store", r.Store, sim.Service())
+	}
+	if r.CronConfig != nil {
+		_, r.Resource = cron.AddResource(s, "resource", r.CronConfig.Jobs, r.CronConfig.Policy)
+	}
+	for _, c := range sc.Clocks {
+		if off := pickDur(c.OffsetLo, c.OffsetHi, params, 0); off != 0 {
+			s.StepWall(c.Node, off)
+		}
+		if c.RateLo != 0 {
+			s.SetRate(c.Node, sim.Rate(pickFloat(c.RateLo, c.RateHi, params, 0)))
+		}
+		if c.MonoRateLo != 0 {
+			s.SetMonoRate(c.Node, sim.Rate(pickFloat(c.MonoRateLo, c.MonoRateHi, params, 0)))
+		}
+		if c.WallRateLo != 0 {
+			s.SetWallRate(c.Node, sim.Rate(pickFloat(c.WallRateLo, c.WallRateHi, params, 0)))
+		}
+	}
+	for _, ls := range sc.Network.Links {
+		c := s.Link(ls.From, ls.To)
+		if ls.Latency != nil {
+			c.Latency = *ls.Latency
+		}
+		if ls.Drop != nil {
+			c.Drop = *ls.Drop
+		}
+		if ls.Dup != nil {
+			c.Duplicate = *ls.Dup
+		}
+		if ls.FIFO != nil {
+			c.FIFO = *ls.FIFO
+		}
+		s.SetLink(ls.From, ls.To, c)
+		if ls.Both {
+			s.SetLink(ls.To, ls.From, c)
+		}
+	}
+	r.Recorder = &sim.Recorder{}
+	s.AddSink(r.Recorder)
+	for _, k := range opts.Sinks {
+		s.AddSink(k)
+	}
+	inj, err := faults.New(s, faults.Environment{Candidates: r.Candidates, Store: r.StoreID, StoreNode: r.Store, Resource: r.ResourceID},
+		sc.Faults, sc.Nemeses)
+	if err != nil {
+		return nil, err
+	}
+	r.Injector = inj
+	return r, nil
+}
+
+// Execute runs the fault phase, then settle (every fault reverted), then
+// judges the run.
+func (r *Run) Execute(opts RunOptions) {
+	sc := r.Scenario
+	s := r.Sim
+	r.Outcome = s.RunUntil(sim.Time(sc.Duration))
+	if !r.Outcome.Exhausted() {
+		r.SettleStart = s.Now()
+		r.Injector.Settle(s.Now())
+		r.Outcome = s.RunFor(sc.Settle.For)
+	}
+	s.End()
+	r.check(opts)
+}
+
+// Run builds and executes one run of the scenario.
+func (sc *Scenario) Run(opts RunOptions) (*Run, error) {
+	r, err := sc.Build(opts)
+	if err != nil {
+		return nil, err
+	}
+	r.Execute(opts)
+	return r, nil
+}
+
+// ReplayCommand is the command that reproduces a run.
+func (sc *Scenario) ReplayCommand(seed uint64, algo string) string {
+	cmd := fmt.Sprintf("simrun -scenario %s -seed %d", sc.File, seed)
+	if algo != "" && algo != sc.AlgorithmName("") {
+		cmd += " -algo " + algo
+	}
+	return cmd
+}
+
+func (r *Run) check(opts RunOptions) {
+	sc := r.Scenario
+	in := checker.Input{
+		Records:          r.Recorder.Records,
+		Names:            checker.NamesOf(r.Sim),
+		Candidates:       r.Candidates,
+		WallStart:        sc.Start,
+		FaultEnd:         r.SettleStart,
+		SettleStart:      r.SettleStart,
+		SettleBound:      sc.Settle.LeaderWithin,
+		Replay:           opts.Replay,
+		PorcupineTimeout: opts.PorcupineTimeout,
+	}
+	if in.Replay == "" {
+		in.Replay = sc.ReplayCommand(r.Seed, opts.Algorithm)
+	}
+	if r.Algorithm == "lease" {
+		in.LeaseStore = []sim.NodeID{r.StoreID}
+	}
+	if r.Algorithm == "shedlock" {
+		in.SettleBound = 0 // no election, so no leader to wait for
+	}
+	if r.Resource != nil {
+		in.Resource = r.Resource.Log()
+		in.Policy = r.CronConfig.Policy
+		in.Jobs = r.CronConfig.Jobs
+		var longest time.Duration
+		for _, j := range r.CronConfig.Jobs {
+			longest = max(longest, j.RunMax)
+		}
+		in.CronFrom = sc.Start
+		end := sc.Duration + sc.Settle.For - longest - 2*time.Second
+		if end > 0 {
+			in.CronTo = sc.Start.Add(end)
+		}
+	}
+	if r.Outcome.Exhausted() {
+		in.SettleBound = 0
+	}
+	r.Report = checker.Run(in)
+	r.OK, r.Problems = r.Report.Judge(sc.Expect)
+	if r.Outcome.Exhausted() {
+		r.OK = false
+		r.Problems = append(r.Problems, fmt.Sprintf("budget exhausted (%s) at t=%v after %d events", r.Outcome, r.Sim.Now(), r.Sim.Stats().Events))
+	}
+}
