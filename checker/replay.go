@@ -12,9 +12,9 @@ const (
 	effStoreUnavailable = "store.unavailable"
 	// noteResigning is faults.NoteResigning: a resign fault is about to shut
 	// the node down gracefully (the checker does not import faults).
-	noteResigning = "fault.resigning"
-	effStoreAvailable   = "store.available"
-	effLeaseExpired     = "lease.expired" // A: the holder whose lease expired
+	noteResigning     = "fault.resigning"
+	effStoreAvailable = "store.available"
+	effLeaseExpired   = "lease.expired" // A: the holder whose lease expired
 )
 
 // recogSpan is a stretch of true time during which node was a recognised

@@ -613,4 +613,3 @@ func (l *loader) readNemesis(fm *mapReader, path string, sc *Scenario) (faults.N
 func (sc *Scenario) hasStore() bool {
 	return sc.Algorithm.Name == "lease" || (sc.Cron != nil && sc.Cron.Mode == "shedlock")
 }
-
