@@ -1,0 +1,263 @@
+// Package reports turns simrun's results into what people read and
+// machines parse: the versioned JSON summary (docs/output.md), plots
+// (gonum/plot, PNG and SVG) and a self-contained HTML report. It knows
+// nothing about how runs are made: cmd/simrun fills these types.
+package reports
+
+import (
+	"math"
+	"sort"
+)
+
+// Schema identifies the JSON summary's format; it changes only when a field
+// changes meaning or disappears.
+const Schema = "electsim.summary/v1"
+
+// Summary is the machine-readable result of a sweep. Everything except
+// Timing is a deterministic function of the scenario, seeds and algorithms.
+type Summary struct {
+	Schema     string        `json:"schema"`
+	Scenario   ScenarioInfo  `json:"scenario"`
+	GoVersion  string        `json:"go_version"`
+	Seeds      SeedRange     `json:"seeds"`
+	Shard      *Shard        `json:"shard,omitempty"`
+	Algorithms []AlgoSummary `json:"algorithms"`
+	Runs       []RunSummary  `json:"runs"`
+	// Timing is wall-clock information about the sweep; it is the only part
+	// that differs between identical sweeps.
+	Timing *Timing `json:"timing,omitempty"`
+}
+
+// ScenarioInfo names the scenario a sweep ran.
+type ScenarioInfo struct {
+	Name        string  `json:"name"`
+	File        string  `json:"file"`
+	Description string  `json:"description,omitempty"`
+	DurationMs  float64 `json:"duration_ms"`
+	SettleMs    float64 `json:"settle_ms"`
+	Nodes       int     `json:"nodes"`
+}
+
+// SeedRange is the seeds a sweep covers: First, First+1, …, First+Count-1.
+type SeedRange struct {
+	First uint64 `json:"first"`
+	Count int    `json:"count"`
+}
+
+// Shard says which slice of the seeds a sharded run covered: seeds whose
+// offset from First is ≡ Index (mod Count).
+type Shard struct {
+	Index int `json:"index"`
+	Count int `json:"count"`
+}
+
+// Stats summarises a sample. Percentiles use the nearest-rank method.
+type Stats struct {
+	Count int     `json:"count"`
+	Min   float64 `json:"min"`
+	Mean  float64 `json:"mean"`
+	P50   float64 `json:"p50"`
+	P90   float64 `json:"p90"`
+	P99   float64 `json:"p99"`
+	Max   float64 `json:"max"`
+}
+
+// AlgoSummary aggregates the runs of one algorithm.
+type AlgoSummary struct {
+	Algorithm string `json:"algorithm"`
+	Runs      int    `json:"runs"`
+	OK        int    `json:"ok"`
+	// Violations counts runs with a (non-harmless) violation, by check.
+	Violations map[string]int `json:"violations"`
+	// Harmless counts runs with only harmless findings, by check.
+	Harmless             map[string]int `json:"harmless,omitempty"`
+	FailoverMs           Stats          `json:"failover_ms"`
+	LeaderlessMs         Stats          `json:"leaderless_ms"`
+	ElectionsPerFailover float64        `json:"elections_per_failover"`
+	MessagesPerFailover  float64        `json:"messages_per_failover"`
+	Events               uint64         `json:"events"`
+	// SplitBrainRate and DoubleExecutionRate are the fractions of runs with
+	// a split_brain (harmless included) or double_execution finding.
+	SplitBrainRate      float64 `json:"split_brain_rate"`
+	DoubleExecutionRate float64 `json:"double_execution_rate"`
+}
+
+// RunSummary is one run (one seed under one algorithm).
+type RunSummary struct {
+	Seed           uint64             `json:"seed"`
+	Algorithm      string             `json:"algorithm"`
+	OK             bool               `json:"ok"`
+	Problems       []string           `json:"problems,omitempty"`
+	Outcome        string             `json:"outcome"`
+	TraceHash      string             `json:"trace_hash"`
+	Events         uint64             `json:"events"`
+	MessagesByKind map[string]uint64  `json:"messages_by_kind"`
+	Elections      int                `json:"elections"`
+	LeaderlessMs   float64            `json:"leaderless_ms"`
+	LeaderChanges  int                `json:"leader_changes"`
+	Failovers      []FailoverSummary  `json:"failovers"`
+	Cron           *CronSummary       `json:"cron,omitempty"`
+	Checks         map[string]string  `json:"checks"`
+	Violations     []ViolationSummary `json:"violations"`
+}
+
+// FailoverSummary is one fault that removed the acting leader.
+type FailoverSummary struct {
+	Fault        string  `json:"fault"`
+	FaultAtMs    float64 `json:"fault_at_ms"`
+	LeaderAtMs   float64 `json:"leader_at_ms"`
+	LatencyMs    float64 `json:"latency_ms"`
+	DetectionMs  float64 `json:"detection_ms"`
+	LeaderlessMs float64 `json:"leaderless_ms"`
+	Completed    bool    `json:"completed"`
+	Elections    int     `json:"elections"`
+	Messages     int     `json:"messages"`
+}
+
+// CronSummary is the fate of the run's due cron slots.
+type CronSummary struct {
+	Due    int `json:"due"`
+	Once   int `json:"once"`
+	Twice  int `json:"twice"`
+	Missed int `json:"missed"`
+}
+
+// ViolationSummary is one finding of a check.
+type ViolationSummary struct {
+	Kind        string  `json:"kind"`
+	AtMs        float64 `json:"at_ms"`
+	Harmless    bool    `json:"harmless,omitempty"`
+	Explanation string  `json:"explanation"`
+	Replay      string  `json:"replay"`
+}
+
+// Timing is the sweep's wall-clock cost.
+type Timing struct {
+	WallSeconds    float64 `json:"wall_seconds"`
+	Workers        int     `json:"workers"`
+	RunsPerSecond  float64 `json:"runs_per_second"`
+	ReportsSeconds float64 `json:"reports_seconds,omitempty"`
+}
+
+// NewStats summarises xs (which it sorts in place).
+func NewStats(xs []float64) Stats {
+	if len(xs) == 0 {
+		return Stats{}
+	}
+	sort.Float64s(xs)
+	sum := 0.0
+	for _, x := range xs {
+		sum += x
+	}
+	return Stats{Count: len(xs), Min: xs[0], Mean: round3(sum / float64(len(xs))),
+		P50: Percentile(xs, 50), P90: Percentile(xs, 90), P99: Percentile(xs, 99), Max: xs[len(xs)-1]}
+}
+
+// Percentile returns the nearest-rank p-th percentile of sorted xs.
+func Percentile(sorted []float64, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	k := int(math.Ceil(p / 100 * float64(len(sorted))))
+	if k < 1 {
+		k = 1
+	}
+	return sorted[k-1]
+}
+
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
+
+// Aggregate fills s.Algorithms from s.Runs, in the order algorithms first
+// appear. Merging shards is: concatenate Runs, sort by (algorithm order,
+// seed), Aggregate.
+func (s *Summary) Aggregate() {
+	var order []string
+	by := map[string][]*RunSummary{}
+	for i := range s.Runs {
+		r := &s.Runs[i]
+		if _, ok := by[r.Algorithm]; !ok {
+			order = append(order, r.Algorithm)
+		}
+		by[r.Algorithm] = append(by[r.Algorithm], r)
+	}
+	s.Algorithms = s.Algorithms[:0]
+	for _, a := range order {
+		runs := by[a]
+		as := AlgoSummary{Algorithm: a, Runs: len(runs), Violations: map[string]int{}, Harmless: map[string]int{}}
+		var fo, ll []float64
+		elections, messages, failovers := 0, 0, 0
+		split, double := 0, 0
+		for _, r := range runs {
+			if r.OK {
+				as.OK++
+			}
+			as.Events += r.Events
+			ll = append(ll, r.LeaderlessMs)
+			for _, f := range r.Failovers {
+				if f.Completed {
+					fo = append(fo, f.LatencyMs)
+				}
+				elections += f.Elections
+				messages += f.Messages
+				failovers++
+			}
+			seen, seenHarmless := map[string]bool{}, map[string]bool{}
+			for _, v := range r.Violations {
+				if v.Harmless {
+					seenHarmless[v.Kind] = true
+				} else {
+					seen[v.Kind] = true
+				}
+			}
+			for k := range seen {
+				as.Violations[k]++
+			}
+			for k := range seenHarmless {
+				if !seen[k] {
+					as.Harmless[k]++
+				}
+			}
+			if seen["split_brain"] || seenHarmless["split_brain"] {
+				split++
+			}
+			if seen["double_execution"] {
+				double++
+			}
+		}
+		as.FailoverMs = NewStats(fo)
+		as.LeaderlessMs = NewStats(ll)
+		if failovers > 0 {
+			as.ElectionsPerFailover = round3(float64(elections) / float64(failovers))
+			as.MessagesPerFailover = round3(float64(messages) / float64(failovers))
+		}
+		as.SplitBrainRate = round3(float64(split) / float64(len(runs)))
+		as.DoubleExecutionRate = round3(float64(double) / float64(len(runs)))
+		s.Algorithms = append(s.Algorithms, as)
+	}
+}
+
+// Timeline is what the leadership-timeline plot shows for one run.
+type Timeline struct {
+	Title   string
+	Nodes   []string // candidates, top to bottom
+	EndMs   float64
+	Tenures []Span   // leadership: Node, FromMs, ToMs, Label "e=3"
+	Faults  []Span   // shaded: Node ("" = whole cluster), FromMs, ToMs, Label
+	Writes  []Mark   // cron writes at the resource, by writer
+}
+
+// Span is an interval on one node's row.
+type Span struct {
+	Node   string
+	FromMs float64
+	ToMs   float64
+	Label  string
+}
+
+// Mark is an instant on one node's row.
+type Mark struct {
+	Node     string
+	AtMs     float64
+	Accepted bool
+	Label    string
+}
