@@ -22,9 +22,25 @@ func (s *Sim) fault(name, detail string, node NodeID) {
 // resolved to) in the trace.
 func (s *Sim) Note(name, detail string, node NodeID) { s.fault(name, detail, node) }
 
+// mustRate panics on a rate that would stop or reverse a clock.
+func mustRate(ppb int64) {
+	if ppb <= 0 {
+		panic(fmt.Sprintf("sim: clock rate %d ppb must be positive", ppb))
+	}
+}
+
+// ensureStarted starts the nodes before a lifecycle fault, so a fault
+// applied before the first Run acts on running nodes.
+func (s *Sim) ensureStarted() {
+	if !s.started {
+		s.start()
+	}
+}
+
 // Pause stops the node's process: no handler runs; messages and expired timers
 // wait and are handed over in arrival order on Resume. Its clocks keep running.
 func (s *Sim) Pause(id NodeID) {
+	s.ensureStarted()
 	n := s.nodes[id]
 	if !n.up || n.paused {
 		return
@@ -57,6 +73,7 @@ func (s *Sim) Resume(id NodeID) {
 // in-flight messages to it, and disk writes not yet complete are lost. Its
 // durable state survives for Restart. A leading node stops acting as leader.
 func (s *Sim) Crash(id NodeID) {
+	s.ensureStarted()
 	n := s.nodes[id]
 	if !n.up {
 		return
@@ -96,6 +113,7 @@ func (s *Sim) Crash(id NodeID) {
 // Restart starts a crashed node again. With keepDisk false its durable state
 // is wiped first (a replaced disk).
 func (s *Sim) Restart(id NodeID, keepDisk bool) {
+	s.ensureStarted()
 	n := s.nodes[id]
 	if n.up {
 		return
@@ -110,6 +128,7 @@ func (s *Sim) Restart(id NodeID, keepDisk bool) {
 // SetMonoRate changes the rate of the node's monotonic clock (RateOne = exact).
 // Pending timers are re-projected so they still fire at their local deadline.
 func (s *Sim) SetMonoRate(id NodeID, ratePPB int64) {
+	mustRate(ratePPB)
 	n := s.nodes[id]
 	n.clk.mono.rebase(s.now, ratePPB)
 	n.reprojectTimers()
@@ -118,6 +137,7 @@ func (s *Sim) SetMonoRate(id NodeID, ratePPB int64) {
 
 // SetWallRate changes the rate of the node's wall clock.
 func (s *Sim) SetWallRate(id NodeID, ratePPB int64) {
+	mustRate(ratePPB)
 	n := s.nodes[id]
 	n.clk.wall.rebase(s.now, ratePPB)
 	s.fault("clock.wall_rate", fmt.Sprintf("%s wall clock rate %s", n.name, rateString(ratePPB)), id)
@@ -125,6 +145,7 @@ func (s *Sim) SetWallRate(id NodeID, ratePPB int64) {
 
 // SetRate changes both clocks' rates, as a fast or slow oscillator would.
 func (s *Sim) SetRate(id NodeID, ratePPB int64) {
+	mustRate(ratePPB)
 	n := s.nodes[id]
 	n.clk.wall.rebase(s.now, ratePPB)
 	n.clk.mono.rebase(s.now, ratePPB)
@@ -147,6 +168,9 @@ func rateString(ppb int64) string {
 
 // SetFsync changes the node's disk write latency.
 func (s *Sim) SetFsync(id NodeID, d Dist) {
+	if err := d.Validate(); err != nil {
+		panic("sim: fsync latency: " + err.Error())
+	}
 	s.nodes[id].fsync = d
 	s.fault("disk.latency", fmt.Sprintf("%s fsync %v", s.nodes[id].name, d), id)
 }
@@ -292,12 +316,14 @@ func (s *Sim) Heal() {
 
 // SetLink configures the directed link from→to (latency, drop, duplicate, FIFO).
 func (s *Sim) SetLink(from, to NodeID, c LinkConfig) {
+	mustLink(c)
 	s.net.apply(&s.net.links[s.net.idx(from, to)], c)
 	s.fault("net.link", fmt.Sprintf("%s -> %s latency %v drop %g duplicate %g fifo %v", s.nodes[from].name, s.nodes[to].name, c.Latency, c.Drop, c.Duplicate, c.FIFO), None)
 }
 
 // SetAllLinks configures every link, replacing per-link overrides.
 func (s *Sim) SetAllLinks(c LinkConfig) {
+	mustLink(c)
 	s.net.def = c
 	for i := range s.net.links {
 		s.net.apply(&s.net.links[i], c)

@@ -114,8 +114,8 @@ func TestNetworkPartitionShapes(t *testing.T) {
 			"11.11\n11.11\n1.1..\n11.11\n11.11\n"},
 	} {
 		s := sim.New(sim.Config{})
-		for range ids {
-			s.AddNode(fmt.Sprint(len(ids)), idle{})
+		for i := range ids {
+			s.AddNode(fmt.Sprint("n", i+1), idle{})
 		}
 		tc.apply(s)
 		require.Equal(t, tc.want, matrix(s, len(ids)), tc.name)

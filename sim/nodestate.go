@@ -78,6 +78,11 @@ func (s *Sim) AddNode(name string, node Node, opts ...NodeOption) NodeID {
 	if len(s.nodes) >= MaxNodes {
 		panic("sim: too many nodes")
 	}
+	for _, o := range s.nodes {
+		if o.name == name {
+			panic("sim: two nodes named " + name + " (names seed the nodes' random streams)")
+		}
+	}
 	n := &nodeState{s: s, id: NodeID(len(s.nodes)), name: name, node: node, fsync: Constant(0)}
 	n.rng.Reset(s.cfg.Seed, "node/"+name)
 	n.diskRng.Reset(s.cfg.Seed, "disk/"+name)
@@ -85,6 +90,9 @@ func (s *Sim) AddNode(name string, node Node, opts ...NodeOption) NodeID {
 	n.clk.wall = segment{ratePPB: RateOne, base: s.wallBase}
 	for _, o := range opts {
 		o(n)
+	}
+	if err := n.fsync.Validate(); err != nil {
+		panic("sim: fsync latency of " + name + ": " + err.Error())
 	}
 	s.nodes = append(s.nodes, n)
 	s.net.grow(len(s.nodes))

@@ -115,16 +115,34 @@ func New(cfg Config) *Sim {
 	if cfg.Link.Latency == (Dist{}) {
 		cfg.Link.Latency = Constant(time.Millisecond)
 	}
+	mustLink(cfg.Link)
 	s := &Sim{cfg: cfg, wallBase: cfg.WallStart.UnixNano(), seq: firstSeq}
 	s.net.def = cfg.Link
 	s.netRand.Reset(cfg.Seed, "network")
 	s.hash.h = cfg.Seed
+	s.hashKinds()
+	return s
+}
+
+// hashKinds (re)computes the kind-name hashes; start calls it again so
+// kinds registered after New still hash by name.
+func (s *Sim) hashKinds() {
 	for i, name := range kindNames() {
 		if i > 0 { // kind 0 (no message) hashes as 0 on every path
 			s.kindHash[i] = strHash(name)
 		}
 	}
-	return s
+}
+
+// mustLink panics on a malformed link configuration: a negative latency
+// would deliver messages before they were sent.
+func mustLink(c LinkConfig) {
+	if err := c.Latency.Validate(); err != nil {
+		panic("sim: link latency: " + err.Error())
+	}
+	if c.Drop < 0 || c.Drop > 1 || c.Duplicate < 0 || c.Duplicate > 1 {
+		panic(fmt.Sprintf("sim: link drop %v / duplicate %v outside [0, 1]", c.Drop, c.Duplicate))
+	}
 }
 
 // Seed returns the run's seed.
@@ -221,6 +239,7 @@ func (s *Sim) emitMsg(t RecordType, why DropReason, m *Message, sentAt Time) {
 // start starts every node that is not marked to start down.
 func (s *Sim) start() {
 	s.started = true
+	s.hashKinds()
 	for _, n := range s.nodes {
 		if !n.startDown {
 			n.boot(false)
