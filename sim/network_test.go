@@ -129,8 +129,8 @@ func TestNetworkSplitMinority(t *testing.T) {
 	var first []sim.NodeID
 	for i := 0; i < 2; i++ {
 		s := sim.New(sim.Config{Seed: 9})
-		for range ids {
-			s.AddNode("n", idle{})
+		for i := range ids {
+			s.AddNode(fmt.Sprint("n", i+1), idle{})
 		}
 		min, maj := s.SplitMinority(ids, s.Stream("faults"))
 		require.Len(t, min, 2)
