@@ -92,7 +92,7 @@ func (c *checker) context(from, to sim.Time, nodes []sim.NodeID, slots []slotID)
 		mine := involved(nodes, r.Node)
 		it := item{at: r.At, seq: i, node: r.Node, wall: r.Wall}
 		switch r.Type {
-		case sim.RecFault:
+		case sim.RecFault, sim.RecNote:
 			if r.Node != sim.None && !mine {
 				continue
 			}

@@ -137,7 +137,7 @@ func (c *checker) annotations(clients []bool, withTenures bool) []porcupine.Anno
 	}
 	for i := range c.in.Records {
 		r := &c.in.Records[i]
-		if r.Type != sim.RecFault {
+		if r.Type != sim.RecFault && r.Type != sim.RecNote {
 			continue
 		}
 		tag := "faults"

@@ -130,7 +130,7 @@ func (p *replayer) run() {
 		case r.Type == sim.RecStepDown && r.Detail == "crash" && p.recognised(r.Node):
 			removed, why = append(removed, r.Node), append(why, p.in.name(r.Node)+" crashed")
 			epochs = append(epochs, p.tl.tenures[p.leading[r.Node]].epoch)
-		case r.Type == sim.RecFault && r.Name == noteResigning && r.Node >= 0 && p.recognised(r.Node):
+		case r.Type == sim.RecNote && r.Name == noteResigning && r.Node >= 0 && p.recognised(r.Node):
 			removed, why = append(removed, r.Node), append(why, p.in.name(r.Node)+" shut down gracefully")
 			epochs = append(epochs, p.tl.tenures[p.leading[r.Node]].epoch)
 		}
@@ -209,6 +209,7 @@ func (p *replayer) apply(r *sim.Record, nextTenure *int) {
 		if isNetFault(r) {
 			p.net.apply(r)
 		}
+	case sim.RecNote:
 		if r.Name == noteResigning && r.Node >= 0 && int(r.Node) < len(p.up) {
 			// The node is shutting down: it stops leading and its process
 			// exits at this instant; its RecStart brings it back.

@@ -233,7 +233,7 @@ func (in *Injector) applyResign(x *Resign, c *ctx) outcome {
 	body += ", exits after " + grace.String()
 	exited, cancelled := false, false
 	var crash outcome
-	in.s.After(grace, func() {
+	in.s.AtLate(in.s.Now().Add(grace), func() {
 		if cancelled {
 			return
 		}

@@ -141,7 +141,7 @@ func (r *Resign) Validate() error {
 	return prefix("target.", r.Target.Validate())
 }
 
-// NoteResigning is the trace note (a RecFault record naming the node) written
+// NoteResigning is the trace note (a RecNote record naming the node) written
 // just before a resign fault runs a node's hook.
 const NoteResigning = "fault.resigning"
 

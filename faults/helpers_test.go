@@ -114,7 +114,7 @@ func (h *harness) inject(fs []faults.Fault, ns ...faults.Nemesis) *faults.Inject
 func (h *harness) notes(prefix string) []string {
 	var out []string
 	for _, r := range h.rec.Records {
-		if r.Type == sim.RecFault && strings.HasPrefix(r.Name, prefix) {
+		if r.Type == sim.RecNote && strings.HasPrefix(r.Name, prefix) {
 			out = append(out, fmt.Sprintf("%v %s %s", r.At, r.Name, r.Detail))
 		}
 	}
@@ -122,10 +122,13 @@ func (h *harness) notes(prefix string) []string {
 }
 
 // records returns the records of type typ for node (sim.None: any node).
+// sim.RecFault also matches the fault layer's notes (sim.RecNote), so the
+// engine's fault records and the injector's notes read in trace order.
 func (h *harness) records(typ sim.RecordType, node sim.NodeID) []sim.Record {
 	var out []sim.Record
 	for _, r := range h.rec.Records {
-		if r.Type == typ && (node == sim.None || r.Node == node) {
+		match := r.Type == typ || (typ == sim.RecFault && r.Type == sim.RecNote)
+		if match && (node == sim.None || r.Node == node) {
 			out = append(out, r)
 		}
 	}

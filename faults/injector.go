@@ -9,7 +9,8 @@ import (
 	"github.com/electsim/electsim/sim"
 )
 
-// Trace note names. Every note is a fault record (sim.RecFault) whose Node is
+// Trace note names. Every note is a note record (sim.RecNote, which the trace
+// hash ignores) whose Node is
 // the first node the fault acted on (sim.None if none) and whose Detail
 // starts with the fault's source ("faults[2]: …", "nemesis[0]: …").
 const (
@@ -147,7 +148,7 @@ func New(s *sim.Sim, env Environment, faults []Fault, nemeses []Nemesis) (*Injec
 			needSink = true
 			continue
 		}
-		s.At(at, func() { in.fire(f, &ctx{src: src, event: sim.None}, in.rng) })
+		s.AtLate(at, func() { in.fire(f, &ctx{src: src, event: sim.None}, in.rng) })
 	}
 	for i := range nemeses {
 		in.startNemesis(i, nemeses[i])
@@ -334,7 +335,7 @@ func (in *Injector) fire(f *Fault, c *ctx, draw *sim.Rand) {
 	a := &active{app: app.Seq, kind: kind, undo: o.undo}
 	in.active = append(slices.DeleteFunc(in.active, func(x *active) bool { return x.done }), a)
 	if forD != sim.Never {
-		in.s.At(in.s.Now()+forD, func() { in.revert(a, RevertedByFor) })
+		in.s.AtLate(in.s.Now()+forD, func() { in.revert(a, RevertedByFor) })
 	}
 }
 
@@ -375,7 +376,7 @@ func (in *Injector) Settle(at sim.Time) {
 		panic("faults: Settle called twice")
 	}
 	in.settleSet = true
-	in.s.At(at, in.settle)
+	in.s.AtLate(at, in.settle)
 }
 
 func (in *Injector) settle() {

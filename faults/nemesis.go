@@ -241,7 +241,7 @@ func (in *Injector) startNemesis(i int, cfg Nemesis) {
 		nr.until = sim.Time(cfg.Until.Draw(nr.rng))
 	}
 	first := sim.Time(start + nr.cfg.Every.Draw(nr.rng))
-	in.s.At(first, func() { in.tick(nr) })
+	in.s.AtLate(first, func() { in.tick(nr) })
 }
 
 // Swarm returns the kinds and weights nemesis i draws from (after a swarm
@@ -261,7 +261,7 @@ func (in *Injector) tick(nr *nemesisRun) {
 	c := &ctx{src: nr.src, event: sim.None}
 	in.fire(&f, c, nr.rng)
 	next := in.s.Now().Add(nr.cfg.Every.Draw(nr.rng))
-	in.s.At(next, func() { in.tick(nr) })
+	in.s.AtLate(next, func() { in.tick(nr) })
 }
 
 // draw builds the nemesis's next fault: its kind, target and parameters, all

@@ -155,7 +155,7 @@ func TestEveryFaultInTrace(t *testing.T) {
 	assert.Len(t, kindsOf(app), 8, "every kind came up (both store kinds are Kind store)")
 	var notes []sim.Record
 	for _, r := range h.rec.Records {
-		if r.Type == sim.RecFault && strings.HasPrefix(r.Name, "fault.") && r.Name != faults.NoteRevert &&
+		if r.Type == sim.RecNote && strings.HasPrefix(r.Name, "fault.") && r.Name != faults.NoteRevert &&
 			r.Name != faults.NoteSkip && r.Name != faults.NoteSettle {
 			notes = append(notes, r)
 		}
@@ -174,7 +174,7 @@ func TestEveryFaultInTrace(t *testing.T) {
 		if a.Reverted {
 			found := false
 			for _, x := range h.rec.Records {
-				found = found || (x.Type == sim.RecFault && x.Name == faults.NoteRevert && x.At == a.RevertedAt &&
+				found = found || (x.Type == sim.RecNote && x.Name == faults.NoteRevert && x.At == a.RevertedAt &&
 					strings.HasPrefix(x.Detail, a.Source+": "))
 			}
 			assert.True(t, found, "revert of %s", a.Detail)
@@ -207,7 +207,7 @@ func TestExplicitReplaysNemesis(t *testing.T) {
 	}
 	engine := func(h *harness) []sim.Record {
 		return slices.DeleteFunc(slices.Clone(h.rec.Records), func(r sim.Record) bool {
-			return r.Type == sim.RecFault && strings.HasPrefix(r.Name, "fault.")
+			return r.Type == sim.RecNote && strings.HasPrefix(r.Name, "fault.")
 		})
 	}
 	e1, e2 := engine(h1), engine(h2)

@@ -73,7 +73,7 @@ func (in *Injector) observe(r *sim.Record) {
 		f, src := t.f, t.src
 		in.s.Note(NoteTrigger, fmt.Sprintf("%s: %s of %s at %v, firing in %v", src, event, in.s.NodeName(subject), r.At, sim.Time(delay)), subject)
 		c := &ctx{src: src, event: subject}
-		in.s.At(r.At.Add(delay), func() { in.fire(f, c, in.rng) })
+		in.s.AtLate(r.At.Add(delay), func() { in.fire(f, c, in.rng) })
 	}
 }
 

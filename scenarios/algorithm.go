@@ -69,6 +69,9 @@ type drawn struct {
 	ints   []int64
 }
 
+// goName maps a Go Config field name to the words a scenario error uses.
+type goName struct{ goName, text string }
+
 // NodeFactory builds one candidate node for a run. peers are all candidate
 // IDs in ascending order; store is the lease store's ID.
 type NodeFactory func(peers []sim.NodeID, store sim.NodeID) sim.Node
@@ -77,7 +80,11 @@ type NodeFactory func(peers []sim.NodeID, store sim.NodeID) sim.Node
 type algoDef struct {
 	name   string
 	doc    string
+	pkg    string // the package's error prefix ("raftelect")
 	params []paramDef
+	// goNames translate the package's Config field names in its
+	// validation errors into the grammar's keys.
+	goNames []goName
 	// build applies the drawn parameters (by key) and returns the factory,
 	// or the algorithm's own validation error.
 	build func(v map[string]drawn, n int, r *sim.Rand) (NodeFactory, error)
@@ -102,7 +109,11 @@ func findAlgo(name string) *algoDef {
 }
 
 var algoDefs = []algoDef{
-	{name: "raft", doc: "Raft leader election (algorithms/raftelect)", params: []paramDef{
+	{name: "raft", doc: "Raft leader election (algorithms/raftelect)", pkg: "raftelect", goNames: []goName{
+		{"ElectionTimeoutMin", "election_timeout's minimum"}, {"ElectionTimeoutMax", "election_timeout's maximum"},
+		{"HeartbeatInterval", "heartbeat"}, {"LastLogTerm", "last_log_term"}, {"LastLogIndex", "last_log_index"},
+		{"peers", "candidates"},
+	}, params: []paramDef{
 		{key: "election_timeout", kind: pDurRange, doc: "randomized election timeout range, default 150ms..300ms"},
 		{key: "heartbeat", kind: pDur, doc: "leader heartbeat interval, default 50ms"},
 		{key: "prevote", kind: pBool, doc: "PreVote (thesis §9.6), default false"},
@@ -136,7 +147,9 @@ var algoDefs = []algoDef{
 		}
 		return func(p []sim.NodeID, _ sim.NodeID) sim.Node { return raftelect.New(c, p) }, nil
 	}},
-	{name: "etcdraft", doc: "the real go.etcd.io/raft/v3 library (algorithms/etcdraft)", params: []paramDef{
+	{name: "etcdraft", doc: "the real go.etcd.io/raft/v3 library (algorithms/etcdraft)", pkg: "etcdraft", goNames: []goName{
+		{"TickInterval", "tick"}, {"ElectionTick", "election_tick"}, {"HeartbeatTick", "heartbeat_tick"},
+	}, params: []paramDef{
 		{key: "tick", kind: pDur, doc: "tick interval on the node's monotonic clock, default 10ms"},
 		{key: "election_tick", kind: pInt, lo: 1, hi: 1e6, doc: "ElectionTick, default 10"},
 		{key: "heartbeat_tick", kind: pInt, lo: 1, hi: 1e6, doc: "HeartbeatTick, default 1"},
@@ -156,7 +169,10 @@ var algoDefs = []algoDef{
 		}
 		return func(p []sim.NodeID, _ sim.NodeID) sim.Node { return etcdraft.New(c, p) }, nil
 	}},
-	{name: "bully", doc: "Garcia-Molina bully (algorithms/bully)", params: []paramDef{
+	{name: "bully", doc: "Garcia-Molina bully (algorithms/bully)", pkg: "bully", goNames: []goName{
+		{"AnswerTimeout", "answer_timeout"}, {"CoordinatorTimeout", "coordinator_timeout"}, {"HeartbeatInterval", "heartbeat"},
+		{"HeartbeatTimeout", "heartbeat_timeout"}, {"Priorities", "priorities"}, {"peers", "candidates"},
+	}, params: []paramDef{
 		{key: "answer_timeout", kind: pDur, doc: "wait for ANSWER, default 100ms"},
 		{key: "coordinator_timeout", kind: pDur, doc: "wait for COORDINATOR after an ANSWER, default 200ms"},
 		{key: "heartbeat", kind: pDur, doc: "coordinator heartbeat interval, default 50ms"},
@@ -186,8 +202,11 @@ var algoDefs = []algoDef{
 		}
 		return func(p []sim.NodeID, _ sim.NodeID) sim.Node { return bully.New(c, p) }, nil
 	}},
-	{name: "ring", doc: "Chang–Roberts ring election and the collect-all variant (algorithms/ring)", params: []paramDef{
-		{key: "variant", kind: pEnum, enum: []string{"chang_roberts", "collect_all"}, doc: "default chang_roberts"},
+	{name: "ring", doc: "Chang–Roberts ring election and the collect-all variant (algorithms/ring)", pkg: "ring", goNames: []goName{
+		{"AckTimeout", "ack_timeout"}, {"HeartbeatInterval", "heartbeat"}, {"HeartbeatTimeout", "heartbeat_timeout"},
+		{"Order", "order"}, {"Initiators", "initiators"}, {"peers", "candidates"},
+	}, params: []paramDef{
+		{key: "variant", kind: pEnum, enum: []string{"chang_roberts", "collect_all"}, doc: "Chang–Roberts (forward only IDs higher than your own) or collect-all (the message collects every ID and the highest wins), default chang_roberts"},
 		{key: "arrangement", kind: pEnum, enum: []string{"sorted", "reversed", "random"}, doc: "ring order of the IDs: sorted (IDs increase along the ring, best case), reversed (worst case) or random (drawn from the run's seed); default sorted"},
 		{key: "order", kind: pNodes, doc: "explicit ring order, e.g. [n3, n1, n2]; overrides arrangement"},
 		{key: "all_initiate", kind: pBool, doc: "every node starts an election at start, default true"},
@@ -199,7 +218,9 @@ var algoDefs = []algoDef{
 	}, build: func(v map[string]drawn, n int, r *sim.Rand) (NodeFactory, error) {
 		c := ring.DefaultConfig()
 		if x, ok := v["variant"]; ok {
-			vv, err := ring.ParseVariant(x.s)
+			// The grammar spells names with underscores, the ring package
+			// with hyphens.
+			vv, err := ring.ParseVariant(strings.ReplaceAll(x.s, "_", "-"))
 			if err != nil {
 				return nil, err
 			}
@@ -232,7 +253,13 @@ var algoDefs = []algoDef{
 		}
 		return func(p []sim.NodeID, _ sim.NodeID) sim.Node { return ring.New(c, p) }, nil
 	}},
-	{name: "lease", doc: "lease-based election against the lease store (algorithms/lease)", params: []paramDef{
+	{name: "lease", doc: "lease-based election against the lease store (algorithms/lease)", pkg: "lease", goNames: []goName{
+		{"LeaseDuration", "lease_duration"}, {"RenewDeadline", "renew_deadline"}, {"RetryPeriod", "retry_period"},
+		{"JitterFactor", "jitter_factor"}, {"RequestTimeout", "request_timeout"}, {"RejoinDelay", "rejoin_delay"},
+		{"ShutdownAt", "shutdown_at"}, {"TTL", "ttl"}, {"RenewInterval", "renew_interval"},
+		{"ClockDriftFactor", "clock_drift_factor"}, {"ClockDriftMargin", "clock_drift_margin"},
+		{"LockAtMostFor", "lock_at_most_for"}, {"LockAtLeastFor", "lock_at_least_for"}, {"ExtendInterval", "extend_interval"},
+	}, params: []paramDef{
 		{key: "flavor", kind: pEnum, enum: []string{lease.FlavorK8s, lease.FlavorTTL, lease.FlavorWallTime}, doc: "k8s (client-go), ttl (Redis SET NX PX) or walltime (ShedLock lock_until); default k8s"},
 		{key: "lease_duration", kind: pDur, doc: "k8s LeaseDuration, default 15s"},
 		{key: "renew_deadline", kind: pDur, doc: "k8s RenewDeadline, default 10s"},
@@ -416,19 +443,75 @@ func pickFloat(lo, hi float64, r *sim.Rand, end int) float64 {
 // Factory draws the parameters for one run from r and returns the node
 // factory for n candidates.
 func (a AlgorithmSpec) Factory(n int, r *sim.Rand) (NodeFactory, error) {
+	f, _, err := a.factory(n, r)
+	return f, err
+}
+
+// factory is Factory that also returns the algorithm section with every
+// range replaced by the value drawn (and a random ring arrangement by the
+// order it produced), for materialized scenarios.
+func (a AlgorithmSpec) factory(n int, r *sim.Rand) (NodeFactory, AlgorithmSpec, error) {
 	def := findAlgo(a.Name)
 	if def == nil {
-		return nil, fmt.Errorf("unknown algorithm %q", a.Name)
+		return nil, a, fmt.Errorf("unknown algorithm %q", a.Name)
 	}
-	return def.build(a.draw(r, 0), n, r)
+	vals := a.draw(r, 0)
+	before := *r // the ring's random arrangement draws next
+	f, err := def.build(vals, n, r)
+	if err != nil {
+		return nil, a, err
+	}
+	c := AlgorithmSpec{Name: a.Name, at: a.at}
+	for _, v := range a.values {
+		d := vals[v.def.key]
+		switch v.def.kind {
+		case pDur:
+			v.durLo, v.durHi = d.d, d.d
+		case pInt:
+			v.intLo, v.intHi = d.i, d.i
+		case pFloat:
+			v.fLo, v.fHi = d.f, d.f
+		case pEnum:
+			if v.def.key == "arrangement" && v.s == "random" && !a.hasKey("order") {
+				ord := findParam(def, "order")
+				rr := before
+				c.values = append(c.values, paramValue{def: ord, nodes: ring.Arrange(ring.Random, candidateIDs(n), &rr), isSet: true})
+				continue
+			}
+		}
+		c.values = append(c.values, v)
+	}
+	return f, c, nil
+}
+
+func (a AlgorithmSpec) hasKey(k string) bool {
+	for _, v := range a.values {
+		if v.def.key == k {
+			return true
+		}
+	}
+	return false
+}
+
+func findParam(d *algoDef, key string) *paramDef {
+	for i := range d.params {
+		if d.params[i].key == key {
+			return &d.params[i]
+		}
+	}
+	return nil
 }
 
 // readAlgorithm reads the algorithm section.
 func (l *loader) readAlgorithm(n *ynode, path string, nodes int) AlgorithmSpec {
-	m := l.mapOf(n, path)
 	spec := AlgorithmSpec{at: n}
+	if n.kind == yScalar {
+		l.errAt(n, path, "want a mapping such as {name: %s}, got %q (parameters go beside the name)", strings.TrimSpace(n.text), n.text)
+		return spec
+	}
+	m := l.mapOf(n, path)
 	if !m.oneOf("name", &spec.Name, Algorithms()...) {
-		if !m.has("name") && m.ok {
+		if !m.has("name") && m.ok && !m.misspelt("name") {
 			l.errAt(m.n, join(path, "name"), "missing: one of %s", strings.Join(Algorithms(), ", "))
 		}
 		m.asked = append(m.asked, allParamKeys()...) // no unknown-field noise
@@ -449,7 +532,7 @@ func (l *loader) readAlgorithm(n *ynode, path string, nodes int) AlgorithmSpec {
 			continue
 		}
 		if owners := paramOwners(k.name); len(owners) > 0 {
-			l.errAt(&ynode{line: k.line, col: k.col}, join(path, k.name), "not a parameter of %s (it belongs to %s)", spec.Name, strings.Join(owners, ", "))
+			l.errAt(k.at(), join(path, k.name), "not a parameter of %s (it belongs to %s)", spec.Name, strings.Join(owners, ", "))
 			m.asked = append(m.asked, k.name)
 		}
 	}
@@ -458,12 +541,66 @@ func (l *loader) readAlgorithm(n *ynode, path string, nodes int) AlgorithmSpec {
 	if len(l.errs) == 0 {
 		for _, end := range []int{-1, 1} {
 			if _, err := def.build(spec.draw(sim.NewRand(0, "validate"), end), nodes, sim.NewRand(0, "validate")); err != nil {
-				l.errAt(n, path, "%v", err)
+				l.configError(n, path, def, spec, err)
 				break
 			}
 		}
 	}
 	return spec
+}
+
+// configError reports an algorithm package's validation error in the
+// grammar's words: its Go field names become the parameters' keys, and the
+// error points at the first parameter it names that the file sets.
+func (l *loader) configError(n *ynode, path string, def *algoDef, spec AlgorithmSpec, err error) {
+	msg := strings.TrimPrefix(err.Error(), def.pkg+": ")
+	for _, g := range def.goNames {
+		msg = replaceWord(msg, g.goName, g.text)
+	}
+	at, field, first := n, path, len(msg)+1
+	for _, v := range spec.values {
+		if i := indexWord(msg, v.def.key); i >= 0 && i < first {
+			at, field, first = v.at, join(path, v.def.key), i
+		}
+	}
+	l.errAt(at, field, "%s", msg)
+}
+
+// indexWord finds word in s as a whole word (not inside a longer
+// identifier), or -1.
+func indexWord(s, word string) int {
+	for i := 0; i+len(word) <= len(s); {
+		j := strings.Index(s[i:], word)
+		if j < 0 {
+			return -1
+		}
+		j += i
+		end := j + len(word)
+		if (j == 0 || !isIdentByte(s[j-1])) && (end == len(s) || !isIdentByte(s[end])) {
+			return j
+		}
+		i = j + 1
+	}
+	return -1
+}
+
+// replaceWord replaces every whole-word occurrence of old in s.
+func replaceWord(s, old, repl string) string {
+	var b strings.Builder
+	for {
+		i := indexWord(s, old)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		b.WriteString(repl)
+		s = s[i+len(old):]
+	}
+}
+
+func isIdentByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 func (d *algoDef) has(key string) bool {
@@ -532,8 +669,11 @@ func (l *loader) readParam(m *mapReader, p *paramDef, path string, nodes int) (p
 func nodeRef(s string, nodes int) (sim.NodeID, error) {
 	t := strings.TrimPrefix(strings.TrimSpace(s), "n")
 	k, err := strconv.Atoi(t)
-	if err != nil || k < 1 || k > nodes {
-		return sim.None, fmt.Errorf("%q is not a node (want n1..n%d or 1..%d)", s, nodes, nodes)
+	switch {
+	case err != nil:
+		return sim.None, fmt.Errorf("%q is not a node (want n1..n%d)", s, nodes)
+	case k < 1 || k > nodes:
+		return sim.None, fmt.Errorf("%q is not a node of this %d-node cluster (n1..n%d)", s, nodes, nodes)
 	}
 	return sim.NodeID(k - 1), nil
 }

@@ -5,10 +5,14 @@ import (
 	"strings"
 
 	"github.com/electsim/electsim/faults"
+	"github.com/electsim/electsim/sim"
 )
 
 // faultKinds are the keys that name a fault's kind; exactly one per entry.
 var faultKinds = []string{"partition", "heal", "pause", "crash", "restart", "resign", "clock", "link", "disk", "store", "random"}
+
+// faultFields are the keys a fault entry has besides its kind.
+var faultFields = []string{"name", "at", "for", "after", "delay", "wipe_disk", "target", "to", "groups", "services"}
 
 var targetKinds = []string{"leader", "lease_holder", "candidate", "followers", "random", "random_minority", "all", "store", "resource", "event_node"}
 
@@ -37,23 +41,19 @@ func (l *loader) readFaults(n *ynode, sc *Scenario) {
 		}
 		switch {
 		case len(kinds) == 0:
-			cands := append([]string(nil), faultKinds...)
-			hint := ""
+			reported := false
 			for _, k := range it.keys {
-				if s := suggest(k.name, cands); s != "" {
-					hint = " — " + strconv.Quote(k.name) + " is unknown" + s
+				if s := suggest(k.name, faultKinds); s != "" && !containsStr(faultFields, k.name) {
+					l.errAt(k.at(), join(path, k.name), "unknown fault kind%s", s)
+					reported = true
 				}
 			}
-			l.errAt(it, path, "a fault needs one of %s%s", strings.Join(faultKinds, ", "), hint)
-			for _, k := range it.keys {
-				m.asked = append(m.asked, k.name) // reported above, once
+			if !reported {
+				l.errAt(it, path, "a fault needs one of %s", strings.Join(faultKinds, ", "))
 			}
-			m.finish()
-			continue
+			continue // the other keys cannot be judged without a kind
 		case len(kinds) > 1:
-			l.errAt(m.keyNode(kinds[1]), join(path, kinds[1]), "one fault per entry: this one is already a %s fault", kinds[0])
-			m.asked = append(m.asked, faultKinds...)
-			m.finish()
+			l.errAt(m.keyNode(kinds[1]), join(path, kinds[1]), "one fault per entry: this one is already a %s fault (write a second entry)", kinds[0])
 			continue
 		}
 		if kinds[0] == "random" {
@@ -68,6 +68,10 @@ func (l *loader) readFaults(n *ynode, sc *Scenario) {
 		if !ok {
 			continue
 		}
+		if f.For != nil && instantaneous(&f) {
+			l.errAt(m.get("for"), join(path, "for"), "a %s is instantaneous and cannot last; remove for", instantWhat(&f))
+			continue
+		}
 		if err := f.Validate(); err != nil {
 			l.errAt(it, path, "%v", err)
 			continue
@@ -80,6 +84,8 @@ func (l *loader) readFault(m *mapReader, kind, path string, sc *Scenario) (fault
 	var f faults.Fault
 	m.str("name", &f.Name)
 	ok := true
+	l.faultHasAfter = m.has("after")
+	defer func() { l.faultHasAfter = false }()
 	if m.has("at") {
 		ok = m.durRange("at", &f.At.Min, &f.At.Max, false) && ok
 	} else if !m.has("after") {
@@ -105,10 +111,17 @@ func (l *loader) readFault(m *mapReader, kind, path string, sc *Scenario) (fault
 			ok = false
 		}
 		if nn := am.get("node"); nn != nil {
-			if t, tok := l.readTarget(nn, join(path, "after.node"), sc); tok {
-				tr.Node = t
-			} else {
+			l.inTrigger = true
+			t, tok := l.readTarget(nn, join(path, "after.node"), sc)
+			l.inTrigger = false
+			switch {
+			case !tok:
 				ok = false
+			case t.Kind == faults.TargetRandom || t.Kind == faults.TargetRandomMinority || t.Kind == faults.TargetEventNode:
+				l.errAt(nn, join(path, "after.node"), "%s cannot say whose event counts (use leader, lease_holder, candidate, followers, all or nodes)", t.Kind)
+				ok = false
+			default:
+				tr.Node = t
 			}
 		}
 		am.finish()
@@ -143,6 +156,9 @@ func (l *loader) readFault(m *mapReader, kind, path string, sc *Scenario) (fault
 			}
 			if kind == "crash" || kind == "restart" {
 				km.boolean("wipe_disk", &wipe)
+			} else if km.has("wipe_disk") {
+				l.errAt(km.keyNode("wipe_disk"), join(kp, "wipe_disk"), "applies only to crash and restart")
+				ok = false
 			}
 			if kind == "resign" && km.has("grace") {
 				var g faults.DurRange
@@ -230,9 +246,16 @@ func (l *loader) readFault(m *mapReader, kind, path string, sc *Scenario) (fault
 		} else {
 			sm := l.mapOf(kn, kp)
 			sm.boolean("unavailable", &st.Unavailable)
-			var lo, hi float64
-			if sm.floatRange("lose_last_writes", &lo, &hi, 1, 1e6) {
-				st.LoseLastWrites = &faults.IntRange{Min: int(lo), Max: int(hi)}
+			if sm.has("lose_last_writes") {
+				if r, rok := l.intRange(sm, "lose_last_writes", 1, 1e6); rok {
+					st.LoseLastWrites = r
+				} else {
+					ok = false
+				}
+			}
+			if sm.ok && !st.Unavailable && st.LoseLastWrites == nil && !sm.has("lose_last_writes") {
+				l.errAt(kn, kp, "does nothing: give unavailable: true, lose_last_writes: 1..3, or both")
+				ok = false
 			}
 			sm.finish()
 		}
@@ -262,7 +285,7 @@ func (l *loader) readTarget(n *ynode, path string, sc *Scenario) (faults.Target,
 		}
 		l.errAt(n, path, "unknown target %q (a role: %s; or a node n1..n%d)%s", s, strings.Join(targetKinds, ", "), sc.Nodes, suggest(s, targetKinds))
 	case ySeq:
-		ids, ok := l.nodeList(n, path, sc.Nodes)
+		ids, ok := l.targetNodeList(n, path, sc)
 		if ok && len(ids) == 0 {
 			l.errAt(n, path, "empty list of nodes")
 			ok = false
@@ -289,6 +312,60 @@ func (l *loader) readTarget(n *ynode, path string, sc *Scenario) (faults.Target,
 	return faults.Target{}, false
 }
 
+// targetNodeList reads a list of nodes in a target: candidates (n3 or 3)
+// and, by name, the service nodes (store, resource).
+func (l *loader) targetNodeList(n *ynode, path string, sc *Scenario) ([]sim.NodeID, bool) {
+	var out []sim.NodeID
+	ok := true
+	for i, it := range n.items {
+		p := index(path, i)
+		if it.kind != yScalar {
+			l.errAt(it, p, "want a node, got %s", describe(it))
+			ok = false
+			continue
+		}
+		s := strings.TrimSpace(it.text)
+		if id, svc := sc.serviceID(s); svc {
+			if id == sim.None {
+				l.errAt(it, p, "this scenario has no %s node", s)
+				ok = false
+				continue
+			}
+			out = append(out, id)
+			continue
+		}
+		id, err := nodeRef(s, sc.Nodes)
+		if err != nil {
+			l.errAt(it, p, "%v", err)
+			ok = false
+			continue
+		}
+		out = append(out, id)
+	}
+	return out, ok
+}
+
+// serviceID resolves "store" or "resource" to the node ID runs give it
+// (sim.None if the scenario has no such node); svc is false for other names.
+func (sc *Scenario) serviceID(name string) (id sim.NodeID, svc bool) {
+	next := sim.NodeID(sc.Nodes)
+	store := sim.None
+	if sc.hasStore() {
+		store = next
+		next++
+	}
+	switch name {
+	case "store":
+		return store, true
+	case "resource":
+		if sc.Cron == nil {
+			return sim.None, true
+		}
+		return next, true
+	}
+	return sim.None, false
+}
+
 func (l *loader) checkTargetAvailable(n *ynode, path string, t faults.Target, sc *Scenario) bool {
 	switch t.Kind {
 	case faults.TargetStore, faults.TargetLeaseHolder:
@@ -299,6 +376,11 @@ func (l *loader) checkTargetAvailable(n *ynode, path string, t faults.Target, sc
 	case faults.TargetResource:
 		if sc.Cron == nil {
 			l.errAt(n, path, "resource: this scenario has no cron section, so no fenced resource")
+			return false
+		}
+	case faults.TargetEventNode:
+		if !l.faultHasAfter && !l.inTrigger {
+			l.errAt(n, path, "event_node is the node whose event fired the fault's trigger; this fault has no after: {event, node}")
 			return false
 		}
 	}
@@ -433,6 +515,15 @@ func (l *loader) readClock(n *ynode, path string, sc *Scenario) (*faults.Clock, 
 			}
 		}
 	}
+	switch {
+	case !m.ok:
+	case !m.has("offset") && !m.has("step") && !m.has("rate") && !m.has("mono_rate") && !m.has("wall_rate"):
+		l.errAt(n, path, "changes nothing: give offset, step, rate, mono_rate or wall_rate")
+		ok = false
+	case m.has("rate") && (m.has("mono_rate") || m.has("wall_rate")):
+		l.errAt(m.get("rate"), join(path, "rate"), "rate sets both clocks; not with mono_rate or wall_rate")
+		ok = false
+	}
 	m.finish()
 	return c, ok
 }
@@ -476,6 +567,10 @@ func (l *loader) readLink(n *ynode, path string, sc *Scenario) (*faults.Link, bo
 				ok = false
 			}
 		}
+	}
+	if m.ok && !m.has("latency") && !m.has("drop") && !m.has("duplicate") {
+		l.errAt(n, path, "changes nothing: give latency, drop or duplicate")
+		ok = false
 	}
 	m.finish()
 	return lk, ok
@@ -588,13 +683,17 @@ func (l *loader) readNemesis(fm *mapReader, path string, sc *Scenario) (faults.N
 	nem.LinkLatency = durR("link_latency", false)
 	nem.LinkDrop = floatR("link_drop", 0, 1)
 	nem.FsyncLatency = durR("fsync_latency", false)
-	if r := floatR("lose_last_writes", 1, 1e6); r != nil {
-		nem.LoseLastWrites = &faults.IntRange{Min: int(r.Min), Max: int(r.Max)}
+	if m.has("lose_last_writes") {
+		if r, rok := l.intRange(m, "lose_last_writes", 1, 1e6); rok {
+			nem.LoseLastWrites = r
+		} else {
+			ok = false
+		}
 	}
 	m.finish()
 	for _, k := range fm.n.keys {
 		if k.name != "random" && k.name != "name" {
-			l.errAt(&ynode{line: k.line, col: k.col}, join(path, k.name), "a random nemesis takes its settings inside random: {…}")
+			l.errAt(k.at(), join(path, k.name), "a random nemesis takes its settings inside random: {…}")
 			fm.asked = append(fm.asked, k.name)
 			ok = false
 		}
@@ -612,4 +711,44 @@ func (l *loader) readNemesis(fm *mapReader, path string, sc *Scenario) (faults.N
 // hasStore reports whether runs of the scenario have a lease store.
 func (sc *Scenario) hasStore() bool {
 	return sc.Algorithm.Name == "lease" || (sc.Cron != nil && sc.Cron.Mode == "shedlock")
+}
+
+// instantaneous reports whether a fault has nothing For could revert
+// (faults.Fault.Validate rejects For on it).
+func instantaneous(f *faults.Fault) bool {
+	switch {
+	case f.Heal != nil, f.Restart != nil:
+		return true
+	case f.Clock != nil:
+		c := f.Clock
+		return c.Offset == nil && c.Rate == nil && c.MonoRate == nil && c.WallRate == nil
+	case f.Store != nil:
+		return !f.Store.Unavailable
+	}
+	return false
+}
+
+func instantWhat(f *faults.Fault) string {
+	switch {
+	case f.Heal != nil:
+		return "heal"
+	case f.Restart != nil:
+		return "restart"
+	case f.Clock != nil:
+		return "clock step (step without offset or a rate)"
+	}
+	return "store failover (lose_last_writes without unavailable)"
+}
+
+// intRange reads a whole number or range a..b within [lo, hi].
+func (l *loader) intRange(m *mapReader, key string, lo, hi float64) (*faults.IntRange, bool) {
+	var a, b float64
+	if !m.floatRange(key, &a, &b, lo, hi) {
+		return nil, false
+	}
+	if a != float64(int(a)) || b != float64(int(b)) {
+		l.errAt(m.get(key), join(m.path, key), "want a whole number or range a..b, got %q", m.get(key).text)
+		return nil, false
+	}
+	return &faults.IntRange{Min: int(a), Max: int(b)}, true
 }

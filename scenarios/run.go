@@ -56,6 +56,8 @@ type Run struct {
 	Report   checker.Report
 	OK       bool
 	Problems []string
+
+	concrete *Scenario // the scenario with this run's draws made concrete (no faults yet)
 }
 
 // AlgorithmName is the algorithm a run uses: the override, the scenario's,
@@ -85,11 +87,11 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	hasStore := shedlock || spec.Name == "lease"
 
 	total := sc.Duration + sc.Settle.For
+	drop := pickFloat(sc.Network.DropLo, sc.Network.DropHi, params, 0)
+	dup := pickFloat(sc.Network.DupLo, sc.Network.DupHi, params, 0)
 	s := sim.New(sim.Config{
 		Seed: opts.Seed, WallStart: sc.Start, MaxTime: total + time.Minute, MaxEvents: sc.MaxEvents,
-		Link: sim.LinkConfig{Latency: sc.Network.Latency, FIFO: sc.Network.FIFO,
-			Drop:      pickFloat(sc.Network.DropLo, sc.Network.DropHi, params, 0),
-			Duplicate: pickFloat(sc.Network.DupLo, sc.Network.DupHi, params, 0)},
+		Link: sim.LinkConfig{Latency: sc.Network.Latency, FIFO: sc.Network.FIFO, Drop: drop, Duplicate: dup},
 	})
 	r.Sim = s
 	n := sc.Nodes
@@ -111,9 +113,12 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 		r.CronConfig = &cfg
 	}
 	var factory NodeFactory
+	r.concrete = &Scenario{}
+	*r.concrete = *sc
+	r.concrete.Algorithm = spec
 	if !shedlock {
 		var err error
-		if factory, err = spec.Factory(n, params); err != nil {
+		if factory, r.concrete.Algorithm, err = spec.factory(n, params); err != nil {
 			return nil, fmt.Errorf("algorithm %s: %v", spec.Name, err)
 		}
 	}
@@ -136,19 +141,31 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	if r.CronConfig != nil {
 		_, r.Resource = cron.AddResource(s, "resource", r.CronConfig.Jobs, r.CronConfig.Policy)
 	}
+	r.concrete.Network.DropLo, r.concrete.Network.DropHi = drop, drop
+	r.concrete.Network.DupLo, r.concrete.Network.DupHi = dup, dup
+	r.concrete.Clocks = nil
 	for _, c := range sc.Clocks {
+		cc := ClockSpec{Node: c.Node}
 		if off := pickDur(c.OffsetLo, c.OffsetHi, params, 0); off != 0 {
 			s.StepWall(c.Node, off)
+			cc.OffsetLo, cc.OffsetHi = off, off
 		}
 		if c.RateLo != 0 {
-			s.SetRate(c.Node, sim.Rate(pickFloat(c.RateLo, c.RateHi, params, 0)))
+			v := pickFloat(c.RateLo, c.RateHi, params, 0)
+			s.SetRate(c.Node, sim.Rate(v))
+			cc.RateLo, cc.RateHi = v, v
 		}
 		if c.MonoRateLo != 0 {
-			s.SetMonoRate(c.Node, sim.Rate(pickFloat(c.MonoRateLo, c.MonoRateHi, params, 0)))
+			v := pickFloat(c.MonoRateLo, c.MonoRateHi, params, 0)
+			s.SetMonoRate(c.Node, sim.Rate(v))
+			cc.MonoRateLo, cc.MonoRateHi = v, v
 		}
 		if c.WallRateLo != 0 {
-			s.SetWallRate(c.Node, sim.Rate(pickFloat(c.WallRateLo, c.WallRateHi, params, 0)))
+			v := pickFloat(c.WallRateLo, c.WallRateHi, params, 0)
+			s.SetWallRate(c.Node, sim.Rate(v))
+			cc.WallRateLo, cc.WallRateHi = v, v
 		}
+		r.concrete.Clocks = append(r.concrete.Clocks, cc)
 	}
 	for _, ls := range sc.Network.Links {
 		c := s.Link(ls.From, ls.To)

@@ -106,7 +106,7 @@ func carriesClocks(r *Record) bool {
 	case RecStart, RecPersist, RecPersistDone, RecCrash, RecPause, RecResume,
 		RecLead, RecStepDown, RecBelieve, RecEffect:
 		return true
-	case RecFault:
+	case RecFault, RecNote:
 		return r.Node != None
 	}
 	return false

@@ -346,7 +346,7 @@ func (x *pfExport) record(r *Record) {
 		x.otherArgs(r)
 		x.argWall(r.Wall)
 		x.done()
-	case RecFault:
+	case RecFault, RecNote:
 		x.global(r)
 	default:
 		x.instant("other", r.Type.String(), tid, r.At, false)

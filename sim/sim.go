@@ -57,7 +57,8 @@ func (o Outcome) Exhausted() bool { return o == OutcomeTimeBudget || o == Outcom
 
 // Stats are a run's counters. Per-kind arrays are indexed by MsgKind.
 type Stats struct {
-	Events      uint64 // events handled (deliveries, timers, controls, disk completions)
+	Events      uint64 // node events handled (starts, deliveries, timers, disk completions)
+	Controls    uint64 // driver callbacks run (At, AtLate): faults, nemeses; not part of the simulated system
 	Stale       uint64 // queue entries skipped (cancelled or re-armed timers)
 	TimersFired uint64
 	Sent        [MaxKinds]uint64
@@ -82,6 +83,7 @@ type Sim struct {
 	now      Time
 	seq      uint64 // last ordinary event seq (from firstSeq up)
 	handSeq  uint64 // last seq given to an event handed over on Resume
+	lateSeq  uint64 // last seq given to a late control event (from lateFirstSeq up)
 	q        queue
 	nodes    []*nodeState
 	started  bool
@@ -116,7 +118,7 @@ func New(cfg Config) *Sim {
 		cfg.Link.Latency = Constant(time.Millisecond)
 	}
 	mustLink(cfg.Link)
-	s := &Sim{cfg: cfg, wallBase: cfg.WallStart.UnixNano(), seq: firstSeq}
+	s := &Sim{cfg: cfg, wallBase: cfg.WallStart.UnixNano(), seq: firstSeq, lateSeq: lateFirstSeq}
 	s.net.def = cfg.Link
 	s.netRand.Reset(cfg.Seed, "network")
 	s.hash.h = cfg.Seed
@@ -175,6 +177,10 @@ func (s *Sim) Outcome() Outcome { return s.outcome }
 // its backlog before anything else due at the resume instant (arrival order).
 const firstSeq = 1 << 62
 
+// lateFirstSeq starts the band of late control events (AtLate), above every
+// ordinary seq a run can reach.
+const lateFirstSeq = 1 << 63
+
 func (s *Sim) push(at Time, kind eventKind, node int16, ref int32) {
 	s.seq++
 	s.q.push(event{at: at, seq: s.seq, kind: kind, node: node, ref: ref})
@@ -199,6 +205,28 @@ func (s *Sim) At(t Time, fn func()) {
 	s.push(t, evControl, -1, ref)
 }
 
+// AtLate schedules fn like At, but after every event that is not itself
+// late due at the same instant, whenever it was scheduled. Fault injectors
+// use it so a fault at instant t runs after the nodes' own events at t
+// whether it was scheduled before the run or during it — which is what lets
+// a materialized fault schedule replay a run exactly.
+func (s *Sim) AtLate(t Time, fn func()) {
+	if t < s.now {
+		t = s.now
+	}
+	var ref int32
+	if n := len(s.freeCtl); n > 0 {
+		ref = s.freeCtl[n-1]
+		s.freeCtl = s.freeCtl[:n-1]
+		s.controls[ref] = fn
+	} else {
+		ref = int32(len(s.controls))
+		s.controls = append(s.controls, fn)
+	}
+	s.lateSeq++
+	s.q.push(event{at: t, seq: s.lateSeq, kind: evControl, node: -1, ref: ref})
+}
+
 // After schedules fn to run d from now.
 func (s *Sim) After(d time.Duration, fn func()) { s.At(s.now.Add(d), fn) }
 
@@ -217,9 +245,13 @@ func (s *Sim) freeMsg(ref int32) {
 	s.freeMsgs = append(s.freeMsgs, ref)
 }
 
-// emit hashes s.rec and hands it to the sinks.
+// emit hashes s.rec and hands it to the sinks. Notes are annotations, not
+// behaviour: they reach the sinks but not the hash, so a materialized
+// scenario (whose notes name its faults differently) hashes the same.
 func (s *Sim) emit() {
-	s.hash.record(&s.rec, s.kindHash[s.rec.Kind])
+	if s.rec.Type != RecNote {
+		s.hash.record(&s.rec, s.kindHash[s.rec.Kind])
+	}
 	for _, k := range s.sinks {
 		k.Record(&s.rec)
 	}
@@ -332,7 +364,7 @@ func (s *Sim) dispatch(e *event) {
 		fn := s.controls[e.ref]
 		s.controls[e.ref] = nil
 		s.freeCtl = append(s.freeCtl, e.ref)
-		s.stats.Events++
+		s.stats.Controls++
 		fn()
 	case evLocal:
 		s.deliver(e, false)

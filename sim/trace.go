@@ -27,10 +27,11 @@ const (
 	RecBelieve                           // Node believes Peer leads Epoch
 	RecEffect                            // a node-defined effect (Name, Detail, A, B, C)
 	RecEnd                               // the run ended (Detail: outcome)
+	RecNote                              // an annotation from a driver such as the fault injector (Name, Detail); not hashed
 )
 
 var recordNames = [...]string{"", "start", "deliver", "drop", "timer", "persist", "persist_done",
-	"crash", "pause", "resume", "fault", "lead", "step_down", "believe", "effect", "end"}
+	"crash", "pause", "resume", "fault", "lead", "step_down", "believe", "effect", "end", "note"}
 
 // String returns the record type's name as used in JSON output.
 func (t RecordType) String() string {

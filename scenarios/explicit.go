@@ -1,0 +1,478 @@
+package scenarios
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/electsim/electsim/cron"
+	"github.com/electsim/electsim/faults"
+	"github.com/electsim/electsim/sim"
+)
+
+// Explicit returns the scenario this run executed with every random choice
+// made concrete: ranged parameters as drawn, a random ring order as
+// arranged, and every fault that was injected (explicit or from a nemesis)
+// as an explicit fault at the instant it fired, aimed at the nodes it hit.
+// Running it with the same seed reproduces the run (simrun -materialize).
+func (r *Run) Explicit() *Scenario {
+	sc := *r.concrete
+	sc.Seed = r.Seed
+	sc.Nemeses = nil
+	sc.Faults = nil
+	for _, a := range r.Injector.Applied() {
+		f := a.Explicit()
+		if f.Kind() == "" {
+			continue
+		}
+		sc.Faults = append(sc.Faults, f)
+	}
+	return &sc
+}
+
+// YAML writes the scenario in the file format, so that Parse reads back an
+// equivalent scenario.
+func (sc *Scenario) YAML() []byte {
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	w("name: %s\n", quote(sc.Name))
+	if sc.Description != "" {
+		w("description: %s\n", quote(sc.Description))
+	}
+	w("seed: %d\nduration: %s\nstart: %s\n", sc.Seed, dur(sc.Duration), sc.Start.UTC().Format(time.RFC3339Nano))
+	if sc.MaxEvents != 50_000_000 {
+		w("max_events: %d\n", sc.MaxEvents)
+	}
+	w("cluster:\n  nodes: %d\n  fsync: %s\n", sc.Nodes, distYAML(sc.Fsync))
+	if len(sc.Clocks) > 0 {
+		w("  clocks:\n")
+		for _, c := range sc.Clocks {
+			parts := []string{"node: " + nodeName(c.Node)}
+			if c.OffsetLo != 0 || c.OffsetHi != 0 {
+				parts = append(parts, "offset: "+durRange(c.OffsetLo, c.OffsetHi))
+			}
+			for _, f := range []struct {
+				k      string
+				lo, hi float64
+			}{{"rate", c.RateLo, c.RateHi}, {"mono_rate", c.MonoRateLo, c.MonoRateHi}, {"wall_rate", c.WallRateLo, c.WallRateHi}} {
+				if f.lo != 0 {
+					parts = append(parts, f.k+": "+floatRange(f.lo, f.hi))
+				}
+			}
+			w("    - {%s}\n", strings.Join(parts, ", "))
+		}
+	}
+	n := sc.Network
+	w("network:\n  latency: %s\n  drop: %s\n  duplicate: %s\n", distYAML(n.Latency), floatRange(n.DropLo, n.DropHi), floatRange(n.DupLo, n.DupHi))
+	if n.FIFO {
+		w("  fifo: true\n")
+	}
+	if len(n.Links) > 0 {
+		w("  links:\n")
+		for _, l := range n.Links {
+			parts := []string{"from: " + nodeName(l.From), "to: " + nodeName(l.To)}
+			if l.Both {
+				parts = append(parts, "both: true")
+			}
+			if l.Latency != nil {
+				parts = append(parts, "latency: "+distYAML(*l.Latency))
+			}
+			if l.Drop != nil {
+				parts = append(parts, "drop: "+fl(*l.Drop))
+			}
+			if l.Dup != nil {
+				parts = append(parts, "duplicate: "+fl(*l.Dup))
+			}
+			if l.FIFO != nil {
+				parts = append(parts, "fifo: "+strconv.FormatBool(*l.FIFO))
+			}
+			w("    - {%s}\n", strings.Join(parts, ", "))
+		}
+	}
+	if sc.Algorithm.Name != "" && (sc.Cron == nil || sc.Cron.Mode != "shedlock") {
+		parts := []string{"name: " + sc.Algorithm.Name}
+		for _, v := range sc.Algorithm.values {
+			parts = append(parts, v.def.key+": "+v.yaml())
+		}
+		w("algorithm: {%s}\n", strings.Join(parts, ", "))
+	}
+	if c := sc.Cron; c != nil {
+		cfg := c.Config
+		w("cron:\n  mode: %s\n  jobs:\n", c.Mode)
+		for _, j := range cfg.Jobs {
+			w("    - {name: %s, schedule: %s, duration: %s", quote(j.Name), quote(j.Schedule), durRange(j.RunMin, j.RunMax))
+			if j.Writes > 1 {
+				w(", writes: %d", j.Writes)
+			}
+			w("}\n")
+		}
+		var pol []string
+		if cfg.Policy.Fencing {
+			pol = append(pol, "fencing")
+		}
+		if cfg.Policy.Idempotency {
+			pol = append(pol, "idempotency")
+		}
+		if cfg.Policy.Claim {
+			pol = append(pol, "claim")
+		}
+		if len(pol) == 0 {
+			pol = []string{"none"}
+		}
+		w("  policy: [%s]\n", strings.Join(pol, ", "))
+		if cfg.Policy.FencingScope != "" {
+			w("  fencing_scope: %s\n", cfg.Policy.FencingScope)
+		}
+		if cfg.Misfire != (cron.Misfire{}) {
+			var mp []string
+			if cfg.Misfire.Policy != "" {
+				mp = append(mp, "policy: "+cfg.Misfire.Policy)
+			}
+			if cfg.Misfire.Threshold != 0 {
+				mp = append(mp, "threshold: "+dur(cfg.Misfire.Threshold))
+			}
+			if cfg.Misfire.Lookback != 0 {
+				mp = append(mp, "lookback: "+dur(cfg.Misfire.Lookback))
+			}
+			w("  misfire: {%s}\n", strings.Join(mp, ", "))
+		}
+		if cfg.PollInterval != 0 {
+			w("  poll_interval: %s\n", dur(cfg.PollInterval))
+		}
+		if c.Mode == "shedlock" {
+			sl := cfg.ShedLock
+			var sp []string
+			if sl.LockAtMostFor != 0 {
+				sp = append(sp, "lock_at_most_for: "+dur(sl.LockAtMostFor))
+			}
+			sp = append(sp, "lock_at_least_for: "+dur(sl.LockAtLeastFor))
+			if sl.Time != "" {
+				sp = append(sp, "time: "+sl.Time)
+			}
+			w("  shedlock: {%s}\n", strings.Join(sp, ", "))
+		}
+	}
+	if len(sc.Faults) > 0 || len(sc.Nemeses) > 0 {
+		w("faults:\n")
+		for _, f := range sc.Faults {
+			w("  - %s\n", sc.faultYAML(f))
+		}
+		for _, nm := range sc.Nemeses {
+			w("  - %s\n", sc.nemesisYAML(nm))
+		}
+	}
+	w("settle: {for: %s, leader_within: %s}\n", dur(sc.Settle.For), dur(sc.Settle.LeaderWithin))
+	e := sc.Expect
+	var ep []string
+	if len(e.MustOccur) > 0 {
+		ep = append(ep, "violations: ["+strings.Join(e.MustOccur, ", ")+"]")
+	}
+	if len(e.Allow) > 0 {
+		ep = append(ep, "allow: ["+strings.Join(e.Allow, ", ")+"]")
+	}
+	if e.FailOnHarmless {
+		ep = append(ep, "fail_on_harmless: true")
+	}
+	for _, d := range []struct {
+		k string
+		v time.Duration
+	}{{"failover_under", e.FailoverUnder}, {"detect_under", e.DetectUnder}, {"fenced_run_under", e.FencedRunUnder}} {
+		if d.v != 0 {
+			ep = append(ep, d.k+": "+dur(d.v))
+		}
+	}
+	if e.MaxFlapsPerMinute != 0 {
+		ep = append(ep, "max_flaps_per_minute: "+fl(e.MaxFlapsPerMinute))
+	}
+	if len(ep) > 0 {
+		w("expect: {%s}\n", strings.Join(ep, ", "))
+	}
+	return []byte(b.String())
+}
+
+func quote(s string) string { return strconv.Quote(s) }
+
+func dur(d time.Duration) string {
+	if d == 0 {
+		return "0s"
+	}
+	return d.String()
+}
+
+func durRange(lo, hi time.Duration) string {
+	if lo == hi {
+		return dur(lo)
+	}
+	return dur(lo) + ".." + dur(hi)
+}
+
+func fl(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+func floatRange(lo, hi float64) string {
+	if lo == hi {
+		return fl(lo)
+	}
+	return fl(lo) + ".." + fl(hi)
+}
+
+func nodeName(id sim.NodeID) string { return "n" + strconv.Itoa(int(id)+1) }
+
+func distYAML(d sim.Dist) string {
+	switch d.Kind {
+	case sim.DistConstant:
+		return "{dist: constant, min: " + dur(d.Min) + "}"
+	case sim.DistUniform:
+		return "{dist: uniform, min: " + dur(d.Min) + ", max: " + dur(d.Max) + "}"
+	case sim.DistExponential:
+		s := "{dist: exponential, min: " + dur(d.Min) + ", mean: " + dur(d.Mean)
+		if d.Max > 0 {
+			s += ", max: " + dur(d.Max)
+		}
+		return s + "}"
+	case sim.DistNormal:
+		s := "{dist: normal, mean: " + dur(d.Mean) + ", stddev: " + dur(d.StdDev) + ", min: " + dur(d.Min)
+		if d.Max > 0 {
+			s += ", max: " + dur(d.Max)
+		}
+		return s + "}"
+	}
+	return "{dist: constant, min: 0s}"
+}
+
+// yaml formats a parameter value as the file format writes it.
+func (v paramValue) yaml() string {
+	switch v.def.kind {
+	case pDur:
+		return durRange(v.durLo, v.durHi)
+	case pDurRange:
+		return dur(v.durLo) + ".." + dur(v.durHi)
+	}
+	return v.text()
+}
+
+// targetYAML formats a target; node IDs beyond the candidates are the
+// scenario's service nodes and are written by name (store, resource).
+func (sc *Scenario) targetYAML(t faults.Target) string {
+	switch t.Kind {
+	case faults.TargetNode:
+		if len(t.Nodes) == 1 {
+			return sc.refName(t.Nodes[0])
+		}
+		parts := make([]string, len(t.Nodes))
+		for i, id := range t.Nodes {
+			parts[i] = sc.refName(id)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case faults.TargetRandom:
+		if t.Count > 1 {
+			return fmt.Sprintf("{kind: random, count: %d}", t.Count)
+		}
+	}
+	return string(t.Kind)
+}
+
+// refName names a node in a target: n1…nN, store or resource.
+func (sc *Scenario) refName(id sim.NodeID) string {
+	if int(id) < sc.Nodes {
+		return nodeName(id)
+	}
+	if sc.hasStore() && int(id) == sc.Nodes {
+		return "store"
+	}
+	return "resource"
+}
+
+func durRangeYAML(r faults.DurRange) string { return durRange(r.Min, r.Max) }
+
+func floatRangeYAML(r faults.FloatRange) string { return floatRange(r.Min, r.Max) }
+
+// faultYAML writes one fault as a flow mapping.
+func (sc *Scenario) faultYAML(f faults.Fault) string {
+	var parts []string
+	if f.Name != "" {
+		parts = append(parts, "name: "+quote(f.Name))
+	}
+	if f.After != nil {
+		a := "after: {event: " + f.After.Event
+		if f.After.Node.Kind != "" {
+			a += ", node: " +sc.targetYAML(f.After.Node)
+		}
+		parts = append(parts, a+"}")
+		if f.After.Delay != (faults.DurRange{}) {
+			parts = append(parts, "delay: "+durRangeYAML(f.After.Delay))
+		}
+		if f.At != (faults.DurRange{}) {
+			parts = append(parts, "at: "+durRangeYAML(f.At))
+		}
+	} else {
+		parts = append(parts, "at: "+durRangeYAML(f.At))
+	}
+	if f.For != nil {
+		parts = append(parts, "for: "+durRangeYAML(*f.For))
+	}
+	switch {
+	case f.Partition != nil:
+		p := f.Partition
+		pp := []string{"shape: " + string(p.Shape)}
+		if p.Target != nil {
+			pp = append(pp, "target: "+sc.targetYAML(*p.Target))
+		}
+		if p.To != nil {
+			pp = append(pp, "to: "+sc.targetYAML(*p.To))
+		}
+		if len(p.Groups) > 0 {
+			gs := make([]string, len(p.Groups))
+			for i, g := range p.Groups {
+				ts := make([]string, len(g))
+				for k, t := range g {
+					ts[k] =sc.targetYAML(t)
+				}
+				gs[i] = "[" + strings.Join(ts, ", ") + "]"
+			}
+			pp = append(pp, "groups: ["+strings.Join(gs, ", ")+"]")
+		}
+		if p.Services != "" {
+			pp = append(pp, "services: "+string(p.Services))
+		}
+		parts = append(parts, "partition: {"+strings.Join(pp, ", ")+"}")
+	case f.Heal != nil:
+		parts = append(parts, "heal: true")
+	case f.Pause != nil:
+		parts = append(parts, "pause: {target: "+sc.targetYAML(f.Pause.Target)+"}")
+	case f.Crash != nil:
+		s := "crash: {target: " +sc.targetYAML(f.Crash.Target)
+		if f.Crash.WipeDisk {
+			s += ", wipe_disk: true"
+		}
+		parts = append(parts, s+"}")
+	case f.Restart != nil:
+		s := "restart: {target: " +sc.targetYAML(f.Restart.Target)
+		if f.Restart.WipeDisk {
+			s += ", wipe_disk: true"
+		}
+		parts = append(parts, s+"}")
+	case f.Resign != nil:
+		s := "resign: {target: " +sc.targetYAML(f.Resign.Target)
+		if f.Resign.Grace != nil {
+			s += ", grace: " + durRangeYAML(*f.Resign.Grace)
+		}
+		parts = append(parts, s+"}")
+	case f.Clock != nil:
+		c := f.Clock
+		cp := []string{"target: " +sc.targetYAML(c.Target)}
+		for _, d := range []struct {
+			k string
+			v *faults.DurRange
+		}{{"offset", c.Offset}, {"step", c.Step}} {
+			if d.v != nil {
+				cp = append(cp, d.k+": "+durRangeYAML(*d.v))
+			}
+		}
+		for _, r := range []struct {
+			k string
+			v *faults.FloatRange
+		}{{"rate", c.Rate}, {"mono_rate", c.MonoRate}, {"wall_rate", c.WallRate}} {
+			if r.v != nil {
+				cp = append(cp, r.k+": "+floatRangeYAML(*r.v))
+			}
+		}
+		parts = append(parts, "clock: {"+strings.Join(cp, ", ")+"}")
+	case f.Link != nil:
+		l := f.Link
+		var lp []string
+		if l.From != nil {
+			lp = append(lp, "from: "+sc.targetYAML(*l.From))
+		}
+		if l.To != nil {
+			lp = append(lp, "to: "+sc.targetYAML(*l.To))
+		}
+		if l.BothWays {
+			lp = append(lp, "both_ways: true")
+		}
+		if l.Latency != nil {
+			lp = append(lp, "latency: "+distYAML(*l.Latency))
+		}
+		if l.Drop != nil {
+			lp = append(lp, "drop: "+floatRangeYAML(*l.Drop))
+		}
+		if l.Duplicate != nil {
+			lp = append(lp, "duplicate: "+floatRangeYAML(*l.Duplicate))
+		}
+		parts = append(parts, "link: {"+strings.Join(lp, ", ")+"}")
+	case f.Disk != nil:
+		parts = append(parts, "disk: {target: "+sc.targetYAML(f.Disk.Target)+", fsync: "+distYAML(f.Disk.Fsync)+"}")
+	case f.Store != nil:
+		var sp []string
+		if f.Store.Unavailable {
+			sp = append(sp, "unavailable: true")
+		}
+		if f.Store.LoseLastWrites != nil {
+			sp = append(sp, "lose_last_writes: "+intRange(*f.Store.LoseLastWrites))
+		}
+		parts = append(parts, "store: {"+strings.Join(sp, ", ")+"}")
+	}
+	return "{" + strings.Join(parts, ", ") + "}"
+}
+
+func intRange(r faults.IntRange) string {
+	if r.Min == r.Max {
+		return strconv.Itoa(r.Min)
+	}
+	return strconv.Itoa(r.Min) + ".." + strconv.Itoa(r.Max)
+}
+
+func (sc *Scenario) nemesisYAML(n faults.Nemesis) string {
+	parts := []string{"kinds: [" + strings.Join(n.Kinds, ", ") + "]"}
+	if len(n.Weights) > 0 {
+		ws := make([]string, len(n.Weights))
+		for i, x := range n.Weights {
+			ws[i] = strconv.Itoa(x)
+		}
+		parts = append(parts, "weights: ["+strings.Join(ws, ", ")+"]")
+	}
+	if n.Swarm {
+		parts = append(parts, "swarm: true")
+	}
+	for _, d := range []struct {
+		k string
+		v faults.DurRange
+	}{{"start", n.Start}, {"until", n.Until}, {"every", n.Every}, {"for", n.For}} {
+		if d.v != (faults.DurRange{}) {
+			parts = append(parts, d.k+": "+durRangeYAML(d.v))
+		}
+	}
+	if len(n.Targets) > 0 {
+		ts := make([]string, len(n.Targets))
+		for i, t := range n.Targets {
+			ts[i] =sc.targetYAML(t)
+		}
+		parts = append(parts, "targets: ["+strings.Join(ts, ", ")+"]")
+	}
+	if len(n.Shapes) > 0 {
+		ss := make([]string, len(n.Shapes))
+		for i, s := range n.Shapes {
+			ss[i] = string(s)
+		}
+		parts = append(parts, "shapes: ["+strings.Join(ss, ", ")+"]")
+	}
+	if n.ClockRate != nil {
+		parts = append(parts, "clock_rate: "+floatRangeYAML(*n.ClockRate))
+	}
+	if n.ClockOffset != nil {
+		parts = append(parts, "clock_offset: "+durRangeYAML(*n.ClockOffset))
+	}
+	if n.LinkLatency != nil {
+		parts = append(parts, "link_latency: "+durRangeYAML(*n.LinkLatency))
+	}
+	if n.LinkDrop != nil {
+		parts = append(parts, "link_drop: "+floatRangeYAML(*n.LinkDrop))
+	}
+	if n.FsyncLatency != nil {
+		parts = append(parts, "fsync_latency: "+durRangeYAML(*n.FsyncLatency))
+	}
+	if n.LoseLastWrites != nil {
+		parts = append(parts, "lose_last_writes: "+intRange(*n.LoseLastWrites))
+	}
+	return "{random: {" + strings.Join(parts, ", ") + "}}"
+}
