@@ -296,7 +296,7 @@ func (sc *Scenario) faultYAML(f faults.Fault) string {
 	if f.After != nil {
 		a := "after: {event: " + f.After.Event
 		if f.After.Node.Kind != "" {
-			a += ", node: " +sc.targetYAML(f.After.Node)
+			a += ", node: " + sc.targetYAML(f.After.Node)
 		}
 		parts = append(parts, a+"}")
 		if f.After.Delay != (faults.DurRange{}) {
@@ -326,7 +326,7 @@ func (sc *Scenario) faultYAML(f faults.Fault) string {
 			for i, g := range p.Groups {
 				ts := make([]string, len(g))
 				for k, t := range g {
-					ts[k] =sc.targetYAML(t)
+					ts[k] = sc.targetYAML(t)
 				}
 				gs[i] = "[" + strings.Join(ts, ", ") + "]"
 			}
@@ -341,26 +341,26 @@ func (sc *Scenario) faultYAML(f faults.Fault) string {
 	case f.Pause != nil:
 		parts = append(parts, "pause: {target: "+sc.targetYAML(f.Pause.Target)+"}")
 	case f.Crash != nil:
-		s := "crash: {target: " +sc.targetYAML(f.Crash.Target)
+		s := "crash: {target: " + sc.targetYAML(f.Crash.Target)
 		if f.Crash.WipeDisk {
 			s += ", wipe_disk: true"
 		}
 		parts = append(parts, s+"}")
 	case f.Restart != nil:
-		s := "restart: {target: " +sc.targetYAML(f.Restart.Target)
+		s := "restart: {target: " + sc.targetYAML(f.Restart.Target)
 		if f.Restart.WipeDisk {
 			s += ", wipe_disk: true"
 		}
 		parts = append(parts, s+"}")
 	case f.Resign != nil:
-		s := "resign: {target: " +sc.targetYAML(f.Resign.Target)
+		s := "resign: {target: " + sc.targetYAML(f.Resign.Target)
 		if f.Resign.Grace != nil {
 			s += ", grace: " + durRangeYAML(*f.Resign.Grace)
 		}
 		parts = append(parts, s+"}")
 	case f.Clock != nil:
 		c := f.Clock
-		cp := []string{"target: " +sc.targetYAML(c.Target)}
+		cp := []string{"target: " + sc.targetYAML(c.Target)}
 		for _, d := range []struct {
 			k string
 			v *faults.DurRange
@@ -445,7 +445,7 @@ func (sc *Scenario) nemesisYAML(n faults.Nemesis) string {
 	if len(n.Targets) > 0 {
 		ts := make([]string, len(n.Targets))
 		for i, t := range n.Targets {
-			ts[i] =sc.targetYAML(t)
+			ts[i] = sc.targetYAML(t)
 		}
 		parts = append(parts, "targets: ["+strings.Join(ts, ", ")+"]")
 	}
