@@ -324,9 +324,15 @@ func (sc *Scenario) faultYAML(f faults.Fault) string {
 		if len(p.Groups) > 0 {
 			gs := make([]string, len(p.Groups))
 			for i, g := range p.Groups {
-				ts := make([]string, len(g))
-				for k, t := range g {
-					ts[k] = sc.targetYAML(t)
+				var ts []string
+				for _, t := range g {
+					if t.Kind == faults.TargetNode { // a list of nodes joins the group's list
+						for _, id := range t.Nodes {
+							ts = append(ts, sc.refName(id))
+						}
+						continue
+					}
+					ts = append(ts, sc.targetYAML(t))
 				}
 				gs[i] = "[" + strings.Join(ts, ", ") + "]"
 			}
