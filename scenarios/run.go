@@ -26,6 +26,10 @@ type RunOptions struct {
 	Replay string
 	// PorcupineTimeout bounds each linearizability check (wall time).
 	PorcupineTimeout time.Duration
+	// Recorder, if set, records the trace into this recorder's buffer
+	// (emptied first) instead of a new one, so a sweep worker reuses one
+	// buffer for all its runs. The run's Recorder is then this one.
+	Recorder *sim.Recorder
 }
 
 // Run is one executed run: the simulation, what was injected, and the
@@ -186,7 +190,11 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 			s.SetLink(ls.To, ls.From, c)
 		}
 	}
-	r.Recorder = &sim.Recorder{}
+	r.Recorder = opts.Recorder
+	if r.Recorder == nil {
+		r.Recorder = &sim.Recorder{}
+	}
+	r.Recorder.Records = r.Recorder.Records[:0]
 	s.AddSink(r.Recorder)
 	for _, k := range opts.Sinks {
 		s.AddSink(k)

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"sort"
+	"time"
+
+	"github.com/electsim/electsim/reports"
+	"github.com/electsim/electsim/scenarios"
+	"github.com/electsim/electsim/sim"
+)
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+func msT(t sim.Time) float64 { return ms(t.Duration()) }
+
+// summarize turns one executed run into its JSON summary entry.
+func summarize(r *scenarios.Run) reports.RunSummary {
+	st := r.Sim.Stats()
+	rs := reports.RunSummary{
+		Seed: r.Seed, Algorithm: r.Algorithm, OK: r.OK, Problems: r.Problems,
+		Outcome: r.Outcome.String(), TraceHash: r.Sim.TraceHashHex(), Events: st.Events,
+		MessagesByKind: map[string]uint64{}, LeaderlessMs: ms(r.Report.Leaderless),
+		LeaderChanges: r.Report.LeaderChanges, Checks: map[string]string{},
+		Failovers: []reports.FailoverSummary{}, Violations: []reports.ViolationSummary{},
+	}
+	for k := 1; k < sim.MaxKinds; k++ {
+		if n := st.Sent[k]; n > 0 {
+			rs.MessagesByKind[sim.MsgKind(k).String()] = n
+		}
+	}
+	rs.Elections = countElections(r.Recorder.Records)
+	for _, f := range r.Report.Failovers {
+		rs.Failovers = append(rs.Failovers, reports.FailoverSummary{
+			Fault: f.Fault, FaultAtMs: msT(f.FaultAt), LeaderAtMs: msT(f.LeaderAt), LatencyMs: ms(f.Latency),
+			DetectionMs: ms(f.Detection), LeaderlessMs: ms(f.Leaderless), Completed: f.Completed,
+			Elections: f.ElectionsDuring, Messages: f.Messages,
+		})
+	}
+	if c := r.Report.Cron; c != nil {
+		rs.Cron = &reports.CronSummary{Due: c.Due, Once: c.Once, Twice: c.MoreThanOnce, Missed: c.Missed}
+	}
+	for _, c := range r.Report.Checks {
+		rs.Checks[c.Name] = string(c.Status)
+		for _, v := range c.Violations {
+			rs.Violations = append(rs.Violations, reports.ViolationSummary{
+				Kind: v.Kind, AtMs: msT(v.At), Harmless: v.Harmless, Explanation: v.Explanation, Replay: v.Replay})
+		}
+	}
+	sort.SliceStable(rs.Violations, func(i, j int) bool { return rs.Violations[i].AtMs < rs.Violations[j].AtMs })
+	return rs
+}
+
+// countElections counts tenures begun: every RecLead is one won election
+// (or lease acquisition).
+func countElections(recs []sim.Record) int {
+	n := 0
+	for i := range recs {
+		if recs[i].Type == sim.RecLead {
+			n++
+		}
+	}
+	return n
+}
+
+// timeline extracts the leadership timeline of one run for the plot.
+func timeline(r *scenarios.Run) *reports.Timeline {
+	tl := &reports.Timeline{Title: r.Scenario.Name + " · " + r.Algorithm + " · seed " + uitoa(r.Seed)}
+	for _, id := range r.Candidates {
+		tl.Nodes = append(tl.Nodes, r.Sim.NodeName(id))
+	}
+	tl.EndMs = msT(r.Sim.Now())
+	open := map[sim.NodeID]int{}
+	pausedAt := map[sim.NodeID]float64{}
+	downAt := map[sim.NodeID]float64{}
+	closeTenure := func(id sim.NodeID, at float64) {
+		if k, ok := open[id]; ok {
+			tl.Tenures[k].ToMs = at
+			delete(open, id)
+		}
+	}
+	for _, rec := range r.Recorder.Records {
+		at := msT(rec.At)
+		name := r.Sim.NodeName(rec.Node)
+		switch rec.Type {
+		case sim.RecLead:
+			closeTenure(rec.Node, at)
+			open[rec.Node] = len(tl.Tenures)
+			tl.Tenures = append(tl.Tenures, reports.Span{Node: name, FromMs: at, ToMs: tl.EndMs, Label: "e=" + itoa(rec.Epoch)})
+		case sim.RecStepDown:
+			closeTenure(rec.Node, at)
+		case sim.RecPause:
+			pausedAt[rec.Node] = at
+		case sim.RecResume:
+			if from, ok := pausedAt[rec.Node]; ok {
+				tl.Faults = append(tl.Faults, reports.Span{Node: name, FromMs: from, ToMs: at, Label: "paused"})
+				delete(pausedAt, rec.Node)
+			}
+		case sim.RecCrash:
+			downAt[rec.Node] = at
+		case sim.RecStart:
+			if from, ok := downAt[rec.Node]; ok {
+				tl.Faults = append(tl.Faults, reports.Span{Node: name, FromMs: from, ToMs: at, Label: "down"})
+				delete(downAt, rec.Node)
+			}
+		}
+	}
+	for id, from := range pausedAt {
+		tl.Faults = append(tl.Faults, reports.Span{Node: r.Sim.NodeName(id), FromMs: from, ToMs: tl.EndMs, Label: "paused"})
+	}
+	for id, from := range downAt {
+		tl.Faults = append(tl.Faults, reports.Span{Node: r.Sim.NodeName(id), FromMs: from, ToMs: tl.EndMs, Label: "down"})
+	}
+	for _, a := range r.Injector.Applied() {
+		if a.Kind != "partition" && a.Kind != "clock" && a.Kind != "link" && a.Kind != "store" {
+			continue
+		}
+		to := tl.EndMs
+		if a.Reverted {
+			to = msT(a.RevertedAt)
+		}
+		tl.Faults = append(tl.Faults, reports.Span{Node: "", FromMs: msT(a.At), ToMs: to, Label: a.Kind})
+	}
+	sort.SliceStable(tl.Faults, func(i, j int) bool { return tl.Faults[i].FromMs < tl.Faults[j].FromMs })
+	if r.Resource != nil {
+		for _, e := range r.Resource.Log() {
+			tl.Writes = append(tl.Writes, reports.Mark{Node: r.Sim.NodeName(e.Node), AtMs: msT(e.At), Accepted: e.Accepted,
+				Label: e.Job + " tok " + itoa(e.Token) + " " + e.Reason})
+		}
+	}
+	return tl
+}
+

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// usageError is a bad command line or input file: exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// options are simrun's flags.
+type options struct {
+	scenario    string
+	seed        uint64
+	seedSet     bool
+	seeds       int
+	workers     int
+	algos       []string
+	sets        []string
+	out         string
+	json        string
+	trace       string
+	perfetto    string
+	failFast    bool
+	quiet       bool
+	shardIndex  int
+	shardCount  int
+	matrix      string
+	shrink      bool
+	shrinkTime  time.Duration
+	materialize string
+	porcupine   time.Duration
+	args        []string
+}
+
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("simrun", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.scenario, "scenario", "", "scenario `FILE` to run (required)")
+	fs.Func("seed", "first seed `N` (default: the scenario's seed)", func(v string) error {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("want a non-negative integer")
+		}
+		o.seed, o.seedSet = n, true
+		return nil
+	})
+	fs.IntVar(&o.seeds, "seeds", 1, "run `K` consecutive seeds starting at -seed")
+	fs.IntVar(&o.workers, "workers", runtime.NumCPU(), "run `W` seeds in parallel")
+	fs.Func("algo", "run under these algorithms instead of the scenario's, side by side (`LIST`: raft,lease,bully,ring,etcdraft)", func(v string) error {
+		for _, a := range strings.Split(v, ",") {
+			if a = strings.TrimSpace(a); a != "" {
+				o.algos = append(o.algos, a)
+			}
+		}
+		return nil
+	})
+	fs.Var((*listFlag)(&o.sets), "set", "override a scenario value, `path=value` (repeatable), e.g. -set algorithm.election_timeout=150ms..155ms")
+	fs.StringVar(&o.out, "out", "", "output `DIR` for summary.json, plots, report.html (default out/<scenario name>)")
+	fs.StringVar(&o.json, "json", "", "also write the JSON summary to `FILE` (- for stdout)")
+	fs.StringVar(&o.trace, "trace", "", "write the trace of one run (the first failing run, else the first) as JSON lines to `FILE`")
+	fs.StringVar(&o.perfetto, "perfetto", "", "write that run's trace in Chrome/Perfetto trace-event format to `FILE`")
+	fs.BoolVar(&o.failFast, "fail-fast", false, "stop at the first run that does not meet the scenario's expectations")
+	fs.BoolVar(&o.quiet, "quiet", false, "print nothing but errors")
+	fs.Func("shard", "run only slice `i/n` of the seeds (0 <= i < n): seeds whose offset from -seed is i mod n", func(v string) error {
+		a, b, ok := strings.Cut(v, "/")
+		i, err1 := strconv.Atoi(a)
+		n, err2 := strconv.Atoi(b)
+		if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+			return errors.New("want i/n with 0 <= i < n, e.g. 0/4")
+		}
+		o.shardIndex, o.shardCount = i, n
+		return nil
+	})
+	fs.StringVar(&o.matrix, "matrix", "", "run the comparison matrix in `FILE` (algorithms × scenarios × seeds) instead of one scenario")
+	fs.BoolVar(&o.shrink, "shrink", true, "minimise a failing run into repro.yaml")
+	fs.DurationVar(&o.shrinkTime, "shrink-time", 30*time.Second, "time bound for shrinking")
+	fs.StringVar(&o.materialize, "materialize", "", "write the explicit scenario (every random choice made concrete) that -seed runs to `FILE`, and exit")
+	fs.DurationVar(&o.porcupine, "porcupine-timeout", 10*time.Second, "bound each linearizability check to `D` of wall time (then: unknown)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, `usage: simrun -scenario FILE [flags]
+       simrun -matrix FILE [flags]
+       simrun merge [-out DIR] [-json FILE] DIR...
+
+Runs an electsim scenario (see docs/scenarios.md) over seeds and algorithms,
+checks every run, and writes a summary, plots and an HTML report.
+Exit status: 0 every expectation held, 1 a run violated an expectation,
+2 bad usage or input.
+
+flags:
+`)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseOptions parses args (without the program name).
+func parseOptions(args []string, stderr io.Writer) (*options, error) {
+	o := &options{}
+	fs := newFlagSet(o, stderr)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, usageError{err.Error()}
+	}
+	o.args = fs.Args()
+	switch {
+	case len(o.args) > 0:
+		return nil, usagef("unexpected arguments %q (flags go before them; did you mean simrun merge?)", o.args)
+	case o.scenario == "" && o.matrix == "":
+		return nil, usagef("-scenario FILE is required (or -matrix FILE); try: simrun -scenario scenarios/partition.yaml")
+	case o.scenario != "" && o.matrix != "":
+		return nil, usagef("give -scenario or -matrix, not both")
+	case o.seeds < 1:
+		return nil, usagef("-seeds must be at least 1")
+	case o.workers < 1:
+		return nil, usagef("-workers must be at least 1")
+	case o.materialize != "" && (o.seeds != 1 || len(o.algos) > 1):
+		return nil, usagef("-materialize writes the scenario of one seed: use it with -seed N only")
+	}
+	return o, nil
+}

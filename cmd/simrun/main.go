@@ -1,0 +1,59 @@
+// Command simrun runs electsim scenarios: one scenario over many seeds and
+// algorithms, a comparison matrix, or a merge of sharded outputs. It prints a
+// human summary, writes a versioned JSON summary, plots and an HTML report,
+// and exits 0 when every expectation held, 1 when a run violated one, and 2
+// on bad usage or input.
+//
+//	go run ./cmd/simrun -scenario scenarios/partition.yaml
+//	go run ./cmd/simrun -scenario scenarios/swarm.yaml -seeds 1000 -algo raft,etcdraft
+//	go run ./cmd/simrun -matrix scenarios/matrix.yaml
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// Exit statuses.
+const (
+	exitOK        = 0
+	exitViolation = 1
+	exitUsage     = 2
+)
+
+// run is simrun with its arguments and streams; it returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "merge" {
+		return runMerge(args[1:], stdout, stderr)
+	}
+	o, err := parseOptions(args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		fmt.Fprintln(stderr, "simrun:", err)
+		return exitUsage
+	}
+	var code int
+	if o.matrix != "" {
+		code, err = runMatrix(o, stdout, stderr)
+	} else {
+		code, err = runScenario(o, stdout, stderr)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "simrun:", err)
+		var ue usageError
+		if errors.As(err, &ue) {
+			return exitUsage
+		}
+		return exitUsage
+	}
+	return code
+}

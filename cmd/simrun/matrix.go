@@ -1,0 +1,237 @@
+package main
+
+import (
+	"fmt"
+	"html"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml"
+
+	"github.com/electsim/electsim/reports"
+	"github.com/electsim/electsim/scenarios"
+)
+
+// matrixFile is a comparison matrix: algorithms × scenarios × seeds.
+type matrixFile struct {
+	Name       string   `yaml:"name"`
+	Seeds      int      `yaml:"seeds"`
+	Seed       uint64   `yaml:"seed"`
+	Algorithms []string `yaml:"algorithms"`
+	Scenarios  []string `yaml:"scenarios"`
+}
+
+// cell is one (scenario, algorithm) entry of the matrix.
+type cell struct {
+	na      string // why the combination does not apply
+	summary reports.AlgoSummary
+	runs    int
+	failed  int
+}
+
+func loadMatrix(path string) (*matrixFile, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var m matrixFile
+	if err := yaml.UnmarshalWithOptions(src, &m, yaml.Strict()); err != nil {
+		return nil, fmt.Errorf("%s: %s", path, yaml.FormatError(err, false, false))
+	}
+	switch {
+	case len(m.Algorithms) == 0:
+		return nil, fmt.Errorf("%s: algorithms: list at least one", path)
+	case len(m.Scenarios) == 0:
+		return nil, fmt.Errorf("%s: scenarios: list at least one", path)
+	case m.Seeds < 0:
+		return nil, fmt.Errorf("%s: seeds: must be positive", path)
+	}
+	if m.Seeds == 0 {
+		m.Seeds = 20
+	}
+	if m.Seed == 0 {
+		m.Seed = 1
+	}
+	if m.Name == "" {
+		m.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	}
+	for _, a := range m.Algorithms {
+		if !validAlgo(a) || a == "shedlock" {
+			return nil, fmt.Errorf("%s: unknown algorithm %q (one of %s)", path, a, strings.Join(scenarios.Algorithms(), ", "))
+		}
+	}
+	return &m, nil
+}
+
+// runMatrix runs every scenario of the matrix file under every algorithm
+// and writes the comparison table (markdown and HTML).
+func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
+	m, err := loadMatrix(o.matrix)
+	if err != nil {
+		return exitUsage, usageError{err.Error()}
+	}
+	seeds := m.Seeds
+	if o.seeds > 1 {
+		seeds = o.seeds
+	}
+	first := m.Seed
+	if o.seedSet {
+		first = o.seed
+	}
+	dir := filepath.Dir(o.matrix)
+	var scs []*scenarios.Scenario
+	for _, f := range m.Scenarios {
+		sc, err := scenarios.LoadWith(filepath.Join(dir, f), o.sets)
+		if err != nil {
+			return exitUsage, usageError{err.Error()}
+		}
+		scs = append(scs, sc)
+	}
+	total := 0
+	table := make([][]cell, len(scs))
+	type plan struct {
+		i    int
+		algo []string
+		jobs []job
+	}
+	var plans []plan
+	for i, sc := range scs {
+		table[i] = make([]cell, len(m.Algorithms))
+		var ok []string
+		for k, a := range m.Algorithms {
+			if _, err := sc.Build(scenarios.RunOptions{Seed: first, Algorithm: algoOverride(sc, a)}); err != nil {
+				table[i][k].na = err.Error()
+				continue
+			}
+			ok = append(ok, a)
+		}
+		jobs := sweepJobs(ok, first, seeds, o.shardIndex, o.shardCount)
+		total += len(jobs)
+		plans = append(plans, plan{i: i, algo: ok, jobs: jobs})
+	}
+	if !o.quiet {
+		fmt.Fprintf(stderr, "simrun: matrix %s · %d scenarios × %d algorithms × %d seeds = %d runs\n", m.Name, len(scs), len(m.Algorithms), seeds, total)
+	}
+	prog := newProgress(stderr, total, o.quiet)
+	start := time.Now()
+	for _, p := range plans {
+		sc := scs[p.i]
+		res := runSweep(sc, p.jobs, o.workers, false, o.porcupine, prog)
+		if len(res.errs) > 0 {
+			return exitUsage, res.errs[0]
+		}
+		s := &reports.Summary{Runs: res.runs}
+		s.Aggregate()
+		for _, as := range s.Algorithms {
+			for k, a := range m.Algorithms {
+				if a == as.Algorithm {
+					c := &table[p.i][k]
+					c.summary, c.runs = as, as.Runs
+					c.failed = as.Runs - as.OK
+				}
+			}
+		}
+	}
+	prog.finish()
+	out := o.out
+	if out == "" {
+		out = filepath.Join("out", "matrix-"+m.Name)
+	}
+	md := matrixMarkdown(m, scs, table, seeds)
+	htm := matrixHTML(m, scs, table, seeds)
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return exitUsage, err
+	}
+	for name, body := range map[string]string{"matrix.md": md, "matrix.html": htm} {
+		f, err := createAtomic(filepath.Join(out, name))
+		if err != nil {
+			return exitUsage, err
+		}
+		f.w.WriteString(body)
+		if err := f.commit(); err != nil {
+			return exitUsage, err
+		}
+	}
+	if !o.quiet {
+		fmt.Fprint(stdout, md)
+		fmt.Fprintf(stdout, "\n%d runs in %.1fs on %d workers (%s) · %s\n", total, time.Since(start).Seconds(), o.workers, runtime.Version(), filepath.Join(out, "matrix.html"))
+	}
+	return exitOK, nil
+}
+
+var matrixColumns = []string{"split-brain rate", "double-exec rate", "failover p50", "failover p99", "leaderless mean", "msgs / election", "runs failing expect"}
+
+func cellValues(c cell) []string {
+	if c.na != "" {
+		return []string{"n/a", "", "", "", "", "", ""}
+	}
+	a := c.summary
+	fo := func(x float64) string {
+		if a.FailoverMs.Count == 0 {
+			return "—"
+		}
+		return num(x) + " ms"
+	}
+	msgs := "—"
+	if a.ElectionsPerFailover > 0 {
+		msgs = num(a.MessagesPerFailover / a.ElectionsPerFailover)
+	}
+	return []string{
+		pct(a.SplitBrainRate), pct(a.DoubleExecutionRate), fo(a.FailoverMs.P50), fo(a.FailoverMs.P99),
+		num(a.LeaderlessMs.Mean) + " ms", msgs, fmt.Sprintf("%d/%d", c.failed, c.runs),
+	}
+}
+
+func pct(x float64) string { return fmt.Sprintf("%.0f%%", 100*x) }
+
+func matrixMarkdown(m *matrixFile, scs []*scenarios.Scenario, t [][]cell, seeds int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s: %d seeds per cell\n\n", m.Name, seeds)
+	for i, sc := range scs {
+		fmt.Fprintf(&b, "## %s — %s\n\n| algorithm | %s |\n|---|%s\n", sc.Name, sc.Description, strings.Join(matrixColumns, " | "), strings.Repeat("---|", len(matrixColumns)))
+		for k, a := range m.Algorithms {
+			v := cellValues(t[i][k])
+			if t[i][k].na != "" {
+				v[1] = t[i][k].na
+			}
+			fmt.Fprintf(&b, "| %s | %s |\n", a, strings.Join(v, " | "))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func matrixHTML(m *matrixFile, scs []*scenarios.Scenario, t [][]cell, seeds int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, `<!doctype html><html><head><meta charset="utf-8"><title>%s</title><style>
+body{font-family:system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin-bottom:2em}
+th,td{border:1px solid #ccc;padding:4px 10px;text-align:right}th:first-child,td:first-child{text-align:left}
+th{background:#f3f3f3}.na{color:#999}</style></head><body><h1>%s</h1><p>%d seeds per cell.</p>`,
+		html.EscapeString(m.Name), html.EscapeString(m.Name), seeds)
+	for i, sc := range scs {
+		fmt.Fprintf(&b, "<h2>%s</h2><p>%s</p><table><tr><th>algorithm</th>", html.EscapeString(sc.Name), html.EscapeString(sc.Description))
+		for _, c := range matrixColumns {
+			fmt.Fprintf(&b, "<th>%s</th>", html.EscapeString(c))
+		}
+		b.WriteString("</tr>")
+		for k, a := range m.Algorithms {
+			c := t[i][k]
+			if c.na != "" {
+				fmt.Fprintf(&b, `<tr><td>%s</td><td class="na" colspan="%d" title="%s">n/a</td></tr>`, html.EscapeString(a), len(matrixColumns), html.EscapeString(c.na))
+				continue
+			}
+			fmt.Fprintf(&b, "<tr><td>%s</td>", html.EscapeString(a))
+			for _, v := range cellValues(c) {
+				fmt.Fprintf(&b, "<td>%s</td>", html.EscapeString(v))
+			}
+			b.WriteString("</tr>")
+		}
+		b.WriteString("</table>")
+	}
+	b.WriteString("</body></html>\n")
+	return b.String()
+}

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/electsim/electsim/reports"
+	"github.com/electsim/electsim/scenarios"
+)
+
+// writeOutputs writes the output folder: summary.json, plots, porcupine
+// visualizations of the featured run, repro.yaml if a failing run was
+// shrunk, and report.html. It builds the folder under a temporary name and
+// renames it into place, so an error leaves the previous output untouched.
+func writeOutputs(out string, s *reports.Summary, fr *scenarios.Run, o *options, sh *shrinkResult) (err error) {
+	parent := filepath.Dir(filepath.Clean(out))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(out)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(tmp)
+		}
+	}()
+	f, err := os.Create(filepath.Join(tmp, "summary.json"))
+	if err != nil {
+		return err
+	}
+	if err := reports.WriteJSON(f, s); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	plots, err := reports.WritePlots(tmp, s, timeline(fr))
+	if err != nil {
+		return fmt.Errorf("plots: %w", err)
+	}
+	var links []reports.Link
+	for _, lin := range fr.Report.Linearizability {
+		if lin.Operations == 0 {
+			continue
+		}
+		name := "porcupine-" + strings.ReplaceAll(lin.Check, "_", "-") + ".html"
+		pf, err := os.Create(filepath.Join(tmp, name))
+		if err != nil {
+			return err
+		}
+		verr := lin.Visualize(pf)
+		cerr := pf.Close()
+		if verr != nil || cerr != nil {
+			os.Remove(filepath.Join(tmp, name))
+			continue // a history porcupine cannot draw is not fatal
+		}
+		links = append(links, reports.Link{Label: fmt.Sprintf("%s (%s model, %d operations) of seed %d under %s: %s", lin.Check, lin.Model, lin.Operations, fr.Seed, fr.Algorithm, lin.Result), Href: name})
+	}
+	x := reports.HTMLExtras{Title: s.Scenario.Name, Command: commandLine(o), Porcupine: links}
+	if sh != nil {
+		if err := os.WriteFile(filepath.Join(tmp, "repro.yaml"), sh.yaml, 0o644); err != nil {
+			return err
+		}
+		x.Shrink = sh.info()
+	}
+	if err := reports.WriteHTML(filepath.Join(tmp, "report.html"), s, plots, tmp, x); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if err := os.RemoveAll(out); err != nil {
+		return err
+	}
+	return os.Rename(tmp, out)
+}
+
+func commandLine(o *options) string {
+	parts := []string{"simrun"}
+	if o.scenario != "" {
+		parts = append(parts, "-scenario", o.scenario)
+	}
+	if o.seedSet {
+		parts = append(parts, "-seed", uitoa(o.seed))
+	}
+	if o.seeds != 1 {
+		parts = append(parts, "-seeds", fmt.Sprint(o.seeds))
+	}
+	if len(o.algos) > 0 {
+		parts = append(parts, "-algo", strings.Join(o.algos, ","))
+	}
+	for _, s := range o.sets {
+		parts = append(parts, "-set", s)
+	}
+	if o.shardCount > 1 {
+		parts = append(parts, "-shard", fmt.Sprintf("%d/%d", o.shardIndex, o.shardCount))
+	}
+	return strings.Join(parts, " ")
+}
+
+// writeJSONFile writes the summary to path ("-" = stdout), atomically.
+func writeJSONFile(path string, s *reports.Summary, stdout io.Writer) error {
+	if path == "-" {
+		return reports.WriteJSON(stdout, s)
+	}
+	f, err := createAtomic(path)
+	if err != nil {
+		return err
+	}
+	if err := reports.WriteJSON(f.w, s); err != nil {
+		f.abort()
+		return err
+	}
+	return f.commit()
+}
+
+// printSummary prints the human summary.
+func printSummary(w io.Writer, sc *scenarios.Scenario, s *reports.Summary, res sweepResult, out string, sh *shrinkResult) {
+	fmt.Fprintf(w, "%s — %s\n", sc.Name, sc.Description)
+	fmt.Fprintf(w, "seeds %d..%d", s.Seeds.First, s.Seeds.First+uint64(s.Seeds.Count)-1)
+	if s.Shard != nil {
+		fmt.Fprintf(w, " (shard %d/%d)", s.Shard.Index, s.Shard.Count)
+	}
+	fmt.Fprintf(w, " · %d runs in %.2fs (%.0f runs/s, %d workers)\n\n", len(s.Runs), s.Timing.WallSeconds, s.Timing.RunsPerSecond, s.Timing.Workers)
+	fmt.Fprintf(w, "%-10s %6s %6s  %-22s %s\n", "algorithm", "runs", "ok", "failover p50/p99/max", "findings")
+	for _, a := range s.Algorithms {
+		fo := "—"
+		if a.FailoverMs.Count > 0 {
+			fo = fmt.Sprintf("%s/%s/%s ms", num(a.FailoverMs.P50), num(a.FailoverMs.P99), num(a.FailoverMs.Max))
+		}
+		fmt.Fprintf(w, "%-10s %6d %6d  %-22s %s\n", a.Algorithm, a.Runs, a.OK, fo, findings(a))
+	}
+	shown := 0
+	for _, r := range s.Runs {
+		if r.OK || shown >= 3 {
+			continue
+		}
+		shown++
+		fmt.Fprintf(w, "\nseed %d (%s) did not meet the expectations:\n", r.Seed, r.Algorithm)
+		for _, p := range r.Problems {
+			fmt.Fprintf(w, "  - %s\n", p)
+		}
+		for _, v := range r.Violations {
+			if !v.Harmless {
+				fmt.Fprintf(w, "  %s: %s\n  replay: %s\n", v.Kind, v.Explanation, v.Replay)
+				break
+			}
+		}
+	}
+	fmt.Fprintln(w)
+	failed := 0
+	for _, r := range s.Runs {
+		if !r.OK {
+			failed++
+		}
+	}
+	switch {
+	case res.stopped:
+		fmt.Fprintf(w, "stopped at the first failing run (-fail-fast): %d of %d runs done\n", len(s.Runs), len(res.runs))
+	case failed == 0:
+		fmt.Fprintln(w, "every run met the scenario's expectations")
+	default:
+		fmt.Fprintf(w, "%d of %d runs did not meet the scenario's expectations\n", failed, len(s.Runs))
+	}
+	if sh != nil {
+		fmt.Fprintf(w, "shrunk seed %d to %s (%d → %d faults, %s → %s): simrun -scenario %s\n",
+			sh.seed, filepath.Join(out, "repro.yaml"), sh.faultsBefore, sh.faultsAfter, sh.durBefore, sh.durAfter, filepath.Join(out, "repro.yaml"))
+	}
+	fmt.Fprintf(w, "report: %s\n", filepath.Join(out, "report.html"))
+}
+
+func num(x float64) string {
+	if x == float64(int64(x)) || x >= 100 {
+		return fmt.Sprintf("%.0f", x)
+	}
+	return fmt.Sprintf("%.1f", x)
+}
+
+// findings lists a summary's violation counts, e.g. "split_brain 3 (harmless 12)".
+func findings(a reports.AlgoSummary) string {
+	var parts []string
+	for _, k := range []string{"election_safety", "split_brain", "double_execution", "stale_write", "linearizability", "leader_linearizability", "liveness", "missed_slots"} {
+		n, h := a.Violations[k], a.Harmless[k]
+		switch {
+		case n > 0 && h > 0:
+			parts = append(parts, fmt.Sprintf("%s %d (+%d harmless)", k, n, h))
+		case n > 0:
+			parts = append(parts, fmt.Sprintf("%s %d", k, n))
+		case h > 0:
+			parts = append(parts, fmt.Sprintf("%s %d harmless", k, h))
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}

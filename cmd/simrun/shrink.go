@@ -1,0 +1,92 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/electsim/electsim/reports"
+	"github.com/electsim/electsim/scenarios"
+)
+
+// shrinkResult is a failing run minimised to repro.yaml.
+type shrinkResult struct {
+	seed                      uint64
+	yaml                      []byte
+	faultsBefore, faultsAfter int
+	durBefore, durAfter       string
+	explanation               string
+}
+
+func (s *shrinkResult) info() *reports.ShrinkInfo {
+	return &reports.ShrinkInfo{FaultsBefore: s.faultsBefore, FaultsAfter: s.faultsAfter,
+		DurationBefore: s.durBefore, DurationAfter: s.durAfter, ReproFile: "repro.yaml", Explanation: s.explanation}
+}
+
+// maybeShrink minimises the featured run if it failed and -shrink is on.
+func maybeShrink(o *options, sc *scenarios.Scenario, fr *scenarios.Run, stderr io.Writer) *shrinkResult {
+	if !o.shrink || fr.OK {
+		return nil
+	}
+	if !o.quiet {
+		fmt.Fprintf(stderr, "simrun: shrinking seed %d (%s), at most %v...\n", fr.Seed, fr.Algorithm, o.shrinkTime)
+	}
+	sh, err := scenarios.Shrink(fr, scenarios.ShrinkOptions{Budget: o.shrinkTime})
+	if err != nil {
+		if !o.quiet {
+			fmt.Fprintln(stderr, "simrun: not shrunk:", err)
+		}
+		return nil
+	}
+	header := fmt.Sprintf(`repro.yaml — the minimal reproduction simrun found for
+  %s
+It fails the same way (%s) and replays bit for bit:
+  simrun -scenario repro.yaml
+Shrunk from %d to %d fault(s), %v to %v, %d to %d node(s) in %d trial runs.`,
+		sc.ReplayCommand(fr.Seed, algoOverride(sc, fr.Algorithm)), strings.Join(sh.Failure, ", "),
+		sh.FaultsBefore, sh.FaultsAfter, sh.DurationBefore, sh.DurationAfter, sh.NodesBefore, sh.NodesAfter, sh.Runs)
+	if sh.TimedOut {
+		header += "\nThe shrink ran out of time; a smaller reproduction may exist."
+	}
+	var b strings.Builder
+	for _, line := range strings.Split(header, "\n") {
+		b.WriteString("# " + line + "\n")
+	}
+	b.Write(sh.Scenario.YAML())
+	res := &shrinkResult{seed: fr.Seed, yaml: []byte(b.String()), faultsBefore: sh.FaultsBefore, faultsAfter: sh.FaultsAfter,
+		durBefore: sh.DurationBefore.String(), durAfter: sh.DurationAfter.String()}
+	for _, c := range sh.Run.Report.Checks {
+		for _, v := range c.Violations {
+			if !v.Harmless && res.explanation == "" {
+				res.explanation = v.Kind + ": " + v.Explanation
+			}
+		}
+	}
+	return res
+}
+
+// materialize writes the explicit scenario of one seed and exits.
+func materialize(o *options, sc *scenarios.Scenario, seed uint64, algo string, stdout io.Writer) (int, error) {
+	r, err := sc.Run(scenarios.RunOptions{Seed: seed, Algorithm: algoOverride(sc, algo), PorcupineTimeout: o.porcupine})
+	if err != nil {
+		return exitUsage, err
+	}
+	body := r.Materialize(fmt.Sprintf("materialized from %s, seed %d (trace %s):\nevery random choice made concrete; run it with simrun -scenario FILE",
+		sc.ReplayCommand(seed, algoOverride(sc, algo)), seed, r.Sim.TraceHashHex()))
+	if o.materialize == "-" {
+		_, err := stdout.Write(body)
+		return exitOK, err
+	}
+	f, err := createAtomic(o.materialize)
+	if err != nil {
+		return exitUsage, err
+	}
+	f.w.Write(body)
+	if err := f.commit(); err != nil {
+		return exitUsage, err
+	}
+	if !o.quiet {
+		fmt.Fprintf(stdout, "wrote %s: seed %d of %s with %d explicit fault(s); trace %s\n", o.materialize, seed, sc.Name, len(r.Explicit().Faults), r.Sim.TraceHashHex())
+	}
+	return exitOK, nil
+}
