@@ -129,4 +129,3 @@ func timeline(r *scenarios.Run) *reports.Timeline {
 	}
 	return tl
 }
-
