@@ -85,7 +85,10 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 	dir := filepath.Dir(o.matrix)
 	var scs []*scenarios.Scenario
 	for _, f := range m.Scenarios {
-		sc, err := scenarios.LoadWith(filepath.Join(dir, f), o.sets)
+		if !filepath.IsAbs(f) {
+			f = filepath.Join(dir, f) // relative to the matrix file
+		}
+		sc, err := scenarios.LoadWith(f, o.sets)
 		if err != nil {
 			return exitUsage, usageError{err.Error()}
 		}

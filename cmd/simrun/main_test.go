@@ -1,0 +1,228 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+
+	"github.com/electsim/electsim/reports"
+	"github.com/electsim/electsim/scenarios"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+const partition = "../../scenarios/partition.yaml"
+
+// simrun runs the command in-process and returns its exit status and output.
+func simrun(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func readSummary(t *testing.T, path string) *reports.Summary {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	s, err := reports.ReadJSON(f)
+	require.NoError(t, err)
+	return s
+}
+
+// canonical is a summary's JSON without its timing (the only part allowed to
+// differ between identical sweeps) and without the shard marker.
+func canonical(t *testing.T, s *reports.Summary) string {
+	t.Helper()
+	c := *s
+	c.Timing, c.Shard = nil, nil
+	var b bytes.Buffer
+	require.NoError(t, reports.WriteJSON(&b, &c))
+	return b.String()
+}
+
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	code, out, _ := simrun(t, "-scenario", partition, "-out", filepath.Join(dir, "ok"))
+	assert.Equal(t, exitOK, code, out)
+	assert.Contains(t, out, "every run met the scenario's expectations")
+
+	// An expected violation that does not occur fails the run (exit 1).
+	code, out, _ = simrun(t, "-scenario", partition, "-set", "expect.violations=[double_execution]", "-shrink=false", "-out", filepath.Join(dir, "missing"))
+	assert.Equal(t, exitViolation, code)
+	assert.Contains(t, out, "double_execution was expected to occur but did not")
+
+	for _, args := range [][]string{
+		{},                                 // no scenario
+		{"-scenario", "no/such/file.yaml"}, // unreadable
+		{"-scenario", partition, "-seeds", "0"},
+		{"-scenario", partition, "-algo", "paxos"},
+		{"-scenario", partition, "-shard", "3/3"},
+		{"-scenario", partition, "extra"},
+		{"-scenario", partition, "-set", "cluster.nodes=zero"},
+	} {
+		code, _, errOut := simrun(t, append(args, "-out", filepath.Join(dir, "bad"))...)
+		assert.Equal(t, exitUsage, code, "%v: %s", args, errOut)
+		assert.NotEmpty(t, errOut, "%v", args)
+	}
+	_, err := os.Stat(filepath.Join(dir, "bad"))
+	assert.True(t, os.IsNotExist(err), "bad input writes nothing")
+}
+
+// -set values are validated exactly like the file and reported with their
+// position in the argument.
+func TestSetValidation(t *testing.T) {
+	code, _, errOut := simrun(t, "-scenario", partition, "-set", "algorithm.election_timeout=300ms..150ms", "-out", t.TempDir())
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, "-set:1:")
+	assert.Contains(t, errOut, "algorithm.election_timeout")
+	assert.Contains(t, errOut, "min > max")
+
+	code, _, errOut = simrun(t, "-scenario", partition, "-set", "algorithm.heartbeet=10ms", "-out", t.TempDir())
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errOut, `did you mean "heartbeat"`)
+
+	dir := t.TempDir()
+	code, _, errOut = simrun(t, "-scenario", partition, "-set", "algorithm.election_timeout=150ms..155ms", "-set", "cluster.nodes=3", "-out", dir, "-quiet")
+	assert.Equal(t, exitOK, code, errOut)
+	assert.Equal(t, 3, readSummary(t, filepath.Join(dir, "summary.json")).Scenario.Nodes)
+}
+
+// A sweep split into shards and merged equals the unsharded sweep, apart
+// from timing.
+func TestShardMergeEqualsUnsharded(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"-scenario", partition, "-seed", "5", "-seeds", "7", "-algo", "raft,bully", "-quiet", "-shrink=false"}
+	code, _, e := simrun(t, append(args, "-out", filepath.Join(dir, "all"))...)
+	require.Contains(t, []int{exitOK, exitViolation}, code, e)
+	var parts []string
+	for i := 0; i < 3; i++ {
+		p := filepath.Join(dir, "shard", string(rune('0'+i)))
+		code, _, e := simrun(t, append(args, "-shard", string(rune('0'+i))+"/3", "-out", p)...)
+		require.Contains(t, []int{exitOK, exitViolation}, code, e)
+		parts = append(parts, p)
+	}
+	mcode, out, e := simrun(t, append([]string{"merge", "-out", filepath.Join(dir, "merged")}, parts...)...)
+	require.Contains(t, []int{exitOK, exitViolation}, mcode, e)
+	assert.Equal(t, code, mcode, "merge exits like the unsharded sweep")
+	assert.Contains(t, out, "merged 3 shard(s)")
+	all := readSummary(t, filepath.Join(dir, "all", "summary.json"))
+	merged := readSummary(t, filepath.Join(dir, "merged", "summary.json"))
+	assert.Len(t, merged.Runs, 14)
+	assert.Equal(t, canonical(t, all), canonical(t, merged))
+}
+
+// Two identical sweeps write the same JSON apart from timing, whatever the
+// number of workers.
+func TestJSONDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	var got []string
+	for i, w := range []string{"1", "2", "2"} {
+		p := filepath.Join(dir, string(rune('a'+i)))
+		code, _, e := simrun(t, "-scenario", "../../scenarios/swarm.yaml", "-seeds", "6", "-workers", w, "-quiet", "-shrink=false", "-out", p, "-json", p+".json")
+		require.Contains(t, []int{exitOK, exitViolation}, code, e)
+		got = append(got, canonical(t, readSummary(t, p+".json")))
+	}
+	assert.Equal(t, got[0], got[1])
+	assert.Equal(t, got[1], got[2])
+	var raw map[string]any
+	require.NoError(t, json.Unmarshal([]byte(got[0]), &raw))
+	for _, k := range []string{"schema", "scenario", "go_version", "seeds", "algorithms", "runs"} {
+		assert.Contains(t, raw, k)
+	}
+}
+
+// -materialize writes the explicit scenario a seed runs; running that file
+// gives the original seed's trace hash.
+func TestMaterializeRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "swarm-7.yaml")
+	code, out, e := simrun(t, "-scenario", "../../scenarios/swarm.yaml", "-seed", "7", "-materialize", file)
+	require.Equal(t, exitOK, code, e)
+	assert.Contains(t, out, "explicit fault(s)")
+	orig := filepath.Join(dir, "orig")
+	simrun(t, "-scenario", "../../scenarios/swarm.yaml", "-seed", "7", "-quiet", "-shrink=false", "-out", orig)
+	mat := filepath.Join(dir, "mat")
+	simrun(t, "-scenario", file, "-quiet", "-shrink=false", "-out", mat)
+	a, b := readSummary(t, filepath.Join(orig, "summary.json")), readSummary(t, filepath.Join(mat, "summary.json"))
+	require.Len(t, a.Runs, 1)
+	require.Len(t, b.Runs, 1)
+	assert.Equal(t, a.Runs[0].TraceHash, b.Runs[0].TraceHash)
+	sc, err := scenarios.Load(file)
+	require.NoError(t, err)
+	assert.Empty(t, sc.Nemeses, "every random fault is explicit")
+}
+
+// A failing run is shrunk to repro.yaml, which replays the failure.
+func TestShrinkWritesRepro(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	code, stdout, e := simrun(t, "-scenario", "../../scenarios/bully-partition.yaml", "-set", "expect.violations=[]", "-set", "expect.allow=[]", "-out", out, "-shrink-time", "20s")
+	require.Equal(t, exitViolation, code, e)
+	assert.Contains(t, stdout, "repro.yaml")
+	repro := filepath.Join(out, "repro.yaml")
+	sc, err := scenarios.Load(repro)
+	require.NoError(t, err)
+	assert.LessOrEqual(t, len(sc.Faults), 1)
+	code, _, e = simrun(t, "-scenario", repro, "-quiet", "-shrink=false", "-out", filepath.Join(dir, "again"))
+	assert.Equal(t, exitViolation, code, e)
+	html, err := os.ReadFile(filepath.Join(out, "report.html"))
+	require.NoError(t, err)
+	assert.Contains(t, string(html), "repro.yaml")
+}
+
+func TestMatrix(t *testing.T) {
+	dir := t.TempDir()
+	m := filepath.Join(dir, "m.yaml")
+	abs, err := filepath.Abs("../../scenarios")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(m, []byte("name: tiny\nseeds: 2\nalgorithms: [raft, bully]\nscenarios: ["+
+		filepath.Join(abs, "leader-crash.yaml")+", "+filepath.Join(abs, "bully-partition.yaml")+"]\n"), 0o644))
+	code, out, e := simrun(t, "-matrix", m, "-out", filepath.Join(dir, "out"))
+	require.Equal(t, exitOK, code, e)
+	assert.Contains(t, out, "| raft |")
+	assert.Contains(t, out, "| bully |")
+	for _, f := range []string{"matrix.md", "matrix.html"} {
+		b, err := os.ReadFile(filepath.Join(dir, "out", f))
+		require.NoError(t, err)
+		assert.True(t, strings.Contains(string(b), "leader-crash"), f)
+	}
+}
+
+func TestTraceExports(t *testing.T) {
+	dir := t.TempDir()
+	code, _, e := simrun(t, "-scenario", partition, "-quiet", "-out", filepath.Join(dir, "o"),
+		"-trace", filepath.Join(dir, "t.jsonl"), "-perfetto", filepath.Join(dir, "t.json"))
+	require.Equal(t, exitOK, code, e)
+	lines, err := os.ReadFile(filepath.Join(dir, "t.jsonl"))
+	require.NoError(t, err)
+	assert.Greater(t, bytes.Count(lines, []byte("\n")), 1000)
+	var pf map[string]any
+	raw, err := os.ReadFile(filepath.Join(dir, "t.json"))
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(raw, &pf))
+	assert.Contains(t, pf, "traceEvents")
+}
+
+// BenchmarkSweep measures sweep throughput: seeds of partition.yaml per
+// second with every check (no report).
+func BenchmarkSweep(b *testing.B) {
+	sc, err := scenarios.Load(partition)
+	require.NoError(b, err)
+	jobs := sweepJobs([]string{"raft"}, 1, 200, 0, 1)
+	b.ResetTimer()
+	var runs int
+	for i := 0; i < b.N; i++ {
+		res := runSweep(sc, jobs, 2, false, 0, newProgress(&bytes.Buffer{}, len(jobs), true))
+		runs += len(res.runs)
+	}
+	b.ReportMetric(float64(runs)/b.Elapsed().Seconds(), "seeds/s")
+}
