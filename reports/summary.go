@@ -241,9 +241,9 @@ type Timeline struct {
 	Title   string
 	Nodes   []string // candidates, top to bottom
 	EndMs   float64
-	Tenures []Span   // leadership: Node, FromMs, ToMs, Label "e=3"
-	Faults  []Span   // shaded: Node ("" = whole cluster), FromMs, ToMs, Label
-	Writes  []Mark   // cron writes at the resource, by writer
+	Tenures []Span // leadership: Node, FromMs, ToMs, Label "e=3"
+	Faults  []Span // shaded: Node ("" = whole cluster), FromMs, ToMs, Label
+	Writes  []Mark // cron writes at the resource, by writer
 }
 
 // Span is an interval on one node's row.

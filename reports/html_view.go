@@ -1,0 +1,365 @@
+package reports
+
+import (
+	"fmt"
+	"html/template"
+	"math"
+	"sort"
+	"strings"
+)
+
+// view is everything the report template shows, already formatted: the
+// template only lays it out.
+type view struct {
+	Title       string
+	Description string
+	Command     string
+	CSS         template.CSS
+	Status      statusView
+	Meta        []metaItem
+	Algos       []algoView
+	Plots       []plotView
+	Groups      []violationGroup
+	Violations  int // all violations, harmless included
+	Failing     []failingRun
+	FailingMore int
+	Shrink      *ShrinkInfo
+	Porcupine   []Link
+	Matrix      template.HTML
+	Schema      string
+}
+
+type statusView struct {
+	OK   bool
+	Text string
+}
+
+type metaItem struct{ Label, Value string }
+
+// algoView is one row of the per-algorithm table.
+type algoView struct {
+	Name       string
+	Swatch     template.CSS // the algorithm's plot colour
+	Runs       int
+	OK         string
+	AllOK      bool
+	Violations []countView
+	Failover   [5]string // n, p50, p90, p99, max
+	Leaderless string
+	Elections  string
+	Messages   string
+	SplitBrain string
+	DoubleExec string
+	SplitBad   bool
+	DoubleBad  bool
+}
+
+type countView struct {
+	Kind     string
+	Count    int
+	Harmless bool
+}
+
+// violationGroup is the violations of one check, harmful or harmless.
+type violationGroup struct {
+	ID       string
+	Kind     string
+	Harmless bool
+	Count    int
+	Runs     int
+	// InFailing counts the findings in runs that failed their expectations;
+	// the rest were expected by the scenario (it asks for a violation).
+	InFailing int
+	Items     []violationView
+	More      int
+}
+
+// Open reports whether the group starts unfolded: harmful findings in
+// failing runs are what the reader came for.
+func (g violationGroup) Open() bool { return !g.Harmless && g.InFailing > 0 }
+
+type violationView struct {
+	Seed      uint64
+	Algorithm string
+	Swatch    template.CSS
+	At        string
+	Story     []string // the explanation, one event per line
+	Replay    string
+	RunFailed bool
+}
+
+type failingRun struct {
+	Seed      uint64
+	Algorithm string
+	Swatch    template.CSS
+	Outcome   string
+	Problems  []string
+}
+
+// checkOrder is the checker's report order (checker.CheckNames; reports
+// does not import checker). Other kinds follow alphabetically.
+var checkOrder = []string{"election_safety", "split_brain", "double_execution", "stale_write",
+	"linearizability", "leader_linearizability", "liveness", "missed_slots"}
+
+func kindRank(k string) int {
+	for i, c := range checkOrder {
+		if c == k {
+			return i
+		}
+	}
+	return len(checkOrder)
+}
+
+// sortKinds orders check names as the checker reports them.
+func sortKinds(ks []string) {
+	sort.Slice(ks, func(i, j int) bool {
+		ri, rj := kindRank(ks[i]), kindRank(ks[j])
+		if ri != rj {
+			return ri < rj
+		}
+		return ks[i] < ks[j]
+	})
+}
+
+func buildView(path string, s *Summary, plots []Plot, dir string, x HTMLExtras) (*view, error) {
+	algos := s.Algorithms
+	if len(algos) == 0 && len(s.Runs) > 0 {
+		c := *s
+		c.Algorithms = nil
+		c.Aggregate()
+		algos = c.Algorithms
+	}
+	order := algoOrder(&Summary{Algorithms: algos, Runs: s.Runs})
+	swatch := make(map[string]template.CSS, len(order))
+	for i, a := range order {
+		c := algoColor(i)
+		swatch[a] = template.CSS(fmt.Sprintf("background:#%02x%02x%02x", c.R, c.G, c.B))
+	}
+	v := &view{
+		Title:       x.Title,
+		Description: s.Scenario.Description,
+		Command:     x.Command,
+		CSS:         template.CSS(reportCSS),
+		Shrink:      x.Shrink,
+		Porcupine:   x.Porcupine,
+		Matrix:      template.HTML(x.Matrix),
+		Schema:      s.Schema,
+	}
+	if v.Title == "" {
+		v.Title = "electsim — " + s.Scenario.Name
+	}
+	v.Meta = metaItems(s, order)
+	failing := 0
+	for _, r := range s.Runs {
+		if !r.OK {
+			failing++
+		}
+	}
+	switch {
+	case len(s.Runs) == 0:
+		v.Status = statusView{OK: false, Text: "No runs."}
+	case failing == 0:
+		v.Status = statusView{OK: true, Text: fmt.Sprintf("All %d runs met the scenario's expectations.", len(s.Runs))}
+	default:
+		v.Status = statusView{Text: fmt.Sprintf("%d of %d runs failed the scenario's expectations.", failing, len(s.Runs))}
+	}
+	for _, a := range algos {
+		v.Algos = append(v.Algos, algoRow(a, swatch[a.Algorithm]))
+	}
+	var err error
+	if v.Plots, err = embedPlots(path, plots, dir); err != nil {
+		return nil, err
+	}
+	v.Groups, v.Violations = violationGroups(s, swatch)
+	for _, r := range s.Runs {
+		if r.OK {
+			continue
+		}
+		if len(v.Failing) == maxFailingRuns {
+			v.FailingMore++
+			continue
+		}
+		v.Failing = append(v.Failing, failingRun{Seed: r.Seed, Algorithm: r.Algorithm, Swatch: swatch[r.Algorithm],
+			Outcome: r.Outcome, Problems: r.Problems})
+	}
+	return v, nil
+}
+
+func metaItems(s *Summary, algos []string) []metaItem {
+	sc := s.Scenario
+	m := []metaItem{{"Scenario", sc.Name}}
+	if sc.File != "" {
+		m = append(m, metaItem{"File", sc.File})
+	}
+	m = append(m,
+		metaItem{"Nodes", fmt.Sprint(sc.Nodes)},
+		metaItem{"Duration", fmt.Sprintf("%s s, then %s s settle", fmtSec(sc.DurationMs), fmtSec(sc.SettleMs))},
+		metaItem{"Seeds", seedsText(s.Seeds)},
+		metaItem{"Algorithms", strings.Join(algos, ", ")},
+		metaItem{"Runs", fmt.Sprint(len(s.Runs))},
+	)
+	if s.Shard != nil {
+		m = append(m, metaItem{"Shard", fmt.Sprintf("%d of %d", s.Shard.Index, s.Shard.Count)})
+	}
+	if s.GoVersion != "" {
+		m = append(m, metaItem{"Go", s.GoVersion})
+	}
+	if t := s.Timing; t != nil {
+		m = append(m, metaItem{"Wall time", fmt.Sprintf("%.2f s on %d workers (%.0f runs/s)", t.WallSeconds, t.Workers, t.RunsPerSecond)})
+	}
+	return m
+}
+
+func seedsText(r SeedRange) string {
+	switch r.Count {
+	case 0:
+		return "none"
+	case 1:
+		return fmt.Sprintf("%d", r.First)
+	}
+	return fmt.Sprintf("%d … %d (%d seeds)", r.First, r.First+uint64(r.Count)-1, r.Count)
+}
+
+func algoRow(a AlgoSummary, swatch template.CSS) algoView {
+	row := algoView{Name: a.Algorithm, Swatch: swatch, Runs: a.Runs, AllOK: a.OK == a.Runs,
+		OK:         fmt.Sprintf("%d (%s)", a.OK, pct(a.OK, a.Runs)),
+		Leaderless: fmtNum(a.LeaderlessMs.Mean),
+		Elections:  fmtRatio(a.ElectionsPerFailover),
+		Messages:   fmtRatio(a.MessagesPerFailover),
+		SplitBrain: fmtRate(a.SplitBrainRate), SplitBad: a.SplitBrainRate > 0,
+		DoubleExec: fmtRate(a.DoubleExecutionRate), DoubleBad: a.DoubleExecutionRate > 0,
+	}
+	f := a.FailoverMs
+	row.Failover = [5]string{fmt.Sprint(f.Count), "—", "—", "—", "—"}
+	if f.Count > 0 {
+		row.Failover = [5]string{fmt.Sprint(f.Count), fmtNum(f.P50), fmtNum(f.P90), fmtNum(f.P99), fmtNum(f.Max)}
+	}
+	row.Violations = kindCounts(a.Violations, false)
+	row.Violations = append(row.Violations, kindCounts(a.Harmless, true)...)
+	return row
+}
+
+func kindCounts(m map[string]int, harmless bool) []countView {
+	var ks []string
+	for k, n := range m {
+		if n > 0 {
+			ks = append(ks, k)
+		}
+	}
+	sortKinds(ks)
+	out := make([]countView, len(ks))
+	for i, k := range ks {
+		out[i] = countView{Kind: k, Count: m[k], Harmless: harmless}
+	}
+	return out
+}
+
+// violationGroups groups every violation by check, harmful before
+// harmless, in the checker's order, keeping at most maxViolationsPerKind
+// of each, those of failing runs first.
+func violationGroups(s *Summary, swatch map[string]template.CSS) ([]violationGroup, int) {
+	type key struct {
+		kind     string
+		harmless bool
+	}
+	groups := map[key]*violationGroup{}
+	lastRun := map[key]int{}
+	var keys []key
+	total := 0
+	for ri, r := range s.Runs {
+		for _, vs := range r.Violations {
+			total++
+			k := key{vs.Kind, vs.Harmless}
+			g := groups[k]
+			if g == nil {
+				g = &violationGroup{Kind: vs.Kind, Harmless: vs.Harmless}
+				groups[k] = g
+				keys = append(keys, k)
+				lastRun[k] = -1
+			}
+			g.Count++
+			if lastRun[k] != ri {
+				g.Runs++
+				lastRun[k] = ri
+			}
+			if !r.OK {
+				g.InFailing++
+			}
+			g.Items = append(g.Items, violationView{Seed: r.Seed, Algorithm: r.Algorithm, Swatch: swatch[r.Algorithm],
+				At: "t=" + fmtSec(vs.AtMs) + " s", Story: storyLines(vs.Explanation), Replay: vs.Replay, RunFailed: !r.OK})
+		}
+	}
+	for _, g := range groups {
+		sort.SliceStable(g.Items, func(i, j int) bool { return g.Items[i].RunFailed && !g.Items[j].RunFailed })
+		if len(g.Items) > maxViolationsPerKind {
+			g.More = len(g.Items) - maxViolationsPerKind
+			g.Items = g.Items[:maxViolationsPerKind:maxViolationsPerKind]
+		}
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].harmless != keys[j].harmless {
+			return !keys[i].harmless
+		}
+		ri, rj := kindRank(keys[i].kind), kindRank(keys[j].kind)
+		if ri != rj {
+			return ri < rj
+		}
+		return keys[i].kind < keys[j].kind
+	})
+	out := make([]violationGroup, len(keys))
+	for i, k := range keys {
+		out[i] = *groups[k]
+		out[i].ID = fmt.Sprintf("v-%d", i)
+	}
+	return out, total
+}
+
+// storyLines splits a checker explanation ("t=… a · t=… b → verdict") into
+// one line per event, the verdict on its own line.
+func storyLines(expl string) []string {
+	var out []string
+	for _, part := range strings.Split(expl, " · ") {
+		if i := strings.LastIndex(part, " → "); i >= 0 {
+			out = append(out, part[:i], "→ "+part[i+len(" → "):])
+			continue
+		}
+		out = append(out, part)
+	}
+	return out
+}
+
+// isVerdict reports whether a story line is the verdict storyLines split off.
+func isVerdict(line string) bool { return strings.HasPrefix(line, "→ ") }
+
+func pct(n, of int) string {
+	if of == 0 {
+		return "—"
+	}
+	return fmtRate(float64(n) / float64(of))
+}
+
+// fmtRate formats a fraction as a percentage with at most one decimal.
+func fmtRate(r float64) string {
+	p := math.Round(r*1000) / 10
+	if p == math.Trunc(p) {
+		return fmt.Sprintf("%d%%", int(p))
+	}
+	return fmt.Sprintf("%.1f%%", p)
+}
+
+// fmtNum formats a millisecond value for the table.
+func fmtNum(x float64) string {
+	if x >= 1000 || x == float64(int64(x)) {
+		return fmt.Sprintf("%.0f", x)
+	}
+	return fmt.Sprintf("%.1f", x)
+}
+
+func fmtRatio(x float64) string { return fmt.Sprintf("%.2f", x) }
+
+// fmtSec formats milliseconds as seconds: "12.3", "60".
+func fmtSec(ms float64) string {
+	s := fmt.Sprintf("%.3f", ms/1000)
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
+}

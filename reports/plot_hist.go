@@ -1,0 +1,138 @@
+package reports
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// messagesPerElection is a histogram per algorithm of each failover's
+// messages ÷ elections (failovers without an election are left out), as
+// small multiples: algorithms differ by an order of magnitude (bully's
+// broadcasts against ring's single token), so overlaid or on one axis the
+// cheaper ones would collapse into a sliver. Each panel has its own x range;
+// its title carries the numbers to compare.
+func messagesPerElection(s *Summary, algos []string) (*figure, error) {
+	idx := make(map[string]int, len(algos))
+	for i, a := range algos {
+		idx[a] = i
+	}
+	vals := make([][]float64, len(algos))
+	for _, r := range s.Runs {
+		i := idx[r.Algorithm]
+		for _, f := range r.Failovers {
+			if f.Elections > 0 && f.Messages >= 0 {
+				vals[i] = append(vals[i], float64(f.Messages)/float64(f.Elections))
+			}
+		}
+	}
+	var panels []*plot.Plot
+	for i, a := range algos {
+		v := vals[i]
+		if len(v) == 0 {
+			continue
+		}
+		sort.Float64s(v)
+		st := NewStats(v)
+		p := newPlot(fmt.Sprintf("%s — mean %.1f · p50 %.1f · p90 %.1f  (n=%d)", a, st.Mean, st.P50, st.P90, st.Count),
+			"messages per election", "failovers")
+		p.Title.TextStyle.Font.Size = vg.Points(11)
+		addGrid(p, false, true)
+		h := &plotter.Histogram{Bins: histBins(v), FillColor: alpha(algoColor(i), 0.75),
+			LineStyle: draw.LineStyle{Color: algoColor(i), Width: vg.Points(0.6)}}
+		h.Width = h.Bins[0].Max - h.Bins[0].Min
+		p.Add(h)
+		if integral(v) {
+			// Whole messages per election: whole ticks, and a narrow sample
+			// (one constant value) gets some room either side.
+			p.X.Tick.Marker = niceTicks{Target: 8, MinStep: 1}
+			lo, hi := h.Bins[0].Min, h.Bins[len(h.Bins)-1].Max
+			if pad := (6 - (hi - lo)) / 2; pad > 0 {
+				p.X.Min, p.X.Max = lo-pad, hi+pad
+			}
+		}
+		p.Y.Min = 0
+		p.Y.Tick.Marker = niceTicks{Target: 4, MinStep: 1}
+		panels = append(panels, p)
+	}
+	if len(panels) == 0 {
+		return nil, nil
+	}
+	cols := 1
+	if len(panels) > 2 {
+		cols = 2
+	}
+	rows := (len(panels) + cols - 1) / cols
+	grid := make([][]*plot.Plot, rows)
+	for r := range grid {
+		grid[r] = make([]*plot.Plot, cols)
+		for c := range grid[r] {
+			if k := r*cols + c; k < len(panels) {
+				grid[r][c] = panels[k]
+			}
+		}
+	}
+	const titlePt = 26.0
+	hgt := vg.Length(rows)*2.3*vg.Inch + vg.Points(titlePt)
+	title := "Messages per election (each failover: messages ÷ elections)"
+	return &figure{title: title, width: plotWidth, height: hgt, draw: func(c draw.Canvas) {
+		ts := textStyle(13)
+		ts.XAlign, ts.YAlign = draw.XCenter, draw.YTop
+		c.FillText(ts, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y - 4}, title)
+		body := draw.Crop(c, 0, 0, 0, -vg.Points(titlePt))
+		tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(24), PadY: vg.Points(14),
+			PadLeft: vg.Points(6), PadRight: vg.Points(10), PadBottom: vg.Points(4)}
+		canv := plot.Align(grid, tiles, body)
+		for r := range grid {
+			for k, p := range grid[r] {
+				if p != nil {
+					p.Draw(canv[r][k])
+				}
+			}
+		}
+	}}, nil
+}
+
+// histBins bins sorted v into about √n bins (5…30) of a nice width. When
+// every value is a whole number (one election: the ratio is a message count)
+// the bins are whole too and centred on the integers, so none straddles two
+// values and leaves a gap. A constant sample gets one unit-wide bin.
+func histBins(v []float64) []plotter.HistogramBin {
+	lo, hi := v[0], v[len(v)-1]
+	if hi-lo < 1e-9 {
+		return []plotter.HistogramBin{{Min: lo - 0.5, Max: lo + 0.5, Weight: float64(len(v))}}
+	}
+	n := min(max(int(math.Round(math.Sqrt(float64(len(v))))), 5), 30)
+	width := niceStep((hi - lo) / float64(n))
+	start := math.Floor(lo/width) * width
+	if integral(v) {
+		width = math.Ceil(width)
+		start = math.Floor(lo/width)*width - 0.5
+	}
+	nb := int(math.Floor((hi-start)/width)) + 1
+	bins := make([]plotter.HistogramBin, nb)
+	for i := range bins {
+		bins[i].Min = start + float64(i)*width
+		bins[i].Max = start + float64(i+1)*width
+	}
+	for _, x := range v {
+		i := min(int((x-start)/width), nb-1)
+		bins[i].Weight++
+	}
+	return bins
+}
+
+// integral reports whether every value is a whole number.
+func integral(v []float64) bool {
+	for _, x := range v {
+		if x != math.Trunc(x) {
+			return false
+		}
+	}
+	return true
+}

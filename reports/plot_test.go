@@ -1,0 +1,226 @@
+package reports
+
+import (
+	"bytes"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// requireValidPlotFiles checks that every plot's PNG decodes and its SVG is
+// an SVG document.
+func requireValidPlotFiles(t *testing.T, dir string, plots []Plot) {
+	t.Helper()
+	for _, p := range plots {
+		data, err := os.ReadFile(filepath.Join(dir, p.PNG))
+		require.NoError(t, err)
+		img, err := png.Decode(bytes.NewReader(data))
+		require.NoError(t, err, p.PNG)
+		assert.Greater(t, img.Bounds().Dx(), 1000, p.PNG)
+		assert.Greater(t, img.Bounds().Dy(), 200, p.PNG)
+
+		svg, err := os.ReadFile(filepath.Join(dir, p.SVG))
+		require.NoError(t, err)
+		s := string(svg)
+		assert.True(t, strings.HasPrefix(s, "<?xml") || strings.HasPrefix(s, "<svg"), p.SVG)
+		assert.Contains(t, s, "<svg")
+		assert.True(t, strings.HasSuffix(strings.TrimSpace(s), "</svg>"), p.SVG)
+	}
+}
+
+// dirNames lists dir's entries.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+func TestWritePlots(t *testing.T) {
+	dir := t.TempDir()
+	s := synthSummary(1, 50, "raft", "bully", "ring")
+	plots, err := WritePlots(dir, s, synthTimeline())
+	require.NoError(t, err)
+	var names []string
+	for _, p := range plots {
+		names = append(names, p.Name)
+		assert.Equal(t, p.Name+".png", p.PNG)
+		assert.Equal(t, p.Name+".svg", p.SVG)
+		assert.NotEmpty(t, p.Title)
+	}
+	assert.Equal(t, []string{"failover_cdf", "failover_box", "timeline", "messages_per_election"}, names)
+	requireValidPlotFiles(t, dir, plots)
+	assert.ElementsMatch(t, []string{"failover_cdf.png", "failover_cdf.svg", "failover_box.png", "failover_box.svg",
+		"timeline.png", "timeline.svg", "messages_per_election.png", "messages_per_election.svg"}, dirNames(t, dir),
+		"no temporary files remain")
+
+	svg, err := os.ReadFile(filepath.Join(dir, "timeline.svg"))
+	require.NoError(t, err)
+	assert.Contains(t, string(svg), "partition {n0,n1} | {n2,n3,n4}", "fault labels are drawn")
+	assert.Contains(t, string(svg), "e=3", "tenures carry their epoch")
+}
+
+// Plots without data are skipped, not an error: no failovers means no CDF,
+// box or histogram; no timeline means no timeline.
+func TestWritePlotsSkipsEmpty(t *testing.T) {
+	dir := t.TempDir()
+	s := synthSummary(1, 5, "raft")
+	for i := range s.Runs {
+		s.Runs[i].Failovers = nil
+	}
+	s.Aggregate()
+	plots, err := WritePlots(dir, s, nil)
+	require.NoError(t, err)
+	assert.Empty(t, plots)
+	assert.Empty(t, dirNames(t, dir))
+
+	// Failovers that never completed and had no election: the CDF and box
+	// have nothing to draw, nor has the histogram.
+	s.Runs[0].Failovers = []FailoverSummary{{Fault: "n1 crashed"}}
+	plots, err = WritePlots(dir, s, &Timeline{Nodes: []string{"n0"}, EndMs: 1000})
+	require.NoError(t, err)
+	require.Len(t, plots, 1)
+	assert.Equal(t, "timeline", plots[0].Name)
+	requireValidPlotFiles(t, dir, plots)
+
+	// Only instants (one failover, one sample): still valid images.
+	s.Runs[0].Failovers = []FailoverSummary{{Completed: true, LatencyMs: 250, Elections: 1, Messages: 8}}
+	plots, err = WritePlots(dir, s, nil)
+	require.NoError(t, err)
+	assert.Len(t, plots, 3)
+	requireValidPlotFiles(t, dir, plots)
+}
+
+// A failure while committing leaves no temporary files behind.
+func TestWritePlotsCleansUpOnError(t *testing.T) {
+	dir := t.TempDir()
+	// A directory where a plot file should go makes its rename fail.
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "failover_box.svg"), 0o755))
+	_, err := WritePlots(dir, synthSummary(1, 10, "raft"), nil)
+	require.Error(t, err)
+	for _, n := range dirNames(t, dir) {
+		assert.NotContains(t, n, ".tmp-", "temporary file left behind")
+	}
+
+	_, err = WritePlots(filepath.Join(dir, "missing"), synthSummary(1, 10, "raft"), nil)
+	assert.Error(t, err)
+	_, err = WritePlots(dir, nil, nil)
+	assert.Error(t, err)
+}
+
+// The latency axis: linear from 0; cut at 1.5 × the largest p99 when far
+// stragglers would squash the rest, with the label saying how many are cut;
+// logarithmic when the algorithms' medians differ by logSpread or more.
+func TestLatencyAxis(t *testing.T) {
+	lat := make([]float64, 200)
+	for i := range lat {
+		lat[i] = float64(100 + i)
+	}
+	ax := newLatencyAxis([][]float64{lat})
+	assert.Equal(t, latencyAxis{min: 0, max: 299 * 1.02, label: "failover latency (ms)"}, ax)
+
+	lat[199] = 30000 // p99 (rank 198) is 297
+	ax = newLatencyAxis([][]float64{lat, {150}})
+	assert.Equal(t, latencyAxis{min: 0, max: 500, // 1.5 × 297 = 445.5, rounded up to a nice 500
+		label: "failover latency (ms) — axis cut at 500 ms; 1 slower failover(s) off the chart"}, ax)
+
+	ax = newLatencyAxis([][]float64{{0, 180, 190, 200}, nil, {9500, 10190, 12316}})
+	assert.True(t, ax.log)
+	assert.InDelta(t, 180/1.15, ax.min, 1e-9, "the smallest positive latency sets the minimum")
+	assert.InDelta(t, 12316*1.1, ax.max, 1e-9)
+	assert.Equal(t, "failover latency (ms, log scale)", ax.label)
+	var labels []string
+	for _, tk := range (logTicks{}).Ticks(ax.min, ax.max) {
+		if tk.Label != "" {
+			labels = append(labels, tk.Label)
+		}
+	}
+	assert.Equal(t, []string{"200", "500", "1000", "2000", "5000", "10000"}, labels)
+	assert.Equal(t, 0.0, floorLogScale{}.Normalize(100, 1000, 0), "zero sits at the minimum")
+	assert.InDelta(t, 0.5, floorLogScale{}.Normalize(100, 10000, 1000), 1e-12)
+}
+
+func TestHistBins(t *testing.T) {
+	// Whole numbers: unit bins centred on the integers.
+	b := histBins([]float64{8, 8, 9, 11, 13})
+	require.Len(t, b, 6)
+	assert.Equal(t, 7.5, b[0].Min)
+	assert.Equal(t, 13.5, b[5].Max)
+	var w []float64
+	for _, x := range b {
+		w = append(w, x.Weight)
+	}
+	assert.Equal(t, []float64{2, 1, 0, 1, 0, 1}, w)
+
+	// A constant sample: one bin.
+	b = histBins([]float64{4.5, 4.5})
+	require.Len(t, b, 1)
+	assert.Equal(t, 2.0, b[0].Weight)
+
+	// Fractions: nice widths covering the range, every sample counted.
+	v := []float64{1.25, 1.5, 2.75, 3.1, 3.3, 4.9}
+	b = histBins(v)
+	total := 0.0
+	for _, x := range b {
+		total += x.Weight
+	}
+	assert.Equal(t, float64(len(v)), total)
+	assert.LessOrEqual(t, b[0].Min, 1.25)
+	assert.Greater(t, b[len(b)-1].Max, 4.9)
+}
+
+func TestNiceTicks(t *testing.T) {
+	var labels []string
+	for _, tk := range (niceTicks{Target: 8}).Ticks(0, 848) {
+		labels = append(labels, tk.Label)
+	}
+	assert.Equal(t, []string{"0", "100", "200", "300", "400", "500", "600", "700", "800"}, labels)
+	labels = nil
+	for _, tk := range (niceTicks{Target: 4}).Ticks(0, 1) {
+		labels = append(labels, tk.Label)
+	}
+	assert.Equal(t, []string{"0.00", "0.25", "0.50", "0.75", "1.00"}, labels)
+	labels = nil
+	for _, tk := range (niceTicks{Target: 4, MinStep: 1}).Ticks(0, 2) {
+		labels = append(labels, tk.Label)
+	}
+	assert.Equal(t, []string{"0", "1", "2"}, labels)
+	labels = nil
+	for _, tk := range (niceTicks{Target: 8}).Ticks(0, 2000) {
+		labels = append(labels, tk.Label)
+	}
+	assert.Equal(t, []string{"0", "250", "500", "750", "1000", "1250", "1500", "1750", "2000"}, labels)
+	labels = nil
+	for _, tk := range (niceTicks{Target: 4}).Ticks(0, 10) {
+		labels = append(labels, tk.Label)
+	}
+	assert.Equal(t, []string{"0.0", "2.5", "5.0", "7.5", "10.0"}, labels)
+}
+
+// Bad numbers cost a sample, not the report: a NaN latency is left out, a
+// tenure still open at the end (ToMs 0) runs to the end of the timeline.
+func TestWritePlotsTolerates(t *testing.T) {
+	dir := t.TempDir()
+	s := synthSummary(1, 5, "raft")
+	s.Runs[0].Failovers[0].LatencyMs = math.NaN()
+	tl := &Timeline{Nodes: []string{"n0", "n1"}, EndMs: math.Inf(1),
+		Tenures: []Span{{Node: "n0", FromMs: 100, ToMs: 900, Label: "e=1"}, {Node: "n1", FromMs: 1000, Label: "e=2"}},
+		Writes:  []Mark{{Node: "n9", AtMs: 1500}}}
+	plots, err := WritePlots(dir, s, tl)
+	require.NoError(t, err)
+	assert.Len(t, plots, 4)
+	requireValidPlotFiles(t, dir, plots)
+	svg, err := os.ReadFile(filepath.Join(dir, "timeline.svg"))
+	require.NoError(t, err)
+	assert.Contains(t, string(svg), ">n9<", "a writer outside Nodes gets a row")
+}

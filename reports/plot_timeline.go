@@ -1,0 +1,291 @@
+package reports
+
+import (
+	"image/color"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Timeline geometry, in points (1/72 in).
+const (
+	tlRowPt  = 32.0 // one node's row
+	tlLanePt = 24.0 // the lane above the rows where fault labels go
+)
+
+// A row, in rows from its centre: the tenure bar sits a little high and the
+// writes run under it, so write marks never hide the bar's epoch label.
+const (
+	tlBarLo    = -0.06
+	tlBarHi    = 0.34
+	tlWriteY   = -0.26
+	tlBandHalf = 0.47 // half a node fault's shaded band
+)
+
+var (
+	tenureFill    = color.RGBA{0x4e, 0x79, 0xa7, 0xff}
+	tenureEdge    = color.RGBA{0x2c, 0x4a, 0x6e, 0xff}
+	faultFill     = color.RGBA{0xf0, 0xb4, 0xb4, 0xff} // drawn under everything, so opaque
+	faultEdge     = color.RGBA{0xc8, 0x50, 0x50, 0xff}
+	faultInk      = color.RGBA{0x9a, 0x2a, 0x2a, 0xff}
+	writeOKColor  = color.RGBA{0x2e, 0x8b, 0x3e, 0xff}
+	writeBadColor = color.RGBA{0xd6, 0x1f, 0x1f, 0xff}
+)
+
+// timelinePlot draws tl: one row per node (first on top) with its
+// leadership tenures as bars labelled with their epoch, faults shaded (a
+// node's row, or every row for cluster-wide faults) and labelled in a lane
+// on top, cron writes at the resource marked on the writer's row (● accepted,
+// ✕ rejected). Nodes that only the spans name get rows after tl.Nodes.
+func timelinePlot(tl *Timeline) (*figure, error) {
+	t := &timelinePlotter{tl: tl, row: map[string]int{}, scale: 1}
+	addRow := func(n string) {
+		if n == "" {
+			return
+		}
+		if _, ok := t.row[n]; !ok {
+			t.row[n] = len(t.names)
+			t.names = append(t.names, n)
+		}
+	}
+	for _, n := range tl.Nodes {
+		addRow(n)
+	}
+	for _, sp := range tl.Tenures {
+		addRow(sp.Node)
+	}
+	for _, sp := range tl.Faults {
+		addRow(sp.Node)
+	}
+	for _, m := range tl.Writes {
+		addRow(m.Node)
+	}
+	if len(t.names) == 0 {
+		return nil, nil
+	}
+	end := 0.0
+	if finite(tl.EndMs) {
+		end = tl.EndMs
+	}
+	for _, sp := range append(append([]Span(nil), tl.Tenures...), tl.Faults...) {
+		if finite(sp.ToMs) {
+			end = max(end, sp.ToMs)
+		}
+	}
+	for _, m := range tl.Writes {
+		if finite(m.AtMs) {
+			end = max(end, m.AtMs)
+		}
+	}
+	if end <= 0 {
+		return nil, nil
+	}
+	t.endMs = end
+	xLabel := "time (ms)"
+	if end >= 10000 {
+		t.scale, xLabel = 1000, "time (s)"
+	}
+	p := newPlot("", xLabel, "")
+	addGrid(p, true, false)
+	p.Add(t)
+	// Rows are drawn at y = n-1 … 0, so the first node is on top; the lane
+	// above them holds the fault labels.
+	n := len(t.names)
+	names := make([]string, n)
+	for i, name := range t.names {
+		names[n-1-i] = name
+	}
+	p.NominalY(names...)
+	p.Y.Tick.Label.Font.Size = vg.Points(10.5)
+	p.X.Min, p.X.Max = 0, end/t.scale
+	p.Y.Min, p.Y.Max = -0.5, float64(n)-0.5+tlLanePt/tlRowPt
+	p.X.Padding, p.Y.Padding = 0, 0
+
+	title := "Leadership timeline"
+	if tl.Title != "" {
+		title += " — " + tl.Title
+	}
+	const titlePt, legendPt = 24.0, 20.0
+	h := vg.Points(float64(n)*tlRowPt + tlLanePt + titlePt + legendPt + 48)
+	return &figure{title: title, width: plotWidth, height: h, draw: func(c draw.Canvas) {
+		ts := textStyle(13)
+		ts.XAlign, ts.YAlign = draw.XCenter, draw.YTop
+		c.FillText(ts, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y - 4}, title)
+		drawLegendRow(c, c.Max.Y-vg.Points(titlePt+legendPt/2), timelineLegend)
+		p.Draw(draw.Crop(c, 6, -8, 0, -vg.Points(titlePt+legendPt)))
+	}}, nil
+}
+
+// timelinePlotter is the timeline's data layer.
+type timelinePlotter struct {
+	tl    *Timeline
+	names []string
+	row   map[string]int
+	endMs float64
+	scale float64 // ms per x unit
+}
+
+// DataRange implements plot.DataRanger.
+func (t *timelinePlotter) DataRange() (xmin, xmax, ymin, ymax float64) {
+	return 0, t.endMs / t.scale, -0.5, float64(len(t.names)) - 0.5
+}
+
+// y is the centre of node's row.
+func (t *timelinePlotter) y(node string) float64 { return float64(len(t.names) - 1 - t.row[node]) }
+
+// Plot implements plot.Plotter.
+func (t *timelinePlotter) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	rect := func(x0, x1, y0, y1 float64) []vg.Point {
+		if !finite(x1) || x1 < x0 { // still open when the run ended
+			x1 = t.endMs
+		}
+		X0, X1 := trX(x0/t.scale), trX(x1/t.scale)
+		if X1-X0 < 1 { // keep instants visible
+			X1 = X0 + 1
+		}
+		Y0, Y1 := trY(y0), trY(y1)
+		return []vg.Point{{X: X0, Y: Y0}, {X: X1, Y: Y0}, {X: X1, Y: Y1}, {X: X0, Y: Y1}}
+	}
+	top := float64(len(t.names)) - 0.5
+	// Faults first: they are the background.
+	edge := draw.LineStyle{Color: faultEdge, Width: vg.Points(0.6)}
+	for _, f := range t.tl.Faults {
+		y0, y1 := -0.5, top
+		if f.Node != "" {
+			y := t.y(f.Node)
+			y0, y1 = y-tlBandHalf, y+tlBandHalf
+		}
+		pts := rect(f.FromMs, f.ToMs, y0, y1)
+		c.FillPolygon(faultFill, c.ClipPolygonXY(pts))
+		c.StrokeLines(edge, c.ClipLinesXY([]vg.Point{pts[0], pts[3]})...)
+	}
+	// Tenures, labelled with their epoch where the bar is wide enough.
+	label := textStyle(8)
+	label.Color = color.White
+	label.XAlign, label.YAlign = draw.XCenter, draw.YCenter
+	barEdge := draw.LineStyle{Color: tenureEdge, Width: vg.Points(0.5)}
+	for _, sp := range t.tl.Tenures {
+		y := t.y(sp.Node)
+		pts := rect(sp.FromMs, sp.ToMs, y+tlBarLo, y+tlBarHi)
+		c.FillPolygon(tenureFill, c.ClipPolygonXY(pts))
+		c.StrokeLines(barEdge, c.ClipLinesXY(append(pts, pts[0]))...)
+		if sp.Label != "" && pts[1].X-pts[0].X > label.Width(sp.Label)+4 {
+			mid := vg.Point{X: (pts[0].X + pts[1].X) / 2, Y: trY(y + (tlBarLo+tlBarHi)/2)}
+			if c.Contains(mid) {
+				c.FillText(label, mid, sp.Label)
+			}
+		}
+	}
+	// Cron writes on top.
+	for _, m := range t.tl.Writes {
+		pt := vg.Point{X: trX(m.AtMs / t.scale), Y: trY(t.y(m.Node) + tlWriteY)}
+		if !c.Contains(pt) {
+			continue
+		}
+		drawWriteMark(&c, pt, m.Accepted)
+	}
+	// Fault labels in the lane above the rows, in two levels, skipping any
+	// that would overlap the previous label of their level.
+	fl := textStyle(8)
+	fl.Color = faultInk
+	fl.XAlign, fl.YAlign = draw.XLeft, draw.YBottom
+	laneY := trY(top) + 3
+	var levelEnd [2]vg.Length
+	for i := range levelEnd {
+		levelEnd[i] = c.Min.X - 1
+	}
+	for _, f := range t.tl.Faults {
+		label := faultLabel(f)
+		if label == "" {
+			continue
+		}
+		x := trX(f.FromMs / t.scale)
+		w := fl.Width(label)
+		if x+w > c.Max.X {
+			x = c.Max.X - w
+		}
+		for lv := range levelEnd {
+			if x > levelEnd[lv]+3 {
+				c.FillText(fl, vg.Point{X: x, Y: laneY + vg.Length(lv)*vg.Points(10)}, label)
+				levelEnd[lv] = x + w
+				break
+			}
+		}
+	}
+}
+
+// faultLabel is f's label for the lane above the rows, which is away from
+// the node's row: it names the node unless the label already does.
+func faultLabel(f Span) string {
+	if f.Label == "" || f.Node == "" || strings.Contains(f.Label, f.Node) {
+		return f.Label
+	}
+	return f.Node + ": " + f.Label
+}
+
+// drawWriteMark draws a cron write: a green dot if the resource accepted it,
+// a red cross if it rejected it.
+func drawWriteMark(c *draw.Canvas, pt vg.Point, accepted bool) {
+	if accepted {
+		c.DrawGlyphNoClip(draw.GlyphStyle{Color: color.White, Radius: vg.Points(3.4), Shape: draw.CircleGlyph{}}, pt)
+		c.DrawGlyphNoClip(draw.GlyphStyle{Color: writeOKColor, Radius: vg.Points(2.6), Shape: draw.CircleGlyph{}}, pt)
+		return
+	}
+	c.DrawGlyphNoClip(draw.GlyphStyle{Color: color.White, Radius: vg.Points(4.2), Shape: draw.CircleGlyph{}}, pt)
+	r := vg.Points(3)
+	sty := draw.LineStyle{Color: writeBadColor, Width: vg.Points(1.6)}
+	c.StrokeLine2(sty, pt.X-r, pt.Y-r, pt.X+r, pt.Y+r)
+	c.StrokeLine2(sty, pt.X-r, pt.Y+r, pt.X+r, pt.Y-r)
+}
+
+// legendItem is one entry of a horizontal legend: a symbol and a label.
+type legendItem struct {
+	label  string
+	symbol func(c *draw.Canvas, at vg.Point)
+}
+
+var timelineLegend = []legendItem{
+	{"leader (label: epoch)", func(c *draw.Canvas, at vg.Point) {
+		pts := boxAround(at, 9, 4)
+		c.FillPolygon(tenureFill, pts)
+	}},
+	{"fault", func(c *draw.Canvas, at vg.Point) {
+		pts := boxAround(at, 9, 6)
+		c.FillPolygon(faultFill, pts)
+		c.StrokeLine2(draw.LineStyle{Color: faultEdge, Width: vg.Points(0.6)}, pts[0].X, pts[0].Y, pts[3].X, pts[3].Y)
+	}},
+	{"cron write accepted", func(c *draw.Canvas, at vg.Point) { drawWriteMark(c, at, true) }},
+	{"cron write rejected (fenced)", func(c *draw.Canvas, at vg.Point) { drawWriteMark(c, at, false) }},
+}
+
+// boxAround is a rectangle of half-width hw and half-height hh points
+// centred on at, counter-clockwise from the bottom left.
+func boxAround(at vg.Point, hw, hh float64) []vg.Point {
+	w, h := vg.Points(hw), vg.Points(hh)
+	return []vg.Point{{X: at.X - w, Y: at.Y - h}, {X: at.X + w, Y: at.Y - h}, {X: at.X + w, Y: at.Y + h}, {X: at.X - w, Y: at.Y + h}}
+}
+
+// drawLegendRow draws items side by side, centred horizontally on c, with
+// their symbols' centres at height y.
+func drawLegendRow(c draw.Canvas, y vg.Length, items []legendItem) {
+	ts := textStyle(9.5)
+	ts.XAlign, ts.YAlign = draw.XLeft, draw.YCenter
+	const symW, gap, between = 20.0, 5.0, 22.0
+	total := vg.Length(0)
+	for i, it := range items {
+		total += vg.Points(symW+gap) + ts.Width(it.label)
+		if i > 0 {
+			total += vg.Points(between)
+		}
+	}
+	x := (c.Min.X+c.Max.X)/2 - total/2
+	for _, it := range items {
+		it.symbol(&c, vg.Point{X: x + vg.Points(symW/2), Y: y})
+		x += vg.Points(symW + gap)
+		c.FillText(ts, vg.Point{X: x, Y: y}, it.label)
+		x += ts.Width(it.label) + vg.Points(between)
+	}
+}
