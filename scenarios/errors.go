@@ -14,7 +14,12 @@ type Error struct {
 	Col   int
 	Field string
 	Msg   string
+	arg   int // 0: the file; i+1: the i-th -set override (for ordering)
 }
+
+// SetFile is the File of errors found in -set overrides; their Line is 1
+// and Col the column within the override argument.
+const SetFile = "-set"
 
 // Error formats as "file:line:col: field: message".
 func (e *Error) Error() string {
@@ -41,8 +46,13 @@ func (es Errors) Error() string {
 	return strings.Join(parts, "\n")
 }
 
+// sorted orders the errors by position: the file's first, then each -set
+// override's in argument order.
 func (es Errors) sorted() Errors {
 	sort.SliceStable(es, func(i, j int) bool {
+		if es[i].arg != es[j].arg {
+			return es[i].arg < es[j].arg
+		}
 		if es[i].Line != es[j].Line {
 			return es[i].Line < es[j].Line
 		}
@@ -52,11 +62,14 @@ func (es Errors) sorted() Errors {
 }
 
 // suggest returns ` (did you mean "x"?)` for the closest candidate within a
-// small edit distance, or "".
+// small edit distance, or else the one candidate that the word begins or is
+// a whole "_"-separated part of ("failover" → "failover_under", "safety" →
+// "election_safety"); "" if there is none.
 func suggest(word string, candidates []string) string {
 	best, bestD := "", 1<<30
+	lw := strings.ToLower(word)
 	for _, c := range candidates {
-		d := editDistance(strings.ToLower(word), strings.ToLower(c))
+		d := editDistance(lw, strings.ToLower(c))
 		if d < bestD || (d == bestD && c < best) {
 			best, bestD = c, d
 		}
@@ -65,8 +78,24 @@ func suggest(word string, candidates []string) string {
 	if len(word) > 8 {
 		limit = 3
 	}
-	if best != "" && bestD <= limit {
+	if best != "" && best != word && (bestD <= limit || bestD <= 3 && commonPrefix(lw, strings.ToLower(best)) >= 4) {
 		return fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	if len(lw) < 4 {
+		return ""
+	}
+	var part []string
+	for _, c := range candidates {
+		lc := strings.ToLower(c)
+		if c == word {
+			continue
+		}
+		if strings.HasPrefix(lc, lw) || strings.HasSuffix(lc, "_"+lw) || strings.Contains(lc, "_"+lw+"_") {
+			part = append(part, c)
+		}
+	}
+	if len(part) == 1 {
+		return fmt.Sprintf(" (did you mean %q?)", part[0])
 	}
 	return ""
 }
@@ -95,4 +124,12 @@ func editDistance(a, b string) int {
 		prev2, prev, cur = prev, cur, prev2
 	}
 	return prev[len(rb)]
+}
+
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
 }

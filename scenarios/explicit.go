@@ -41,7 +41,7 @@ func (sc *Scenario) YAML() []byte {
 		w("description: %s\n", quote(sc.Description))
 	}
 	w("seed: %d\nduration: %s\nstart: %s\n", sc.Seed, dur(sc.Duration), sc.Start.UTC().Format(time.RFC3339Nano))
-	if sc.MaxEvents != 50_000_000 {
+	if sc.MaxEvents != DefaultMaxEvents {
 		w("max_events: %d\n", sc.MaxEvents)
 	}
 	w("cluster:\n  nodes: %d\n  fsync: %s\n", sc.Nodes, distYAML(sc.Fsync))

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/electsim/electsim/faults"
 	"github.com/electsim/electsim/sim"
@@ -105,10 +106,22 @@ func (l *loader) readFault(m *mapReader, kind, path string, sc *Scenario) (fault
 		tr := &faults.Trigger{}
 		if !am.oneOf("event", &tr.Event, faults.EventElected, faults.EventSteppedDown, faults.EventRenew,
 			faults.EventAcquired, faults.EventExpired, faults.EventJobStarted, faults.EventJobFinished) {
-			if !am.has("event") && am.ok {
+			if !am.has("event") && am.ok && !am.misspelt("event") {
 				l.errAt(an, join(path, "after.event"), "missing: elected, stepped_down, renew, acquired, expired, job_started or job_finished")
 			}
 			ok = false
+		}
+		switch tr.Event {
+		case faults.EventRenew, faults.EventAcquired, faults.EventExpired:
+			if !sc.hasStore() {
+				l.errAt(am.get("event"), join(path, "after.event"), "%s is a lease store event; this scenario has no lease store (algorithm lease or cron.mode shedlock)", tr.Event)
+				ok = false
+			}
+		case faults.EventJobStarted, faults.EventJobFinished:
+			if sc.Cron == nil {
+				l.errAt(am.get("event"), join(path, "after.event"), "%s is a cron event; this scenario has no cron section", tr.Event)
+				ok = false
+			}
 		}
 		if nn := am.get("node"); nn != nil {
 			l.inTrigger = true
@@ -584,6 +597,7 @@ func (l *loader) readNemesis(fm *mapReader, path string, sc *Scenario) (faults.N
 	nem := faults.Nemesis{}
 	ok := m.ok
 	kinds := []string{"partition", "pause", "crash", "restart", "clock", "link", "disk", "store_unavailable", "store_failover"}
+	everyBad := false
 	names, nodes := m.strList("kinds")
 	if len(names) == 0 && m.ok {
 		l.errAt(n, join(kp, "kinds"), "missing: some of %s", strings.Join(kinds, ", "))
@@ -605,30 +619,59 @@ func (l *loader) readNemesis(fm *mapReader, path string, sc *Scenario) (faults.N
 			l.errAt(nodes[i], index(join(kp, "kinds"), i), "%s: this scenario has no lease store", k)
 			ok = false
 		}
+		if containsStr(nem.Kinds, k) {
+			l.errAt(nodes[i], index(join(kp, "kinds"), i), "%s is listed twice", k)
+			ok = false
+			continue
+		}
 		nem.Kinds = append(nem.Kinds, k)
 	}
+	m.boolean("swarm", &nem.Swarm)
 	if wn := m.get("weights"); wn != nil {
 		ws, wok := l.intList(wn, join(kp, "weights"))
-		for _, w := range ws {
+		for i, w := range ws {
+			if wok && (w < 1 || w > 1e6) {
+				l.errAt(wn.items[i], index(join(kp, "weights"), i), "%d is out of range [1, 1000000]", w)
+				wok = false
+			}
 			nem.Weights = append(nem.Weights, int(w))
+		}
+		switch {
+		case !wok:
+		case nem.Swarm:
+			l.errAt(wn, join(kp, "weights"), "not with swarm: true (swarm draws the weights)")
+			wok = false
+		case len(names) > 0 && len(ws) != len(names):
+			l.errAt(wn, join(kp, "weights"), "%s for %s: give one per kind", plural(len(ws), "weight", "weights"), plural(len(names), "kind", "kinds"))
+			wok = false
 		}
 		ok = ok && wok
 	}
-	m.boolean("swarm", &nem.Swarm)
 	for _, d := range []struct {
 		key string
 		out *faults.DurRange
 	}{{"start", &nem.Start}, {"until", &nem.Until}, {"every", &nem.Every}, {"for", &nem.For}} {
 		if m.has(d.key) {
-			ok = m.durRange(d.key, &d.out.Min, &d.out.Max, false) && ok
+			read := m.durRange(d.key, &d.out.Min, &d.out.Max, false)
+			ok = read && ok
+			if d.key == "every" && !read {
+				everyBad = true
+			}
 		}
 	}
-	if nem.Every.Max == 0 && m.ok {
-		if !m.has("every") {
+	switch {
+	case !m.ok:
+	case !m.has("every"):
+		if !m.misspelt("every") {
 			l.errAt(n, join(kp, "every"), "missing: how often a fault is drawn, e.g. 5s..15s")
-		} else {
-			l.errAt(m.get("every"), join(kp, "every"), "must be positive")
 		}
+		ok = false
+	case everyBad:
+	case nem.Every.Min < time.Millisecond:
+		// Every fault is a trace record and a callback the run's event
+		// budget does not count; below a millisecond a nemesis only
+		// exhausts memory.
+		l.errAt(m.get("every"), join(kp, "every"), "must be at least 1ms, got %s", fmtDur(nem.Every.Min))
 		ok = false
 	}
 	if tl := m.list("targets"); tl != nil {

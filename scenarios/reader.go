@@ -13,14 +13,21 @@ import (
 type loader struct {
 	file string
 	errs Errors
+	// faultHasAfter and inTrigger tell target reading whether event_node
+	// can mean something.
+	faultHasAfter bool
+	inTrigger     bool
 }
 
 func (l *loader) errAt(n *ynode, path, format string, args ...any) {
-	line, col := 1, 1
+	e := &Error{File: l.file, Line: 1, Col: 1, Field: path, Msg: fmt.Sprintf(format, args...)}
 	if n != nil {
-		line, col = n.line, n.col
+		e.Line, e.Col = max(n.line, 1), max(n.col, 1)
+		if n.set > 0 {
+			e.File, e.arg = SetFile, n.set
+		}
 	}
-	l.errs = append(l.errs, &Error{File: l.file, Line: line, Col: col, Field: path, Msg: fmt.Sprintf(format, args...)})
+	l.errs = append(l.errs, e)
 }
 
 func join(path, key string) string {
@@ -46,16 +53,16 @@ type mapReader struct {
 func (l *loader) mapOf(n *ynode, path string) *mapReader {
 	m := &mapReader{l: l, n: n, path: path, ok: true}
 	if n == nil || n.kind == yNull {
-		m.n = &ynode{kind: yMap}
+		m.n = &ynode{kind: yMap, line: 1, col: 1}
 		if n != nil {
-			m.n.line, m.n.col = n.line, n.col
+			m.n.line, m.n.col, m.n.set = n.line, n.col, n.set
 		}
 		return m
 	}
 	if n.kind != yMap {
 		l.errAt(n, path, "want a mapping, got %s", describe(n))
 		m.ok = false
-		m.n = &ynode{kind: yMap, line: n.line, col: n.col}
+		m.n = &ynode{kind: yMap, line: n.line, col: n.col, set: n.set}
 	}
 	return m
 }
@@ -85,10 +92,22 @@ func (m *mapReader) has(key string) bool { return m.get(key) != nil }
 func (m *mapReader) keyNode(key string) *ynode {
 	for _, k := range m.n.keys {
 		if k.name == key {
-			return &ynode{line: k.line, col: k.col}
+			return k.at()
 		}
 	}
 	return m.n
+}
+
+// misspelt reports whether some key of the mapping looks like a
+// misspelling of key (and will be reported as unknown with a suggestion),
+// so a "missing" error about key would only repeat it.
+func (m *mapReader) misspelt(key string) bool {
+	for _, k := range m.n.keys {
+		if k.name != key && suggest(k.name, []string{key}) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // finish reports unknown keys.
@@ -107,7 +126,7 @@ func (m *mapReader) finish() {
 		if !known {
 			cands := append([]string(nil), m.asked...)
 			sort.Strings(cands)
-			m.l.errAt(&ynode{line: k.line, col: k.col}, join(m.path, k.name), "unknown field%s", suggest(k.name, cands))
+			m.l.errAt(k.at(), join(m.path, k.name), "unknown field%s", suggest(k.name, cands))
 		}
 	}
 }
@@ -203,14 +222,51 @@ func (m *mapReader) boolean(key string, out *bool) bool {
 
 // parseDur parses a Go duration; "0" is allowed without a unit.
 func parseDur(s string) (time.Duration, error) {
-	if s == "0" {
-		return 0, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a duration (use Go syntax such as 150ms, 2s, 1m30s)", s)
+	d, why := parseDurWhy(s)
+	if why != "" {
+		return 0, fmt.Errorf("%q %s", s, why)
 	}
 	return d, nil
+}
+
+// parseDurWhy parses a Go duration, or says what is wrong with s (a
+// predicate for a sentence whose subject is s).
+func parseDurWhy(s string) (time.Duration, string) {
+	if s == "0" {
+		return 0, ""
+	}
+	d, err := time.ParseDuration(s)
+	if err == nil {
+		return d, ""
+	}
+	if _, ferr := strconv.ParseFloat(s, 64); ferr == nil {
+		return 0, fmt.Sprintf("is not a duration: it has no unit (e.g. %ss or %sms)", s, s)
+	}
+	if t := strings.Join(strings.Fields(s), ""); t != s {
+		if _, err := time.ParseDuration(t); err == nil {
+			return 0, "is not a duration: write it without spaces, " + t
+		}
+	}
+	return 0, "is not a duration (use Go syntax such as 150ms, 2s, 1m30s)"
+}
+
+// parseDurRange parses a duration or a range "a..b" (not checked for
+// order or sign).
+func parseDurRange(s string) (lo, hi time.Duration, err error) {
+	a, b, isRange := splitRange(s)
+	if !isRange {
+		lo, err = parseDur(s)
+		return lo, lo, err
+	}
+	lo, whyA := parseDurWhy(a)
+	hi, whyB := parseDurWhy(b)
+	switch {
+	case whyA != "":
+		return 0, 0, fmt.Errorf("%q is not a duration range: its min %q %s", s, a, whyA)
+	case whyB != "":
+		return 0, 0, fmt.Errorf("%q is not a duration range: its max %q %s", s, b, whyB)
+	}
+	return lo, hi, nil
 }
 
 // splitRange splits "a..b" into its ends; a single value is both ends.
@@ -228,27 +284,37 @@ func (m *mapReader) durRange(key string, lo, hi *time.Duration, signed bool) boo
 	if !ok {
 		return false
 	}
-	a, b, _ := splitRange(s)
-	da, err := parseDur(a)
-	if err == nil {
-		var db time.Duration
-		db, err = parseDur(b)
-		if err == nil {
-			if !signed && (da < 0 || db < 0) {
-				m.l.errAt(n, join(m.path, key), "%q: must not be negative", s)
-				return false
-			}
-			if db < da {
-				m.l.errAt(n, join(m.path, key), "range %q has min > max", s)
-				return false
-			}
-			*lo, *hi = da, db
-			return true
-		}
+	da, db, err := parseDurRange(s)
+	if err != nil {
+		m.l.errAt(n, join(m.path, key), "%v", err)
+		return false
 	}
-	m.l.errAt(n, join(m.path, key), "%v", err)
-	return false
+	if !signed && (da < 0 || db < 0) {
+		m.l.errAt(n, join(m.path, key), "%q must not be negative", s)
+		return false
+	}
+	if db < da {
+		m.l.errAt(n, join(m.path, key), "range %q has min > max", s)
+		return false
+	}
+	if signed && (da < -MaxClockShift || db > MaxClockShift) {
+		m.l.errAt(n, join(m.path, key), "%q is out of range: a clock is shifted by at most ±%s (10 years)", s, fmtDur(MaxClockShift))
+		return false
+	}
+	*lo, *hi = da, db
+	return true
 }
+
+// MaxClockShift bounds clock offsets and steps, MaxRunTime a run's
+// duration plus settle phase, and MinStartYear/MaxStartYear the start
+// time: together with clock rates of at most 1000 they keep every wall
+// clock inside Unix-nanosecond time (1678–2262).
+const (
+	MaxClockShift = 10 * 8760 * time.Hour
+	MaxRunTime    = 1000 * time.Hour
+	MinStartYear  = 1970
+	MaxStartYear  = 2100
+)
 
 // dur reads a single non-negative duration (no range).
 func (m *mapReader) dur(key string, out *time.Duration) bool {
@@ -298,6 +364,19 @@ func (m *mapReader) floatRange(key string, outLo, outHi *float64, lo, hi float64
 	return true
 }
 
+// probability reads a single number in [0, 1] (nil if absent or bad).
+func (m *mapReader) probability(key string) *float64 {
+	var lo, hi float64
+	if !m.floatRange(key, &lo, &hi, 0, 1) {
+		return nil
+	}
+	if lo != hi {
+		m.l.errAt(m.get(key), join(m.path, key), "want a single probability here, not a range")
+		return nil
+	}
+	return &lo
+}
+
 // list returns the items of a list value (nil if absent). A scalar where a
 // list is wanted is an error.
 func (m *mapReader) list(key string) []*ynode {
@@ -334,4 +413,16 @@ func (m *mapReader) strList(key string) ([]string, []*ynode) {
 		out = append(out, strings.TrimSpace(it.text))
 	}
 	return out, n.items
+}
+
+// fmtDur formats a duration without trailing zero units (2000h, 1m, 1m30s).
+func fmtDur(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
 }

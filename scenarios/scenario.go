@@ -8,7 +8,9 @@ package scenarios
 
 import (
 	"fmt"
+	"math"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,6 +19,13 @@ import (
 	"github.com/electsim/electsim/faults"
 	"github.com/electsim/electsim/sim"
 )
+
+// DefaultMaxEvents is a run's event budget when the file sets no
+// max_events: far above any shipped scenario (a minute of five Raft nodes is
+// about 15,000 events) but low enough that a runaway configuration (a 1 ns
+// timer) stops at the budget with a clear outcome before its trace fills
+// memory.
+const DefaultMaxEvents = 10_000_000
 
 // MaxNodes bounds a scenario's cluster size.
 const MaxNodes = 64
@@ -58,7 +67,7 @@ type Scenario struct {
 	Settle SettleSpec
 	// Expect is what the runs must show (checker.Expect).
 	Expect checker.Expect
-	// MaxEvents bounds each run (default 50,000,000).
+	// MaxEvents bounds each run (default DefaultMaxEvents).
 	MaxEvents uint64
 }
 
@@ -100,7 +109,13 @@ type CronSpec struct {
 	// "shedlock" (no election; per-job locks at the lease store).
 	Mode   string
 	Config cron.Config
+
+	scheduleAt []*ynode // each job's schedule, for errors
 }
+
+// MaxSlotsPerJob bounds how many slots one job may have in a run: the
+// checker lists every slot of the run's window.
+const MaxSlotsPerJob = 1_000_000
 
 // SettleSpec is the settle phase: after Duration every fault is reverted and
 // the run continues For; liveness is judged in it.
@@ -120,46 +135,42 @@ func Load(path string) (*Scenario, error) {
 }
 
 // Parse reads and validates scenario source; name is used in errors.
-func Parse(name string, src []byte) (*Scenario, error) {
-	root, perr := parseYAML(name, src)
-	if perr != nil {
-		return nil, Errors{perr}
-	}
-	l := &loader{file: name}
-	sc := l.readScenario(root)
-	if len(l.errs) > 0 {
-		return nil, l.errs.sorted()
-	}
-	sc.File = name
-	return sc, nil
-}
+func Parse(name string, src []byte) (*Scenario, error) { return ParseWith(name, src, nil) }
 
 func (l *loader) readScenario(root *ynode) *Scenario {
-	sc := &Scenario{Seed: 1, Start: sim.DefaultWallStart, Nodes: 3, Fsync: sim.Constant(0), MaxEvents: 50_000_000,
+	sc := &Scenario{Seed: 1, Start: sim.DefaultWallStart, Nodes: 3, Fsync: sim.Constant(0), MaxEvents: DefaultMaxEvents,
 		Network: NetworkSpec{Latency: sim.Uniform(time.Millisecond, 10*time.Millisecond)},
 		Settle:  SettleSpec{For: 20 * time.Second, LeaderWithin: 5 * time.Second}}
+	if root.kind == yNull {
+		l.errAt(root, "", "the file is empty: a scenario needs at least name, duration and algorithm")
+		return sc
+	}
 	if root.kind != yMap {
 		l.errAt(root, "", "a scenario is a mapping of sections (name, duration, cluster, network, algorithm, …), got %s", describe(root))
 		return sc
 	}
 	m := l.mapOf(root, "")
-	if !m.str("name", &sc.Name) {
-		if !m.has("name") {
-			l.errAt(root, "name", "missing: every scenario needs a name")
-		}
+	if !m.str("name", &sc.Name) && !m.has("name") && !m.misspelt("name") {
+		l.errAt(root, "name", "missing: every scenario needs a name")
 	}
 	m.str("description", &sc.Description)
 	m.uint64v("seed", &sc.Seed)
-	if !m.dur("duration", &sc.Duration) && !m.has("duration") {
+	switch {
+	case m.dur("duration", &sc.Duration):
+		if sc.Duration == 0 {
+			l.errAt(m.get("duration"), "duration", "must be positive")
+		}
+	case !m.has("duration") && !m.misspelt("duration"):
 		l.errAt(root, "duration", "missing: how long the fault phase runs, e.g. 60s")
-	} else if sc.Duration == 0 && m.has("duration") {
-		l.errAt(m.get("duration"), "duration", "must be positive")
 	}
 	if n, s, ok := m.scalar("start"); ok {
 		t, err := time.Parse(time.RFC3339Nano, s)
-		if err != nil {
+		switch {
+		case err != nil:
 			l.errAt(n, "start", "%q is not an RFC 3339 time such as 2026-11-21T01:59:00Z", s)
-		} else {
+		case t.Year() < MinStartYear || t.Year() >= MaxStartYear:
+			l.errAt(n, "start", "%s is out of range: the simulated calendar runs from %d to %d", s, MinStartYear, MaxStartYear)
+		default:
 			sc.Start = t.UTC()
 		}
 	}
@@ -179,13 +190,22 @@ func (l *loader) readScenario(root *ynode) *Scenario {
 	case algoNode != nil:
 		sc.Algorithm = l.readAlgorithm(algoNode, "algorithm", sc.Nodes)
 	case sc.Cron != nil && sc.Cron.Mode == "shedlock":
+	case m.misspelt("algorithm"):
 	default:
-		l.errAt(root, "algorithm", "missing: one of %v (or cron.mode: shedlock)", Algorithms())
+		l.errAt(root, "algorithm", "missing: e.g. {name: raft}; one of %s (or cron.mode: shedlock)", strings.Join(Algorithms(), ", "))
 	}
 	if sc.Cron != nil && sc.Cron.Mode == "shedlock" && algoNode != nil {
 		l.errAt(algoNode, "algorithm", "ShedLock mode (cron.mode: shedlock) runs no election; remove the algorithm section")
 	}
 	l.readSettle(m.get("settle"), sc)
+	if sc.Duration+sc.Settle.For > MaxRunTime {
+		at, key := m.get("duration"), "duration"
+		if sc.Duration <= MaxRunTime/2 {
+			at, key = m.get("settle"), "settle.for"
+		}
+		l.errAt(at, key, "the run (duration %s plus settle %s) is longer than %s", fmtDur(sc.Duration), fmtDur(sc.Settle.For), fmtDur(MaxRunTime))
+	}
+	l.checkSlots(sc)
 	l.readFaults(m.get("faults"), sc)
 	l.readExpect(m.get("expect"), sc)
 	m.finish()
@@ -219,7 +239,7 @@ func (l *loader) readCluster(n *ynode, sc *Scenario) {
 		cm.floatRange("mono_rate", &c.MonoRateLo, &c.MonoRateHi, 0.001, 1000)
 		cm.floatRange("wall_rate", &c.WallRateLo, &c.WallRateHi, 0.001, 1000)
 		if c.RateLo != 0 && (c.MonoRateLo != 0 || c.WallRateLo != 0) {
-			l.errAt(it, join(path, "rate"), "rate sets both clocks; not with mono_rate or wall_rate")
+			l.errAt(cm.get("rate"), join(path, "rate"), "rate sets both clocks; not with mono_rate or wall_rate")
 		}
 		cm.finish()
 		sc.Clocks = append(sc.Clocks, c)
@@ -231,11 +251,10 @@ func (l *loader) readCluster(n *ynode, sc *Scenario) {
 // "a..b" (uniform), or a mapping {dist, min, max, mean, stddev}.
 func (l *loader) readDist(n *ynode, path string) (sim.Dist, bool) {
 	if n.kind == yScalar {
-		lo, hi, isRange := splitRange(n.text)
-		a, err := parseDur(lo)
-		b, err2 := parseDur(hi)
-		if err != nil || err2 != nil {
-			l.errAt(n, path, "%q is not a duration or range (e.g. 5ms or 1ms..10ms)", n.text)
+		_, _, isRange := splitRange(n.text)
+		a, b, err := parseDurRange(strings.TrimSpace(n.text))
+		if err != nil {
+			l.errAt(n, path, "%v", err)
 			return sim.Dist{}, false
 		}
 		d := sim.Constant(a)
@@ -248,12 +267,16 @@ func (l *loader) readDist(n *ynode, path string) (sim.Dist, bool) {
 		}
 		return d, true
 	}
+	if n.kind != yMap {
+		l.errAt(n, path, "want a duration (5ms), a range (1ms..10ms) or {dist: uniform, min: …, max: …}, got %s", describe(n))
+		return sim.Dist{}, false
+	}
 	m := l.mapOf(n, path)
 	var kind string
 	var d sim.Dist
 	ok := m.oneOf("dist", &kind, "constant", "uniform", "exponential", "normal")
-	if !ok && !m.has("dist") && m.ok {
-		l.errAt(n, join(path, "dist"), "missing: constant, uniform, exponential or normal")
+	if !ok && !m.has("dist") && !m.misspelt("dist") {
+		l.errAt(n, join(path, "dist"), "missing: which distribution (constant, uniform, exponential or normal)")
 	}
 	var x time.Duration
 	if m.dur("min", &x) {
@@ -325,14 +348,8 @@ func (l *loader) readNetwork(n *ynode, sc *Scenario) {
 				ls.Latency = &dist
 			}
 		}
-		var lo, hi float64
-		if lm.floatRange("drop", &lo, &hi, 0, 1) {
-			ls.Drop = &lo
-		}
-		if lm.floatRange("duplicate", &lo, &hi, 0, 1) {
-			v := lo
-			ls.Dup = &v
-		}
+		ls.Drop = lm.probability("drop")
+		ls.Dup = lm.probability("duplicate")
 		var fifo bool
 		if lm.boolean("fifo", &fifo) {
 			ls.FIFO = &fifo
@@ -345,11 +362,15 @@ func (l *loader) readNetwork(n *ynode, sc *Scenario) {
 
 func (l *loader) readSettle(n *ynode, sc *Scenario) {
 	m := l.mapOf(n, "settle")
-	m.dur("for", &sc.Settle.For)
-	m.dur("leader_within", &sc.Settle.LeaderWithin)
+	okFor := m.dur("for", &sc.Settle.For)
+	okWithin := m.dur("leader_within", &sc.Settle.LeaderWithin)
 	m.finish()
-	if sc.Settle.LeaderWithin > sc.Settle.For && sc.Settle.For > 0 {
-		l.errAt(n, "settle.leader_within", "%v is longer than the settle phase (%v)", sc.Settle.LeaderWithin, sc.Settle.For)
+	if (okFor || okWithin) && sc.Settle.LeaderWithin > sc.Settle.For && sc.Settle.For > 0 {
+		at, key := m.get("leader_within"), "settle.leader_within"
+		if !okWithin {
+			at, key = m.get("for"), "settle.for"
+		}
+		l.errAt(at, key, "leader_within (%s) is longer than the settle phase (for: %s)", fmtDur(sc.Settle.LeaderWithin), fmtDur(sc.Settle.For))
 	}
 }
 
@@ -360,30 +381,41 @@ func (l *loader) readCron(n *ynode, sc *Scenario) *CronSpec {
 	m.oneOf("mode", &cs.Mode, "leader", "shedlock")
 	c := &cs.Config
 	items := m.list("jobs")
-	if len(items) == 0 && m.ok {
+	if len(items) == 0 && m.ok && !m.misspelt("jobs") {
 		l.errAt(n, "cron.jobs", "missing: at least one job, e.g. {name: daily-report, schedule: \"0 2 * * *\", duration: 2s}")
 	}
 	for i, it := range items {
 		path := index("cron.jobs", i)
 		jm := l.mapOf(it, path)
 		var j cron.Job
-		if !jm.str("name", &j.Name) {
-			l.errAt(it, join(path, "name"), "missing")
+		if !jm.str("name", &j.Name) && !jm.has("name") && jm.ok && !jm.misspelt("name") {
+			l.errAt(it, join(path, "name"), "missing: every job needs a name")
 		}
 		sn, s, ok := jm.scalar("schedule")
-		if !ok {
+		switch {
+		case ok:
+			if _, err := cron.ParseSchedule(s); err != nil {
+				msg := strings.TrimPrefix(err.Error(), "schedule ")
+				l.errAt(sn, join(path, "schedule"), "%s%s", msg, suggestDescriptor(s))
+			} else {
+				j.Schedule = s
+				for len(cs.scheduleAt) < len(c.Jobs) {
+					cs.scheduleAt = append(cs.scheduleAt, nil)
+				}
+				cs.scheduleAt = append(cs.scheduleAt, sn)
+			}
+		case !jm.has("schedule") && jm.ok && !jm.misspelt("schedule"):
 			l.errAt(it, join(path, "schedule"), "missing: a cron expression (\"0 2 * * *\") or \"@every 10s\"")
-		} else if _, err := cron.ParseSchedule(s); err != nil {
-			l.errAt(sn, join(path, "schedule"), "%v", err)
-		} else {
-			j.Schedule = s
 		}
 		jm.durRange("duration", &j.RunMin, &j.RunMax, false)
 		jm.integer("writes", &j.Writes, 1, 1000)
 		jm.finish()
-		for _, prev := range c.Jobs {
-			if prev.Name == j.Name && j.Name != "" {
-				l.errAt(it, join(path, "name"), "job %q defined twice", j.Name)
+		if j.Name != "" {
+			for pi, prev := range c.Jobs {
+				if prev.Name == j.Name {
+					l.errAt(jm.get("name"), join(path, "name"), "job %q is defined twice (first as cron.jobs[%d], line %d)", j.Name, pi, items[pi].line)
+					break
+				}
 			}
 		}
 		c.Jobs = append(c.Jobs, j)
@@ -410,14 +442,24 @@ func (l *loader) readCron(n *ynode, sc *Scenario) *CronSpec {
 		mm.dur("lookback", &c.Misfire.Lookback)
 		mm.finish()
 	}
-	m.dur("poll_interval", &c.PollInterval)
+	if m.dur("poll_interval", &c.PollInterval) && c.PollInterval < time.Millisecond {
+		l.errAt(m.get("poll_interval"), "cron.poll_interval", "must be at least 1ms, got %s", fmtDur(c.PollInterval))
+	}
 	if sn := m.get("shedlock"); sn != nil {
 		if cs.Mode != "shedlock" {
-			l.errAt(sn, "cron.shedlock", "only used with mode: shedlock")
+			l.errAt(m.keyNode("shedlock"), "cron.shedlock", "only used with mode: shedlock (this cron section runs jobs on the elected leader)")
 		}
 		sm := l.mapOf(sn, "cron.shedlock")
-		sm.dur("lock_at_most_for", &c.ShedLock.LockAtMostFor)
-		sm.dur("lock_at_least_for", &c.ShedLock.LockAtLeastFor)
+		okMost := sm.dur("lock_at_most_for", &c.ShedLock.LockAtMostFor)
+		if sm.dur("lock_at_least_for", &c.ShedLock.LockAtLeastFor) {
+			most := c.ShedLock.LockAtMostFor
+			if !okMost {
+				most = 10 * time.Minute // cron.ShedLockConfig's default
+			}
+			if c.ShedLock.LockAtLeastFor > most {
+				l.errAt(sm.get("lock_at_least_for"), "cron.shedlock.lock_at_least_for", "%s exceeds lock_at_most_for (%s)", fmtDur(c.ShedLock.LockAtLeastFor), fmtDur(most))
+			}
+		}
 		sm.oneOf("time", &c.ShedLock.Time, cron.ShedLockAppTime, cron.ShedLockStoreTime)
 		sm.finish()
 	}
@@ -464,12 +506,28 @@ func (l *loader) readExpect(n *ynode, sc *Scenario) {
 	e.MustOccur = read("violations")
 	e.Allow = read("allow")
 	m.boolean("fail_on_harmless", &e.FailOnHarmless)
-	m.dur("failover_under", &e.FailoverUnder)
-	m.dur("detect_under", &e.DetectUnder)
-	m.dur("fenced_run_under", &e.FencedRunUnder)
-	var lo, hi float64
-	if m.floatRange("max_flaps_per_minute", &lo, &hi, 0, 1e6) {
-		e.MaxFlapsPerMinute = lo
+	for _, b := range []struct {
+		key string
+		out *time.Duration
+	}{{"failover_under", &e.FailoverUnder}, {"detect_under", &e.DetectUnder}, {"fenced_run_under", &e.FencedRunUnder}} {
+		if m.dur(b.key, b.out) && *b.out == 0 {
+			l.errAt(m.get(b.key), join("expect", b.key), "must be positive (a bound of 0 cannot hold; leave it out for no bound)")
+		}
+	}
+	if n, s, ok := m.scalar("max_flaps_per_minute"); ok {
+		v, err := strconv.ParseFloat(s, 64)
+		switch {
+		case err != nil || math.IsNaN(v) || math.IsInf(v, 0):
+			l.errAt(n, "expect.max_flaps_per_minute", "want a number, got %q", s)
+		case v < 0:
+			l.errAt(n, "expect.max_flaps_per_minute", "%q must not be negative", s)
+		case v == 0:
+			// checker.Expect reads 0 as "unbounded"; in a file 0 means
+			// no leader change at all.
+			e.MaxFlapsPerMinute = math.SmallestNonzeroFloat64
+		default:
+			e.MaxFlapsPerMinute = v
+		}
 	}
 	m.finish()
 }
@@ -481,4 +539,57 @@ func containsStr(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// suggestDescriptor suggests a cron descriptor for a misspelt one
+// ("@evry 5s").
+func suggestDescriptor(s string) string {
+	if !strings.HasPrefix(s, "@") {
+		return ""
+	}
+	word := strings.Fields(s)[0]
+	return suggest(word, []string{"@every", "@yearly", "@annually", "@monthly", "@weekly", "@daily", "@midnight", "@hourly"})
+}
+
+// checkSlots rejects a job with more than MaxSlotsPerJob slots in the run
+// (say @every 1ms over 1000h): the run could not execute them anyway, and
+// the checker would list them all. A cron expression fires at most once a
+// second, so only runs longer than MaxSlotsPerJob seconds need counting.
+func (l *loader) checkSlots(sc *Scenario) {
+	if sc.Cron == nil || len(l.errs) > 0 {
+		return
+	}
+	total := sc.Duration + sc.Settle.For
+	for i, j := range sc.Cron.Config.Jobs {
+		if i >= len(sc.Cron.scheduleAt) || sc.Cron.scheduleAt[i] == nil {
+			continue
+		}
+		var n int64
+		if d, ok := everyInterval(j.Schedule); ok {
+			n = int64(total / d)
+		} else if total/time.Second > MaxSlotsPerJob {
+			s, err := cron.ParseSchedule(j.Schedule)
+			if err != nil {
+				continue
+			}
+			to := sc.Start.Add(total)
+			for t := s.Next(sc.Start); !t.IsZero() && !t.After(to) && n <= MaxSlotsPerJob; t = s.Next(t) {
+				n++
+			}
+		}
+		if n > MaxSlotsPerJob {
+			l.errAt(sc.Cron.scheduleAt[i], index("cron.jobs", i)+".schedule", "%q has more than %d slots in the run (%s); use a longer interval or a shorter run",
+				j.Schedule, MaxSlotsPerJob, fmtDur(total))
+		}
+	}
+}
+
+// everyInterval returns the interval of an "@every d" schedule.
+func everyInterval(expr string) (time.Duration, bool) {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(expr), "@every ")
+	if !ok {
+		return 0, false
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(rest))
+	return d, err == nil && d > 0
 }

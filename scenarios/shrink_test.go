@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -65,7 +64,7 @@ func TestShrinkPlantedViolation(t *testing.T) {
 // Materialize then run gives the same trace hash as the original seed, for
 // every shipped scenario (nemeses and ranges included).
 func TestMaterializeReplaysEveryShippedScenario(t *testing.T) {
-	for _, f := range shippedFiles(t) {
+	for _, f := range shippedScenarios(t) {
 		sc, err := Load(f)
 		require.NoError(t, err)
 		r, err := sc.Run(RunOptions{Seed: sc.Seed})
@@ -78,13 +77,4 @@ func TestMaterializeReplaysEveryShippedScenario(t *testing.T) {
 		assert.Equal(t, r.Sim.TraceHashHex(), r2.Sim.TraceHashHex(), f)
 		assert.Equal(t, r.OK, r2.OK, f)
 	}
-}
-
-// shippedFiles lists the shipped scenario catalogue.
-func shippedFiles(t *testing.T) []string {
-	t.Helper()
-	files, err := filepath.Glob("*.yaml")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	return files
 }

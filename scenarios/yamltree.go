@@ -32,16 +32,32 @@ type ynode struct {
 	quoted bool
 	keys   []ykey   // yMap, in file order
 	items  []*ynode // ySeq
+	set    int      // 0: from the file; i+1: from the i-th -set override
 }
 
 type ykey struct {
 	name      string
 	line, col int
+	set       int
 	val       *ynode
 }
 
+// at returns a node positioned at the key, for errors about the key itself.
+func (k ykey) at() *ynode { return &ynode{line: k.line, col: k.col, set: k.set} }
+
+// maxNodes bounds the tree a document may expand to (aliases can multiply
+// it exponentially).
+const maxNodes = 100_000
+
 // parseYAML parses one YAML document into a tree.
-func parseYAML(file string, src []byte) (*ynode, *Error) {
+func parseYAML(file string, src []byte) (root *ynode, perr *Error) {
+	defer func() {
+		// The YAML library is third-party code fed arbitrary input; a
+		// panic in it is a syntax error we cannot place, not a crash.
+		if r := recover(); r != nil {
+			root, perr = nil, &Error{File: file, Line: 1, Col: 1, Msg: fmt.Sprintf("YAML syntax: the parser failed (%v)", r)}
+		}
+	}()
 	f, err := parser.ParseBytes(src, 0)
 	if err != nil {
 		return nil, yamlError(file, err)
@@ -71,10 +87,19 @@ func yamlError(file string, err error) *Error {
 	e := &Error{File: file, Line: 1, Col: 1, Msg: "YAML syntax: " + firstLine(msg)}
 	var line, col int
 	if _, scanErr := fmt.Sscanf(msg, "[%d:%d]", &line, &col); scanErr == nil {
-		e.Line, e.Col = line, col
+		e.Line, e.Col = max(line, 1), max(col, 1)
 		if i := strings.Index(msg, "] "); i >= 0 {
 			e.Msg = "YAML syntax: " + firstLine(msg[i+2:])
 		}
+	}
+	// Say the library's two commonest complaints in the loader's words.
+	var key string
+	var l2, c2 int
+	if _, scanErr := fmt.Sscanf(strings.TrimPrefix(e.Msg, "YAML syntax: "), "mapping key %q already defined at [%d:%d]", &key, &l2, &c2); scanErr == nil {
+		e.Msg = fmt.Sprintf("duplicate key %q (first at line %d)", key, l2)
+	}
+	if strings.Contains(e.Msg, "'\t'") {
+		e.Msg = "YAML syntax: a tab character; YAML indents with spaces"
 	}
 	return e
 }
@@ -90,6 +115,7 @@ type converter struct {
 	file    string
 	anchors map[string]ast.Node
 	err     *Error
+	nodes   int
 }
 
 func (c *converter) fail(n ast.Node, format string, args ...any) *ynode {
@@ -97,7 +123,7 @@ func (c *converter) fail(n ast.Node, format string, args ...any) *ynode {
 		line, col := pos(n)
 		c.err = &Error{File: c.file, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)}
 	}
-	return &ynode{kind: yNull}
+	return &ynode{kind: yNull, line: 1, col: 1}
 }
 
 func pos(n ast.Node) (int, int) {
@@ -105,12 +131,18 @@ func pos(n ast.Node) (int, int) {
 		return 1, 1
 	}
 	p := n.GetToken().Position
-	return p.Line, p.Column
+	return max(p.Line, 1), max(p.Column, 1)
 }
 
 func (c *converter) convert(n ast.Node, depth int) *ynode {
 	if depth > 64 {
 		return c.fail(n, "nesting deeper than 64 levels")
+	}
+	if c.nodes++; c.nodes > maxNodes {
+		return c.fail(n, "the document expands to more than %d nodes (aliases?)", maxNodes)
+	}
+	if c.err != nil {
+		return &ynode{kind: yNull, line: 1, col: 1}
 	}
 	line, col := pos(n)
 	switch v := n.(type) {
@@ -139,7 +171,7 @@ func (c *converter) convert(n ast.Node, depth int) *ynode {
 		}
 		target, ok := c.anchors[name]
 		if !ok {
-			return c.fail(n, "unknown alias *%s", name)
+			return c.fail(n, "unknown alias *%s (no anchor &%s before it)", name, name)
 		}
 		out := c.convert(target, depth+1)
 		return out

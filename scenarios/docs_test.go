@@ -1,0 +1,46 @@
+package scenarios
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestDocsCoverTheGrammar keeps docs/scenarios.md in step with the loader:
+// every algorithm has a table with a row for each of its parameters (the
+// paramDefs in algorithm.go), and every fault kind, target, trigger event,
+// nemesis kind and check name the loader accepts is documented.
+func TestDocsCoverTheGrammar(t *testing.T) {
+	src, err := os.ReadFile("../docs/scenarios.md")
+	require.NoError(t, err)
+	doc := string(src)
+	for _, a := range algoDefs {
+		head := "### `" + a.name + "`:"
+		i := strings.Index(doc, head)
+		require.GreaterOrEqual(t, i, 0, "no section %q", head)
+		section := doc[i+len(head):]
+		if j := strings.Index(section, "\n#"); j >= 0 {
+			section = section[:j]
+		}
+		rows := strings.Count(section, "\n| `")
+		assert.Equal(t, len(a.params), rows, "%s: table rows vs parameters", a.name)
+		for _, p := range a.params {
+			assert.Contains(t, section, "| `"+p.key+"` |", "%s: parameter %s", a.name, p.key)
+		}
+	}
+	var words []string
+	words = append(words, faultKinds...)
+	words = append(words, targetKinds...)
+	words = append(words, checkNames...)
+	words = append(words, "elected", "stepped_down", "renew", "acquired", "expired", "job_started", "job_finished",
+		"store_unavailable", "store_failover", "groups", "isolate", "majority_minority", "bridge", "one_way")
+	for _, w := range words {
+		assert.Contains(t, doc, "`"+w+"`", "docs/scenarios.md does not mention %s", w)
+	}
+	for _, f := range shippedScenarios(t) {
+		assert.Contains(t, doc, "| `"+f+"` |", "shipped scenario %s is not in the table", f)
+	}
+}
