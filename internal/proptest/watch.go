@@ -1,0 +1,211 @@
+package proptest
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/electsim/electsim/sim"
+)
+
+// Overlap is an interval of positive length in which two or more candidates
+// acted as leader at once (belief-level split-brain).
+type Overlap struct {
+	Start, End sim.Time
+	// Nodes acted as leader when the overlap began, with their Epochs.
+	Nodes  []sim.NodeID
+	Epochs []int64
+}
+
+// Conflict is an epoch (term) in which two different candidates started
+// acting as leader: a violation of election safety.
+type Conflict struct {
+	Epoch         int64
+	First, Second sim.NodeID
+	At            sim.Time // when Second started
+}
+
+// Watch is a trace sink that follows the candidates' leadership observations
+// (never their internals) and keeps a short log of what happened, for
+// properties and the counterexamples that break them. Add it with
+// sim.AddSink before the run and call Finish after it.
+type Watch struct {
+	s        *sim.Sim
+	isCand   []bool
+	leading  []bool
+	epoch    []int64
+	count    int
+	open     bool
+	openAt   sim.Time
+	openIDs  []sim.NodeID
+	openEps  []int64
+	byEpoch  map[int64]sim.NodeID // lookups only
+	effects  []string
+	log      []sim.Record
+	finished bool
+
+	// Leads counts RecLead records of candidates.
+	Leads int
+	// Overlaps lists every split-brain interval, in time order.
+	Overlaps []Overlap
+	// Conflicts lists every epoch with two leaders, in time order.
+	Conflicts []Conflict
+}
+
+// NewWatch returns a watch over the given candidates of s and subscribes it.
+// Effect records whose Name is in effects are kept in the log too.
+func NewWatch(s *sim.Sim, candidates []sim.NodeID, effects ...string) *Watch {
+	n := s.NumNodes()
+	w := &Watch{s: s, isCand: make([]bool, n), leading: make([]bool, n), epoch: make([]int64, n),
+		byEpoch: map[int64]sim.NodeID{}, effects: effects}
+	for _, id := range candidates {
+		w.isCand[id] = true
+	}
+	s.AddSink(w)
+	return w
+}
+
+// Record implements sim.Sink.
+func (w *Watch) Record(r *sim.Record) {
+	switch r.Type {
+	case sim.RecLead:
+		if r.Node < 0 || !w.isCand[r.Node] {
+			return
+		}
+		w.Leads++
+		if prev, ok := w.byEpoch[r.Epoch]; ok && prev != r.Node {
+			w.Conflicts = append(w.Conflicts, Conflict{Epoch: r.Epoch, First: prev, Second: r.Node, At: r.At})
+		} else if !ok {
+			w.byEpoch[r.Epoch] = r.Node
+		}
+		w.epoch[r.Node] = r.Epoch
+		if !w.leading[r.Node] {
+			w.leading[r.Node] = true
+			w.count++
+		}
+		if w.count >= 2 && !w.open {
+			w.open, w.openAt = true, r.At
+			w.openIDs, w.openEps = w.openIDs[:0], w.openEps[:0]
+			for id, l := range w.leading {
+				if l {
+					w.openIDs = append(w.openIDs, sim.NodeID(id))
+					w.openEps = append(w.openEps, w.epoch[id])
+				}
+			}
+		}
+	case sim.RecStepDown:
+		if r.Node < 0 || !w.isCand[r.Node] || !w.leading[r.Node] {
+			break
+		}
+		w.leading[r.Node] = false
+		w.count--
+		if w.open && w.count < 2 {
+			w.close(r.At)
+		}
+	case sim.RecCrash, sim.RecPause, sim.RecResume, sim.RecFault, sim.RecNote:
+	case sim.RecStart:
+		if r.A == 0 {
+			return // first start
+		}
+	case sim.RecEffect:
+		keep := false
+		for _, e := range w.effects {
+			keep = keep || e == r.Name
+		}
+		if !keep {
+			return
+		}
+	default:
+		return
+	}
+	w.log = append(w.log, *r)
+}
+
+func (w *Watch) close(at sim.Time) {
+	w.open = false
+	if at > w.openAt {
+		w.Overlaps = append(w.Overlaps, Overlap{Start: w.openAt, End: at,
+			Nodes: append([]sim.NodeID(nil), w.openIDs...), Epochs: append([]int64(nil), w.openEps...)})
+	}
+}
+
+// Finish closes an overlap still open at the end of the run.
+func (w *Watch) Finish() {
+	if w.open && !w.finished {
+		w.close(w.s.Now())
+	}
+	w.finished = true
+}
+
+// Leading returns the candidates acting as leader now, by the trace.
+func (w *Watch) Leading() []sim.NodeID {
+	var out []sim.NodeID
+	for id, l := range w.leading {
+		if l {
+			out = append(out, sim.NodeID(id))
+		}
+	}
+	return out
+}
+
+// String describes an overlap, e.g. "n2 (epoch 3) and n4 (epoch 5) both led from 1.200s to 4.000s (2.800s)".
+func (o Overlap) String(s *sim.Sim) string {
+	parts := make([]string, len(o.Nodes))
+	for i, id := range o.Nodes {
+		parts[i] = fmt.Sprintf("%s (epoch %d)", s.NodeName(id), o.Epochs[i])
+	}
+	return fmt.Sprintf("%s all acted as leader from %v to %v (%v)", strings.Join(parts, " and "), o.Start, o.End, time.Duration(o.End-o.Start))
+}
+
+// String describes a conflict, e.g. "n1 and n3 both led term 4 (n3 from 2.100s)".
+func (c Conflict) String(s *sim.Sim) string {
+	return fmt.Sprintf("%s and %s both led epoch %d (%s from %v)", s.NodeName(c.First), s.NodeName(c.Second), c.Epoch, s.NodeName(c.Second), c.At)
+}
+
+// Timeline renders the kept records (faults, leadership, crashes, restarts,
+// pauses and the chosen effects) one per line, at most max lines (0: all).
+func (w *Watch) Timeline(max int) string { return w.Window(0, sim.Never, max) }
+
+// Window is Timeline restricted to the records from true time from to to
+// (inclusive), keeping the last max lines (0: all) since the end of a window
+// is usually where the violation is.
+func (w *Watch) Window(from, to sim.Time, max int) string {
+	var recs []sim.Record
+	for _, r := range w.log {
+		if r.At >= from && r.At <= to {
+			recs = append(recs, r)
+		}
+	}
+	var b strings.Builder
+	if max > 0 && len(recs) > max {
+		fmt.Fprintf(&b, "... %d earlier\n", len(recs)-max)
+		recs = recs[len(recs)-max:]
+	}
+	for _, r := range recs {
+		name := w.s.NodeName(r.Node)
+		fmt.Fprintf(&b, "%v ", r.At)
+		switch r.Type {
+		case sim.RecLead:
+			fmt.Fprintf(&b, "%s leads epoch %d (token %d)", name, r.Epoch, r.Token)
+		case sim.RecStepDown:
+			fmt.Fprintf(&b, "%s steps down from epoch %d: %s", name, r.Epoch, r.Detail)
+		case sim.RecFault, sim.RecNote:
+			fmt.Fprintf(&b, "%s %s", r.Name, r.Detail)
+		case sim.RecEffect:
+			fmt.Fprintf(&b, "%s %s %s", name, r.Name, r.Detail)
+		case sim.RecStart:
+			fmt.Fprintf(&b, "%s restarts (%s)", name, startDetail(r.Detail))
+		default:
+			fmt.Fprintf(&b, "%s %v", name, r.Type)
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func startDetail(d string) string {
+	if d == "" {
+		return "empty disk"
+	}
+	return d + " disk"
+}
