@@ -170,6 +170,17 @@ func (n *Node) follow(leader sim.NodeID, r int64) {
 // sender learns from the newer leader's heartbeats.
 func (n *Node) onHeartbeat(m sim.Message) {
 	p, r := m.From, m.Term
+	if n.leading && p > n.self && r >= n.leadRound {
+		// A higher node leads a round at least as new as ours: it wins, as
+		// two leaders of one round resolve to the higher ID — even if this
+		// node has since entered a newer round whose ELECTION was lost (then
+		// nobody else would ever end its tenure).
+		if r > n.round {
+			n.enterRound(r)
+		}
+		n.follow(p, r)
+		return
+	}
 	if r < n.round {
 		return
 	}

@@ -1,7 +1,6 @@
 package ring_test
 
 import (
-	"os"
 	"testing"
 	"time"
 
@@ -169,26 +168,12 @@ func TestPropertySettlesOnOneLeader(t *testing.T) {
 
 // The same with every fault kind, partitions and loss included
 // (docs/algorithms/ring.md: "message loss is survived"; "after the heal the
-// newer round's leader wins"). Known bug, found by this property: a leader
-// that receives an ELECTION of a higher candidate for the round it leads
-// lifts the round (election.go, onRing: enterRound(round+1)) but keeps
-// leading the old round. If the lifted ELECTION is lost (a partition, a
-// dropped hop, successors skipped as dead), nothing repairs it: its
-// heartbeats carry the old round, which a higher leader of that round
-// ignores as coming from a lower ID (onHeartbeat), and it ignores that
-// leader's heartbeats as older than its own round; as a leader it has no
-// monitor timer. Two leaders forever. Minimal cases: 3 nodes, sorted ring,
-// 1ms links, ack timeout 30ms, heartbeats 20ms/40ms, split {n0} from the rest
-// at 1ms for 90ms (n0 skips both successors, leads round 1 and lifts n2's
-// ELECTION into round 2 as it comes back); or, without partitions, restart
-// n0 at 7.5s, 10% loss from 7.89s for 2.025s, crash n2 at 8.906s for 0.296s
-// (seed 0, 2ms links, ack 45ms, heartbeats 75ms/300ms; about 1 case in
-// 14,000 of TestPropertySettlesOnOneLeader with loss). Remove the skip once
-// the ring is fixed.
+// newer round's leader wins"). This property found a bug, since fixed: a
+// leader that lifted a higher candidate's ELECTION into a new round kept
+// leading the old round, and if the lifted ELECTION was lost two leaders
+// ignored each other's heartbeats forever. Its minimal counterexample is
+// pinned in TestRegressionLiftedRoundKeepsNoSecondLeader.
 func TestPropertySettlesOnOneLeaderAfterPartitions(t *testing.T) {
-	if os.Getenv("ELECTSIM_KNOWN_BUGS") == "" {
-		t.Skip("known ring bug (see the comment); set ELECTSIM_KNOWN_BUGS=1 to run")
-	}
 	proptest.Check(t, 100, func(t *rapid.T) { settles(t, proptest.AllKinds) })
 }
 
