@@ -28,15 +28,98 @@ func (e *event) before(o *event) bool {
 	return e.at < o.at || (e.at == o.at && e.seq < o.seq)
 }
 
-// queue is a 4-ary min-heap ordered by (at, seq). A 4-ary heap halves the depth
-// of a binary heap and keeps sibling comparisons within a cache line or two.
+// queue is the event queue, ordered by (at, seq). Keys are unique, so any
+// correct priority queue pops the same sequence; the representation is only
+// a speed choice. Small queues — the common case: a few timers and the
+// messages in flight — are an array sorted latest-first, so pop takes the last
+// element and a push shifts the few entries due before it (new events are
+// mostly near-future deliveries). Past sortedMax entries the array becomes a
+// 4-ary min-heap, and back again below sortedMin (hysteresis avoids flapping).
 type queue struct {
-	ev []event
+	ev   []event
+	heap bool
 }
+
+const (
+	sortedMax = 64
+	sortedMin = 16
+)
 
 func (q *queue) len() int { return len(q.ev) }
 
+// peekTime returns the earliest event's time, or Never.
+func (q *queue) peekTime() Time {
+	n := len(q.ev)
+	switch {
+	case n == 0:
+		return Never
+	case q.heap:
+		return q.ev[0].at
+	}
+	return q.ev[n-1].at
+}
+
 func (q *queue) push(e event) {
+	if q.heap {
+		q.heapPush(e)
+		return
+	}
+	n := len(q.ev)
+	if n >= sortedMax {
+		q.toHeap()
+		q.heapPush(e)
+		return
+	}
+	ev := append(q.ev, e)
+	q.ev = ev
+	i := n
+	for i > 0 && ev[i-1].before(&e) {
+		ev[i] = ev[i-1]
+		i--
+	}
+	ev[i] = e
+}
+
+func (q *queue) pop(top *event) {
+	if q.heap {
+		q.heapPop(top)
+		if len(q.ev) < sortedMin {
+			q.toSorted()
+		}
+		return
+	}
+	n := len(q.ev) - 1
+	*top = q.ev[n]
+	q.ev = q.ev[:n]
+}
+
+// toHeap turns the latest-first array into a min-heap: reversed, it is
+// sorted earliest-first, which is a valid heap.
+func (q *queue) toHeap() {
+	ev := q.ev
+	for i, j := 0, len(ev)-1; i < j; i, j = i+1, j-1 {
+		ev[i], ev[j] = ev[j], ev[i]
+	}
+	q.heap = true
+}
+
+// toSorted turns the heap back into a latest-first array (insertion sort:
+// it holds fewer than sortedMin events).
+func (q *queue) toSorted() {
+	ev := q.ev
+	for i := 1; i < len(ev); i++ {
+		e := ev[i]
+		j := i
+		for j > 0 && ev[j-1].before(&e) {
+			ev[j] = ev[j-1]
+			j--
+		}
+		ev[j] = e
+	}
+	q.heap = false
+}
+
+func (q *queue) heapPush(e event) {
 	ev := append(q.ev, e)
 	q.ev = ev
 	// Sift up with a hole: move parents down, write e once.
@@ -52,15 +135,7 @@ func (q *queue) push(e event) {
 	ev[i] = e
 }
 
-// peek returns the earliest event's time, or Never.
-func (q *queue) peekTime() Time {
-	if len(q.ev) == 0 {
-		return Never
-	}
-	return q.ev[0].at
-}
-
-func (q *queue) pop(top *event) {
+func (q *queue) heapPop(top *event) {
 	ev := q.ev
 	*top = ev[0]
 	n := len(ev) - 1

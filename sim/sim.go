@@ -308,7 +308,7 @@ func (s *Sim) run(limit Time, quiesce bool) Outcome {
 		s.start()
 	}
 	for len(s.q.ev) > 0 {
-		if s.q.ev[0].at > limit {
+		if s.q.peekTime() > limit {
 			break
 		}
 		if s.popped >= s.cfg.MaxEvents {

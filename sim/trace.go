@@ -136,34 +136,36 @@ func packHeader(t RecordType, why DropReason, node, peer NodeID) uint64 {
 	return uint64(t) | uint64(why)<<8 | uint64(uint32(node))<<16 | uint64(uint16(peer))<<48
 }
 
-// The hash folds a record in up to four groups of four words: the header
-// always; the numeric fields and the clock readings only when non-zero; the
-// strings only when present. The fast paths below hash deliveries, drops and
-// timers exactly as record hashes the equivalent Record.
+// The hash folds a record in up to four groups of four words. The first
+// always: the header, the time, and the message kind, sent time, epoch, A and
+// B folded in with odd multipliers (one round covers a delivery or a timer,
+// the hot records). Token and C, the clock readings and the strings follow
+// only when present. The fast paths below hash deliveries, drops and timers
+// exactly as record hashes the equivalent Record.
+const (
+	foldEpoch = 0x9e3779b97f4a7c15
+	foldA     = 0xc2b2ae3d27d4eb4f
+	foldB     = 0x165667b19e3779f9
+)
 
 // message hashes a delivery or drop.
 func (h *hasher) message(t RecordType, why DropReason, m *Message, at, sentAt Time, kindHash uint64) {
-	h.words(packHeader(t, why, m.To, m.From), uint64(at), kindHash, uint64(sentAt))
-	if m.Term != 0 {
-		h.words(uint64(m.Term), 0, 0, 0)
-	}
+	h.words(packHeader(t, why, m.To, m.From), uint64(at), kindHash^uint64(m.Term)*foldEpoch, uint64(sentAt))
 }
 
 // timer hashes a timer record.
 func (h *hasher) timer(node NodeID, at Time, tag int, id TimerID) {
-	h.words(packHeader(RecTimer, DropNone, node, None), uint64(at), 0, 0)
-	if int64(tag)|int64(id) != 0 {
-		h.words(0, 0, uint64(tag), uint64(id))
-	}
+	h.words(packHeader(RecTimer, DropNone, node, None), uint64(at), uint64(tag)*foldA, uint64(id)*foldB)
 }
 
 func (h *hasher) record(r *Record, kindHash uint64) {
-	h.words(packHeader(r.Type, r.Reason, r.Node, r.Peer), uint64(r.At), kindHash, uint64(r.SentAt))
-	if r.Epoch|r.Token|r.A|r.B != 0 {
-		h.words(uint64(r.Epoch), uint64(r.Token), uint64(r.A), uint64(r.B))
+	h.words(packHeader(r.Type, r.Reason, r.Node, r.Peer), uint64(r.At),
+		kindHash^uint64(r.Epoch)*foldEpoch^uint64(r.A)*foldA, uint64(r.SentAt)^uint64(r.B)*foldB)
+	if r.Token|r.C != 0 {
+		h.words(uint64(r.Token), uint64(r.C), 0, 2)
 	}
-	if r.C|int64(r.Mono)|r.Wall != 0 {
-		h.words(uint64(r.C), uint64(r.Mono), uint64(r.Wall), 1)
+	if int64(r.Mono)|r.Wall != 0 {
+		h.words(uint64(r.Mono), uint64(r.Wall), 0, 1)
 	}
 	if r.Name != "" || r.Detail != "" {
 		h.words(strHash(r.Name), strHash(r.Detail), 2, 3)

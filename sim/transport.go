@@ -109,11 +109,12 @@ func (s *Sim) deliver(e *event, network bool) {
 		dst.pauseBuf = append(dst.pauseBuf, *e)
 		return
 	}
-	m := slot.m
-	sent := slot.sentAt
-	s.freeMsg(e.ref)
 	s.stats.Events++
-	s.stats.Delivered[m.Kind]++
-	s.emitMsg(RecDeliver, DropNone, &m, sent)
-	dst.node.OnMessage(m)
+	s.stats.Delivered[slot.m.Kind]++
+	s.emitMsg(RecDeliver, DropNone, &slot.m, slot.sentAt)
+	// Handed over straight from the slab (the callee gets its own copy);
+	// the slot is freed after, so a send in the handler cannot reuse it.
+	ref := e.ref
+	dst.node.OnMessage(slot.m)
+	s.freeMsg(ref)
 }
