@@ -190,40 +190,39 @@ func (s *shrinkState) dropFaults(sc *Scenario, run *Run) (*Scenario, *Run) {
 
 // shortenFaults halves each fault's duration while the failure persists.
 func (s *shrinkState) shortenFaults(sc *Scenario, run *Run) (*Scenario, *Run) {
-	for i := range sc.Faults {
-		for !s.timedOut {
-			f := sc.Faults[i]
-			if f.For == nil || f.For.Max < 2*time.Millisecond {
-				break
-			}
-			d := (f.For.Max / 2).Round(time.Millisecond)
-			cand := append([]faults.Fault{}, sc.Faults...)
-			nf := f
-			nf.For = &faults.DurRange{Min: d, Max: d}
-			cand[i] = nf
-			c := withFaults(sc, cand)
-			r, ok := s.try(c)
-			if !ok {
-				break
-			}
-			sc, run = c, r
+	return s.halve(sc, run, func(f faults.Fault) (faults.Fault, bool) {
+		if f.For == nil || f.For.Max < 2*time.Millisecond {
+			return f, false
 		}
-	}
-	return sc, run
+		d := (f.For.Max / 2).Round(time.Millisecond)
+		f.For = &faults.DurRange{Min: d, Max: d}
+		return f, true
+	})
 }
 
 // moveFaultsEarlier halves each fault's start time while the failure persists.
 func (s *shrinkState) moveFaultsEarlier(sc *Scenario, run *Run) (*Scenario, *Run) {
+	return s.halve(sc, run, func(f faults.Fault) (faults.Fault, bool) {
+		if f.After != nil || f.At.Max < 2*time.Millisecond {
+			return f, false
+		}
+		at := (f.At.Max / 2).Round(time.Millisecond)
+		f.At = faults.DurRange{Min: at, Max: at}
+		return f, true
+	})
+}
+
+// halve applies step to each fault repeatedly, keeping every step after
+// which the run still fails the same way; step reports false when it cannot
+// shrink the fault further.
+func (s *shrinkState) halve(sc *Scenario, run *Run, step func(faults.Fault) (faults.Fault, bool)) (*Scenario, *Run) {
 	for i := range sc.Faults {
 		for !s.timedOut {
-			f := sc.Faults[i]
-			if f.After != nil || f.At.Max < 2*time.Millisecond {
+			nf, ok := step(sc.Faults[i])
+			if !ok {
 				break
 			}
-			at := (f.At.Max / 2).Round(time.Millisecond)
 			cand := append([]faults.Fault{}, sc.Faults...)
-			nf := f
-			nf.At = faults.DurRange{Min: at, Max: at}
 			cand[i] = nf
 			c := withFaults(sc, cand)
 			r, ok := s.try(c)

@@ -190,19 +190,19 @@ func (s *Sim) push(at Time, kind eventKind, node int16, ref int32) {
 // between node events and may use any Sim method. Scheduling the same func
 // value repeatedly allocates nothing.
 func (s *Sim) At(t Time, fn func()) {
-	if t < s.now {
-		t = s.now
-	}
-	var ref int32
+	s.push(max(t, s.now), evControl, -1, s.control(fn))
+}
+
+// control stores fn in the control table and returns its slot.
+func (s *Sim) control(fn func()) int32 {
 	if n := len(s.freeCtl); n > 0 {
-		ref = s.freeCtl[n-1]
+		ref := s.freeCtl[n-1]
 		s.freeCtl = s.freeCtl[:n-1]
 		s.controls[ref] = fn
-	} else {
-		ref = int32(len(s.controls))
-		s.controls = append(s.controls, fn)
+		return ref
 	}
-	s.push(t, evControl, -1, ref)
+	s.controls = append(s.controls, fn)
+	return int32(len(s.controls) - 1)
 }
 
 // AtLate schedules fn like At, but after every event that is not itself
@@ -211,20 +211,8 @@ func (s *Sim) At(t Time, fn func()) {
 // whether it was scheduled before the run or during it — which is what lets
 // a materialized fault schedule replay a run exactly.
 func (s *Sim) AtLate(t Time, fn func()) {
-	if t < s.now {
-		t = s.now
-	}
-	var ref int32
-	if n := len(s.freeCtl); n > 0 {
-		ref = s.freeCtl[n-1]
-		s.freeCtl = s.freeCtl[:n-1]
-		s.controls[ref] = fn
-	} else {
-		ref = int32(len(s.controls))
-		s.controls = append(s.controls, fn)
-	}
 	s.lateSeq++
-	s.q.push(event{at: t, seq: s.lateSeq, kind: evControl, node: -1, ref: ref})
+	s.q.push(event{at: max(t, s.now), seq: s.lateSeq, kind: evControl, node: -1, ref: s.control(fn)})
 }
 
 // After schedules fn to run d from now.

@@ -88,40 +88,15 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 
 // writeMerged writes a merged summary's folder (no featured-run extras: the
 // shards' traces are not at hand).
-func writeMerged(out string, s *reports.Summary) (err error) {
-	parent := filepath.Dir(filepath.Clean(out))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(out)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			os.RemoveAll(tmp)
+func writeMerged(out string, s *reports.Summary) error {
+	return writeFolder(out, func(tmp string) error {
+		if err := writeSummaryFile(tmp, s); err != nil {
+			return err
 		}
-	}()
-	f, err := os.Create(filepath.Join(tmp, "summary.json"))
-	if err != nil {
-		return err
-	}
-	if err := reports.WriteJSON(f, s); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	plots, err := reports.WritePlots(tmp, s, nil)
-	if err != nil {
-		return err
-	}
-	if err := reports.WriteHTML(filepath.Join(tmp, "report.html"), s, plots, tmp, reports.HTMLExtras{Title: s.Scenario.Name, Command: "simrun merge"}); err != nil {
-		return err
-	}
-	if err := os.RemoveAll(out); err != nil {
-		return err
-	}
-	return os.Rename(tmp, out)
+		plots, err := reports.WritePlots(tmp, s, nil)
+		if err != nil {
+			return err
+		}
+		return reports.WriteHTML(filepath.Join(tmp, "report.html"), s, plots, tmp, reports.HTMLExtras{Title: s.Scenario.Name, Command: "simrun merge"})
+	})
 }

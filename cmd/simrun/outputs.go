@@ -13,9 +13,52 @@ import (
 
 // writeOutputs writes the output folder: summary.json, plots, porcupine
 // visualizations of the featured run, repro.yaml if a failing run was
-// shrunk, and report.html. It builds the folder under a temporary name and
-// renames it into place, so an error leaves the previous output untouched.
-func writeOutputs(out string, s *reports.Summary, fr *scenarios.Run, o *options, sh *shrinkResult) (err error) {
+// shrunk, and report.html.
+func writeOutputs(out string, s *reports.Summary, fr *scenarios.Run, o *options, sh *shrinkResult) error {
+	return writeFolder(out, func(tmp string) error {
+		if err := writeSummaryFile(tmp, s); err != nil {
+			return err
+		}
+		plots, err := reports.WritePlots(tmp, s, timeline(fr))
+		if err != nil {
+			return fmt.Errorf("plots: %w", err)
+		}
+		var links []reports.Link
+		for _, lin := range fr.Report.Linearizability {
+			if lin.Operations == 0 {
+				continue
+			}
+			name := "porcupine-" + strings.ReplaceAll(lin.Check, "_", "-") + ".html"
+			pf, err := os.Create(filepath.Join(tmp, name))
+			if err != nil {
+				return err
+			}
+			verr := lin.Visualize(pf)
+			cerr := pf.Close()
+			if verr != nil || cerr != nil {
+				os.Remove(filepath.Join(tmp, name))
+				continue // a history porcupine cannot draw is not fatal
+			}
+			links = append(links, reports.Link{Label: fmt.Sprintf("%s (%s model, %d operations) of seed %d under %s: %s", lin.Check, lin.Model, lin.Operations, fr.Seed, fr.Algorithm, lin.Result), Href: name})
+		}
+		x := reports.HTMLExtras{Title: s.Scenario.Name, Command: commandLine(o), Porcupine: links}
+		if sh != nil {
+			if err := os.WriteFile(filepath.Join(tmp, "repro.yaml"), sh.yaml, 0o644); err != nil {
+				return err
+			}
+			x.Shrink = sh.info()
+		}
+		if err := reports.WriteHTML(filepath.Join(tmp, "report.html"), s, plots, tmp, x); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		return nil
+	})
+}
+
+// writeFolder builds the folder out under a temporary name with fill, then
+// renames it into place, so an error leaves the previous output untouched
+// and no partial folder behind.
+func writeFolder(out string, fill func(tmp string) error) (err error) {
 	parent := filepath.Dir(filepath.Clean(out))
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return err
@@ -29,7 +72,18 @@ func writeOutputs(out string, s *reports.Summary, fr *scenarios.Run, o *options,
 			os.RemoveAll(tmp)
 		}
 	}()
-	f, err := os.Create(filepath.Join(tmp, "summary.json"))
+	if err := fill(tmp); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(out); err != nil {
+		return err
+	}
+	return os.Rename(tmp, out)
+}
+
+// writeSummaryFile writes dir/summary.json.
+func writeSummaryFile(dir string, s *reports.Summary) error {
+	f, err := os.Create(filepath.Join(dir, "summary.json"))
 	if err != nil {
 		return err
 	}
@@ -37,45 +91,7 @@ func writeOutputs(out string, s *reports.Summary, fr *scenarios.Run, o *options,
 		f.Close()
 		return err
 	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	plots, err := reports.WritePlots(tmp, s, timeline(fr))
-	if err != nil {
-		return fmt.Errorf("plots: %w", err)
-	}
-	var links []reports.Link
-	for _, lin := range fr.Report.Linearizability {
-		if lin.Operations == 0 {
-			continue
-		}
-		name := "porcupine-" + strings.ReplaceAll(lin.Check, "_", "-") + ".html"
-		pf, err := os.Create(filepath.Join(tmp, name))
-		if err != nil {
-			return err
-		}
-		verr := lin.Visualize(pf)
-		cerr := pf.Close()
-		if verr != nil || cerr != nil {
-			os.Remove(filepath.Join(tmp, name))
-			continue // a history porcupine cannot draw is not fatal
-		}
-		links = append(links, reports.Link{Label: fmt.Sprintf("%s (%s model, %d operations) of seed %d under %s: %s", lin.Check, lin.Model, lin.Operations, fr.Seed, fr.Algorithm, lin.Result), Href: name})
-	}
-	x := reports.HTMLExtras{Title: s.Scenario.Name, Command: commandLine(o), Porcupine: links}
-	if sh != nil {
-		if err := os.WriteFile(filepath.Join(tmp, "repro.yaml"), sh.yaml, 0o644); err != nil {
-			return err
-		}
-		x.Shrink = sh.info()
-	}
-	if err := reports.WriteHTML(filepath.Join(tmp, "report.html"), s, plots, tmp, x); err != nil {
-		return fmt.Errorf("report: %w", err)
-	}
-	if err := os.RemoveAll(out); err != nil {
-		return err
-	}
-	return os.Rename(tmp, out)
+	return f.Close()
 }
 
 func commandLine(o *options) string {
