@@ -47,6 +47,13 @@ type Config struct {
 	// NotBefore is the calendar start of the run: slots at or before it were
 	// never due, so recovery never looks before it. Default: no bound.
 	NotBefore time.Time
+	// WriteTimeout is how long a run waits for the resource to acknowledge a
+	// write before sending it again, as a database client retries a request
+	// that timed out. Default 1s.
+	WriteTimeout time.Duration
+	// WriteRetries is how many times a write is sent again before the run
+	// gives it up (a cron.write_abandoned effect). Default 3.
+	WriteRetries int
 	// PollInterval caps how long a node sleeps before re-reading its wall
 	// clock, so a forward wall-clock step is noticed within it (cronie wakes
 	// every minute). Default 1m.
@@ -84,6 +91,15 @@ func (c *Config) Validate() error {
 	}
 	if c.PollInterval == 0 {
 		c.PollInterval = time.Minute
+	}
+	if c.WriteTimeout == 0 {
+		c.WriteTimeout = time.Second
+	}
+	if c.WriteRetries == 0 {
+		c.WriteRetries = 3
+	}
+	if c.WriteTimeout < time.Millisecond || c.WriteRetries < 0 || c.WriteRetries > 100 {
+		return fmt.Errorf("write timeout must be at least 1ms and write retries in 0..100, got %v and %d", c.WriteTimeout, c.WriteRetries)
 	}
 	if c.PollInterval < time.Millisecond {
 		return fmt.Errorf("poll interval must be at least 1ms, got %v", c.PollInterval)

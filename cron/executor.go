@@ -9,14 +9,23 @@ import (
 
 // Timer tags relative to Config.TagBase.
 const (
-	tagSlot = 0       // + job index: the job's next slot is due
-	tagRun  = 1 << 20 // + run index: the run's next write is due
+	tagSlot  = 0       // + job index: the job's next slot is due
+	tagRun   = 1 << 20 // + run index: the run's next write is due
+	tagRetry = 2 << 20 // + pending-write index: an unacknowledged write timed out
 )
 
 type jobState struct {
 	next  int64 // wall Unix ns of the job's next slot; 0 = none left
 	timer sim.TimerID
 	armed bool
+}
+
+// sentWrite is a write awaiting the resource's acknowledgement.
+type sentWrite struct {
+	live  bool
+	msg   sim.Message
+	timer sim.TimerID
+	tries int
 }
 
 type run struct {
@@ -44,6 +53,7 @@ type executor struct {
 	token    int64
 	tenure   int64 // bumped on every leadership change; stale query answers are ignored
 	lastRun  int64
+	unacked  []sentWrite
 	onDue    func(job int, slot int64, late time.Duration, last bool)
 	onFinish func(r *run)
 }
@@ -55,6 +65,24 @@ func (e *executor) start(cfg *Config, env sim.Env) {
 	for j := range cfg.Jobs {
 		if n := cfg.Jobs[j].sched.Next(now); !n.IsZero() {
 			e.jobs[j].next = n.UnixNano()
+		}
+		e.arm(j)
+	}
+}
+
+// rearmFromNow points every job's schedule at its first slot after the wall
+// clock's current reading and re-arms the slot timers.
+func (e *executor) rearmFromNow() {
+	now := time.Unix(0, e.env.WallNanos()).UTC()
+	for j := range e.jobs {
+		js := &e.jobs[j]
+		js.next = 0
+		if n := e.cfg.Jobs[j].sched.Next(now); !n.IsZero() {
+			js.next = n.UnixNano()
+		}
+		if js.next == 0 && js.armed {
+			e.env.CancelTimer(js.timer)
+			js.armed = false
 		}
 		e.arm(j)
 	}
@@ -84,6 +112,10 @@ func (e *executor) arm(j int) {
 
 func (e *executor) onTimer(id sim.TimerID, tag int) {
 	rel := tag - e.cfg.TagBase
+	if rel >= tagRetry {
+		e.retry(rel - tagRetry)
+		return
+	}
 	if rel >= tagRun {
 		e.step(rel - tagRun)
 		return
@@ -161,7 +193,7 @@ func (e *executor) startRun(j int, slot int64, token int64, late time.Duration) 
 		A:      token, B: slot, C: int64(j)})
 	if e.cfg.Policy.Claim {
 		r.claiming = true
-		e.env.Send(sim.Message{Kind: KindClaim, To: e.cfg.Resource, Term: token, Index: slot, A: packJobStep(j, 0), B: id})
+		e.write(sim.Message{Kind: KindClaim, To: e.cfg.Resource, Term: token, Index: slot, A: packJobStep(j, 0), B: id})
 		return
 	}
 	e.armStep(k)
@@ -186,7 +218,7 @@ func (e *executor) step(k int) {
 		return
 	}
 	r := &e.runs[k]
-	e.env.Send(sim.Message{Kind: KindWrite, To: e.cfg.Resource, Term: r.token, Index: r.slot, A: packJobStep(r.job, r.sent), B: r.id})
+	e.write(sim.Message{Kind: KindWrite, To: e.cfg.Resource, Term: r.token, Index: r.slot, A: packJobStep(r.job, r.sent), B: r.id})
 	r.sent++
 	if r.sent < e.cfg.Jobs[r.job].Writes {
 		e.armStep(k)
@@ -201,9 +233,70 @@ func (e *executor) step(k int) {
 	}
 }
 
+// write sends a request to the resource — a write, a claim or a recovery
+// query — and waits for its answer, sending it again after WriteTimeout up to
+// WriteRetries times. The run goes on meanwhile: a job does not wait for its
+// side effects to be confirmed.
+func (e *executor) write(m sim.Message) {
+	k := -1
+	for i := range e.unacked {
+		if !e.unacked[i].live {
+			k = i
+			break
+		}
+	}
+	if k < 0 {
+		e.unacked = append(e.unacked, sentWrite{})
+		k = len(e.unacked) - 1
+	}
+	e.unacked[k] = sentWrite{live: true, msg: m, timer: e.env.SetTimer(e.cfg.WriteTimeout, e.cfg.TagBase+tagRetry+k)}
+	e.env.Send(m)
+}
+
+// retry handles an unacknowledged write's timeout.
+func (e *executor) retry(k int) {
+	if k < 0 || k >= len(e.unacked) || !e.unacked[k].live {
+		return
+	}
+	w := &e.unacked[k]
+	if w.tries >= e.cfg.WriteRetries {
+		job, step := unpackJobStep(w.msg.A)
+		what := fmt.Sprintf("%s step %d token %d run %d", SlotName(e.cfg.Jobs[job].Name, w.msg.Index), step, w.msg.Term, w.msg.B)
+		switch w.msg.Kind {
+		case KindQuery:
+			what = "recovery query for " + e.cfg.Jobs[job].Name
+		case KindClaim:
+			what = "claim of " + SlotName(e.cfg.Jobs[job].Name, w.msg.Index)
+		}
+		e.env.Effect(sim.Effect{Name: "cron.write_abandoned",
+			Detail: fmt.Sprintf("%s: no acknowledgement after %d tries", what, w.tries+1),
+			A:      w.msg.Term, B: w.msg.Index, C: int64(job)})
+		w.live = false
+		return
+	}
+	w.tries++
+	w.timer = e.env.SetTimer(e.cfg.WriteTimeout, e.cfg.TagBase+tagRetry+k)
+	e.env.Send(w.msg)
+}
+
+// acked clears the pending write the resource answered.
+func (e *executor) acked(m sim.Message) {
+	for i := range e.unacked {
+		w := &e.unacked[i]
+		if w.live && w.msg.B == m.B && w.msg.A == m.A && w.msg.Index == m.Index {
+			e.env.CancelTimer(w.timer)
+			w.live = false
+			return
+		}
+	}
+}
+
 func (e *executor) onMessage(m sim.Message) {
 	switch m.Kind {
+	case KindWriteResp:
+		e.acked(m)
 	case KindClaimResp:
+		e.acked(m)
 		for k := range e.runs {
 			r := &e.runs[k]
 			if r.active && r.claiming && r.id == m.B {
@@ -220,6 +313,7 @@ func (e *executor) onMessage(m sim.Message) {
 			}
 		}
 	case KindQueryResp:
+		e.acked(m)
 		e.recover(m)
 	}
 }

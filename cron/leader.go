@@ -99,6 +99,12 @@ func (n *Node) lead(token int64) {
 	e := &n.ex
 	e.leading, e.token = true, token
 	e.tenure++
+	// Re-read the schedule from the wall clock as it reads now: a follower
+	// may have passed over a slot while its clock ran ahead and then been
+	// stepped back, leaving a slot that is not yet due by its clock but
+	// behind its schedule. Slots already due are the recovery's below;
+	// e.started keeps this node from running any slot twice.
+	e.rearmFromNow()
 	now := n.env.WallNanos()
 	from := now - int64(n.cfg.Misfire.Lookback)
 	if !n.cfg.NotBefore.IsZero() && from < n.cfg.NotBefore.UnixNano() {
@@ -106,7 +112,7 @@ func (n *Node) lead(token int64) {
 	}
 	for j := range n.cfg.Jobs {
 		// Term carries the tenure so an answer to an older tenure is ignored.
-		n.env.Send(sim.Message{Kind: KindQuery, To: n.cfg.Resource, Term: e.tenure, A: packJobStep(j, 0), Index: from, B: now})
+		e.write(sim.Message{Kind: KindQuery, To: n.cfg.Resource, Term: e.tenure, A: packJobStep(j, 0), Index: from, B: now})
 	}
 }
 

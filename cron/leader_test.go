@@ -150,3 +150,52 @@ func TestClaimPolicy(t *testing.T) {
 	assert.Equal(t, 1, res.Once)
 	assert.Equal(t, len(lost), res.Rejected[cron.ReasonClaimLost])
 }
+
+// Writes are acknowledged: over a link to the resource that loses half the
+// messages, runs send each write again after WriteTimeout until the resource
+// answers, so with 10 retries (a write is lost with probability 2^-11) every
+// slot is still applied once; a resource cut off for good makes the run give
+// the write up after WriteRetries+1 tries.
+func TestWritesRetryUntilAcknowledged(t *testing.T) {
+	jobs := cron.Table{{Name: "tick", Schedule: "@every 10s", RunMin: time.Second, RunMax: time.Second}}
+	w := newWorld(t, 8, cron.Config{Jobs: jobs, Policy: cron.Policy{Fencing: true, Idempotency: true}, WriteRetries: 10}, [][]tenure{{{0, time.Hour, 1}}})
+	c := w.s.Link(w.nodes[0], w.resID)
+	c.Drop = 0.5
+	w.s.SetLink(w.nodes[0], w.resID, c)
+	w.s.RunUntil(at(5 * time.Minute))
+	res := cron.Compute(w.cfg.Jobs, w.res.Log(), start, start.Add(4*time.Minute))
+	assert.Equal(t, 24, res.Due)
+	assert.Equal(t, 24, res.Once, "every slot applied despite 50%% loss: %+v", res)
+	assert.Zero(t, res.MoreThanOnce)
+	sent := w.s.Stats().Sent[cron.KindWrite]
+	assert.Greater(t, sent, uint64(24), "some writes were sent again")
+
+	w = newWorld(t, 9, cron.Config{Jobs: jobs, WriteRetries: 2}, [][]tenure{{{0, time.Hour, 1}}})
+	w.s.Isolate(w.resID)
+	w.s.RunUntil(at(15 * time.Second))
+	gaveUp := w.effects("cron.write_abandoned")
+	require.Len(t, gaveUp, 2, "the new leader's recovery query and the 01:59:10 write")
+	assert.Equal(t, "recovery query for tick: no acknowledgement after 3 tries", gaveUp[0].Detail)
+	assert.Contains(t, gaveUp[1].Detail, "tick@2026-11-21T01:59:10Z step 0")
+	assert.Contains(t, gaveUp[1].Detail, "after 3 tries")
+	assert.Equal(t, uint64(3), w.s.Stats().Sent[cron.KindWrite])
+	assert.Equal(t, uint64(3), w.s.Stats().Sent[cron.KindQuery])
+}
+
+// A follower whose wall clock ran 4 s ahead passes over the 02:00 slot (it
+// does not lead), then is stepped back and becomes leader before 02:00 by its
+// corrected clock. The slot is neither past (recovery) nor ahead in its old
+// schedule; a new leader re-reads its schedule from its clock, so it runs.
+// Found by the swarm scenario (seed 684).
+func TestNewLeaderRereadsScheduleAfterClockStepBack(t *testing.T) {
+	w := newWorld(t, 10, cron.Config{Jobs: dailyReport()}, [][]tenure{{{0, 58 * time.Second, 1}}, {{58500 * time.Millisecond, time.Hour, 2}}})
+	w.s.StepWall(w.nodes[1], 4*time.Second) // before the run: n2 boots 4 s ahead
+	w.s.At(at(57*time.Second), func() { w.s.StepWall(w.nodes[1], -4*time.Second) })
+	w.s.RunUntil(at(2 * time.Minute))
+	res := cron.Compute(w.cfg.Jobs, w.res.Log(), start, start.Add(time.Minute))
+	assert.Equal(t, 1, res.Once, "%+v", res)
+	runs := w.effects("cron.run_started")
+	require.Len(t, runs, 1)
+	assert.Equal(t, w.nodes[1], runs[0].Node)
+	assert.Equal(t, at(time.Minute), runs[0].At, "at 02:00 by n2's corrected clock")
+}

@@ -140,6 +140,12 @@ func (sc *Scenario) YAML() []byte {
 		if cfg.PollInterval != 0 {
 			w("  poll_interval: %s\n", dur(cfg.PollInterval))
 		}
+		if cfg.WriteTimeout != 0 {
+			w("  write_timeout: %s\n", dur(cfg.WriteTimeout))
+		}
+		if cfg.WriteRetries != 0 {
+			w("  write_retries: %d\n", cfg.WriteRetries)
+		}
 		if c.Mode == "shedlock" {
 			sl := cfg.ShedLock
 			var sp []string

@@ -445,6 +445,10 @@ func (l *loader) readCron(n *ynode, sc *Scenario) *CronSpec {
 	if m.dur("poll_interval", &c.PollInterval) && c.PollInterval < time.Millisecond {
 		l.errAt(m.get("poll_interval"), "cron.poll_interval", "must be at least 1ms, got %s", fmtDur(c.PollInterval))
 	}
+	if m.dur("write_timeout", &c.WriteTimeout) && c.WriteTimeout < time.Millisecond {
+		l.errAt(m.get("write_timeout"), "cron.write_timeout", "must be at least 1ms, got %s", fmtDur(c.WriteTimeout))
+	}
+	m.integer("write_retries", &c.WriteRetries, 0, 100)
 	if sn := m.get("shedlock"); sn != nil {
 		if cs.Mode != "shedlock" {
 			l.errAt(m.keyNode("shedlock"), "cron.shedlock", "only used with mode: shedlock (this cron section runs jobs on the elected leader)")
