@@ -442,6 +442,66 @@ func (f *Fault) Validate() error {
 	return nil
 }
 
+// MapTargets returns a copy of f whose every target (of its kind and of its
+// trigger) is replaced by fn(target). The copy shares nothing mutable with f.
+func (f Fault) MapTargets(fn func(Target) Target) Fault {
+	ptr := func(t *Target) *Target {
+		if t == nil {
+			return nil
+		}
+		x := fn(*t)
+		return &x
+	}
+	if f.After != nil {
+		tr := *f.After
+		if tr.Node.Kind != "" {
+			tr.Node = fn(tr.Node)
+		}
+		f.After = &tr
+	}
+	switch {
+	case f.Partition != nil:
+		p := *f.Partition
+		p.Target, p.To = ptr(p.Target), ptr(p.To)
+		p.Groups = nil
+		for _, g := range f.Partition.Groups {
+			ng := make([]Target, len(g))
+			for i, t := range g {
+				ng[i] = fn(t)
+			}
+			p.Groups = append(p.Groups, ng)
+		}
+		f.Partition = &p
+	case f.Pause != nil:
+		f.Pause = &Pause{Target: fn(f.Pause.Target)}
+	case f.Crash != nil:
+		x := *f.Crash
+		x.Target = fn(x.Target)
+		f.Crash = &x
+	case f.Restart != nil:
+		x := *f.Restart
+		x.Target = fn(x.Target)
+		f.Restart = &x
+	case f.Resign != nil:
+		x := *f.Resign
+		x.Target = fn(x.Target)
+		f.Resign = &x
+	case f.Clock != nil:
+		x := *f.Clock
+		x.Target = fn(x.Target)
+		f.Clock = &x
+	case f.Disk != nil:
+		x := *f.Disk
+		x.Target = fn(x.Target)
+		f.Disk = &x
+	case f.Link != nil:
+		x := *f.Link
+		x.From, x.To = ptr(x.From), ptr(x.To)
+		f.Link = &x
+	}
+	return f
+}
+
 // targets lists every Target the fault names.
 func (f *Fault) targets() []Target {
 	var out []Target

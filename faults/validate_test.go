@@ -144,3 +144,32 @@ func TestRangesDraw(t *testing.T) {
 	assert.Equal(t, "0.5..2", faults.FloatRange{Min: 0.5, Max: 2}.String())
 	assert.Equal(t, "1..3", faults.IntRange{Min: 1, Max: 3}.String())
 }
+
+// MapTargets rewrites every target of every kind (and of the trigger) and
+// leaves the original untouched.
+func TestMapTargets(t *testing.T) {
+	two := faults.Nodes(2)
+	orig := []faults.Fault{
+		{Partition: &faults.Partition{Shape: faults.ShapeGroups, Groups: [][]faults.Target{{faults.Nodes(1)}, {faults.Nodes(2)}}}},
+		{Partition: &faults.Partition{Shape: faults.ShapeOneWay, Target: &two, To: &two}},
+		{Pause: &faults.Pause{Target: two}, After: &faults.Trigger{Event: faults.EventElected, Node: two}},
+		{Crash: &faults.Crash{Target: two}}, {Restart: &faults.Restart{Target: two}}, {Resign: &faults.Resign{Target: two}},
+		{Clock: &faults.Clock{Target: two}}, {Disk: &faults.Disk{Target: two}}, {Link: &faults.Link{From: &two, To: &two}},
+	}
+	for _, f := range orig {
+		n := 0
+		got := f.MapTargets(func(faults.Target) faults.Target { n++; return faults.Nodes(9) })
+		assert.NotZero(t, n, f.Kind())
+		again := 0
+		got.MapTargets(func(x faults.Target) faults.Target {
+			again++
+			assert.Equal(t, faults.Nodes(9), x, f.Kind())
+			return x
+		})
+		assert.Equal(t, n, again)
+		f.MapTargets(func(x faults.Target) faults.Target {
+			assert.NotEqual(t, faults.Nodes(9), x, "the original is untouched: %s", f.Kind())
+			return x
+		})
+	}
+}

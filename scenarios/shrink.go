@@ -310,10 +310,11 @@ func dropLastNode(sc *Scenario) (*Scenario, bool) {
 }
 
 // renumber rewrites a fault's concrete node targets for a cluster without
-// node gone: services (IDs above it) move down by one.
+// node gone: services (IDs above it) move down by one. It reports false if
+// the fault names the node itself.
 func renumber(f faults.Fault, gone sim.NodeID) (faults.Fault, bool) {
 	ok := true
-	fix := func(t faults.Target) faults.Target {
+	nf := f.MapTargets(func(t faults.Target) faults.Target {
 		if t.Kind != faults.TargetNode {
 			return t
 		}
@@ -329,55 +330,8 @@ func renumber(f faults.Fault, gone sim.NodeID) (faults.Fault, bool) {
 			}
 		}
 		return faults.Target{Kind: t.Kind, Nodes: ids, Count: t.Count}
-	}
-	fixPtr := func(t *faults.Target) *faults.Target {
-		if t == nil {
-			return nil
-		}
-		x := fix(*t)
-		return &x
-	}
-	switch {
-	case f.Partition != nil:
-		p := *f.Partition
-		p.Target, p.To = fixPtr(p.Target), fixPtr(p.To)
-		p.Groups = nil
-		for _, g := range f.Partition.Groups {
-			var ng []faults.Target
-			for _, t := range g {
-				ng = append(ng, fix(t))
-			}
-			p.Groups = append(p.Groups, ng)
-		}
-		f.Partition = &p
-	case f.Pause != nil:
-		f.Pause = &faults.Pause{Target: fix(f.Pause.Target)}
-	case f.Crash != nil:
-		x := *f.Crash
-		x.Target = fix(x.Target)
-		f.Crash = &x
-	case f.Restart != nil:
-		x := *f.Restart
-		x.Target = fix(x.Target)
-		f.Restart = &x
-	case f.Resign != nil:
-		x := *f.Resign
-		x.Target = fix(x.Target)
-		f.Resign = &x
-	case f.Clock != nil:
-		x := *f.Clock
-		x.Target = fix(x.Target)
-		f.Clock = &x
-	case f.Disk != nil:
-		x := *f.Disk
-		x.Target = fix(x.Target)
-		f.Disk = &x
-	case f.Link != nil:
-		x := *f.Link
-		x.From, x.To = fixPtr(x.From), fixPtr(x.To)
-		f.Link = &x
-	}
-	return f, ok
+	})
+	return nf, ok
 }
 
 // Materialize returns the explicit scenario of one run as a file: the same
