@@ -12,7 +12,19 @@ import (
 // enterRound moves the node to election round r: it has not participated
 // yet, and successors marked dead get another chance (a recovered node
 // rejoins the ring at the next election).
+//
+// A leader that enters a newer round stops leading: its tenure belongs to the
+// older round, and its heartbeats would carry that round, which every node
+// already in the newer one ignores. Were the new round's ELECTION then lost,
+// nobody would ever end its tenure (the property suite found exactly that).
+// Stepping down arms its monitor, so a lost round is retried like anyone's.
 func (n *Node) enterRound(r int64) {
+	if n.leading && r > n.leadRound {
+		n.leading = false
+		n.env.StopLeading("new round")
+		n.env.CancelTimer(n.beat)
+		n.armMonitor()
+	}
 	n.round = r
 	n.participant = false
 	clear(n.dead)
@@ -170,17 +182,6 @@ func (n *Node) follow(leader sim.NodeID, r int64) {
 // sender learns from the newer leader's heartbeats.
 func (n *Node) onHeartbeat(m sim.Message) {
 	p, r := m.From, m.Term
-	if n.leading && p > n.self && r >= n.leadRound {
-		// A higher node leads a round at least as new as ours: it wins, as
-		// two leaders of one round resolve to the higher ID — even if this
-		// node has since entered a newer round whose ELECTION was lost (then
-		// nobody else would ever end its tenure).
-		if r > n.round {
-			n.enterRound(r)
-		}
-		n.follow(p, r)
-		return
-	}
 	if r < n.round {
 		return
 	}
