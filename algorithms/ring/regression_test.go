@@ -16,8 +16,8 @@ import (
 // 112 ms, skips both successors and leads round 1 while n3 leads round 1 on
 // the other side; n1 lifts n3's returning ELECTION into round 2, which is
 // lost. Each ignored the other's heartbeats and both led forever. A leader
-// now yields to a higher node's heartbeat for any round at least as new as
-// the one it leads, so one leader remains once the partition heals.
+// entering a newer round now steps down (enterRound), so one leader remains
+// once the partition heals.
 func TestRegressionLiftedRoundKeepsNoSecondLeader(t *testing.T) {
 	cfg := ring.DefaultConfig()
 	cfg.AckTimeout = 30 * time.Millisecond
