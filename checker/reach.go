@@ -75,17 +75,8 @@ func (r *reach) apply(rec *sim.Record) {
 		for _, g := range strings.Split(d, " | ") {
 			groups = append(groups, r.group(g))
 		}
-		for gi, g := range groups {
-			for gj, h := range groups {
-				if gi == gj {
-					continue
-				}
-				for _, a := range g {
-					for _, b := range h {
-						r.set(a, b, true)
-					}
-				}
-			}
+		for _, l := range sim.CrossLinks(groups) {
+			r.set(l[0], l[1], true)
 		}
 	case "net.isolate":
 		id := rec.Node

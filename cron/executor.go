@@ -174,17 +174,7 @@ func (e *executor) startRun(j int, slot int64, token int64, late time.Duration) 
 		id = e.lastRun + 1
 	}
 	e.lastRun = id
-	k := -1
-	for i := range e.runs {
-		if !e.runs[i].active {
-			k = i
-			break
-		}
-	}
-	if k < 0 {
-		e.runs = append(e.runs, run{})
-		k = len(e.runs) - 1
-	}
+	k := reuse(&e.runs, func(r *run) bool { return r.active })
 	r := &e.runs[k]
 	*r = run{active: true, id: id, job: j, slot: slot, token: token, startMon: mono,
 		dur: e.env.Rand().DurationRange(job.RunMin, job.RunMax)}
@@ -238,17 +228,7 @@ func (e *executor) step(k int) {
 // WriteRetries times. The run goes on meanwhile: a job does not wait for its
 // side effects to be confirmed.
 func (e *executor) write(m sim.Message) {
-	k := -1
-	for i := range e.unacked {
-		if !e.unacked[i].live {
-			k = i
-			break
-		}
-	}
-	if k < 0 {
-		e.unacked = append(e.unacked, sentWrite{})
-		k = len(e.unacked) - 1
-	}
+	k := reuse(&e.unacked, func(w *sentWrite) bool { return w.live })
 	e.unacked[k] = sentWrite{live: true, msg: m, timer: e.env.SetTimer(e.cfg.WriteTimeout, e.cfg.TagBase+tagRetry+k)}
 	e.env.Send(m)
 }
@@ -316,4 +296,17 @@ func (e *executor) onMessage(m sim.Message) {
 		e.acked(m)
 		e.recover(m)
 	}
+}
+
+// reuse returns the index of the first entry of *xs not in use, appending a
+// zero entry if all are. Indexes stay stable: timer tags refer to them.
+func reuse[T any](xs *[]T, inUse func(*T) bool) int {
+	for i := range *xs {
+		if !inUse(&(*xs)[i]) {
+			return i
+		}
+	}
+	var zero T
+	*xs = append(*xs, zero)
+	return len(*xs) - 1
 }

@@ -170,7 +170,7 @@ func (in *Injector) planPartition(p *Partition, c *ctx) (pl partitionPlan, skip 
 		if len(groups) < 2 {
 			return pl, "fewer than two non-empty groups"
 		}
-		pl.links = crossLinks(groups)
+		pl.links = sim.CrossLinks(groups)
 		pl.cut = func() { s.Partition(groups...) }
 		pl.concrete.Groups = make([][]Target, len(groups))
 		for i, g := range groups {
@@ -245,7 +245,7 @@ func (in *Injector) planPartition(p *Partition, c *ctx) (pl partitionPlan, skip 
 			minority = append(minority, in.services...)
 		}
 		groups := [][]sim.NodeID{minority, majority}
-		pl.links = crossLinks(groups)
+		pl.links = sim.CrossLinks(groups)
 		pl.cut = func() { s.Partition(groups...) }
 		// Explicitly, a majority/minority split is the two groups it drew.
 		pl.concrete = Partition{Shape: ShapeGroups, Groups: [][]Target{{Nodes(minority...)}, {Nodes(majority...)}}}
@@ -320,26 +320,6 @@ func (in *Injector) planPartition(p *Partition, c *ctx) (pl partitionPlan, skip 
 		pl.body = fmt.Sprintf("partition one_way %s -/-> %s", in.describe(from, why), in.describe(to, toWhy))
 	}
 	return pl, ""
-}
-
-// crossLinks lists both directions between every pair of groups.
-func crossLinks(groups [][]sim.NodeID) [][2]sim.NodeID {
-	var out [][2]sim.NodeID
-	for gi, g := range groups {
-		for gj, h := range groups {
-			if gi == gj {
-				continue
-			}
-			for _, a := range g {
-				for _, b := range h {
-					if a != b {
-						out = append(out, [2]sim.NodeID{a, b})
-					}
-				}
-			}
-		}
-	}
-	return out
 }
 
 // cutLinks takes hold of the plan's links and cuts them. A link is held if it

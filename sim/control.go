@@ -231,9 +231,13 @@ func (s *Sim) ConnectLinks(links [][2]NodeID) {
 	s.fault("net.connect", strings.Join(parts, ", "), None)
 }
 
-// Partition cuts every link (both directions) between nodes of different
-// groups. Links of nodes in no group are left as they are.
-func (s *Sim) Partition(groups ...[]NodeID) {
+// CrossLinks lists the directed links a partition into groups cuts: both
+// directions between every two nodes of different groups (never a node to
+// itself). It is the one definition the engine, the fault injector (which
+// restores exactly the links it cut) and the checker (which replays
+// reachability from the trace) share.
+func CrossLinks(groups [][]NodeID) [][2]NodeID {
+	var out [][2]NodeID
 	for gi, g := range groups {
 		for gj, h := range groups {
 			if gi == gj {
@@ -241,10 +245,21 @@ func (s *Sim) Partition(groups ...[]NodeID) {
 			}
 			for _, a := range g {
 				for _, b := range h {
-					s.setUp(a, b, false)
+					if a != b {
+						out = append(out, [2]NodeID{a, b})
+					}
 				}
 			}
 		}
+	}
+	return out
+}
+
+// Partition cuts every link (both directions) between nodes of different
+// groups. Links of nodes in no group are left as they are.
+func (s *Sim) Partition(groups ...[]NodeID) {
+	for _, l := range CrossLinks(groups) {
+		s.setUp(l[0], l[1], false)
 	}
 	parts := make([]string, len(groups))
 	for i, g := range groups {

@@ -8,7 +8,6 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/electsim/electsim/algorithms/bully"
-	"github.com/electsim/electsim/faults"
 	"github.com/electsim/electsim/internal/proptest"
 	"github.com/electsim/electsim/sim"
 )
@@ -80,23 +79,15 @@ type bullyRun struct {
 // run builds the cluster, injects the schedule, settles at propFaultsFor and
 // runs until the settle bound; watch adds a proptest.Watch (a trace sink).
 func (c bullyCase) run(watch bool) *bullyRun {
-	s := sim.New(sim.Config{Seed: c.seed, Link: sim.LinkConfig{Latency: sim.Uniform(time.Millisecond/2, c.lat)}})
-	ids := proptest.IDs(c.n)
-	r := &bullyRun{s: s}
-	for i := range ids {
-		nd := bully.New(c.cfgs[i], ids)
-		r.nodes = append(r.nodes, nd)
-		s.AddNode(proptest.Names(c.n)[i], nd)
-	}
-	if watch {
-		r.w = proptest.NewWatch(s, ids)
-	}
-	c.sched.Inject(s, faults.Environment{Candidates: ids, Store: sim.None, Resource: sim.None}, ids, sim.Time(propFaultsFor))
-	s.RunUntil(sim.Time(propFaultsFor + propSettleBound))
-	s.End()
-	if watch {
-		r.w.Finish()
-	}
+	r := &bullyRun{}
+	r.s, r.w = proptest.Cluster{Seed: c.seed, N: c.n, LatencyMax: c.lat, Fsync: 0,
+		New: func(i int, ids []sim.NodeID) sim.Node {
+			nd := bully.New(c.cfgs[i], ids)
+			r.nodes = append(r.nodes, nd)
+			return nd
+		},
+		Sched: c.sched, FaultsFor: propFaultsFor, Settle: propSettleBound,
+	}.Run(watch)
 	return r
 }
 

@@ -7,7 +7,6 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/electsim/electsim/algorithms/etcdraft"
-	"github.com/electsim/electsim/faults"
 	"github.com/electsim/electsim/internal/proptest"
 	"github.com/electsim/electsim/sim"
 )
@@ -60,23 +59,16 @@ type etcdRun struct {
 // run builds the group, injects the schedule, settles at propFaultsFor and
 // runs until the settle bound; watch adds a proptest.Watch (a trace sink).
 func (c etcdCase) run(watch bool) *etcdRun {
-	s := sim.New(sim.Config{Seed: c.seed, Link: sim.LinkConfig{Latency: sim.Uniform(time.Millisecond/2, c.latMax)}})
-	ids := proptest.IDs(c.n)
-	r := &etcdRun{s: s}
-	for i := range ids {
-		nd := etcdraft.New(c.cfg, ids)
-		r.nodes = append(r.nodes, nd)
-		s.AddNode(proptest.Names(c.n)[i], nd, sim.Fsync(sim.Uniform(0, c.fsync)))
-	}
-	if watch {
-		r.w = proptest.NewWatch(s, ids, etcdraft.EffectPanic)
-	}
-	c.sched.Inject(s, faults.Environment{Candidates: ids, Store: sim.None, Resource: sim.None}, ids, sim.Time(propFaultsFor))
-	s.RunUntil(sim.Time(propFaultsFor + propSettleBound))
-	s.End()
-	if watch {
-		r.w.Finish()
-	}
+	r := &etcdRun{}
+	r.s, r.w = proptest.Cluster{Seed: c.seed, N: c.n, LatencyMax: c.latMax, Fsync: c.fsync,
+		New: func(i int, ids []sim.NodeID) sim.Node {
+			nd := etcdraft.New(c.cfg, ids)
+			r.nodes = append(r.nodes, nd)
+			return nd
+		},
+		Sched: c.sched, FaultsFor: propFaultsFor, Settle: propSettleBound,
+		Effects: []string{etcdraft.EffectPanic},
+	}.Run(watch)
 	return r
 }
 

@@ -7,7 +7,6 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/electsim/electsim/algorithms/raftelect"
-	"github.com/electsim/electsim/faults"
 	"github.com/electsim/electsim/internal/proptest"
 	"github.com/electsim/electsim/sim"
 )
@@ -66,23 +65,15 @@ type raftRun struct {
 // run builds the cluster, injects the schedule, settles at propFaultsFor and
 // runs until the settle bound. watch adds a proptest.Watch (a trace sink).
 func (c raftCase) run(watch bool) *raftRun {
-	s := sim.New(sim.Config{Seed: c.seed, Link: sim.LinkConfig{Latency: sim.Uniform(time.Millisecond/2, c.latMax)}})
-	ids := proptest.IDs(c.n)
-	r := &raftRun{s: s}
-	for i := range ids {
-		nd := raftelect.New(c.cfg, ids)
-		r.nodes = append(r.nodes, nd)
-		s.AddNode(proptest.Names(c.n)[i], nd, sim.Fsync(sim.Uniform(0, c.fsync)))
-	}
-	if watch {
-		r.w = proptest.NewWatch(s, ids)
-	}
-	c.sched.Inject(s, faults.Environment{Candidates: ids, Store: sim.None, Resource: sim.None}, ids, sim.Time(propFaultsFor))
-	s.RunUntil(sim.Time(propFaultsFor + propSettleBound))
-	s.End()
-	if watch {
-		r.w.Finish()
-	}
+	r := &raftRun{}
+	r.s, r.w = proptest.Cluster{Seed: c.seed, N: c.n, LatencyMax: c.latMax, Fsync: c.fsync,
+		New: func(i int, ids []sim.NodeID) sim.Node {
+			nd := raftelect.New(c.cfg, ids)
+			r.nodes = append(r.nodes, nd)
+			return nd
+		},
+		Sched: c.sched, FaultsFor: propFaultsFor, Settle: propSettleBound,
+	}.Run(watch)
 	return r
 }
 
