@@ -13,22 +13,45 @@ type checker struct {
 	tl              *timeline
 	rp              replayed
 	writes          writes
-	sentAt          []sim.Time // per log entry: when its write message was sent, -1 if unknown
+	kept            []storyRec  // with Input.KeepStory: the records stories tell
+	writeSends      []writeSend // deliveries of writes to the resource, in order
+	sentAt          []sim.Time  // per log entry: when its write message was sent, -1 if unknown
+	runStarts       map[runKey][]sim.Time
 	splitBrain      Check
 	harmfulOverlaps int
 }
 
-// Run judges a run and returns its report. It is deterministic for a given
-// Input, except that a porcupine check may report "unknown" if it exceeds
-// Input.PorcupineTimeout of wall time.
+// Run judges a recorded run and returns its report: it streams in.Records
+// through a Checker (keeping them as the story, so every violation is
+// explained). It is deterministic for a given Input, except that a
+// porcupine check may report "unknown" if it exceeds Input.PorcupineTimeout
+// of wall time.
 func Run(in Input) Report {
-	c := &checker{in: in.withDefaults()}
-	c.tl = buildTimeline(c.in.Records)
-	c.rp = replay(&c.in, c.tl)
-	c.writes = analyseWrites(c.in.Resource, c.in.Policy)
-	c.sentAt = writeSendTimes(c.in.Records, c.in.Resource)
+	if len(in.Candidates) == 0 {
+		in.Candidates = observedCandidates(in.Records)
+	}
+	recs := in.Records
+	in.Records = nil
+	in.KeepStory = true
+	n := len(in.Names)
+	if m := numNodes(recs); m > n {
+		names := make([]string, m)
+		copy(names, in.Names)
+		in.Names = names
+	}
+	k := New(in)
+	for i := range recs {
+		k.Record(&recs[i])
+	}
+	return k.Finish(in.Resource)
+}
 
-	r := Report{End: c.tl.end, Replay: c.in.Replay, Leaderless: c.rp.leaderless}
+// run runs every check once the trace has streamed by.
+func (c *checker) run() Report {
+	c.writes = analyseWrites(c.in.Resource, c.in.Policy)
+	c.sentAt = writeSendTimes(c.writeSends, c.in.Resource)
+
+	r := Report{End: c.tl.end, Replay: c.in.Replay, Leaderless: c.rp.leaderless, Tenures: len(c.tl.tenures)}
 	r.Checks = append(r.Checks, c.checkElectionSafety())
 	c.splitBrain = c.checkSplitBrain()
 	r.Checks = append(r.Checks, c.splitBrain, c.checkDoubleExecution(), c.checkStaleWrite())
@@ -50,19 +73,19 @@ func Run(in Input) Report {
 // writeSendTimes finds, for each log entry, when its write was sent: the
 // SentAt of the resource's delivery of that write (same true time, sender
 // and token), matched in order.
-func writeSendTimes(recs []sim.Record, log []cron.LogEntry) []sim.Time {
+func writeSendTimes(sends []writeSend, log []cron.LogEntry) []sim.Time {
 	out := make([]sim.Time, len(log))
 	j := 0
 	for i := range log {
 		out[i] = -1
 		e := &log[i]
-		for j < len(recs) && recs[j].At < e.At {
+		for j < len(sends) && sends[j].at < e.At {
 			j++
 		}
-		for k := j; k < len(recs) && recs[k].At == e.At; k++ {
-			r := &recs[k]
-			if r.Type == sim.RecDeliver && r.Kind == cron.KindWrite && r.Peer == e.Node && r.Epoch == e.Token {
-				out[i] = r.SentAt
+		for k := j; k < len(sends) && sends[k].at == e.At; k++ {
+			w := &sends[k]
+			if w.from == e.Node && w.token == e.Token {
+				out[i] = w.sentAt
 				j = k + 1 // the next entry's delivery comes later in the trace
 				break
 			}
@@ -71,9 +94,17 @@ func writeSendTimes(recs []sim.Record, log []cron.LogEntry) []sim.Time {
 	return out
 }
 
+// hasStory reports whether explanations can be built (Input.KeepStory).
+func (c *checker) hasStory() bool { return c.in.KeepStory }
+
 // wants reports whether the next violation of ch will be listed (so its
 // explanation is worth building).
-func (c *checker) wants(ch *Check) bool { return len(ch.Violations) < c.in.MaxViolations }
+func (c *checker) wants(ch *Check) bool {
+	return len(ch.Violations) < c.in.MaxViolations && c.hasStory()
+}
+
+// listed reports whether the next violation of ch will be listed.
+func (c *checker) listed(ch *Check) bool { return len(ch.Violations) < c.in.MaxViolations }
 
 // add counts a violation and lists it if there is room.
 func (c *checker) add(ch *Check, v Violation) {
@@ -85,7 +116,7 @@ func (c *checker) add(ch *Check, v Violation) {
 	if v.Kind == "" {
 		v.Kind = ch.Name
 	}
-	if c.wants(ch) {
+	if c.listed(ch) {
 		ch.Violations = append(ch.Violations, v)
 	}
 }

@@ -84,13 +84,13 @@ func involved(nodes []sim.NodeID, id sim.NodeID) bool {
 // leadership changes, the lease store's hand-overs, and the starts of cron
 // runs of the given slots.
 func (c *checker) context(from, to sim.Time, nodes []sim.NodeID, slots []slotID) []item {
-	recs := c.in.Records
-	i := sort.Search(len(recs), func(k int) bool { return recs[k].At >= from })
+	recs := c.kept
+	i := sort.Search(len(recs), func(k int) bool { return recs[k].r.At >= from })
 	var out []item
-	for ; i < len(recs) && recs[i].At <= to; i++ {
-		r := &recs[i]
+	for ; i < len(recs) && recs[i].r.At <= to; i++ {
+		r := &recs[i].r
 		mine := involved(nodes, r.Node)
-		it := item{at: r.At, seq: i, node: r.Node, wall: r.Wall}
+		it := item{at: r.At, seq: recs[i].seq, node: r.Node, wall: r.Wall}
 		switch r.Type {
 		case sim.RecFault, sim.RecNote:
 			if r.Node != sim.None && !mine {
@@ -127,7 +127,7 @@ func (c *checker) context(from, to sim.Time, nodes []sim.NodeID, slots []slotID)
 			}
 			it.text = fmt.Sprintf("%s acts as leader, epoch %d, token %d", c.in.name(r.Node), r.Epoch, r.Token)
 		case sim.RecStepDown:
-			if !mine || r.Detail == "crash" {
+			if !mine || r.Fact == sim.FactCrashed {
 				continue
 			}
 			it.text = fmt.Sprintf("%s stopped leading: %s", c.in.name(r.Node), r.Detail)
@@ -153,30 +153,30 @@ func (c *checker) context(from, to sim.Time, nodes []sim.NodeID, slots []slotID)
 func (c *checker) effectText(r *sim.Record, nodes []sim.NodeID, slots []slotID) string {
 	if involved(c.in.LeaseStore, r.Node) {
 		holder := c.in.name(sim.NodeID(r.A))
-		switch r.Name {
-		case "lease.acquired":
+		switch r.Fact {
+		case sim.FactLeaseAcquired:
 			return fmt.Sprintf("%s acquired the lease, token %d", holder, r.B)
-		case "lease.expired":
+		case sim.FactLeaseExpired:
 			return fmt.Sprintf("lease of %s (token %d) expired by the store's clock", holder, r.B)
-		case "lease.released":
+		case sim.FactLeaseReleased:
 			return fmt.Sprintf("%s released the lease (token %d)", holder, r.B)
-		case "lease.reverted":
+		case sim.FactLeaseReverted:
 			return "the store lost a write in a failover (lease reverted)"
-		case effStoreUnavailable:
+		case sim.FactServiceDown:
 			return "the lease store became unavailable"
-		case effStoreAvailable:
+		case sim.FactServiceUp:
 			return "the lease store became available"
 		}
 		return ""
 	}
-	if r.Name == "cron.missed" {
+	if r.Fact == sim.FactRunSkipped {
 		for _, s := range slots {
 			if int64(s.job) == r.C && s.slot == r.B {
 				return fmt.Sprintf("%s did not run %s", c.in.name(r.Node), r.Detail)
 			}
 		}
 	}
-	if r.Name == "cron.run_started" && involved(nodes, r.Node) {
+	if r.Fact == sim.FactRunStarted && involved(nodes, r.Node) {
 		for _, s := range slots {
 			if int64(s.job) == r.C && s.slot == r.B {
 				return fmt.Sprintf("%s started a run of %s with token %d", c.in.name(r.Node), c.slotName(s.job, s.slot), r.A)
@@ -228,7 +228,7 @@ func (c *checker) writeItem(i int) item {
 			verdict += ", " + e.Detail
 		}
 	}
-	return item{at: at, seq: len(c.in.Records) + i, node: sim.None,
+	return item{at: at, seq: writeSeqBase + i, node: sim.None,
 		text: fmt.Sprintf("%s wrote %s step %d with token %d; resource %s at t=%v (policy: %s)",
 			c.in.name(e.Node), cron.SlotName(e.Job, e.Slot), e.Step, e.Token, verdict, e.At, c.in.Policy)}
 }
@@ -268,8 +268,7 @@ func (c *checker) writeStory(idx []int, job int, slot int64) []item {
 		}
 		if k := c.tl.tenureOf(e.Node, e.Token, e.At); k >= 0 {
 			t := &c.tl.tenures[k]
-			r := &c.in.Records[t.startRec]
-			items = append(items, item{at: t.start, seq: t.startRec, node: t.node, wall: r.Wall,
+			items = append(items, item{at: t.start, seq: t.startSeq, node: t.node, wall: t.startWall,
 				text: fmt.Sprintf("%s acts as leader, epoch %d, token %d", c.in.name(t.node), t.epoch, t.token)})
 		}
 	}
@@ -288,18 +287,37 @@ func (c *checker) writeStory(idx []int, job int, slot int64) []item {
 	return append(items, c.context(from, to, nodes, slots)...)
 }
 
-// runStart is when the run that made write e started (its cron.run_started
-// effect), or the write's time if the trace does not say.
+// runKey names one run start: the node, its token, the slot and the job.
+type runKey struct {
+	node  sim.NodeID
+	token int64
+	slot  int64
+	job   int
+}
+
+// runStart is when the run that made write e started (its FactRunStarted
+// effect, the latest at or before the write), or the write's time if the
+// story does not say. The starts are indexed in one pass over the story, so
+// explaining many writes stays linear in the story's length.
 func (c *checker) runStart(e *cron.LogEntry) sim.Time {
-	start := e.At
-	for i := range c.in.Records {
-		r := &c.in.Records[i]
-		if r.At > e.At {
-			break
+	if c.runStarts == nil {
+		c.runStarts = map[runKey][]sim.Time{} // lookups only
+		for i := range c.kept {
+			r := &c.kept[i].r
+			if r.Type == sim.RecEffect && r.Fact == sim.FactRunStarted {
+				k := runKey{r.Node, r.A, r.B, int(r.C)}
+				c.runStarts[k] = append(c.runStarts[k], r.At)
+			}
 		}
-		if r.Type == sim.RecEffect && r.Name == "cron.run_started" && r.Node == e.Node && r.A == e.Token && r.B == e.Slot && r.C == int64(e.JobIndex) {
-			start = r.At
+	}
+	start := e.At
+	for _, at := range c.runStarts[runKey{e.Node, e.Token, e.Slot, e.JobIndex}] {
+		if at <= e.At {
+			start = at // starts are in trace order: keep the latest before the write
 		}
 	}
 	return start
 }
+
+// writeSeqBase orders a write's story item after every record of its instant.
+const writeSeqBase = 1 << 50

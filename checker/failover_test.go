@@ -105,9 +105,9 @@ func TestPausedFollowerIsNoFailover(t *testing.T) {
 func TestFailoverIsolation(t *testing.T) {
 	b := &trace{}
 	b.lead(1000, 0, 1, 1).believe(1000, 0, 0, 1).believe(1010, 1, 0, 1).believe(1020, 2, 0, 1)
-	b.fault(5000, "net.partition", "{n1} | {n2,n3}", sim.None)
+	b.net(5000, true, sim.CrossLinks([][]sim.NodeID{{0}, {1, 2}})...)
 	b.believe(5300, 2, sim.None, 2).lead(5400, 2, 2, 2).believe(5400, 2, 2, 2).believe(5410, 1, 2, 2)
-	b.fault(9000, "net.heal", "all links restored", sim.None).end(10000)
+	b.net(9000, false, sim.CrossLinks([][]sim.NodeID{{0}, {1, 2}})...).end(10000)
 	r := Run(input(b))
 	require.Len(t, r.Failovers, 1)
 	f := r.Failovers[0]
@@ -124,7 +124,7 @@ func TestFailoverIsolation(t *testing.T) {
 func TestPartitionNotRemovingLeader(t *testing.T) {
 	b := &trace{}
 	b.lead(1000, 0, 1, 1).believe(1000, 0, 0, 1).believe(1010, 1, 0, 1).believe(1020, 2, 0, 1)
-	b.fault(5000, "net.cut", "n2 -> n3", sim.None).fault(5000, "net.cut", "n3 -> n2", sim.None).end(10000)
+	b.net(5000, true, sim.Link{From: 1, To: 2}).net(5000, true, sim.Link{From: 2, To: 1}).end(10000)
 	assert.Empty(t, Run(input(b)).Failovers)
 }
 
@@ -134,9 +134,9 @@ func TestPartitionNotRemovingLeader(t *testing.T) {
 func TestFailoverLeaseStore(t *testing.T) {
 	b := &trace{}
 	b.lead(1000, 0, 6, 6)
-	b.fault(5000, "net.cut", "n1 -> store", sim.None)
-	b.effect(11000, 3, "lease.expired", 0, 6, 0)
-	b.effect(12000, 3, "lease.acquired", 2, 7, 0).lead(12005, 2, 7, 7)
+	b.net(5000, true, sim.Link{From: 0, To: 3})
+	b.effect(11000, 3, sim.FactLeaseExpired, 0, 6, 0)
+	b.effect(12000, 3, sim.FactLeaseAcquired, 2, 7, 0).lead(12005, 2, 7, 7)
 	b.end(30000)
 	in := input(b)
 	in.LeaseStore = []sim.NodeID{3}

@@ -32,6 +32,11 @@ func (b *trace) down(t int64, n sim.NodeID, why string) *trace {
 	return b.add(sim.Record{At: at(t), Type: sim.RecStepDown, Node: n, Detail: why})
 }
 
+// crashDown is the step-down the engine records when a leader crashes.
+func (b *trace) crashDown(t int64, n sim.NodeID) *trace {
+	return b.add(sim.Record{At: at(t), Type: sim.RecStepDown, Node: n, Detail: "crash", Fact: sim.FactCrashed})
+}
+
 func (b *trace) believe(t int64, n, leader sim.NodeID, epoch int64) *trace {
 	return b.add(sim.Record{At: at(t), Type: sim.RecBelieve, Node: n, Peer: leader, Epoch: epoch})
 }
@@ -48,7 +53,7 @@ func (b *trace) resume(t int64, n sim.NodeID) *trace {
 // leading node (if leading) and the crash.
 func (b *trace) crash(t int64, n sim.NodeID, leading bool) *trace {
 	if leading {
-		b.down(t, n, "crash")
+		b.crashDown(t, n)
 	}
 	return b.add(sim.Record{At: at(t), Type: sim.RecCrash, Node: n})
 }
@@ -61,8 +66,19 @@ func (b *trace) fault(t int64, name, detail string, n sim.NodeID) *trace {
 	return b.add(sim.Record{At: at(t), Type: sim.RecFault, Node: n, Name: name, Detail: detail})
 }
 
-func (b *trace) effect(t int64, n sim.NodeID, name string, a, bb, c int64) *trace {
-	return b.add(sim.Record{At: at(t), Type: sim.RecEffect, Node: n, Name: name, A: a, B: bb, C: c})
+// net records a network fault that cut (or restored) exactly links, as the
+// engine's primitives do; the Detail is for people and never read.
+func (b *trace) net(t int64, cut bool, links ...sim.Link) *trace {
+	f := sim.FactLinksRestored
+	if cut {
+		f = sim.FactLinksCut
+	}
+	return b.add(sim.Record{At: at(t), Type: sim.RecFault, Node: sim.None, Name: "net", Detail: "(links)", Fact: f, Links: links})
+}
+
+// effect records a node effect with its typed fact.
+func (b *trace) effect(t int64, n sim.NodeID, f sim.Fact, a, bb, c int64) *trace {
+	return b.add(sim.Record{At: at(t), Type: sim.RecEffect, Node: n, Name: f.String(), Fact: f, A: a, B: bb, C: c})
 }
 
 func (b *trace) deliver(t int64, to, from sim.NodeID, kind sim.MsgKind, sent int64, term int64) *trace {

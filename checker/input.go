@@ -15,8 +15,16 @@ const DefaultPorcupineTimeout = 10 * time.Second
 // Input is everything the checker needs to judge one run. Only Records is
 // required; every other field narrows or enables checks, as documented.
 type Input struct {
-	// Records is the run's full trace, in order (a sim.Recorder's Records).
+	// Records is the run's full trace, in order (a sim.Recorder's Records),
+	// for Run. A streaming Checker (New) ignores it.
 	Records []sim.Record
+	// KeepStory makes a streaming Checker keep the records that explain
+	// violations (lifecycle, leadership, faults, notes, effects; never
+	// messages, timers or disk writes), so every listed violation gets its
+	// Explanation and porcupine's visualization its annotations. Off, the
+	// checker's memory is what it reports, and explanations are empty
+	// (Details still say what was found). Run always keeps the story.
+	KeepStory bool
 	// Names maps a NodeID to its display name (index = ID), e.g. from
 	// NamesOf. Missing names print as "node<ID>".
 	Names []string
@@ -82,8 +90,9 @@ func NamesOf(s *sim.Sim) []string {
 	return out
 }
 
-// withDefaults returns a copy of in with defaults filled in.
-func (in Input) withDefaults() Input {
+// withDefaults returns a copy of in with defaults filled in; recs, if
+// given, supply the default candidates.
+func (in Input) withDefaults(recs []sim.Record) Input {
 	if in.WallStart.IsZero() {
 		in.WallStart = sim.DefaultWallStart
 	}
@@ -94,7 +103,7 @@ func (in Input) withDefaults() Input {
 		in.MaxViolations = 20
 	}
 	if len(in.Candidates) == 0 {
-		in.Candidates = observedCandidates(in.Records)
+		in.Candidates = observedCandidates(recs)
 	} else {
 		in.Candidates = sortedIDs(in.Candidates)
 	}

@@ -120,14 +120,14 @@ func TestPorcupineTimeoutIsUnknown(t *testing.T) {
 // The visualization is porcupine's HTML with the run's faults as
 // annotations.
 func TestVisualization(t *testing.T) {
-	b := (&trace{}).lead(1000, 0, 1, 1).pause(2000, 0).fault(2500, "net.partition", "{n1} | {n2,n3}", sim.None).
+	b := (&trace{}).lead(1000, 0, 1, 1).pause(2000, 0).net(2500, true, sim.CrossLinks([][]sim.NodeID{{0}, {1, 2}})...).
 		lead(4000, 1, 2, 2).resume(6000, 0).down(6000, 0, "lease expired").end(8000)
 	r := Run(input(b))
 	var buf bytes.Buffer
 	require.NoError(t, r.Linearizability[0].Visualize(&buf))
 	html := buf.String()
 	assert.Contains(t, html, "n1 paused at t=2.000s for 4s")
-	assert.Contains(t, html, "t=2.500s net.partition {n1} | {n2,n3}")
+	assert.Contains(t, html, "t=2.500s net (links)")
 	assert.Contains(t, html, "n2 acquire (epoch 2, token 2)")
 	// The resource check did not run: no visualization to draw.
 	assert.Error(t, r.Linearizability[1].Visualize(&buf))

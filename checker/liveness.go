@@ -191,33 +191,12 @@ func (c *checker) finishFailovers() []Failover {
 	if len(fos) == 0 {
 		return nil
 	}
-	ends := make([]sim.Time, len(fos))
-	for i := range fos {
-		ends[i] = c.tl.end
-		if fos[i].Completed {
-			ends[i] = fos[i].LeaderAt
-		}
-	}
-	counts := make([][sim.MaxKinds]int, len(fos))
-	for i := range c.in.Records {
-		r := &c.in.Records[i]
-		if (r.Type != sim.RecDeliver && r.Type != sim.RecDrop) || isCronKind(r.Kind) {
-			continue
-		}
-		// Failovers do not overlap: find the one whose window holds SentAt.
-		k := sort.Search(len(fos), func(k int) bool { return ends[k] >= r.SentAt })
-		if k < len(fos) && fos[k].FaultAt <= r.SentAt {
-			counts[k][r.Kind]++
-		}
-	}
 	for k := range fos {
 		f := &fos[k]
 		f.Messages, f.MessagesByKind = 0, nil
-		for kind, n := range counts[k] {
-			if n > 0 {
-				f.Messages += n
-				f.MessagesByKind = append(f.MessagesByKind, KindCount{Kind: sim.MsgKind(kind).String(), Count: n})
-			}
+		for _, kc := range c.rp.counts[k] {
+			f.Messages += kc.n
+			f.MessagesByKind = append(f.MessagesByKind, KindCount{Kind: kc.kind.String(), Count: kc.n})
 		}
 		sort.Slice(f.MessagesByKind, func(i, j int) bool { return f.MessagesByKind[i].Kind < f.MessagesByKind[j].Kind })
 		if t := c.rp.newTenure[k]; t >= 0 && f.Completed {

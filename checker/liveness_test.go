@@ -77,7 +77,7 @@ func TestMissedSlots(t *testing.T) {
 	s10 := sim.DefaultWallStart.Add(10 * time.Second).UnixNano()
 	s20 := sim.DefaultWallStart.Add(20 * time.Second).UnixNano()
 	b := (&trace{}).lead(1000, 0, 1, 1).believe(1000, 0, 0, 1).believe(1010, 1, 0, 1).
-		pause(9000, 0).effect(25000, 0, "cron.missed", 0, s10, 0)
+		pause(9000, 0).effect(25000, 0, sim.FactRunSkipped, 0, s10, 0)
 	b.recs[len(b.recs)-1].Detail = "report@1970: misfired 15s late (threshold 1s, policy skip)"
 	b.resume(25000, 0).end(40000)
 	in := input(b)

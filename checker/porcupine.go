@@ -135,8 +135,8 @@ func (c *checker) annotations(clients []bool, withTenures bool) []porcupine.Anno
 		out = append(out, row(k.node, porcupine.Annotation{Start: int64(k.from), End: int64(k.to), Description: "crashed",
 			Details: fmt.Sprintf("%s crashed at t=%v", c.in.name(k.node), k.from), BackgroundColor: "#ffcdd2"}))
 	}
-	for i := range c.in.Records {
-		r := &c.in.Records[i]
+	for i := range c.kept {
+		r := &c.kept[i].r
 		if r.Type != sim.RecFault && r.Type != sim.RecNote {
 			continue
 		}
@@ -166,10 +166,29 @@ func (c *checker) annotations(clients []bool, withTenures bool) []porcupine.Anno
 // Linearization (with annotations added) and the unplaced operations of the
 // illegal partitions.
 func (c *checker) runPorcupine(check, model string, m porcupine.Model, ops []porcupine.Operation, parts [][]porcupine.Operation, withTenures bool) (Linearization, []unplaced) {
-	res, info := porcupine.CheckOperationsVerbose(m, ops, c.in.PorcupineTimeout)
+	// Without a story nobody will draw the history: decide it without
+	// porcupine's bookkeeping for the visualization, and pay for that only
+	// when an illegal history needs its unplaced operation explained.
+	var res porcupine.CheckResult
+	var info porcupine.LinearizationInfo
+	verbose := c.hasStory()
+	if !verbose {
+		res = porcupine.CheckOperationsTimeout(m, ops, c.in.PorcupineTimeout)
+		verbose = res == porcupine.Illegal
+	}
+	if verbose {
+		res, info = porcupine.CheckOperationsVerbose(m, ops, c.in.PorcupineTimeout)
+	}
 	l := Linearization{Check: check, Model: model, Result: string(res), Operations: len(ops), Partitions: len(parts),
-		Timeout: c.in.PorcupineTimeout, model: m, info: info, ran: true}
-	clients := make([]bool, numNodes(c.in.Records)+len(c.in.Names))
+		Timeout: c.in.PorcupineTimeout, model: m, info: info, ran: c.hasStory()}
+	if !c.hasStory() {
+		var bad []unplaced
+		if res == porcupine.Illegal {
+			bad = illegalParts(m, parts, info)
+		}
+		return l, bad
+	}
+	clients := make([]bool, len(c.tl.openT)+len(c.in.Names))
 	for _, op := range ops {
 		if op.ClientId >= 0 && op.ClientId < len(clients) {
 			clients[op.ClientId] = true

@@ -6,17 +6,6 @@ import (
 	"github.com/electsim/electsim/sim"
 )
 
-// Effect names of the lease store that the checker follows (they mirror
-// algorithms/lease/store.go, which the checker does not import).
-const (
-	effStoreUnavailable = "store.unavailable"
-	// noteResigning is faults.NoteResigning: a resign fault is about to shut
-	// the node down gracefully (the checker does not import faults).
-	noteResigning     = "fault.resigning"
-	effStoreAvailable = "store.available"
-	effLeaseExpired   = "lease.expired" // A: the holder whose lease expired
-)
-
 // recogSpan is a stretch of true time during which node was a recognised
 // leader in tenure (an index into timeline.tenures).
 type recogSpan struct {
@@ -37,6 +26,26 @@ type openFailover struct {
 	trigger   int // record index of the fault
 	newTenure int // tenure index of the recognised leader, once completed
 	epochs    []int64
+	counts    kindCounts // election messages sent during it
+}
+
+// kindCounts counts messages by kind; a run uses a handful of kinds, so a
+// short list beats a table of every possible kind.
+type kindCounts []kindN
+
+type kindN struct {
+	kind sim.MsgKind
+	n    int
+}
+
+func (kc *kindCounts) add(k sim.MsgKind) {
+	for i := range *kc {
+		if (*kc)[i].kind == k {
+			(*kc)[i].n++
+			return
+		}
+	}
+	*kc = append(*kc, kindN{kind: k, n: 1})
 }
 
 // replayed is what the replay pass produces.
@@ -44,134 +53,151 @@ type replayed struct {
 	spans      []recogSpan
 	failovers  []Failover
 	newTenure  []int // per failover: the recognised tenure (-1 if not completed)
+	counts     []kindCounts // per failover: election messages sent during it
 	leaderless time.Duration
 }
 
-// replayer re-runs the trace's observations, lifecycle and network faults to
-// know, at every record, who is a recognised leader.
+// replayer follows the trace's observations, lifecycle and network faults
+// as the records stream by, to know, at every record, who is a recognised
+// leader; it measures failovers as they happen. It keeps live state per
+// node and what it reports (spans, failovers), never the records.
 type replayer struct {
-	in      *Input
-	tl      *timeline
-	lease   bool
-	isCand  []bool
-	isStore []bool
-	major   int
-	leading []int // node → open tenure index, -1
-	bel     []belief
-	up      []bool
-	paused  []bool
-	net     *reach
-	storeDn bool
-	spanAt  []int // node → index of its open recognition span, -1
-	out     replayed
-	fo      *openFailover
+	in         *Input
+	tl         *timeline
+	lease      bool
+	isCand     []bool
+	isStore    []bool
+	major      int
+	leading    []int // node → open tenure index, -1
+	bel        []belief
+	up         []bool
+	paused     []bool
+	net        *reach
+	storeDn    bool
+	spanAt     []int // node → index of its open recognition span, -1
+	out        replayed
+	fo         *openFailover
+	last       sim.Time
+	nextTenure int
+	healthy0   []bool // scratch: who was a healthy recognised leader before a fault
 }
 
-func replay(in *Input, tl *timeline) replayed {
-	n := numNodes(in.Records)
-	if len(in.Names) > n {
-		n = len(in.Names)
-	}
+func newReplayer(in *Input, tl *timeline) *replayer {
+	p := &replayer{in: in, tl: tl, lease: len(in.LeaseStore) > 0, major: len(in.Candidates)/2 + 1, net: newReach(0)}
+	n := len(in.Names)
 	for _, c := range in.Candidates {
-		if int(c) >= n {
-			n = int(c) + 1
-		}
-	}
-	p := &replayer{in: in, tl: tl, lease: len(in.LeaseStore) > 0,
-		isCand: make([]bool, n), isStore: make([]bool, n), major: len(in.Candidates)/2 + 1,
-		leading: minusOnes(n), bel: make([]belief, n), up: make([]bool, n), paused: make([]bool, n),
-		net: newReach(n, in.Names), spanAt: minusOnes(n)}
-	for _, c := range in.Candidates {
-		p.isCand[c] = true
+		n = max(n, int(c)+1)
 	}
 	for _, s := range in.LeaseStore {
-		if s >= 0 && int(s) < n {
+		n = max(n, int(s)+1)
+	}
+	p.grow(n)
+	for _, c := range in.Candidates {
+		if c >= 0 {
+			p.isCand[c] = true
+		}
+	}
+	for _, s := range in.LeaseStore {
+		if s >= 0 {
 			p.isStore[s] = true
 		}
 	}
-	for i := range p.bel {
-		p.bel[i].peer = sim.None
-		p.up[i] = true
-	}
-	p.run()
-	return p.out
+	return p
 }
 
-func (p *replayer) run() {
-	recs := p.in.Records
-	var last sim.Time
-	nextTenure := 0
-	for i := range recs {
-		r := &recs[i]
-		switch r.Type {
-		case sim.RecDeliver, sim.RecDrop, sim.RecTimer, sim.RecPersist, sim.RecPersistDone:
-			continue // changes nothing the replay follows
-		}
-		// Integrate the time since the previous record under the old state.
-		if d := r.At.Sub(last); d > 0 {
-			if !p.anyRecognised() {
-				p.out.leaderless += d
-			}
-			if p.fo != nil && !p.covered() {
-				p.fo.f.Leaderless += d
-			}
-		}
-		last = r.At
+// grow makes room for n nodes (IDs 0..n-1).
+func (p *replayer) grow(n int) {
+	for len(p.leading) < n {
+		p.isCand = append(p.isCand, false)
+		p.isStore = append(p.isStore, false)
+		p.leading = append(p.leading, -1)
+		p.bel = append(p.bel, belief{peer: sim.None})
+		p.up = append(p.up, true)
+		p.paused = append(p.paused, false)
+		p.spanAt = append(p.spanAt, -1)
+		p.healthy0 = append(p.healthy0, false)
+	}
+	p.net.grow(n)
+	p.tl.grow(n)
+}
 
-		// Faults that remove a recognised leader, judged on the state
-		// before the record.
-		var removed []sim.NodeID
-		var why []string
-		var epochs []int64
-		switch {
-		case r.Type == sim.RecPause && p.recognised(r.Node):
-			removed, why = append(removed, r.Node), append(why, p.in.name(r.Node)+" paused")
-			epochs = append(epochs, p.tl.tenures[p.leading[r.Node]].epoch)
-		case r.Type == sim.RecStepDown && r.Detail == "crash" && p.recognised(r.Node):
-			removed, why = append(removed, r.Node), append(why, p.in.name(r.Node)+" crashed")
-			epochs = append(epochs, p.tl.tenures[p.leading[r.Node]].epoch)
-		case r.Type == sim.RecNote && r.Name == noteResigning && r.Node >= 0 && p.recognised(r.Node):
-			removed, why = append(removed, r.Node), append(why, p.in.name(r.Node)+" shut down gracefully")
-			epochs = append(epochs, p.tl.tenures[p.leading[r.Node]].epoch)
+// step follows one record that is not a message, timer or disk record;
+// seq is its ordinal in the trace.
+func (p *replayer) step(seq int, r *sim.Record) {
+	// Integrate the time since the previous record under the old state.
+	if d := r.At.Sub(p.last); d > 0 {
+		if !p.anyRecognised() {
+			p.out.leaderless += d
 		}
-		var healthyBefore []bool
-		netFault := r.Type == sim.RecFault && isNetFault(r)
-		storeFault := r.Type == sim.RecEffect && p.lease && p.isStoreNode(r.Node) && r.Name == effStoreUnavailable && !p.storeDn
-		if netFault || storeFault {
-			healthyBefore = make([]bool, len(p.leading))
-			for x := range p.leading {
-				healthyBefore[x] = p.recognised(sim.NodeID(x)) && p.healthy(sim.NodeID(x))
-			}
-		}
-
-		p.apply(r, &nextTenure)
-
-		for x, was := range healthyBefore {
-			if was && !p.healthy(sim.NodeID(x)) {
-				removed = append(removed, sim.NodeID(x))
-				epochs = append(epochs, p.tl.tenures[p.leading[x]].epoch)
-				switch {
-				case storeFault:
-					why = append(why, "lease store unavailable")
-				case p.lease:
-					why = append(why, p.in.name(sim.NodeID(x))+" cut off from the lease store")
-				default:
-					why = append(why, p.in.name(sim.NodeID(x))+" cut off from a majority")
-				}
-			}
-		}
-		if p.fo == nil && len(removed) > 0 {
-			l := removed[0]
-			p.fo = &openFailover{leader: l, trigger: i, newTenure: -1,
-				f: Failover{Fault: why[0], FaultAt: r.At, Leader: p.in.name(l), LeaderEpoch: epochs[0]}}
-		}
-
-		p.updateSpans(r.At)
-		if p.fo != nil {
-			p.observe(i, r)
+		if p.fo != nil && !p.covered() {
+			p.fo.f.Leaderless += d
 		}
 	}
+	p.last = r.At
+
+	// Faults that remove a recognised leader, judged on the state before
+	// the record.
+	removed, why, epoch := sim.None, "", int64(0)
+	switch {
+	case r.Type == sim.RecPause && p.recognised(r.Node):
+		removed, why = r.Node, p.in.name(r.Node)+" paused"
+	case r.Type == sim.RecStepDown && r.Fact == sim.FactCrashed && p.recognised(r.Node):
+		removed, why = r.Node, p.in.name(r.Node)+" crashed"
+	case r.Type == sim.RecFault && r.Fact == sim.FactResigning && r.Node >= 0 && p.recognised(r.Node):
+		removed, why = r.Node, p.in.name(r.Node)+" shut down gracefully"
+	}
+	if removed != sim.None {
+		epoch = p.tl.tenures[p.leading[removed]].epoch
+	}
+	netFault := isNetFault(r)
+	storeFault := r.Type == sim.RecEffect && p.lease && p.isStoreNode(r.Node) && r.Fact == sim.FactServiceDown && !p.storeDn
+	if netFault || storeFault {
+		for x := range p.leading {
+			p.healthy0[x] = p.recognised(sim.NodeID(x)) && p.healthy(sim.NodeID(x))
+		}
+	}
+
+	p.apply(r)
+
+	if netFault || storeFault {
+		for x, was := range p.healthy0 {
+			if !was || p.healthy(sim.NodeID(x)) || removed != sim.None {
+				continue
+			}
+			removed, epoch = sim.NodeID(x), p.tl.tenures[p.leading[x]].epoch
+			switch {
+			case storeFault:
+				why = "lease store unavailable"
+			case p.lease:
+				why = p.in.name(sim.NodeID(x)) + " cut off from the lease store"
+			default:
+				why = p.in.name(sim.NodeID(x)) + " cut off from a majority"
+			}
+		}
+	}
+	if p.fo == nil && removed != sim.None {
+		p.fo = &openFailover{leader: removed, trigger: seq, newTenure: -1,
+			f: Failover{Fault: why, FaultAt: r.At, Leader: p.in.name(removed), LeaderEpoch: epoch}}
+	}
+
+	p.updateSpans(r.At)
+	if p.fo != nil {
+		p.observe(seq, r)
+	}
+}
+
+// finish closes what is open at the end of the trace.
+func (p *replayer) finish() {
 	end := p.tl.end
+	if d := end.Sub(p.last); d > 0 {
+		if !p.anyRecognised() {
+			p.out.leaderless += d
+		}
+		if p.fo != nil && !p.covered() {
+			p.fo.f.Leaderless += d
+		}
+		p.last = end
+	}
 	for x, k := range p.spanAt {
 		if k >= 0 {
 			p.out.spans[k].to = end
@@ -181,16 +207,17 @@ func (p *replayer) run() {
 	if p.fo != nil {
 		p.out.failovers = append(p.out.failovers, p.fo.f)
 		p.out.newTenure = append(p.out.newTenure, -1)
+		p.out.counts = append(p.out.counts, p.fo.counts)
 		p.fo = nil
 	}
 }
 
 // apply updates the state for one record.
-func (p *replayer) apply(r *sim.Record, nextTenure *int) {
+func (p *replayer) apply(r *sim.Record) {
 	switch r.Type {
 	case sim.RecLead:
-		p.leading[r.Node] = *nextTenure
-		*nextTenure++
+		p.leading[r.Node] = p.nextTenure
+		p.nextTenure++
 	case sim.RecStepDown:
 		p.leading[r.Node] = -1
 	case sim.RecBelieve:
@@ -206,21 +233,21 @@ func (p *replayer) apply(r *sim.Record, nextTenure *int) {
 	case sim.RecResume:
 		p.paused[r.Node] = false
 	case sim.RecFault:
-		if isNetFault(r) {
+		switch {
+		case isNetFault(r):
 			p.net.apply(r)
-		}
-	case sim.RecNote:
-		if r.Name == noteResigning && r.Node >= 0 && int(r.Node) < len(p.up) {
+			p.grow(p.net.n)
+		case r.Fact == sim.FactResigning && r.Node >= 0:
 			// The node is shutting down: it stops leading and its process
 			// exits at this instant; its RecStart brings it back.
 			p.up[r.Node] = false
 		}
 	case sim.RecEffect:
 		if p.isStoreNode(r.Node) {
-			switch r.Name {
-			case effStoreUnavailable:
+			switch r.Fact {
+			case sim.FactServiceDown:
 				p.storeDn = true
-			case effStoreAvailable:
+			case sim.FactServiceUp:
 				p.storeDn = false
 			}
 		}
@@ -333,10 +360,10 @@ func (p *replayer) updateSpans(t sim.Time) {
 
 // observe measures the open failover at record i: detection, elections,
 // and completion once an eligible leader is recognised.
-func (p *replayer) observe(i int, r *sim.Record) {
+func (p *replayer) observe(seq int, r *sim.Record) {
 	fo := p.fo
 	l := fo.leader
-	if i != fo.trigger {
+	if seq != fo.trigger {
 		if !fo.f.Detected {
 			by := sim.None
 			switch {
@@ -346,7 +373,7 @@ func (p *replayer) observe(i int, r *sim.Record) {
 				by = l
 			case r.Type == sim.RecLead && r.Node != l:
 				by = r.Node
-			case r.Type == sim.RecEffect && p.isStoreNode(r.Node) && r.Name == effLeaseExpired && sim.NodeID(r.A) == l:
+			case r.Type == sim.RecEffect && p.isStoreNode(r.Node) && r.Fact == sim.FactLeaseExpired && sim.NodeID(r.A) == l:
 				by = r.Node // the store's clock expired the removed holder's lease
 			}
 			if by != sim.None {
@@ -382,6 +409,7 @@ func (p *replayer) observe(i int, r *sim.Record) {
 		fo.f.ElectionsDuring = len(fo.epochs)
 		p.out.failovers = append(p.out.failovers, fo.f)
 		p.out.newTenure = append(p.out.newTenure, p.leading[x])
+		p.out.counts = append(p.out.counts, fo.counts)
 		p.fo = nil
 		return
 	}

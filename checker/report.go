@@ -164,6 +164,9 @@ type Report struct {
 	// Leaderless is the total true time with no recognised leader, from
 	// time 0 to End.
 	Leaderless time.Duration
+	// Tenures counts tenures begun (every RecLead: a won election or a
+	// lease acquisition).
+	Tenures int
 	// LeaderChanges counts tenures that started after the first one.
 	LeaderChanges int
 	// FlapsPerMinute is LeaderChanges per minute of the run, and

@@ -174,8 +174,7 @@ func (c *checker) checkSplitBrain() Check {
 		if c.wants(&ch) {
 			items := c.context(a.start, o.to, []sim.NodeID{a.node, b.node}, c.tenureSlots(a, b))
 			if a.start < o.from { // the older tenure's start is the first thing told
-				r := &c.in.Records[a.startRec]
-				items = append(items, item{at: a.start, seq: a.startRec, node: a.node, wall: r.Wall,
+				items = append(items, item{at: a.start, seq: a.startSeq, node: a.node, wall: a.startWall,
 					text: fmt.Sprintf("%s acts as leader, epoch %d, token %d", c.in.name(a.node), a.epoch, a.token)})
 			}
 			for _, i := range idx {

@@ -108,7 +108,13 @@ func TestLockModelNeedsTwoOperationsPerTenure(t *testing.T) {
 	assert.Equal(t, "porcupine linearized 1 of 4 operations; it cannot place n2's acquire (epoch 2, token 2) at t=3.000s while the lock is held by n1", c.Violations[0].Details)
 
 	name := func(id sim.NodeID) string { return threeName[id] }
-	tl := buildTimeline(b.recs)
+	tl := &timeline{}
+	tl.grow(len(threeName))
+	for i := range b.recs {
+		tl.end = b.recs[i].At
+		tl.add(i, &b.recs[i])
+	}
+	tl.finish()
 	var one []porcupine.Operation
 	for _, tn := range tl.tenures {
 		one = append(one, porcupine.Operation{ClientId: int(tn.node), Input: lockInput{op: lockHold, node: tn.node, name: name(tn.node)},

@@ -11,13 +11,13 @@ type tenure struct {
 	node         sim.NodeID
 	epoch, token int64
 	start, end   sim.Time
-	startRec     int // index of the RecLead record
-	endRec       int // index of the record that ended it; -1 if open at the end
-	why          string
+	startSeq     int   // ordinal of the RecLead record in the trace
+	startWall    int64 // the node's wall clock at its RecLead (Unix ns)
+	closed       bool  // a record ended it; false: open at the end of the trace
 }
 
 // open reports whether the tenure lasted until the end of the trace.
-func (t *tenure) open() bool { return t.endRec < 0 }
+func (t *tenure) open() bool { return !t.closed }
 
 // span is a true-time interval of one node: a pause or a crash.
 type span struct {
@@ -26,74 +26,83 @@ type span struct {
 	open     bool // lasted until the end of the trace
 }
 
-// timeline is what the checks need from the trace, gathered in one pass.
+// timeline is what the checks need from the trace, gathered as the records
+// stream by: one small entry per tenure, pause and crash (what the report
+// tells), never the records themselves.
 type timeline struct {
 	end     sim.Time
 	tenures []tenure // in start order
 	pauses  []span
 	crashes []span
+	openT   []int // node → index of its open tenure, -1
+	openP   []int // node → index of its open pause, -1
+	openC   []int // node → index of its open crash, -1
 }
 
-func buildTimeline(recs []sim.Record) *timeline {
-	tl := &timeline{}
-	if len(recs) > 0 {
-		tl.end = recs[len(recs)-1].At
+// grow makes room for n nodes.
+func (tl *timeline) grow(n int) {
+	for len(tl.openT) < n {
+		tl.openT = append(tl.openT, -1)
+		tl.openP = append(tl.openP, -1)
+		tl.openC = append(tl.openC, -1)
 	}
-	n := numNodes(recs)
-	openT := minusOnes(n) // node → index of its open tenure
-	openP := minusOnes(n) // node → index of its open pause
-	openC := minusOnes(n) // node → index of its open crash
-	closeT := func(n sim.NodeID, at sim.Time, rec int, why string) {
-		if k := openT[n]; k >= 0 {
-			t := &tl.tenures[k]
-			t.end, t.endRec, t.why = at, rec, why
-			openT[n] = -1
+}
+
+func (tl *timeline) closeTenure(n sim.NodeID, at sim.Time) {
+	if k := tl.openT[n]; k >= 0 {
+		t := &tl.tenures[k]
+		t.end, t.closed = at, true
+		tl.openT[n] = -1
+	}
+}
+
+// add follows one non-message record (the caller has grown the tables to
+// hold its node).
+func (tl *timeline) add(seq int, r *sim.Record) {
+	switch r.Type {
+	case sim.RecLead:
+		tl.closeTenure(r.Node, r.At)
+		tl.openT[r.Node] = len(tl.tenures)
+		tl.tenures = append(tl.tenures, tenure{node: r.Node, epoch: r.Epoch, token: r.Token, start: r.At, startSeq: seq, startWall: r.Wall})
+	case sim.RecStepDown:
+		tl.closeTenure(r.Node, r.At)
+	case sim.RecCrash:
+		tl.closeTenure(r.Node, r.At)
+		if k := tl.openP[r.Node]; k >= 0 {
+			tl.pauses[k].to = r.At
+			tl.openP[r.Node] = -1
+		}
+		tl.openC[r.Node] = len(tl.crashes)
+		tl.crashes = append(tl.crashes, span{node: r.Node, from: r.At})
+	case sim.RecStart:
+		if k := tl.openC[r.Node]; k >= 0 {
+			tl.crashes[k].to = r.At
+			tl.openC[r.Node] = -1
+		}
+	case sim.RecPause:
+		tl.openP[r.Node] = len(tl.pauses)
+		tl.pauses = append(tl.pauses, span{node: r.Node, from: r.At})
+	case sim.RecResume:
+		if k := tl.openP[r.Node]; k >= 0 {
+			tl.pauses[k].to = r.At
+			tl.openP[r.Node] = -1
 		}
 	}
-	for i := range recs {
-		r := &recs[i]
-		switch r.Type {
-		case sim.RecLead:
-			closeT(r.Node, r.At, i, "new tenure")
-			openT[r.Node] = len(tl.tenures)
-			tl.tenures = append(tl.tenures, tenure{node: r.Node, epoch: r.Epoch, token: r.Token, start: r.At, startRec: i, endRec: -1})
-		case sim.RecStepDown:
-			closeT(r.Node, r.At, i, r.Detail)
-		case sim.RecCrash:
-			closeT(r.Node, r.At, i, "crash")
-			if k := openP[r.Node]; k >= 0 {
-				tl.pauses[k].to = r.At
-				openP[r.Node] = -1
-			}
-			openC[r.Node] = len(tl.crashes)
-			tl.crashes = append(tl.crashes, span{node: r.Node, from: r.At})
-		case sim.RecStart:
-			if k := openC[r.Node]; k >= 0 {
-				tl.crashes[k].to = r.At
-				openC[r.Node] = -1
-			}
-		case sim.RecPause:
-			openP[r.Node] = len(tl.pauses)
-			tl.pauses = append(tl.pauses, span{node: r.Node, from: r.At})
-		case sim.RecResume:
-			if k := openP[r.Node]; k >= 0 {
-				tl.pauses[k].to = r.At
-				openP[r.Node] = -1
-			}
-		}
-	}
-	for i := 0; i < n; i++ { // what is still open lasts until the end
-		if k := openT[i]; k >= 0 {
+}
+
+// finish closes what is still open at the end of the trace.
+func (tl *timeline) finish() {
+	for i := range tl.openT {
+		if k := tl.openT[i]; k >= 0 {
 			tl.tenures[k].end = tl.end
 		}
-		if k := openP[i]; k >= 0 {
+		if k := tl.openP[i]; k >= 0 {
 			tl.pauses[k].to, tl.pauses[k].open = tl.end, true
 		}
-		if k := openC[i]; k >= 0 {
+		if k := tl.openC[i]; k >= 0 {
 			tl.crashes[k].to, tl.crashes[k].open = tl.end, true
 		}
 	}
-	return tl
 }
 
 // numNodes returns one more than the highest node ID the records mention.

@@ -161,7 +161,7 @@ func (e *executor) shouldRun(j int, slot int64, late time.Duration, last bool) b
 }
 
 func (e *executor) missed(j int, slot int64, why string) {
-	e.env.Effect(sim.Effect{Name: "cron.missed", Detail: SlotName(e.cfg.Jobs[j].Name, slot) + ": " + why, B: slot, C: int64(j)})
+	e.env.Effect(sim.Effect{Name: "cron.missed", Detail: SlotName(e.cfg.Jobs[j].Name, slot) + ": " + why, B: slot, C: int64(j), Fact: sim.FactRunSkipped})
 }
 
 // startRun begins a run of slot with token.
@@ -180,7 +180,7 @@ func (e *executor) startRun(j int, slot int64, token int64, late time.Duration) 
 		dur: e.env.Rand().DurationRange(job.RunMin, job.RunMax)}
 	e.env.Effect(sim.Effect{Name: "cron.run_started",
 		Detail: fmt.Sprintf("%s token %d run %d duration %v late %v", SlotName(job.Name, slot), token, id, r.dur, late.Round(time.Millisecond)),
-		A:      token, B: slot, C: int64(j)})
+		A:      token, B: slot, C: int64(j), Fact: sim.FactRunStarted})
 	if e.cfg.Policy.Claim {
 		r.claiming = true
 		e.write(sim.Message{Kind: KindClaim, To: e.cfg.Resource, Term: token, Index: slot, A: packJobStep(j, 0), B: id})

@@ -217,9 +217,9 @@ func (in *Injector) applyResign(x *Resign, c *ctx) outcome {
 	}
 	body := "resign " + in.describe(nodes, why)
 	for _, id := range nodes {
-		// Noted before the hook runs, so a checker reading the trace sees the
-		// shutdown before the step-down it causes.
-		in.s.Note(NoteResigning, in.s.NodeName(id)+" shuts down gracefully (SIGTERM)", id)
+		// Recorded before the hook runs, so a checker reading the trace sees
+		// the shutdown (sim.FactResigning) before the step-down it causes.
+		in.s.Resigning(id, in.s.NodeName(id)+" shuts down gracefully (SIGTERM)")
 		if r, ok := in.s.Node(id).(Resigner); ok {
 			r.Resign()
 		} else {

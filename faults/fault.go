@@ -141,9 +141,9 @@ func (r *Resign) Validate() error {
 	return prefix("target.", r.Target.Validate())
 }
 
-// NoteResigning is the trace note (a RecNote record naming the node) written
-// just before a resign fault runs a node's hook.
-const NoteResigning = "fault.resigning"
+// NoteResigning is the Name of the RecFault record (with the typed fact
+// sim.FactResigning) written just before a resign fault runs a node's hook.
+const NoteResigning = sim.FaultResigning
 
 // Resigner is implemented by nodes with a graceful-shutdown hook.
 type Resigner interface {

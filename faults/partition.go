@@ -129,7 +129,7 @@ func (p *Partition) Validate() error {
 
 // partitionPlan is what a partition fault will do once resolved.
 type partitionPlan struct {
-	links    [][2]sim.NodeID // directed links the shape cuts
+	links    []sim.Link // directed links the shape cuts (the engine's definition of the shape)
 	cut      func()          // the engine call that cuts them (one trace record)
 	concrete Partition       // the same partition with concrete node targets
 	body     string
@@ -184,11 +184,7 @@ func (in *Injector) planPartition(p *Partition, c *ctx) (pl partitionPlan, skip 
 			return pl, sk
 		}
 		for _, x := range nodes {
-			for i := 0; i < s.NumNodes(); i++ {
-				if y := sim.NodeID(i); y != x {
-					pl.links = append(pl.links, [2]sim.NodeID{x, y}, [2]sim.NodeID{y, x})
-				}
-			}
+			pl.links = append(pl.links, sim.IsolateLinks(x, s.NumNodes())...)
 		}
 		pl.cut = func() {
 			for _, x := range nodes {
@@ -273,11 +269,7 @@ func (in *Injector) planPartition(p *Partition, c *ctx) (pl partitionPlan, skip 
 			return pl, "a bridge needs at least three candidates"
 		}
 		left, right := others[:len(others)/2], others[len(others)/2:]
-		for _, a := range left {
-			for _, b := range right {
-				pl.links = append(pl.links, [2]sim.NodeID{a, b}, [2]sim.NodeID{b, a})
-			}
-		}
+		pl.links = sim.BridgeLinks(left, right, bridge)
 		pl.cut = func() { s.Bridge(left, right, bridge) }
 		t := Nodes(bridge)
 		pl.concrete.Target = &t
@@ -303,13 +295,7 @@ func (in *Injector) planPartition(p *Partition, c *ctx) (pl partitionPlan, skip 
 				}
 			}
 		}
-		for _, a := range from {
-			for _, b := range to {
-				if a != b {
-					pl.links = append(pl.links, [2]sim.NodeID{a, b})
-				}
-			}
-		}
+		pl.links = sim.OneWayLinks(from, to)
 		if len(pl.links) == 0 {
 			return pl, "no link from target to receivers"
 		}
@@ -325,11 +311,11 @@ func (in *Injector) planPartition(p *Partition, c *ctx) (pl partitionPlan, skip 
 // cutLinks takes hold of the plan's links and cuts them. A link is held if it
 // is up or already held by another partition fault; a link down for another
 // reason is not this fault's to restore.
-func (in *Injector) cutLinks(pl partitionPlan) (held [][2]sim.NodeID) {
+func (in *Injector) cutLinks(pl partitionPlan) (held []sim.Link) {
 	n := in.s.NumNodes()
 	for _, l := range pl.links {
-		i := int(l[0])*n + int(l[1])
-		if in.s.Reachable(l[0], l[1]) || in.holds[i] > 0 {
+		i := int(l.From)*n + int(l.To)
+		if in.s.Reachable(l.From, l.To) || in.holds[i] > 0 {
 			if slices.Contains(held, l) {
 				continue
 			}
@@ -343,12 +329,12 @@ func (in *Injector) cutLinks(pl partitionPlan) (held [][2]sim.NodeID) {
 
 // releaseLinks drops the fault's hold on its links and restores those no
 // other fault holds.
-func (in *Injector) releaseLinks(held [][2]sim.NodeID) string {
+func (in *Injector) releaseLinks(held []sim.Link) string {
 	n := in.s.NumNodes()
-	var up [][2]sim.NodeID
+	var up []sim.Link
 	healed := 0
 	for _, l := range held {
-		i := int(l[0])*n + int(l[1])
+		i := int(l.From)*n + int(l.To)
 		if in.holds[i] == 0 {
 			healed++ // released by a heal meanwhile
 			continue

@@ -9,8 +9,11 @@ import (
 // The methods in this file are the engine's fault primitives. Each records a
 // trace record; the faults package composes them into scenarios.
 
-func (s *Sim) fault(name, detail string, node NodeID) {
-	s.rec = Record{At: s.now, Type: RecFault, Node: node, Peer: None, Name: name, Detail: detail}
+func (s *Sim) fault(name, detail string, node NodeID) { s.factFault(name, detail, node, FactNone) }
+
+// factFault records a fault with its typed fact.
+func (s *Sim) factFault(name, detail string, node NodeID, f Fact) {
+	s.rec = Record{At: s.now, Type: RecFault, Node: node, Peer: None, Name: name, Detail: detail, Fact: f}
 	if node >= 0 {
 		n := s.nodes[node]
 		s.rec.Mono, s.rec.Wall = time.Duration(n.mono()), n.wall()
@@ -28,6 +31,16 @@ func (s *Sim) Note(name, detail string, node NodeID) {
 		s.rec.Mono, s.rec.Wall = time.Duration(n.mono()), n.wall()
 	}
 	s.emit()
+}
+
+// FaultResigning is the Name of the record Resigning writes.
+const FaultResigning = "fault.resigning"
+
+// Resigning records that the node starts a graceful shutdown now (a
+// RecFault with FactResigning): from here on it is not a working leader,
+// whatever it still reports, until its next RecStart.
+func (s *Sim) Resigning(id NodeID, detail string) {
+	s.factFault(FaultResigning, detail, id, FactResigning)
 }
 
 // mustRate panics on a rate that would stop or reverse a clock.
@@ -86,7 +99,7 @@ func (s *Sim) Crash(id NodeID) {
 	if !n.up {
 		return
 	}
-	n.StopLeading("crash")
+	n.stopLeading("crash", FactCrashed)
 	n.up = false
 	n.paused = false
 	n.inc++
@@ -196,11 +209,32 @@ func (s *Sim) names(ids []NodeID) string {
 	return strings.Join(parts, ",")
 }
 
-func (s *Sim) setUp(from, to NodeID, up bool) {
+// setUp sets the directed link from→to up or cut and, if its state
+// changed, appends it to *changed.
+func (s *Sim) setUp(from, to NodeID, up bool, changed *[]Link) {
 	if from == to {
 		return
 	}
-	s.net.links[s.net.idx(from, to)].up = up
+	l := &s.net.links[s.net.idx(from, to)]
+	if l.up != up {
+		l.up = up
+		*changed = append(*changed, Link{From: from, To: to})
+	}
+}
+
+// netFault records a network fault with the exact links it changed: the
+// typed fact a checker replays reachability from (Detail is for people).
+func (s *Sim) netFault(name, detail string, node NodeID, cut bool, changed []Link) {
+	s.rec = Record{At: s.now, Type: RecFault, Node: node, Peer: None, Name: name, Detail: detail,
+		Fact: FactLinksRestored, Links: changed}
+	if cut {
+		s.rec.Fact = FactLinksCut
+	}
+	if node >= 0 {
+		n := s.nodes[node]
+		s.rec.Mono, s.rec.Wall = time.Duration(n.mono()), n.wall()
+	}
+	s.emit()
 }
 
 // Reachable reports whether messages from one node currently reach another.
@@ -210,34 +244,51 @@ func (s *Sim) Reachable(from, to NodeID) bool {
 
 // Cut cuts the directed link from→to.
 func (s *Sim) Cut(from, to NodeID) {
-	s.setUp(from, to, false)
-	s.fault("net.cut", fmt.Sprintf("%s -> %s", s.nodes[from].name, s.nodes[to].name), None)
+	var ch []Link
+	s.setUp(from, to, false, &ch)
+	s.netFault("net.cut", fmt.Sprintf("%s -> %s", s.nodes[from].name, s.nodes[to].name), None, true, ch)
 }
 
 // Connect restores the directed link from→to.
 func (s *Sim) Connect(from, to NodeID) {
-	s.setUp(from, to, true)
-	s.fault("net.connect", fmt.Sprintf("%s -> %s", s.nodes[from].name, s.nodes[to].name), None)
+	var ch []Link
+	s.setUp(from, to, true, &ch)
+	s.netFault("net.connect", fmt.Sprintf("%s -> %s", s.nodes[from].name, s.nodes[to].name), None, false, ch)
 }
 
-// ConnectLinks restores the given directed links ({from, to} pairs) with one
-// net.connect record, as reverting one partition of several does.
-func (s *Sim) ConnectLinks(links [][2]NodeID) {
+// ConnectLinks restores the given directed links with one net.connect
+// record, as reverting one partition of several does.
+func (s *Sim) ConnectLinks(links []Link) {
+	var ch []Link
 	parts := make([]string, len(links))
 	for i, l := range links {
-		s.setUp(l[0], l[1], true)
-		parts[i] = s.nodes[l[0]].name + " -> " + s.nodes[l[1]].name
+		s.setUp(l.From, l.To, true, &ch)
+		parts[i] = s.nodes[l.From].name + " -> " + s.nodes[l.To].name
 	}
-	s.fault("net.connect", strings.Join(parts, ", "), None)
+	s.netFault("net.connect", strings.Join(parts, ", "), None, false, ch)
 }
+
+// CutLinks cuts the given directed links with one net.cut record.
+func (s *Sim) CutLinks(links []Link) {
+	var ch []Link
+	parts := make([]string, len(links))
+	for i, l := range links {
+		s.setUp(l.From, l.To, false, &ch)
+		parts[i] = s.nodes[l.From].name + " -> " + s.nodes[l.To].name
+	}
+	s.netFault("net.cut", strings.Join(parts, ", "), None, true, ch)
+}
+
+// The link sets of the partition shapes. Each is the one definition of its
+// shape, shared by the engine (which cuts it), the fault injector (which
+// holds and later restores exactly these links) and the tests that check
+// the checker's reachability against the engine's.
 
 // CrossLinks lists the directed links a partition into groups cuts: both
 // directions between every two nodes of different groups (never a node to
-// itself). It is the one definition the engine, the fault injector (which
-// restores exactly the links it cut) and the checker (which replays
-// reachability from the trace) share.
-func CrossLinks(groups [][]NodeID) [][2]NodeID {
-	var out [][2]NodeID
+// itself).
+func CrossLinks(groups [][]NodeID) []Link {
+	var out []Link
 	for gi, g := range groups {
 		for gj, h := range groups {
 			if gi == gj {
@@ -246,7 +297,7 @@ func CrossLinks(groups [][]NodeID) [][2]NodeID {
 			for _, a := range g {
 				for _, b := range h {
 					if a != b {
-						out = append(out, [2]NodeID{a, b})
+						out = append(out, Link{a, b})
 					}
 				}
 			}
@@ -255,52 +306,85 @@ func CrossLinks(groups [][]NodeID) [][2]NodeID {
 	return out
 }
 
+// IsolateLinks lists the links isolating id from the other n-1 nodes
+// cuts: both directions between it and every other node.
+func IsolateLinks(id NodeID, n int) []Link {
+	var out []Link
+	for i := 0; i < n; i++ {
+		if y := NodeID(i); y != id {
+			out = append(out, Link{id, y}, Link{y, id})
+		}
+	}
+	return out
+}
+
+// OneWayLinks lists the links an asymmetric partition cuts: from every node
+// in from to every node in to (not the reverse).
+func OneWayLinks(from, to []NodeID) []Link {
+	var out []Link
+	for _, a := range from {
+		for _, b := range to {
+			if a != b {
+				out = append(out, Link{a, b})
+			}
+		}
+	}
+	return out
+}
+
+// BridgeLinks lists the links a bridge partition cuts: both directions
+// between left and right, except those of the bridge node.
+func BridgeLinks(left, right []NodeID, bridge NodeID) []Link {
+	var out []Link
+	for _, a := range left {
+		for _, b := range right {
+			if a == bridge || b == bridge || a == b {
+				continue
+			}
+			out = append(out, Link{a, b}, Link{b, a})
+		}
+	}
+	return out
+}
+
+// cutAll cuts links and returns those whose state changed.
+func (s *Sim) cutAll(links []Link) []Link {
+	var ch []Link
+	for _, l := range links {
+		s.setUp(l.From, l.To, false, &ch)
+	}
+	return ch
+}
+
 // Partition cuts every link (both directions) between nodes of different
 // groups. Links of nodes in no group are left as they are.
 func (s *Sim) Partition(groups ...[]NodeID) {
-	for _, l := range CrossLinks(groups) {
-		s.setUp(l[0], l[1], false)
-	}
+	ch := s.cutAll(CrossLinks(groups))
 	parts := make([]string, len(groups))
 	for i, g := range groups {
 		parts[i] = "{" + s.names(g) + "}"
 	}
-	s.fault("net.partition", strings.Join(parts, " | "), None)
+	s.netFault("net.partition", strings.Join(parts, " | "), None, true, ch)
 }
 
 // Isolate cuts every link to and from the node.
 func (s *Sim) Isolate(id NodeID) {
-	for i := range s.nodes {
-		s.setUp(id, NodeID(i), false)
-		s.setUp(NodeID(i), id, false)
-	}
-	s.fault("net.isolate", s.nodes[id].name, id)
+	ch := s.cutAll(IsolateLinks(id, len(s.nodes)))
+	s.netFault("net.isolate", s.nodes[id].name, id, true, ch)
 }
 
 // OneWay cuts the links from every node in from to every node in to, leaving
 // the reverse direction working (an asymmetric partition).
 func (s *Sim) OneWay(from, to []NodeID) {
-	for _, a := range from {
-		for _, b := range to {
-			s.setUp(a, b, false)
-		}
-	}
-	s.fault("net.one_way", "{"+s.names(from)+"} -/-> {"+s.names(to)+"}", None)
+	ch := s.cutAll(OneWayLinks(from, to))
+	s.netFault("net.one_way", "{"+s.names(from)+"} -/-> {"+s.names(to)+"}", None, true, ch)
 }
 
 // Bridge splits left from right (both directions) while bridge keeps talking
 // to both sides, as in Jepsen's bridge nemesis.
 func (s *Sim) Bridge(left, right []NodeID, bridge NodeID) {
-	for _, a := range left {
-		for _, b := range right {
-			if a == bridge || b == bridge {
-				continue
-			}
-			s.setUp(a, b, false)
-			s.setUp(b, a, false)
-		}
-	}
-	s.fault("net.bridge", "{"+s.names(left)+"} | {"+s.names(right)+"} via "+s.nodes[bridge].name, None)
+	ch := s.cutAll(BridgeLinks(left, right, bridge))
+	s.netFault("net.bridge", "{"+s.names(left)+"} | {"+s.names(right)+"} via "+s.nodes[bridge].name, None, true, ch)
 }
 
 // SplitMinority partitions nodes into a random minority of size
@@ -331,10 +415,15 @@ func sortIDs(ids []NodeID) {
 
 // Heal restores every link.
 func (s *Sim) Heal() {
+	var ch []Link
+	n := s.net.n
 	for i := range s.net.links {
-		s.net.links[i].up = true
+		if !s.net.links[i].up {
+			s.net.links[i].up = true
+			ch = append(ch, Link{NodeID(i / n), NodeID(i % n)})
+		}
 	}
-	s.fault("net.heal", "all links restored", None)
+	s.netFault("net.heal", "all links restored", None, false, ch)
 }
 
 // SetLink configures the directed link from→to (latency, drop, duplicate, FIFO).

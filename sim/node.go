@@ -32,6 +32,9 @@ type Effect struct {
 	Name    string
 	Detail  string
 	A, B, C int64
+	// Fact is the effect's typed meaning when a checker must act on it
+	// (FactLeaseExpired, FactRunStarted, ...); FactNone otherwise.
+	Fact Fact
 }
 
 // Env is a node's only window on the world. Every method is deterministic.

@@ -215,13 +215,16 @@ func (n *nodeState) ActAsLeader(epoch, token int64) {
 	n.s.emit()
 }
 
-func (n *nodeState) StopLeading(why string) {
+func (n *nodeState) StopLeading(why string) { n.stopLeading(why, FactNone) }
+
+// stopLeading records the end of the node's tenure with its typed cause.
+func (n *nodeState) stopLeading(why string, f Fact) {
 	if !n.leading {
 		return
 	}
 	n.leading = false
 	r := n.stamp(RecStepDown)
-	r.Epoch, r.Token, r.Detail = n.epoch, n.token, why
+	r.Epoch, r.Token, r.Detail, r.Fact = n.epoch, n.token, why, f
 	n.s.emit()
 }
 
@@ -233,6 +236,6 @@ func (n *nodeState) BelieveLeader(leader NodeID, epoch int64) {
 
 func (n *nodeState) Effect(e Effect) {
 	r := n.stamp(RecEffect)
-	r.Name, r.Detail, r.A, r.B, r.C = e.Name, e.Detail, e.A, e.B, e.C
+	r.Name, r.Detail, r.A, r.B, r.C, r.Fact = e.Name, e.Detail, e.A, e.B, e.C, e.Fact
 	n.s.emit()
 }

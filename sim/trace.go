@@ -21,9 +21,9 @@ const (
 	RecCrash                             // Node crashed
 	RecPause                             // Node's process was paused
 	RecResume                            // Node's process resumed (A=buffered events)
-	RecFault                             // a network, clock or other fault (Name, Detail)
+	RecFault                             // a network, clock or other fault (Name, Detail; Fact and Links for network changes)
 	RecLead                              // Node acts as leader for Epoch with fencing Token
-	RecStepDown                          // Node stopped acting as leader (Detail: why)
+	RecStepDown                          // Node stopped acting as leader (Detail: why, for people; Fact FactCrashed when a crash ended it)
 	RecBelieve                           // Node believes Peer leads Epoch
 	RecEffect                            // a node-defined effect (Name, Detail, A, B, C)
 	RecEnd                               // the run ended (Detail: outcome)
@@ -83,6 +83,13 @@ type Record struct {
 	Wall   int64 // Unix nanoseconds
 	Name   string
 	Detail string
+	// Fact is the record's typed meaning for checkers (see Fact); Name and
+	// Detail are for people only.
+	Fact Fact
+	// Links, on a network fault with FactLinksCut or FactLinksRestored, are
+	// exactly the directed links whose state the fault changed. The slice
+	// is never reused by the engine, so a sink may keep it.
+	Links []Link
 }
 
 // Sink receives every trace record as it happens. The *Record is only valid

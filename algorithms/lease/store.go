@@ -176,7 +176,11 @@ func (st *Store) SetUnavailable(on bool) {
 		if on {
 			name = EffectUnavailable
 		}
-		st.env.Effect(sim.Effect{Name: name, A: int64(sim.None)})
+		fact := sim.FactServiceUp
+		if on {
+			fact = sim.FactServiceDown
+		}
+		st.env.Effect(sim.Effect{Name: name, A: int64(sim.None), Fact: fact})
 	}
 }
 
@@ -397,8 +401,18 @@ func (st *Store) write(op Op, rec *Record, had bool, before Record, counterKey s
 
 func (st *Store) effect(name, key string, holder sim.NodeID, token, rev int64) {
 	if st.env != nil {
-		st.env.Effect(sim.Effect{Name: name, Detail: key, A: int64(holder), B: token, C: rev})
+		st.env.Effect(sim.Effect{Name: name, Detail: key, A: int64(holder), B: token, C: rev, Fact: effectFacts[name]})
 	}
+}
+
+// effectFacts are the typed facts of the store's effects that checkers act
+// on (sim.Fact); the names above are for people and fault triggers.
+var effectFacts = map[string]sim.Fact{
+	EffectAcquired: sim.FactLeaseAcquired,
+	EffectRenewed:  sim.FactLeaseRenewed,
+	EffectReleased: sim.FactLeaseReleased,
+	EffectExpired:  sim.FactLeaseExpired,
+	EffectReverted: sim.FactLeaseReverted,
 }
 
 // persist writes the durable snapshot (unless Volatile).

@@ -1,0 +1,116 @@
+package checker
+
+import (
+	"sort"
+
+	"github.com/electsim/electsim/cron"
+	"github.com/electsim/electsim/sim"
+)
+
+// Checker is the streaming checker: a sim.Sink that judges a run as its
+// records happen. It keeps live state (who leads, who is up, which links are
+// cut, the open failover) and what it will report (tenures, pauses, crashes,
+// recognition spans, failovers), never the records themselves, so its
+// memory does not grow with the length of the run but only with what it
+// finds. It is the one implementation of every check; Run feeds it a
+// recorded trace.
+//
+// Explanations (the narrative of each violation) and porcupine's
+// visualization annotations need the run's story: with Input.KeepStory the
+// checker also keeps the records a story tells (lifecycle, leadership,
+// faults, notes, effects; never messages, timers or disk writes). Sweeps
+// leave it off and re-run the runs they explain, which is exact because
+// runs are deterministic (docs/checkers.md, "Streaming and replay").
+type Checker struct {
+	c   *checker
+	rp  *replayer
+	seq int // ordinal of the next record
+}
+
+// New returns a streaming checker for a run described by in. in.Records is
+// ignored; in.Candidates is required (the majority that recognises a
+// leader must be known before the first record). Subscribe it with
+// sim.AddSink before the run, and call Finish after sim.End.
+func New(in Input) *Checker {
+	c := &checker{in: in.withDefaults(nil)}
+	c.tl = &timeline{}
+	ck := &Checker{c: c}
+	ck.rp = newReplayer(&c.in, c.tl)
+	return ck
+}
+
+// Record implements sim.Sink.
+func (k *Checker) Record(r *sim.Record) {
+	seq := k.seq
+	k.seq++
+	c := k.c
+	c.tl.end = r.At
+	switch r.Type {
+	case sim.RecDeliver, sim.RecDrop:
+		if r.Type == sim.RecDeliver && r.Kind == cron.KindWrite {
+			c.writeSends = append(c.writeSends, writeSend{at: r.At, from: r.Peer, token: r.Epoch, sentAt: r.SentAt})
+		}
+		if !isCronKind(r.Kind) {
+			k.countMessage(r)
+		}
+		return
+	case sim.RecTimer, sim.RecPersist, sim.RecPersistDone:
+		return
+	}
+	if m := max(int(r.Node), int(r.Peer)) + 1; m > len(k.rp.leading) {
+		k.rp.grow(m)
+	}
+	if c.in.KeepStory {
+		c.kept = append(c.kept, storyRec{seq: seq, r: *r})
+	}
+	if r.Type != sim.RecNote {
+		c.tl.add(seq, r)
+		k.rp.step(seq, r)
+	}
+}
+
+// countMessage adds an election message (delivered or lost) to the
+// failover during which it was sent. Failovers do not overlap; the open one
+// has no end yet.
+func (k *Checker) countMessage(r *sim.Record) {
+	fos := k.rp.out.failovers
+	if fo := k.rp.fo; fo != nil && fo.f.FaultAt <= r.SentAt {
+		if len(fos) == 0 || fos[len(fos)-1].LeaderAt < r.SentAt {
+			fo.counts.add(r.Kind)
+			return
+		}
+	}
+	if len(fos) == 0 || r.SentAt > fos[len(fos)-1].LeaderAt {
+		return
+	}
+	i := sort.Search(len(fos), func(i int) bool { return fos[i].LeaderAt >= r.SentAt })
+	if i < len(fos) && fos[i].FaultAt <= r.SentAt {
+		k.rp.out.counts[i].add(r.Kind)
+	}
+}
+
+// Finish judges the run. resource is the fenced resource's log
+// (cron.Resource.Log; nil without a resource). The Checker must not be
+// used after.
+func (k *Checker) Finish(resource []cron.LogEntry) Report {
+	c := k.c
+	c.in.Resource = resource
+	k.rp.finish()
+	c.tl.finish()
+	c.rp = k.rp.out
+	return c.run()
+}
+
+// storyRec is a kept record and its ordinal in the trace.
+type storyRec struct {
+	seq int
+	r   sim.Record
+}
+
+// writeSend is the delivery of a write message to the resource.
+type writeSend struct {
+	at     sim.Time
+	from   sim.NodeID
+	token  int64
+	sentAt sim.Time
+}

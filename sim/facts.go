@@ -1,0 +1,77 @@
+package sim
+
+import "fmt"
+
+// Fact is the typed meaning of a trace record, for the code that judges a
+// run. A checker acts on Record.Type, the numeric fields, Links and Fact;
+// never on Name, Detail or notes, which are written for people and may
+// change wording at any time (docs/checkers.md, "The typed vocabulary").
+//
+// The vocabulary is declared here, in the engine, because its emitters live
+// in several packages (the engine, services, the fault injector) and its
+// readers (the checker) must not name any algorithm: a lease store declares
+// that a holder's lease expired with FactLeaseExpired, whatever the store is.
+type Fact uint8
+
+// The facts. Each says which record type carries it and what its fields mean.
+const (
+	// FactNone: the record carries no typed fact beyond its Type.
+	FactNone Fact = iota
+	// FactCrashed: on RecStepDown, the engine ended the tenure because the
+	// node crashed.
+	FactCrashed
+	// FactLinksCut: on a network RecFault, every directed link in
+	// Record.Links went from up to cut.
+	FactLinksCut
+	// FactLinksRestored: on a network RecFault, every directed link in
+	// Record.Links went from cut to up.
+	FactLinksRestored
+	// FactResigning: on RecFault, the node (Record.Node) is shutting down
+	// gracefully at this instant (a SIGTERM with a grace period); its
+	// RecStart brings it back.
+	FactResigning
+	// FactServiceDown: on RecEffect of a service node (a lease store), the
+	// service stopped answering every client.
+	FactServiceDown
+	// FactServiceUp: on RecEffect of a service node, it answers again.
+	FactServiceUp
+	// FactLeaseAcquired: on RecEffect of a lease service, node A acquired
+	// the lease with token B.
+	FactLeaseAcquired
+	// FactLeaseRenewed: on RecEffect of a lease service, holder A renewed
+	// its lease (token B).
+	FactLeaseRenewed
+	// FactLeaseReleased: on RecEffect of a lease service, holder A released
+	// its lease (token B).
+	FactLeaseReleased
+	// FactLeaseExpired: on RecEffect of a lease service, holder A's lease
+	// (token B) expired by the service's clock.
+	FactLeaseExpired
+	// FactLeaseReverted: on RecEffect of a lease service, a service
+	// failover lost acknowledged writes (the lease went back to an older
+	// state).
+	FactLeaseReverted
+	// FactRunStarted: on RecEffect of a cron node, a run of slot B of job
+	// index C started with fencing token A.
+	FactRunStarted
+	// FactRunSkipped: on RecEffect of a cron node, it did not run slot B of
+	// job index C (misfire policy, lock held elsewhere).
+	FactRunSkipped
+	numFacts
+)
+
+var factNames = [...]string{"", "crashed", "links_cut", "links_restored", "resigning", "service_down", "service_up",
+	"lease_acquired", "lease_renewed", "lease_released", "lease_expired", "lease_reverted", "run_started", "run_skipped"}
+
+// String names the fact as used in JSON output ("" for FactNone).
+func (f Fact) String() string {
+	if int(f) < len(factNames) {
+		return factNames[f]
+	}
+	return fmt.Sprintf("fact(%d)", uint8(f))
+}
+
+// Link is one directed link, from one node to another.
+type Link struct {
+	From, To NodeID
+}
