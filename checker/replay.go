@@ -52,7 +52,7 @@ func (kc *kindCounts) add(k sim.MsgKind) {
 type replayed struct {
 	spans      []recogSpan
 	failovers  []Failover
-	newTenure  []int // per failover: the recognised tenure (-1 if not completed)
+	newTenure  []int        // per failover: the recognised tenure (-1 if not completed)
 	counts     []kindCounts // per failover: election messages sent during it
 	leaderless time.Duration
 }

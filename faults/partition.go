@@ -130,8 +130,8 @@ func (p *Partition) Validate() error {
 // partitionPlan is what a partition fault will do once resolved.
 type partitionPlan struct {
 	links    []sim.Link // directed links the shape cuts (the engine's definition of the shape)
-	cut      func()          // the engine call that cuts them (one trace record)
-	concrete Partition       // the same partition with concrete node targets
+	cut      func()     // the engine call that cuts them (one trace record)
+	concrete Partition  // the same partition with concrete node targets
 	body     string
 	nodes    []sim.NodeID // the nodes the shape was resolved around
 }
