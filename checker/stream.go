@@ -89,6 +89,26 @@ func (k *Checker) countMessage(r *sim.Record) {
 	}
 }
 
+// Input returns the checker's input, so that what is known only after the
+// run (SettleStart, SettleBound, FaultEnd, Policy, Jobs, CronFrom, CronTo)
+// can be set before Finish. Fields the checker uses while records stream
+// (Candidates, LeaseStore, Names, KeepStory) must not change.
+func (k *Checker) Input() *Input { return &k.c.in }
+
+// Story returns a copy of the kept story records (nil without
+// Input.KeepStory): lifecycle, leadership, faults, notes and effects, in
+// trace order.
+func (k *Checker) Story() []sim.Record {
+	if len(k.c.kept) == 0 {
+		return nil
+	}
+	out := make([]sim.Record, len(k.c.kept))
+	for i := range k.c.kept {
+		out[i] = k.c.kept[i].r
+	}
+	return out
+}
+
 // Finish judges the run. resource is the fenced resource's log
 // (cron.Resource.Log; nil without a resource). The Checker must not be
 // used after.

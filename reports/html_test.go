@@ -59,7 +59,11 @@ func TestWriteHTMLTableAndSections(t *testing.T) {
 	// Every algorithm's row carries its numbers.
 	for _, a := range s.Algorithms {
 		f := a.FailoverMs
-		row := fmt.Sprintf("<td>%d</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>", f.Count, fmtNum(f.P50), fmtNum(f.P90), fmtNum(f.P99), fmtNum(f.Max))
+		n := fmt.Sprint(f.Count)
+		if a.FailoversNever > 0 {
+			n = fmt.Sprintf("%d, %d never", f.Count, a.FailoversNever) // never-recovered failovers are counted, not hidden
+		}
+		row := fmt.Sprintf("<td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>", n, fmtNum(f.P50), fmtNum(f.P90), fmtNum(f.P99), fmtNum(f.Max))
 		assertHas(t, html, row, a.Algorithm)
 		assertHas(t, html, fmt.Sprintf("<td>%.2f</td>", a.MessagesPerFailover))
 		assertHas(t, html, fmt.Sprintf("<td>%.2f</td>", a.ElectionsPerFailover))

@@ -230,9 +230,13 @@ func algoRow(a AlgoSummary, swatch template.CSS) algoView {
 		DoubleExec: fmtRate(a.DoubleExecutionRate), DoubleBad: a.DoubleExecutionRate > 0,
 	}
 	f := a.FailoverMs
-	row.Failover = [5]string{fmt.Sprint(f.Count), "—", "—", "—", "—"}
+	n := fmt.Sprint(f.Count)
+	if a.FailoversNever > 0 {
+		n = fmt.Sprintf("%d, %d never", f.Count, a.FailoversNever)
+	}
+	row.Failover = [5]string{n, "—", "—", "—", "—"}
 	if f.Count > 0 {
-		row.Failover = [5]string{fmt.Sprint(f.Count), fmtNum(f.P50), fmtNum(f.P90), fmtNum(f.P99), fmtNum(f.Max)}
+		row.Failover = [5]string{n, fmtNum(f.P50), fmtNum(f.P90), fmtNum(f.P99), fmtNum(f.Max)}
 	}
 	row.Violations = kindCounts(a.Violations, false)
 	row.Violations = append(row.Violations, kindCounts(a.Harmless, true)...)

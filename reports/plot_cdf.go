@@ -29,8 +29,8 @@ func failoverLatencies(s *Summary, algos []string) (lat [][]float64, total []int
 		i := idx[r.Algorithm]
 		for _, f := range r.Failovers {
 			total[i]++
-			if f.Completed && finite(f.LatencyMs) {
-				lat[i] = append(lat[i], f.LatencyMs)
+			if f.Completed && f.LatencyMs != nil && finite(*f.LatencyMs) {
+				lat[i] = append(lat[i], *f.LatencyMs)
 			}
 		}
 	}
@@ -78,6 +78,9 @@ func failoverCDF(s *Summary, algos []string) (*figure, error) {
 		line.Width = vg.Points(1.6)
 		p.Add(line)
 		label := fmt.Sprintf("%s\np50 %s · p99 %s ms\n%d failovers", a, fmtMs(Percentile(lat[i], 50)), fmtMs(Percentile(lat[i], 99)), total[i])
+		if never := total[i] - len(lat[i]); never > 0 {
+			label += fmt.Sprintf(", %d never", never)
+		}
 		if inc := total[i] - len(lat[i]); inc > 0 {
 			label += fmt.Sprintf(", %d never\nrecovered", inc)
 		}

@@ -94,7 +94,7 @@ func TestWritePlotsSkipsEmpty(t *testing.T) {
 	requireValidPlotFiles(t, dir, plots)
 
 	// Only instants (one failover, one sample): still valid images.
-	s.Runs[0].Failovers = []FailoverSummary{{Completed: true, LatencyMs: 250, Elections: 1, Messages: 8}}
+	s.Runs[0].Failovers = []FailoverSummary{{Completed: true, LatencyMs: Ms(250), Elections: 1, Messages: 8}}
 	plots, err = WritePlots(dir, s, nil)
 	require.NoError(t, err)
 	assert.Len(t, plots, 3)
@@ -212,7 +212,7 @@ func TestNiceTicks(t *testing.T) {
 func TestWritePlotsTolerates(t *testing.T) {
 	dir := t.TempDir()
 	s := synthSummary(1, 5, "raft")
-	s.Runs[0].Failovers[0].LatencyMs = math.NaN()
+	s.Runs[0].Failovers[0].LatencyMs = Ms(math.NaN())
 	tl := &Timeline{Nodes: []string{"n0", "n1"}, EndMs: math.Inf(1),
 		Tenures: []Span{{Node: "n0", FromMs: 100, ToMs: 900, Label: "e=1"}, {Node: "n1", FromMs: 1000, Label: "e=2"}},
 		Writes:  []Mark{{Node: "n9", AtMs: 1500}}}

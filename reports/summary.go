@@ -70,17 +70,24 @@ type AlgoSummary struct {
 	// Violations counts runs with a (non-harmless) violation, by check.
 	Violations map[string]int `json:"violations"`
 	// Harmless counts runs with only harmless findings, by check.
-	Harmless             map[string]int `json:"harmless,omitempty"`
-	FailoverMs           Stats          `json:"failover_ms"`
-	LeaderlessMs         Stats          `json:"leaderless_ms"`
-	ElectionsPerFailover float64        `json:"elections_per_failover"`
-	MessagesPerFailover  float64        `json:"messages_per_failover"`
-	Events               uint64         `json:"events"`
+	Harmless map[string]int `json:"harmless,omitempty"`
+	// FailoverMs summarises the completed failovers; FailoversNever counts
+	// the failovers that never completed (never recovered), which no
+	// percentile of FailoverMs includes.
+	FailoverMs           Stats   `json:"failover_ms"`
+	FailoversNever       int     `json:"failovers_never"`
+	LeaderlessMs         Stats   `json:"leaderless_ms"`
+	ElectionsPerFailover float64 `json:"elections_per_failover"`
+	MessagesPerFailover  float64 `json:"messages_per_failover"`
+	Events               uint64  `json:"events"`
 	// SplitBrainRate and DoubleExecutionRate are the fractions of runs with
 	// a split_brain (harmless included) or double_execution finding.
 	SplitBrainRate      float64 `json:"split_brain_rate"`
 	DoubleExecutionRate float64 `json:"double_execution_rate"`
 }
+
+// Ms returns a pointer to x, for the nullable millisecond fields.
+func Ms(x float64) *float64 { return &x }
 
 // RunSummary is one run (one seed under one algorithm).
 type RunSummary struct {
@@ -103,15 +110,18 @@ type RunSummary struct {
 
 // FailoverSummary is one fault that removed the acting leader.
 type FailoverSummary struct {
-	Fault        string  `json:"fault"`
-	FaultAtMs    float64 `json:"fault_at_ms"`
-	LeaderAtMs   float64 `json:"leader_at_ms"`
-	LatencyMs    float64 `json:"latency_ms"`
-	DetectionMs  float64 `json:"detection_ms"`
-	LeaderlessMs float64 `json:"leaderless_ms"`
-	Completed    bool    `json:"completed"`
-	Elections    int     `json:"elections"`
-	Messages     int     `json:"messages"`
+	Fault     string  `json:"fault"`
+	FaultAtMs float64 `json:"fault_at_ms"`
+	// LeaderAtMs and LatencyMs are null for a failover that never completed
+	// (no leader recognised again before the run ended): a missing latency
+	// is not a latency of zero.
+	LeaderAtMs   *float64 `json:"leader_at_ms"`
+	LatencyMs    *float64 `json:"latency_ms"`
+	DetectionMs  float64  `json:"detection_ms"`
+	LeaderlessMs float64  `json:"leaderless_ms"`
+	Completed    bool     `json:"completed"`
+	Elections    int      `json:"elections"`
+	Messages     int      `json:"messages"`
 }
 
 // CronSummary is the fate of the run's due cron slots.
@@ -124,11 +134,15 @@ type CronSummary struct {
 
 // ViolationSummary is one finding of a check.
 type ViolationSummary struct {
-	Kind        string  `json:"kind"`
-	AtMs        float64 `json:"at_ms"`
-	Harmless    bool    `json:"harmless,omitempty"`
-	Explanation string  `json:"explanation"`
-	Replay      string  `json:"replay"`
+	Kind     string  `json:"kind"`
+	AtMs     float64 `json:"at_ms"`
+	Harmless bool    `json:"harmless,omitempty"`
+	// Details is the one-line finding; Explanation the narrative, present
+	// for the runs simrun re-ran with their story (the featured run and the
+	// failing runs it prints), empty for the others (docs/output.md).
+	Details     string `json:"details,omitempty"`
+	Explanation string `json:"explanation"`
+	Replay      string `json:"replay"`
 }
 
 // Timing is the sweep's wall-clock cost.
@@ -194,8 +208,10 @@ func (s *Summary) Aggregate() {
 			as.Events += r.Events
 			ll = append(ll, r.LeaderlessMs)
 			for _, f := range r.Failovers {
-				if f.Completed {
-					fo = append(fo, f.LatencyMs)
+				if f.Completed && f.LatencyMs != nil {
+					fo = append(fo, *f.LatencyMs)
+				} else {
+					as.FailoversNever++
 				}
 				elections += f.Elections
 				messages += f.Messages

@@ -25,8 +25,8 @@ func handSummary() *Summary {
 		Runs: []RunSummary{
 			{Seed: 1, Algorithm: "raft", OK: true, Events: 100, LeaderlessMs: 100,
 				Failovers: []FailoverSummary{
-					{Completed: true, LatencyMs: 200, Elections: 1, Messages: 10},
-					{Completed: true, LatencyMs: 400, Elections: 2, Messages: 30},
+					{Completed: true, LatencyMs: Ms(200), Elections: 1, Messages: 10},
+					{Completed: true, LatencyMs: Ms(400), Elections: 2, Messages: 30},
 				},
 				Violations: []ViolationSummary{{Kind: "split_brain", Harmless: true}}},
 			{Seed: 2, Algorithm: "raft", OK: false, Events: 50, LeaderlessMs: 300,
@@ -34,7 +34,7 @@ func handSummary() *Summary {
 				Violations: []ViolationSummary{{Kind: "double_execution"}, {Kind: "double_execution"},
 					{Kind: "split_brain"}, {Kind: "split_brain", Harmless: true}}},
 			{Seed: 1, Algorithm: "bully", OK: true, Events: 7, LeaderlessMs: 50,
-				Failovers: []FailoverSummary{{Completed: true, LatencyMs: 100, Elections: 1, Messages: 5}}},
+				Failovers: []FailoverSummary{{Completed: true, LatencyMs: Ms(100), Elections: 1, Messages: 5}}},
 		}}
 }
 
@@ -47,7 +47,7 @@ func TestAggregateExact(t *testing.T) {
 	require.Len(t, s.Algorithms, 2)
 	assert.Equal(t, AlgoSummary{Algorithm: "raft", Runs: 2, OK: 1,
 		Violations: map[string]int{"double_execution": 1, "split_brain": 1}, Harmless: map[string]int{"split_brain": 1},
-		FailoverMs:           Stats{Count: 2, Min: 200, Mean: 300, P50: 200, P90: 400, P99: 400, Max: 400},
+		FailoverMs: Stats{Count: 2, Min: 200, Mean: 300, P50: 200, P90: 400, P99: 400, Max: 400}, FailoversNever: 1,
 		LeaderlessMs:         Stats{Count: 2, Min: 100, Mean: 200, P50: 100, P90: 300, P99: 300, Max: 300},
 		ElectionsPerFailover: 2, MessagesPerFailover: 30, Events: 150,
 		SplitBrainRate: 1, DoubleExecutionRate: 0.5}, s.Algorithms[0])

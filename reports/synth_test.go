@@ -43,10 +43,10 @@ func synthRun(seed uint64, algo string, ai int) RunSummary {
 		lat := math.Round((base+rng.ExpFloat64()*base/2)*10) / 10
 		el := 1 + rng.IntN(3)
 		f := FailoverSummary{Fault: fmt.Sprintf("n%d crashed", rng.IntN(5)), FaultAtMs: at, Completed: true,
-			LeaderAtMs: at + lat, LatencyMs: lat, DetectionMs: math.Round(lat * 0.6), LeaderlessMs: lat,
+			LeaderAtMs: Ms(at + lat), LatencyMs: Ms(lat), DetectionMs: math.Round(lat * 0.6), LeaderlessMs: lat,
 			Elections: el, Messages: el * (8 + ai*12 + rng.IntN(6))}
 		if seed%41 == 7 && j == 0 {
-			f.Completed, f.LatencyMs, f.LeaderAtMs = false, 0, 0
+			f.Completed, f.LatencyMs, f.LeaderAtMs = false, nil, nil
 		}
 		r.Elections += el
 		r.LeaderlessMs += f.LeaderlessMs

@@ -26,10 +26,17 @@ type RunOptions struct {
 	Replay string
 	// PorcupineTimeout bounds each linearizability check (wall time).
 	PorcupineTimeout time.Duration
-	// Recorder, if set, records the trace into this recorder's buffer
-	// (emptied first) instead of a new one, so a sweep worker reuses one
-	// buffer for all its runs. The run's Recorder is then this one.
+	// Recorder, if set, records the whole trace into this recorder's buffer
+	// (emptied first): memory proportional to the run's events, for tests
+	// and exports that need every record (-perfetto). A run needs none to
+	// be judged: the checker streams.
 	Recorder *sim.Recorder
+	// Story makes the checker keep the records that explain violations
+	// (checker.Input.KeepStory): every listed violation gets its
+	// Explanation, porcupine its visualization and Run.Story the records
+	// the timeline draws. Sweeps leave it off and re-run the runs they
+	// explain (runs are deterministic).
+	Story bool
 }
 
 // Run is one executed run: the simulation, what was injected, and the
@@ -38,9 +45,12 @@ type Run struct {
 	Scenario  *Scenario
 	Seed      uint64
 	Algorithm string
-	Sim       *sim.Sim
-	Recorder  *sim.Recorder
-	Injector  *faults.Injector
+	Sim *sim.Sim
+	// Recorder is RunOptions.Recorder (nil if none was given).
+	Recorder *sim.Recorder
+	// Checker is the streaming checker subscribed to the run.
+	Checker  *checker.Checker
+	Injector *faults.Injector
 	// Candidates are n1..nN.
 	Candidates []sim.NodeID
 	// StoreID and Store are the lease store (sim.None / nil if none).
@@ -191,11 +201,12 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 		}
 	}
 	r.Recorder = opts.Recorder
-	if r.Recorder == nil {
-		r.Recorder = &sim.Recorder{}
+	if r.Recorder != nil {
+		r.Recorder.Records = r.Recorder.Records[:0]
+		s.AddSink(r.Recorder)
 	}
-	r.Recorder.Records = r.Recorder.Records[:0]
-	s.AddSink(r.Recorder)
+	r.Checker = checker.New(r.checkerInput(opts))
+	s.AddSink(r.Checker)
 	for _, k := range opts.Sinks {
 		s.AddSink(k)
 	}
@@ -220,7 +231,7 @@ func (r *Run) Execute(opts RunOptions) {
 		r.Outcome = s.RunFor(sc.Settle.For)
 	}
 	s.End()
-	r.check(opts)
+	r.check()
 }
 
 // Run builds and executes one run of the scenario.
@@ -242,18 +253,16 @@ func (sc *Scenario) ReplayCommand(seed uint64, algo string) string {
 	return cmd
 }
 
-func (r *Run) check(opts RunOptions) {
+// checkerInput is what the checker knows before the run starts.
+func (r *Run) checkerInput(opts RunOptions) checker.Input {
 	sc := r.Scenario
 	in := checker.Input{
-		Records:          r.Recorder.Records,
 		Names:            checker.NamesOf(r.Sim),
 		Candidates:       r.Candidates,
 		WallStart:        sc.Start,
-		FaultEnd:         r.SettleStart,
-		SettleStart:      r.SettleStart,
-		SettleBound:      sc.Settle.LeaderWithin,
 		Replay:           opts.Replay,
 		PorcupineTimeout: opts.PorcupineTimeout,
+		KeepStory:        opts.Story,
 	}
 	if in.Replay == "" {
 		in.Replay = sc.ReplayCommand(r.Seed, opts.Algorithm)
@@ -261,11 +270,24 @@ func (r *Run) check(opts RunOptions) {
 	if r.Algorithm == "lease" {
 		in.LeaseStore = []sim.NodeID{r.StoreID}
 	}
+	return in
+}
+
+// check finishes the streaming checker with what is known only after the
+// run (the settle phase, the resource's log) and judges the report.
+func (r *Run) check() {
+	sc := r.Scenario
+	in := r.Checker.Input()
+	in.FaultEnd, in.SettleStart, in.SettleBound = r.SettleStart, r.SettleStart, sc.Settle.LeaderWithin
 	if r.Algorithm == "shedlock" {
 		in.SettleBound = 0 // no election, so no leader to wait for
 	}
+	var log []cron.LogEntry
 	if r.Resource != nil {
-		in.Resource = r.Resource.Log()
+		log = r.Resource.Log()
+		if log == nil {
+			log = []cron.LogEntry{}
+		}
 		in.Policy = r.CronConfig.Policy
 		in.Jobs = r.CronConfig.Jobs
 		var longest time.Duration
@@ -281,7 +303,7 @@ func (r *Run) check(opts RunOptions) {
 	if r.Outcome.Exhausted() {
 		in.SettleBound = 0
 	}
-	r.Report = checker.Run(in)
+	r.Report = r.Checker.Finish(log)
 	r.OK, r.Problems = r.Report.Judge(sc.Expect)
 	if r.Outcome.Exhausted() {
 		r.OK = false

@@ -155,7 +155,7 @@ func TestShippedScenarios(t *testing.T) {
 				}
 			}
 			for _, seed := range seeds {
-				r, err := sc.Run(RunOptions{Seed: seed})
+				r, err := sc.Run(RunOptions{Seed: seed, Story: true})
 				require.NoError(t, err)
 				if !r.OK {
 					t.Errorf("%s seed %d failed its expect block:\n  %s\n%s", f, seed, strings.Join(r.Problems, "\n  "), r.Report)
@@ -182,9 +182,9 @@ func TestShippedScenarioDeterminism(t *testing.T) {
 		require.NoError(t, err)
 		hashes := map[uint64]bool{}
 		for _, seed := range []uint64{sc.Seed, sc.Seed + 1} {
-			a, err := sc.Run(RunOptions{Seed: seed})
+			a, err := sc.Run(RunOptions{Seed: seed, Recorder: &sim.Recorder{}})
 			require.NoError(t, err)
-			b, err := sc.Run(RunOptions{Seed: seed})
+			b, err := sc.Run(RunOptions{Seed: seed, Recorder: &sim.Recorder{}})
 			require.NoError(t, err)
 			assert.Equal(t, a.Sim.TraceHash(), b.Sim.TraceHash(), "%s seed %d", f, seed)
 			assert.Equal(t, a.Report.String(), b.Report.String(), "%s seed %d", f, seed)
@@ -218,7 +218,7 @@ func TestTargetedFaultsHitTheLeader(t *testing.T) {
 		sc, err := Load(c.file)
 		require.NoError(t, err)
 		for _, seed := range []uint64{sc.Seed, sc.Seed + 1, sc.Seed + 2} {
-			r, err := sc.Run(RunOptions{Seed: seed})
+			r, err := sc.Run(RunOptions{Seed: seed, Recorder: &sim.Recorder{}})
 			require.NoError(t, err)
 			hits := 0
 			for i, rec := range r.Recorder.Records {

@@ -112,6 +112,11 @@ func Shrink(r *Run, o ShrinkOptions) (*Shrunk, error) {
 	cur, run = sh.moveFaultsEarlier(cur, run)
 	cur, run = sh.shortenRun(cur, run)
 	cur, run = sh.removeNodes(cur, run)
+	// The tries judged without a story; the minimal run is run once more
+	// with it, so its violations come explained (runs are deterministic).
+	if full, err := cur.Run(RunOptions{Seed: sh.seed, Story: true}); err == nil {
+		run = full
+	}
 	res.Scenario, res.Run = cur, run
 	res.FaultsAfter, res.DurationAfter, res.NodesAfter = len(cur.Faults), cur.Duration, cur.Nodes
 	res.Runs, res.TimedOut = sh.runs, sh.timedOut

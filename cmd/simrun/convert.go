@@ -28,13 +28,17 @@ func summarize(r *scenarios.Run) reports.RunSummary {
 			rs.MessagesByKind[sim.MsgKind(k).String()] = n
 		}
 	}
-	rs.Elections = countElections(r.Recorder.Records)
+	rs.Elections = r.Report.Tenures
 	for _, f := range r.Report.Failovers {
-		rs.Failovers = append(rs.Failovers, reports.FailoverSummary{
-			Fault: f.Fault, FaultAtMs: msT(f.FaultAt), LeaderAtMs: msT(f.LeaderAt), LatencyMs: ms(f.Latency),
+		fs := reports.FailoverSummary{
+			Fault: f.Fault, FaultAtMs: msT(f.FaultAt),
 			DetectionMs: ms(f.Detection), LeaderlessMs: ms(f.Leaderless), Completed: f.Completed,
 			Elections: f.ElectionsDuring, Messages: f.Messages,
-		})
+		}
+		if f.Completed {
+			fs.LeaderAtMs, fs.LatencyMs = reports.Ms(msT(f.LeaderAt)), reports.Ms(ms(f.Latency))
+		}
+		rs.Failovers = append(rs.Failovers, fs)
 	}
 	if c := r.Report.Cron; c != nil {
 		rs.Cron = &reports.CronSummary{Due: c.Due, Once: c.Once, Twice: c.MoreThanOnce, Missed: c.Missed}
@@ -43,23 +47,11 @@ func summarize(r *scenarios.Run) reports.RunSummary {
 		rs.Checks[c.Name] = string(c.Status)
 		for _, v := range c.Violations {
 			rs.Violations = append(rs.Violations, reports.ViolationSummary{
-				Kind: v.Kind, AtMs: msT(v.At), Harmless: v.Harmless, Explanation: v.Explanation, Replay: v.Replay})
+				Kind: v.Kind, AtMs: msT(v.At), Harmless: v.Harmless, Details: v.Details, Explanation: v.Explanation, Replay: v.Replay})
 		}
 	}
 	sort.SliceStable(rs.Violations, func(i, j int) bool { return rs.Violations[i].AtMs < rs.Violations[j].AtMs })
 	return rs
-}
-
-// countElections counts tenures begun: every RecLead is one won election
-// (or lease acquisition).
-func countElections(recs []sim.Record) int {
-	n := 0
-	for i := range recs {
-		if recs[i].Type == sim.RecLead {
-			n++
-		}
-	}
-	return n
 }
 
 // timeline extracts the leadership timeline of one run for the plot.
@@ -78,7 +70,7 @@ func timeline(r *scenarios.Run) *reports.Timeline {
 			delete(open, id)
 		}
 	}
-	for _, rec := range r.Recorder.Records {
+	for _, rec := range r.Checker.Story() {
 		at := msT(rec.At)
 		name := r.Sim.NodeName(rec.Node)
 		switch rec.Type {

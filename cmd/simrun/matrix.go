@@ -174,8 +174,13 @@ func cellValues(c cell) []string {
 	}
 	a := c.summary
 	fo := func(x float64) string {
-		if a.FailoverMs.Count == 0 {
+		switch {
+		case a.FailoverMs.Count == 0 && a.FailoversNever > 0:
+			return "never"
+		case a.FailoverMs.Count == 0:
 			return "—"
+		case a.FailoversNever > 0:
+			return fmt.Sprintf("%s ms (%d never)", num(x), a.FailoversNever)
 		}
 		return num(x) + " ms"
 	}

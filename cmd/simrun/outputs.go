@@ -133,6 +133,10 @@ func writeJSONFile(path string, s *reports.Summary, stdout io.Writer) error {
 	return f.commit()
 }
 
+// maxPrintedFailures is how many failing runs the human summary shows (each
+// re-run with its story for the explanation).
+const maxPrintedFailures = 3
+
 // printSummary prints the human summary.
 func printSummary(w io.Writer, sc *scenarios.Scenario, s *reports.Summary, res sweepResult, out string, sh *shrinkResult) {
 	fmt.Fprintf(w, "%s — %s\n", sc.Name, sc.Description)
@@ -144,14 +148,19 @@ func printSummary(w io.Writer, sc *scenarios.Scenario, s *reports.Summary, res s
 	fmt.Fprintf(w, "%-10s %6s %6s  %-22s %s\n", "algorithm", "runs", "ok", "failover p50/p99/max", "findings")
 	for _, a := range s.Algorithms {
 		fo := "—"
-		if a.FailoverMs.Count > 0 {
+		switch {
+		case a.FailoverMs.Count > 0 && a.FailoversNever > 0:
+			fo = fmt.Sprintf("%s/%s/%s ms, %d never", num(a.FailoverMs.P50), num(a.FailoverMs.P99), num(a.FailoverMs.Max), a.FailoversNever)
+		case a.FailoverMs.Count > 0:
 			fo = fmt.Sprintf("%s/%s/%s ms", num(a.FailoverMs.P50), num(a.FailoverMs.P99), num(a.FailoverMs.Max))
+		case a.FailoversNever > 0:
+			fo = fmt.Sprintf("never (%d)", a.FailoversNever)
 		}
 		fmt.Fprintf(w, "%-10s %6d %6d  %-22s %s\n", a.Algorithm, a.Runs, a.OK, fo, findings(a))
 	}
 	shown := 0
 	for _, r := range s.Runs {
-		if r.OK || shown >= 3 {
+		if r.OK || shown >= maxPrintedFailures {
 			continue
 		}
 		shown++
@@ -161,7 +170,11 @@ func printSummary(w io.Writer, sc *scenarios.Scenario, s *reports.Summary, res s
 		}
 		for _, v := range r.Violations {
 			if !v.Harmless {
-				fmt.Fprintf(w, "  %s: %s\n  replay: %s\n", v.Kind, v.Explanation, v.Replay)
+				text := v.Explanation
+				if text == "" {
+					text = v.Details
+				}
+				fmt.Fprintf(w, "  %s: %s\n  replay: %s\n", v.Kind, text, v.Replay)
 				break
 			}
 		}

@@ -59,6 +59,22 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	if len(res.errs) > 0 {
 		return exitUsage, res.errs[0]
 	}
+	// The sweep judged runs without their story. The failing runs the
+	// summary prints are run again with it, so their violations come
+	// explained; runs are deterministic, so the verdict is the same.
+	explained := 0
+	for i := range res.runs {
+		if !res.done[i] || res.runs[i].OK || explained >= maxPrintedFailures {
+			continue
+		}
+		explained++
+		r, err := sc.Run(scenarios.RunOptions{Seed: jobs[i].seed, Algorithm: algoOverride(sc, jobs[i].algo), PorcupineTimeout: o.porcupine, Story: true})
+		if err != nil {
+			return exitUsage, err
+		}
+		sum := summarize(r)
+		res.runs[i] = sum
+	}
 	s := &reports.Summary{
 		Schema:    reports.Schema,
 		Scenario:  scenarioInfo(sc),
@@ -141,7 +157,12 @@ func featured(jobs []job, res sweepResult) job {
 
 // rerun runs j again with the trace exports o asks for.
 func rerun(sc *scenarios.Scenario, j job, o *options) (*scenarios.Run, error) {
-	opts := scenarios.RunOptions{Seed: j.seed, Algorithm: algoOverride(sc, j.algo), PorcupineTimeout: o.porcupine}
+	opts := scenarios.RunOptions{Seed: j.seed, Algorithm: algoOverride(sc, j.algo), PorcupineTimeout: o.porcupine, Story: true}
+	if o.perfetto != "" {
+		// Perfetto draws every message: only this export keeps the whole
+		// trace in memory (docs/output.md).
+		opts.Recorder = &sim.Recorder{}
+	}
 	var jw *sim.JSONLWriter
 	var tf *atomicFile
 	r, err := sc.Build(opts)

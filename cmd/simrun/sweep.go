@@ -11,7 +11,6 @@ import (
 
 	"github.com/electsim/electsim/reports"
 	"github.com/electsim/electsim/scenarios"
-	"github.com/electsim/electsim/sim"
 )
 
 // job is one run of a sweep: an algorithm under a seed.
@@ -60,14 +59,13 @@ func runSweep(sc *scenarios.Scenario, jobs []job, workers int, failFast bool, po
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rec := &sim.Recorder{} // one trace buffer per worker, reused run after run
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= len(jobs) || stop.Load() {
 					return
 				}
 				j := jobs[i]
-				r, err := sc.Run(scenarios.RunOptions{Seed: j.seed, Algorithm: algoOverride(sc, j.algo), PorcupineTimeout: porcupine, Recorder: rec})
+				r, err := sc.Run(scenarios.RunOptions{Seed: j.seed, Algorithm: algoOverride(sc, j.algo), PorcupineTimeout: porcupine})
 				if err != nil {
 					mu.Lock()
 					res.errs = append(res.errs, fmt.Errorf("seed %d, %s: %w", j.seed, j.algo, err))
