@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/electsim/electsim/algorithms/lease"
@@ -118,6 +119,9 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	if sc.Cron != nil {
 		r.ResourceID = next
 		cfg := sc.Cron.Config
+		// The job table is the run's own: Validate writes each job's parsed
+		// schedule, and parallel runs of one scenario must not share it.
+		cfg.Jobs = slices.Clone(sc.Cron.Config.Jobs)
 		cfg.Resource = r.ResourceID
 		cfg.NotBefore = sc.Start
 		cfg.ShedLock.Store = r.StoreID
