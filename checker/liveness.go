@@ -74,7 +74,9 @@ func (c *checker) checkLiveness() Check {
 		if c.in.FaultEnd > 0 && c.in.FaultEnd < from {
 			from = c.in.FaultEnd
 		}
-		v.Explanation = c.story(c.context(from, end, c.in.Candidates, nil), "no leader within the settle bound")
+		if c.wants(&ch) {
+			v.Explanation = c.story(c.context(from, end, c.in.Candidates, nil), "no leader within the settle bound")
+		}
 		c.add(&ch, v)
 	}
 	if c.in.hasResource() && len(c.in.Jobs) > 0 {
@@ -108,7 +110,9 @@ func (c *checker) checkLiveness() Check {
 		case first == sim.Never:
 			v := Violation{Kind: CheckLiveness, At: c.tl.end, End: c.tl.end,
 				Details: fmt.Sprintf("cron did not resume: %d slot(s) fell due in the settle phase but the resource applied no write after t=%v", due, start)}
-			v.Explanation = c.story(c.context(start, c.tl.end, c.in.Candidates, nil), "cron did not resume")
+			if c.wants(&ch) {
+				v.Explanation = c.story(c.context(start, c.tl.end, c.in.Candidates, nil), "cron did not resume")
+			}
 			c.add(&ch, v)
 		default:
 			summary += fmt.Sprintf("; cron resumed (first write applied at t=%v)", first)

@@ -78,6 +78,11 @@ type Violation struct {
 	Duration time.Duration
 	// Nodes are the nodes involved, by name.
 	Nodes []string
+	// NodeIDs are Nodes as IDs, for code that acts on a finding (the
+	// property suites); Epochs, for election_safety and split_brain, are
+	// the tenures' epochs in the same order.
+	NodeIDs []sim.NodeID
+	Epochs  []int64
 	// Tokens are the fencing tokens (or epochs) involved, in Nodes' order.
 	Tokens []int64
 	// Slot names the cron slot involved, if any (cron.SlotName).

@@ -42,18 +42,19 @@ func (c *checker) checkElectionSafety() Check {
 	sort.SliceStable(found, func(i, j int) bool { return ts[found[i][1]].start < ts[found[j][1]].start })
 	for _, g := range found {
 		var nodes []string
-		var tokens []int64
+		var tokens, epochs []int64
 		var ids []sim.NodeID
 		var parts []string
 		for _, k := range g {
 			t := &ts[k]
 			nodes = append(nodes, c.in.name(t.node))
 			tokens = append(tokens, t.token)
+			epochs = append(epochs, t.epoch)
 			ids = append(ids, t.node)
 			parts = append(parts, fmt.Sprintf("%s from t=%v", c.in.name(t.node), t.start))
 		}
 		second := &ts[g[1]]
-		v := Violation{Kind: CheckElectionSafety, At: second.start, End: second.start, Nodes: nodes, Tokens: tokens,
+		v := Violation{Kind: CheckElectionSafety, At: second.start, End: second.start, Nodes: nodes, Tokens: tokens, NodeIDs: ids, Epochs: epochs,
 			Details: fmt.Sprintf("epoch %d had %d leaders: %s", second.epoch, len(g), strings.Join(parts, ", "))}
 		if c.wants(&ch) {
 			v.Explanation = c.story(c.context(ts[g[0]].start, second.start, ids, nil), fmt.Sprintf("two leaders in epoch %d", second.epoch))
@@ -168,6 +169,7 @@ func (c *checker) checkSplitBrain() Check {
 		}
 		v := Violation{Kind: CheckSplitBrain, At: o.from, End: o.to, Duration: o.to.Sub(o.from),
 			Nodes: []string{c.in.name(a.node), c.in.name(b.node)}, Tokens: []int64{a.token, b.token},
+			NodeIDs: []sim.NodeID{a.node, b.node}, Epochs: []int64{a.epoch, b.epoch},
 			Harmless: assessed && !bad, Why: why,
 			Details: fmt.Sprintf("%s (epoch %d, token %d) and %s (epoch %d, token %d) both acted as leader from t=%v to t=%v (%v%s); %s",
 				c.in.name(a.node), a.epoch, a.token, c.in.name(b.node), b.epoch, b.token, o.from, o.to, ms(o.to.Sub(o.from)), still, why)}

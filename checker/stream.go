@@ -47,12 +47,8 @@ func (k *Checker) Record(r *sim.Record) {
 	c.tl.end = r.At
 	switch r.Type {
 	case sim.RecDeliver, sim.RecDrop:
-		if r.Type == sim.RecDeliver && r.Kind == cron.KindWrite {
-			c.writeSends = append(c.writeSends, writeSend{at: r.At, from: r.Peer, token: r.Epoch, sentAt: r.SentAt})
-		}
-		if !isCronKind(r.Kind) {
-			k.countMessage(r)
-		}
+		k.seq--
+		k.Message(r.Type, r.Reason, r.Kind, r.Node, r.Peer, r.Epoch, r.At, r.SentAt)
 		return
 	case sim.RecTimer, sim.RecPersist, sim.RecPersistDone:
 		return
@@ -69,23 +65,38 @@ func (k *Checker) Record(r *sim.Record) {
 	}
 }
 
+// Message implements sim.LeanSink: the checker needs a delivery's or
+// drop's kind, ends, term and times, never a Record (so the engine builds
+// none for it on the hot path), and no timer records.
+func (k *Checker) Message(t sim.RecordType, _ sim.DropReason, kind sim.MsgKind, to, from sim.NodeID, term int64, at, sentAt sim.Time) {
+	k.seq++
+	c := k.c
+	c.tl.end = at
+	if t == sim.RecDeliver && kind == cron.KindWrite {
+		c.writeSends = append(c.writeSends, writeSend{at: at, from: from, token: term, sentAt: sentAt})
+	}
+	if !isCronKind(kind) {
+		k.countMessage(kind, sentAt)
+	}
+}
+
 // countMessage adds an election message (delivered or lost) to the
 // failover during which it was sent. Failovers do not overlap; the open one
 // has no end yet.
-func (k *Checker) countMessage(r *sim.Record) {
+func (k *Checker) countMessage(kind sim.MsgKind, sentAt sim.Time) {
 	fos := k.rp.out.failovers
-	if fo := k.rp.fo; fo != nil && fo.f.FaultAt <= r.SentAt {
-		if len(fos) == 0 || fos[len(fos)-1].LeaderAt < r.SentAt {
-			fo.counts.add(r.Kind)
+	if fo := k.rp.fo; fo != nil && fo.f.FaultAt <= sentAt {
+		if len(fos) == 0 || fos[len(fos)-1].LeaderAt < sentAt {
+			fo.counts.add(kind)
 			return
 		}
 	}
-	if len(fos) == 0 || r.SentAt > fos[len(fos)-1].LeaderAt {
+	if len(fos) == 0 || sentAt > fos[len(fos)-1].LeaderAt {
 		return
 	}
-	i := sort.Search(len(fos), func(i int) bool { return fos[i].LeaderAt >= r.SentAt })
-	if i < len(fos) && fos[i].FaultAt <= r.SentAt {
-		k.rp.out.counts[i].add(r.Kind)
+	i := sort.Search(len(fos), func(i int) bool { return fos[i].LeaderAt >= sentAt })
+	if i < len(fos) && fos[i].FaultAt <= sentAt {
+		k.rp.out.counts[i].add(kind)
 	}
 }
 

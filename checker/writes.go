@@ -130,11 +130,13 @@ func (c *checker) checkDoubleExecution() Check {
 		}
 		v := Violation{Kind: CheckDoubleExecution, At: second.At, End: second.At, Nodes: nodes, Tokens: tokens, Slot: d.name,
 			Details: fmt.Sprintf("%s was applied from %d runs: %s (policy %s)", d.name, len(d.runs), strings.Join(parts, ", "), c.in.Policy)}
-		var idx []int
-		for _, r := range d.runs {
-			idx = append(idx, c.runEntries(d.job, log[r.first].Slot, r)...)
+		if c.wants(&ch) {
+			var idx []int
+			for _, r := range d.runs {
+				idx = append(idx, c.runEntries(d.job, log[r.first].Slot, r)...)
+			}
+			v.Explanation = c.story(c.writeStory(idx, d.job, log[d.runs[0].first].Slot), "double execution")
 		}
-		v.Explanation = c.story(c.writeStory(idx, d.job, log[d.runs[0].first].Slot), "double execution")
 		c.add(&ch, v)
 	}
 	return c.finish(ch, fmt.Sprintf("no slot applied from two runs (%d writes applied)", c.accepted()),
@@ -158,11 +160,13 @@ func (c *checker) checkStaleWrite() Check {
 			Nodes: []string{c.in.name(e.Node), c.in.name(p.Node)}, Tokens: []int64{e.Token, p.Token}, Slot: cron.SlotName(e.Job, e.Slot),
 			Details: fmt.Sprintf("the resource applied %s's write of %s with token %d at t=%v after applying token %d from %s at t=%v (fencing scope %s, policy %s)",
 				c.in.name(e.Node), cron.SlotName(e.Job, e.Slot), e.Token, e.At, p.Token, c.in.name(p.Node), p.At, scope, c.in.Policy)}
-		st := c.writeStory([]int{s.prior, s.idx}, e.JobIndex, e.Slot)
-		if p.Slot != e.Slot || p.JobIndex != e.JobIndex {
-			st = c.writeStory([]int{s.prior, s.idx}, -1, 0)
+		if c.wants(&ch) {
+			job, slot := e.JobIndex, e.Slot
+			if p.Slot != e.Slot || p.JobIndex != e.JobIndex {
+				job, slot = -1, 0
+			}
+			v.Explanation = c.story(c.writeStory([]int{s.prior, s.idx}, job, slot), "stale write")
 		}
-		v.Explanation = c.story(st, "stale write")
 		c.add(&ch, v)
 	}
 	return c.finish(ch, fmt.Sprintf("no applied token was lower than one applied before (fencing scope %s)", scope),

@@ -9,6 +9,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/electsim/electsim/algorithms/lease"
+	"github.com/electsim/electsim/checker"
 	"github.com/electsim/electsim/cron"
 	"github.com/electsim/electsim/faults"
 	"github.com/electsim/electsim/internal/proptest"
@@ -104,74 +105,21 @@ func (c cronCase) run(watch bool) *cronRun {
 	s.RunUntil(sim.Time(propFaultsFor + propSettleFor))
 	s.End()
 	if watch {
-		r.w.Finish()
+		// The checker judges the resource's log (the ground truth for
+		// "executed"): double_execution and stale_write as checker/writes.go
+		// defines them.
+		r.w.FinishResource(r.res.Log(), c.policy)
 	}
 	return r
 }
 
-// violation is a double execution or stale write found in the resource log.
-type violation struct {
-	what string   // the violation, for a person
-	at   sim.Time // when the offending write was applied
-	job  int
-	slot int64
-}
-
-// writeViolations analyses the resource's log (the ground truth for
-// "executed"): slots applied from two or more runs (double execution), and
-// writes applied with a token lower than one applied before in the same
-// fencing scope (stale write), as checker/writes.go defines them.
-func writeViolations(log []cron.LogEntry, p cron.Policy, name func(sim.NodeID) string) (double, stale []violation) {
-	type run struct {
-		node sim.NodeID
-		id   int64
-	}
-	type slot struct {
-		job  int
-		slot int64
-	}
-	runs := map[slot][]run{}   // lookups only
-	highest := map[int]int64{} // fencing scope → highest applied token
-	for _, e := range log {
-		if !e.Accepted {
-			continue
-		}
-		k := slot{e.JobIndex, e.Slot}
-		rs := runs[k]
-		seen := false
-		for _, r := range rs {
-			seen = seen || r == run{e.Node, e.Run}
-		}
-		if !seen {
-			rs = append(rs, run{e.Node, e.Run})
-			runs[k] = rs
-			if len(rs) == 2 {
-				double = append(double, violation{at: e.At, job: e.JobIndex, slot: e.Slot,
-					what: fmt.Sprintf("%s applied from %s run %d and %s run %d", cron.SlotName(e.Job, e.Slot), name(rs[0].node), rs[0].id, name(rs[1].node), rs[1].id)})
-			}
-		}
-		scope := e.JobIndex
-		if p.FencingScope == "global" {
-			scope = -1
-		}
-		if h, ok := highest[scope]; ok && e.Token < h {
-			stale = append(stale, violation{at: e.At, job: e.JobIndex, slot: e.Slot,
-				what: fmt.Sprintf("%s token %d from %s applied after token %d", cron.SlotName(e.Job, e.Slot), e.Token, name(e.Node), h)})
-		}
-		if h, ok := highest[scope]; !ok || e.Token > h {
-			highest[scope] = e.Token
-		}
-	}
-	return double, stale
-}
-
-// explain renders a violation for a counterexample: what happened up to it,
-// and the resource's log for its slot.
-func explain(r *cronRun, v violation) string {
+// explain renders a checker finding for a counterexample: what happened up
+// to it, and the resource's log for its slot.
+func explain(r *cronRun, v checker.Violation) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\ntimeline:\n%sresource log of the slot:\n", v.what, r.w.Window(0, v.at, 40))
+	fmt.Fprintf(&b, "%s\ntimeline:\n%sresource log of the slot:\n", v.Details, r.w.Window(0, v.At, 40))
 	for _, e := range r.res.Log() {
-		if e.JobIndex == v.job && e.Slot == v.slot {
+		if cron.SlotName(e.Job, e.Slot) == v.Slot {
 			fmt.Fprintf(&b, "%v token %d from %s run %d: %s %s\n", e.At, e.Token, r.s.NodeName(e.Node), e.Run, e.Reason, e.Detail)
 		}
 	}
@@ -197,11 +145,10 @@ func TestPropertyFencedNoStaleWriteNoDoubleExecution(t *testing.T) {
 	proptest.Check(t, 200, func(t *rapid.T) {
 		c := drawCronCase(t, allFlavors, nil, proptest.AllKinds)
 		r := c.run(true)
-		double, stale := writeViolations(r.res.Log(), c.policy, r.s.NodeName)
-		if len(stale) > 0 {
+		if stale := r.w.StaleWrites; len(stale) > 0 {
 			proptest.Fail(t, "stale write (policy %v): %s", c.policy, explain(r, stale[0]))
 		}
-		if len(double) > 0 {
+		if double := r.w.DoubleExecutions; len(double) > 0 {
 			proptest.Fail(t, "double execution (policy %v): %s", c.policy, explain(r, double[0]))
 		}
 	})
@@ -227,7 +174,7 @@ func TestPropertyRefutedUnfencedNoDoubleExecution(t *testing.T) {
 	proptest.Refute(t, 60, func(t *rapid.T) {
 		c := drawCronCase(t, []string{lease.FlavorTTL}, &cron.Policy{}, []proptest.Kind{proptest.Pause})
 		r := c.run(true)
-		if double, _ := writeViolations(r.res.Log(), c.policy, r.s.NodeName); len(double) > 0 {
+		if double := r.w.DoubleExecutions; len(double) > 0 {
 			proptest.Fail(t, "double execution (policy %v): %s", c.policy, explain(r, double[0]))
 		}
 	})

@@ -44,6 +44,9 @@ func (sc *Scenario) YAML() []byte {
 	if sc.MaxEvents != DefaultMaxEvents {
 		w("max_events: %d\n", sc.MaxEvents)
 	}
+	if sc.MaxEventRate != DefaultMaxEventRate {
+		w("max_event_rate: %d\n", sc.MaxEventRate)
+	}
 	w("cluster:\n  nodes: %d\n  fsync: %s\n", sc.Nodes, distYAML(sc.Fsync))
 	if len(sc.Clocks) > 0 {
 		w("  clocks:\n")

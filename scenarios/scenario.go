@@ -20,12 +20,19 @@ import (
 	"github.com/electsim/electsim/sim"
 )
 
-// DefaultMaxEvents is a run's event budget when the file sets no
-// max_events: far above any shipped scenario (a minute of five Raft nodes is
-// about 15,000 events) but low enough that a runaway configuration (a 1 ns
-// timer) stops at the budget with a clear outcome before its trace fills
-// memory.
-const DefaultMaxEvents = 10_000_000
+// DefaultMaxEvents is a run's absolute event cap when the file sets no
+// max_events: none. A run's memory does not grow with its length (the
+// checker streams), so length needs no cap; runaways are stopped by the
+// event-rate guard (max_event_rate).
+const DefaultMaxEvents = 0
+
+// DefaultMaxEventRate is the event-rate guard when the file sets no
+// max_event_rate: sim.DefaultMaxEventRate events per simulated second,
+// judged over each simulated second.
+const DefaultMaxEventRate = sim.DefaultMaxEventRate
+
+// MaxMaxEvents is the largest max_events a file may set.
+const MaxMaxEvents = 1 << 40
 
 // MaxNodes bounds a scenario's cluster size.
 const MaxNodes = 64
@@ -67,8 +74,11 @@ type Scenario struct {
 	Settle SettleSpec
 	// Expect is what the runs must show (checker.Expect).
 	Expect checker.Expect
-	// MaxEvents bounds each run (default DefaultMaxEvents).
+	// MaxEvents, if non-zero, caps the events of each run (default none).
 	MaxEvents uint64
+	// MaxEventRate bounds each run's events per simulated second (default
+	// DefaultMaxEventRate).
+	MaxEventRate uint64
 }
 
 // ClockSpec is one node's initial clock: a wall-clock offset and rates
@@ -138,7 +148,7 @@ func Load(path string) (*Scenario, error) {
 func Parse(name string, src []byte) (*Scenario, error) { return ParseWith(name, src, nil) }
 
 func (l *loader) readScenario(root *ynode) *Scenario {
-	sc := &Scenario{Seed: 1, Start: sim.DefaultWallStart, Nodes: 3, Fsync: sim.Constant(0), MaxEvents: DefaultMaxEvents,
+	sc := &Scenario{Seed: 1, Start: sim.DefaultWallStart, Nodes: 3, Fsync: sim.Constant(0), MaxEvents: DefaultMaxEvents, MaxEventRate: DefaultMaxEventRate,
 		Network: NetworkSpec{Latency: sim.Uniform(time.Millisecond, 10*time.Millisecond)},
 		Settle:  SettleSpec{For: 20 * time.Second, LeaderWithin: 5 * time.Second}}
 	if root.kind == yNull {
@@ -176,8 +186,14 @@ func (l *loader) readScenario(root *ynode) *Scenario {
 	}
 	if m.has("max_events") {
 		var k int
-		if m.integer("max_events", &k, 1000, 1<<31-1) {
+		if m.integer("max_events", &k, 1000, MaxMaxEvents) {
 			sc.MaxEvents = uint64(k)
+		}
+	}
+	if m.has("max_event_rate") {
+		var k int
+		if m.integer("max_event_rate", &k, 1000, 1_000_000_000) {
+			sc.MaxEventRate = uint64(k)
 		}
 	}
 	l.readCluster(m.get("cluster"), sc)

@@ -107,3 +107,47 @@ func TestBudgetEndRecordsOutcome(t *testing.T) {
 	require.Equal(t, "budget_exhausted:events", last.Detail)
 	require.Equal(t, int64(12), last.A)
 }
+
+// The event budget guards against runaways per simulated second, not
+// against length: a 1 ns timer (a billion events per simulated second)
+// stops at the default rate guard within one window, with its own outcome.
+func TestBudgetEventRateStopsRunawayTimer(t *testing.T) {
+	s := sim.New(sim.Config{MaxTime: time.Hour})
+	s.AddNode("n1", &ticker{period: time.Nanosecond})
+	o := s.Run()
+	require.Equal(t, sim.OutcomeEventRate, o)
+	require.True(t, o.Exhausted())
+	require.Equal(t, "budget_exhausted:event_rate", o.String())
+	require.Equal(t, uint64(sim.DefaultMaxEventRate), sim.Popped(s), "one window of 1 s takes exactly the rate's worth of events")
+	require.Less(t, s.Now(), sim.Time(time.Second))
+	require.Equal(t, sim.OutcomeEventRate, s.RunFor(time.Second), "running again takes nothing more")
+	require.Equal(t, uint64(sim.DefaultMaxEventRate), sim.Popped(s))
+}
+
+// A long, healthy run passes the guard with the defaults: a 1 s ticker for
+// 30 simulated days (2.6 million events, more than many absolute caps).
+func TestBudgetEventRateLetsLongRunsThrough(t *testing.T) {
+	s := sim.New(sim.Config{MaxTime: 31 * 24 * time.Hour})
+	s.AddNode("n1", &ticker{period: time.Second})
+	require.Equal(t, sim.OutcomeHorizon, s.RunUntil(sim.Time(30*24*time.Hour)))
+	require.Equal(t, 30*24*3600, s.Node(0).(*ticker).fired)
+}
+
+// The rate is judged per window: at exactly the rate a ticker runs on, at
+// twice the rate it stops in its first window; a quiet stretch does not bank
+// events for a later burst.
+func TestBudgetEventRateWindows(t *testing.T) {
+	at := sim.New(sim.Config{MaxEventRate: 1000, MaxTime: time.Minute})
+	at.AddNode("n1", &ticker{period: time.Millisecond})
+	require.Equal(t, sim.OutcomeHorizon, at.RunUntil(sim.Time(10*time.Second)))
+
+	over := sim.New(sim.Config{MaxEventRate: 1000, MaxTime: time.Minute})
+	over.AddNode("n1", &ticker{period: time.Millisecond / 2})
+	require.Equal(t, sim.OutcomeEventRate, over.RunUntil(sim.Time(10*time.Second)))
+	require.Less(t, over.Now(), sim.Time(time.Second))
+
+	win := sim.New(sim.Config{MaxEventRate: 100, RateWindow: 10 * time.Second, MaxTime: time.Hour})
+	win.AddNode("n1", &ticker{period: 5 * time.Millisecond}) // 200 per simulated second
+	require.Equal(t, sim.OutcomeEventRate, win.RunUntil(sim.Time(time.Minute)))
+	require.Equal(t, uint64(1000), sim.Popped(win), "a 10 s window at 100/s takes 1,000 events")
+}

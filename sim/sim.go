@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math/bits"
 	"time"
 )
 
@@ -17,12 +18,29 @@ type Config struct {
 	// MaxTime bounds simulated time for Run; RunUntil beyond it stops there.
 	// Default 24h.
 	MaxTime time.Duration
-	// MaxEvents bounds the number of events processed. Default 200,000,000.
+	// MaxEvents, if non-zero, bounds the number of queue entries processed
+	// over the whole run (an absolute cap; default none: a long, healthy
+	// run must not hit it).
 	MaxEvents uint64
+	// MaxEventRate bounds how many queue entries may be processed per
+	// simulated second, measured over windows of RateWindow simulated time:
+	// a guard against runaway timers and message storms (a 1 ns timer takes
+	// a billion events per simulated second) that lets a run of any
+	// simulated length through. Default DefaultMaxEventRate.
+	MaxEventRate uint64
+	// RateWindow is the simulated-time window over which MaxEventRate is
+	// judged. Default 1s.
+	RateWindow time.Duration
 	// Link is the default configuration of every directed link.
 	// Zero Latency means constant 1 ms.
 	Link LinkConfig
 }
+
+// DefaultMaxEventRate is Config.MaxEventRate's default: far above any
+// healthy simulation (five Raft nodes with 50 ms heartbeats take about 250
+// events per simulated second; a swarm nemesis a few thousand) and far below
+// a runaway timer.
+const DefaultMaxEventRate = 1_000_000
 
 // DefaultWallStart is the calendar time at true time 0 when Config.WallStart is zero.
 var DefaultWallStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -40,9 +58,12 @@ const (
 	OutcomeTimeBudget
 	// OutcomeEventBudget: Config.MaxEvents events were processed.
 	OutcomeEventBudget
+	// OutcomeEventRate: more than Config.MaxEventRate events per simulated
+	// second were processed within one Config.RateWindow (a runaway).
+	OutcomeEventRate
 )
 
-var outcomeNames = [...]string{"", "horizon", "quiescent", "budget_exhausted:time", "budget_exhausted:events"}
+var outcomeNames = [...]string{"", "horizon", "quiescent", "budget_exhausted:time", "budget_exhausted:events", "budget_exhausted:event_rate"}
 
 // String names the outcome, e.g. "budget_exhausted:events".
 func (o Outcome) String() string {
@@ -53,7 +74,9 @@ func (o Outcome) String() string {
 }
 
 // Exhausted reports whether the run was stopped by a budget.
-func (o Outcome) Exhausted() bool { return o == OutcomeTimeBudget || o == OutcomeEventBudget }
+func (o Outcome) Exhausted() bool {
+	return o == OutcomeTimeBudget || o == OutcomeEventBudget || o == OutcomeEventRate
+}
 
 // Stats are a run's counters. Per-kind arrays are indexed by MsgKind.
 type Stats struct {
@@ -93,7 +116,9 @@ type Sim struct {
 	freeMsgs []int32
 	controls []func()
 	freeCtl  []int32
-	sinks    []Sink
+	sinks    []Sink     // every sink, for records other than messages and timers
+	full     []Sink     // the sinks that want message and timer records in full
+	lean     []LeanSink // the sinks that take messages lean and skip timers
 	hash     hasher
 	rec      Record
 	kindHash [MaxKinds]uint64
@@ -101,6 +126,9 @@ type Sim struct {
 	wallBase int64
 	popped   uint64
 	outcome  Outcome
+	winEnd   Time   // end of the current rate window
+	winLeft  uint64 // events the current window may still take
+	winLimit uint64 // events per window (MaxEventRate × RateWindow)
 }
 
 // New returns an empty simulation for cfg.
@@ -112,7 +140,13 @@ func New(cfg Config) *Sim {
 		cfg.MaxTime = 24 * time.Hour
 	}
 	if cfg.MaxEvents == 0 {
-		cfg.MaxEvents = 200_000_000
+		cfg.MaxEvents = ^uint64(0)
+	}
+	if cfg.MaxEventRate == 0 {
+		cfg.MaxEventRate = DefaultMaxEventRate
+	}
+	if cfg.RateWindow <= 0 {
+		cfg.RateWindow = time.Second
 	}
 	if cfg.Link.Latency == (Dist{}) {
 		cfg.Link.Latency = Constant(time.Millisecond)
@@ -121,6 +155,8 @@ func New(cfg Config) *Sim {
 	s := &Sim{cfg: cfg, wallBase: cfg.WallStart.UnixNano(), seq: firstSeq, lateSeq: lateFirstSeq}
 	s.net.def = cfg.Link
 	s.netRand.Reset(cfg.Seed, "network")
+	s.winLimit = rateLimit(cfg.MaxEventRate, cfg.RateWindow)
+	s.winLeft, s.winEnd = s.winLimit, Time(cfg.RateWindow)
 	s.hash.h = cfg.Seed
 	s.hashKinds()
 	return s
@@ -134,6 +170,17 @@ func (s *Sim) hashKinds() {
 			s.kindHash[i] = strHash(name)
 		}
 	}
+}
+
+// rateLimit is how many events one window of d may take at rate per
+// simulated second (at least 1), without overflow.
+func rateLimit(rate uint64, d time.Duration) uint64 {
+	hi, lo := bits.Mul64(rate, uint64(d))
+	if hi >= uint64(time.Second) {
+		return ^uint64(0)
+	}
+	n, _ := bits.Div64(hi, lo, uint64(time.Second))
+	return max(n, 1)
 }
 
 // mustLink panics on a malformed link configuration: a negative latency
@@ -167,7 +214,16 @@ func (s *Sim) TraceHashHex() string { return fmt.Sprintf("%016x", s.hash.h) }
 func (s *Sim) Stream(label string) *Rand { return NewRand(s.cfg.Seed, label) }
 
 // AddSink subscribes sink to every trace record from now on.
-func (s *Sim) AddSink(sink Sink) { s.sinks = append(s.sinks, sink) }
+// A sink that implements LeanSink gets deliveries and drops through
+// Message instead of Record, and no timer records.
+func (s *Sim) AddSink(sink Sink) {
+	s.sinks = append(s.sinks, sink)
+	if l, ok := sink.(LeanSink); ok {
+		s.lean = append(s.lean, l)
+	} else {
+		s.full = append(s.full, sink)
+	}
+}
 
 // Outcome returns how the last Run/RunUntil ended (0 before any).
 func (s *Sim) Outcome() Outcome { return s.outcome }
@@ -245,15 +301,21 @@ func (s *Sim) emit() {
 	}
 }
 
-// emitMsg records a delivery or drop. Without sinks it hashes the fields
-// directly, skipping the Record (the hot path); the hash is the same either way.
+// emitMsg records a delivery or drop. It hashes the fields directly and
+// builds a Record only for sinks that want one (the hot path); the hash is
+// the same either way.
 func (s *Sim) emitMsg(t RecordType, why DropReason, m *Message, sentAt Time) {
-	if len(s.sinks) == 0 {
-		s.hash.message(t, why, m, s.now, sentAt, s.kindHash[m.Kind])
+	s.hash.message(t, why, m, s.now, sentAt, s.kindHash[m.Kind])
+	for _, k := range s.lean {
+		k.Message(t, why, m.Kind, m.To, m.From, m.Term, s.now, sentAt)
+	}
+	if len(s.full) == 0 {
 		return
 	}
 	s.rec = Record{At: s.now, Type: t, Reason: why, Kind: m.Kind, Node: m.To, Peer: m.From, SentAt: sentAt, Epoch: m.Term}
-	s.emit()
+	for _, k := range s.full {
+		k.Record(&s.rec)
+	}
 }
 
 // start starts every node that is not marked to start down.
@@ -303,6 +365,17 @@ func (s *Sim) run(limit Time, quiesce bool) Outcome {
 			s.outcome = OutcomeEventBudget
 			return s.outcome
 		}
+		if t := s.q.peekTime(); t >= s.winEnd {
+			// A new rate window: it starts at the window holding t, so a
+			// quiet stretch does not bank events for a later burst.
+			w := Time(s.cfg.RateWindow)
+			s.winEnd = t - t%w + w
+			s.winLeft = s.winLimit
+		} else if s.winLeft == 0 {
+			s.outcome = OutcomeEventRate
+			return s.outcome
+		}
+		s.winLeft--
 		var e event
 		s.q.pop(&e)
 		s.popped++

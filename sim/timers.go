@@ -146,11 +146,12 @@ func (s *Sim) fireTimer(e *event) {
 	n.freeTimer(e.ref, t)
 	s.stats.Events++
 	s.stats.TimersFired++
-	if len(s.sinks) == 0 {
-		s.hash.timer(n.id, s.now, tag, id)
-	} else {
+	s.hash.timer(n.id, s.now, tag, id)
+	if len(s.full) > 0 { // lean sinks take no timer records
 		s.rec = Record{At: s.now, Type: RecTimer, Node: n.id, Peer: None, A: int64(tag), B: int64(id)}
-		s.emit()
+		for _, k := range s.full {
+			k.Record(&s.rec)
+		}
 	}
 	n.node.OnTimer(id, tag)
 }

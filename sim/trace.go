@@ -98,6 +98,19 @@ type Sink interface {
 	Record(r *Record)
 }
 
+// LeanSink is a Sink that needs only some fields of the hot records: the
+// engine hands it each delivery and drop through Message (no Record is
+// built for it) and never hands it timer records. Every other record still
+// comes through Record. A run whose sinks are all lean (the streaming
+// checker) costs almost nothing per message over a run with no sink.
+type LeanSink interface {
+	Sink
+	// Message is a RecDeliver or RecDrop record's fields: the message of
+	// kind from one node to another (to is the record's Node, from its
+	// Peer), its term (Epoch), the record's true time and when it was sent.
+	Message(t RecordType, why DropReason, kind MsgKind, to, from NodeID, term int64, at, sentAt Time)
+}
+
 // Recorder is a Sink that keeps a copy of every record in memory, for tests,
 // checkers and exporters.
 type Recorder struct {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/electsim/electsim/checker"
+	"github.com/electsim/electsim/cron"
 	"github.com/electsim/electsim/sim"
 )
 
@@ -25,42 +27,46 @@ type Conflict struct {
 	At            sim.Time // when Second started
 }
 
-// Watch is a trace sink that follows the candidates' leadership observations
-// (never their internals) and keeps a short log of what happened, for
-// properties and the counterexamples that break them. Add it with
-// sim.AddSink before the run and call Finish after it.
+// Watch follows a run for a property: the verdicts (Overlaps, Conflicts)
+// come from the streaming checker, the one implementation of election
+// safety and split-brain (docs/checkers.md); the Watch itself only keeps a
+// short log of what happened (faults, leadership, crashes, restarts,
+// pauses and chosen effects) to print beside a counterexample. NewWatch
+// subscribes it before the run; call Finish after it.
 type Watch struct {
 	s        *sim.Sim
+	k        *checker.Checker
 	isCand   []bool
 	leading  []bool
-	epoch    []int64
-	count    int
-	open     bool
-	openAt   sim.Time
-	openIDs  []sim.NodeID
-	openEps  []int64
-	byEpoch  map[int64]sim.NodeID // lookups only
 	effects  []string
 	log      []sim.Record
 	finished bool
 
 	// Leads counts RecLead records of candidates.
 	Leads int
-	// Overlaps lists every split-brain interval, in time order.
+	// Overlaps lists every split-brain finding (two candidates acting as
+	// leader over the same interval), in time order; set by Finish.
 	Overlaps []Overlap
-	// Conflicts lists every epoch with two leaders, in time order.
+	// Conflicts lists every epoch with two leaders, in time order; set by
+	// Finish.
 	Conflicts []Conflict
+	// DoubleExecutions and StaleWrites are the checker's double_execution
+	// and stale_write findings, set by FinishResource.
+	DoubleExecutions []checker.Violation
+	StaleWrites      []checker.Violation
 }
 
-// NewWatch returns a watch over the given candidates of s and subscribes it.
-// Effect records whose Name is in effects are kept in the log too.
+// NewWatch returns a watch over the given candidates of s and subscribes it
+// and its checker. Effect records whose Name is in effects are kept in the
+// log too.
 func NewWatch(s *sim.Sim, candidates []sim.NodeID, effects ...string) *Watch {
 	n := s.NumNodes()
-	w := &Watch{s: s, isCand: make([]bool, n), leading: make([]bool, n), epoch: make([]int64, n),
-		byEpoch: map[int64]sim.NodeID{}, effects: effects}
+	w := &Watch{s: s, isCand: make([]bool, n), leading: make([]bool, n), effects: effects}
 	for _, id := range candidates {
 		w.isCand[id] = true
 	}
+	w.k = checker.New(checker.Input{Names: checker.NamesOf(s), Candidates: candidates, MaxViolations: 1 << 30})
+	s.AddSink(w.k)
 	s.AddSink(w)
 	return w
 }
@@ -73,35 +79,12 @@ func (w *Watch) Record(r *sim.Record) {
 			return
 		}
 		w.Leads++
-		if prev, ok := w.byEpoch[r.Epoch]; ok && prev != r.Node {
-			w.Conflicts = append(w.Conflicts, Conflict{Epoch: r.Epoch, First: prev, Second: r.Node, At: r.At})
-		} else if !ok {
-			w.byEpoch[r.Epoch] = r.Node
-		}
-		w.epoch[r.Node] = r.Epoch
-		if !w.leading[r.Node] {
-			w.leading[r.Node] = true
-			w.count++
-		}
-		if w.count >= 2 && !w.open {
-			w.open, w.openAt = true, r.At
-			w.openIDs, w.openEps = w.openIDs[:0], w.openEps[:0]
-			for id, l := range w.leading {
-				if l {
-					w.openIDs = append(w.openIDs, sim.NodeID(id))
-					w.openEps = append(w.openEps, w.epoch[id])
-				}
-			}
-		}
+		w.leading[r.Node] = true
 	case sim.RecStepDown:
-		if r.Node < 0 || !w.isCand[r.Node] || !w.leading[r.Node] {
-			break
+		if r.Node < 0 || !w.isCand[r.Node] {
+			return
 		}
 		w.leading[r.Node] = false
-		w.count--
-		if w.open && w.count < 2 {
-			w.close(r.At)
-		}
 	case sim.RecCrash, sim.RecPause, sim.RecResume, sim.RecFault, sim.RecNote:
 	case sim.RecStart:
 		if r.A == 0 {
@@ -121,20 +104,40 @@ func (w *Watch) Record(r *sim.Record) {
 	w.log = append(w.log, *r)
 }
 
-func (w *Watch) close(at sim.Time) {
-	w.open = false
-	if at > w.openAt {
-		w.Overlaps = append(w.Overlaps, Overlap{Start: w.openAt, End: at,
-			Nodes: append([]sim.NodeID(nil), w.openIDs...), Epochs: append([]int64(nil), w.openEps...)})
-	}
+// Message implements sim.LeanSink: the Watch needs no message records.
+func (w *Watch) Message(sim.RecordType, sim.DropReason, sim.MsgKind, sim.NodeID, sim.NodeID, int64, sim.Time, sim.Time) {
 }
 
-// Finish closes an overlap still open at the end of the run.
-func (w *Watch) Finish() {
-	if w.open && !w.finished {
-		w.close(w.s.Now())
+// Finish judges the run with the checker and fills Overlaps and Conflicts
+// from its typed findings. Call it once, after the run's sim.End.
+func (w *Watch) Finish() { w.FinishResource(nil, cron.Policy{}) }
+
+// FinishResource is Finish for a run with a fenced resource: the checker
+// also judges the resource's log under its policy, and DoubleExecutions
+// and StaleWrites are set.
+func (w *Watch) FinishResource(log []cron.LogEntry, p cron.Policy) {
+	if w.finished {
+		return
 	}
 	w.finished = true
+	if log != nil {
+		w.k.Input().Policy = p
+	}
+	rep := w.k.Finish(log)
+	for _, c := range rep.Checks {
+		for _, v := range c.Violations {
+			switch c.Name {
+			case checker.CheckSplitBrain:
+				w.Overlaps = append(w.Overlaps, Overlap{Start: v.At, End: v.End, Nodes: v.NodeIDs, Epochs: v.Epochs})
+			case checker.CheckElectionSafety:
+				w.Conflicts = append(w.Conflicts, Conflict{Epoch: v.Epochs[1], First: v.NodeIDs[0], Second: v.NodeIDs[1], At: v.At})
+			case checker.CheckDoubleExecution:
+				w.DoubleExecutions = append(w.DoubleExecutions, v)
+			case checker.CheckStaleWrite:
+				w.StaleWrites = append(w.StaleWrites, v)
+			}
+		}
+	}
 }
 
 // Leading returns the candidates acting as leader now, by the trace.

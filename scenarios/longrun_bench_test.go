@@ -1,0 +1,102 @@
+package scenarios
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+	"runtime/metrics"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// heapPeak samples the heap every 5 ms of wall time from its own goroutine
+// (benchmark code, outside the simulation) while a run goes on: peak is
+// the most heap in use, garbage not yet collected included, so it bounds
+// the run's memory from above.
+type heapPeak struct {
+	stop chan struct{}
+	done chan uint64
+}
+
+func startHeapPeak() *heapPeak {
+	h := &heapPeak{stop: make(chan struct{}), done: make(chan uint64)}
+	go func() {
+		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		var peak uint64
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			metrics.Read(sample)
+			peak = max(peak, sample[0].Value.Uint64())
+			select {
+			case <-h.stop:
+				h.done <- peak
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return h
+}
+
+func (h *heapPeak) finish() uint64 {
+	close(h.stop)
+	return <-h.done
+}
+
+// liveHeap is the heap still reachable after a full collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// longDay loads the shipped long-run example with its duration set.
+func longDay(tb testing.TB, d time.Duration) *Scenario {
+	sc, err := LoadWith("long-day.yaml", []string{"duration=" + d.String()})
+	require.NoError(tb, err)
+	return sc
+}
+
+// BenchmarkLongDay runs long-day.yaml, all checks on, for 1 simulated day
+// and for LONGDAY_DAYS (default 30) days, and reports wall time and peak
+// live heap per simulated hour and in all. Memory must not grow with
+// simulated time: compare peak-heap-MB of the two sizes.
+//
+//	go test ./scenarios -run '^$' -bench LongDay -benchtime 1x
+func BenchmarkLongDay(b *testing.B) {
+	days := 30
+	if v := os.Getenv("LONGDAY_DAYS"); v != "" {
+		_, err := fmt.Sscan(v, &days)
+		require.NoError(b, err)
+	}
+	for _, n := range []int{1, days} {
+		b.Run(fmt.Sprintf("days=%d", n), func(b *testing.B) {
+			sc := longDay(b, time.Duration(n)*24*time.Hour)
+			hours := float64(n * 24)
+			var peak, live, events uint64
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				runtime.GC()
+				h := startHeapPeak()
+				b.StartTimer()
+				r, err := sc.Run(RunOptions{Seed: uint64(i + 1)})
+				b.StopTimer()
+				peak = max(peak, h.finish())
+				require.NoError(b, err)
+				require.True(b, r.OK, "%v", r.Problems)
+				live = max(live, liveHeap()) // the run (its report included) is still reachable here
+				events += r.Sim.Stats().Events
+				runtime.KeepAlive(r)
+				b.StartTimer()
+			}
+			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)/hours, "wall-s/sim-hour")
+			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+			b.ReportMetric(float64(live)/(1<<20), "live-heap-MB")
+			b.ReportMetric(float64(events)/float64(b.N), "events/run")
+		})
+	}
+}
