@@ -46,7 +46,7 @@ type Run struct {
 	Scenario  *Scenario
 	Seed      uint64
 	Algorithm string
-	Sim *sim.Sim
+	Sim       *sim.Sim
 	// Recorder is RunOptions.Recorder (nil if none was given).
 	Recorder *sim.Recorder
 	// Checker is the streaming checker subscribed to the run.
