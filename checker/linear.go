@@ -108,8 +108,7 @@ func (c *checker) checkLinearizability() (Check, Linearization) {
 			why := "its slot was already applied from another run"
 			if st.has && in.token < st.highest {
 				why = fmt.Sprintf("a higher token (%d) was already applied", st.highest)
-			} else if k, found := st.find(in.job, in.slot); found {
-				o := st.owners[k]
+			} else if o, found := st.owners.find(in.job, in.slot); found {
 				why = fmt.Sprintf("its slot was already applied from %s run %d", c.in.name(o.node), o.run)
 			}
 			v := Violation{Kind: CheckLinearizability, At: e.At, End: e.At, Nodes: []string{c.in.name(e.Node)}, Tokens: []int64{e.Token},

@@ -116,25 +116,11 @@ type slotOwner struct {
 }
 
 // storeState is the fenced store's state in one partition. It is never
-// mutated: Step returns a new value.
+// mutated: Step returns a new value, sharing what did not change.
 type storeState struct {
 	has     bool
 	highest int64
-	owners  []slotOwner // sorted by (job, slot)
-}
-
-func (s storeState) find(job int, slot int64) (int, bool) {
-	lo, hi := 0, len(s.owners)
-	for lo < hi {
-		m := (lo + hi) / 2
-		o := s.owners[m]
-		if o.job < job || (o.job == job && o.slot < slot) {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo, lo < len(s.owners) && s.owners[lo].job == job && s.owners[lo].slot == slot
+	owners  owners
 }
 
 // fencedStoreModel is the safety specification of the resource: it applies
@@ -154,8 +140,8 @@ func fencedStoreModel(names func(sim.NodeID) string, partition func([]porcupine.
 			if s.has && in.token < s.highest {
 				return false, s
 			}
-			k, found := s.find(in.job, in.slot)
-			if found && (s.owners[k].node != in.node || s.owners[k].run != in.run) {
+			o, found := s.owners.find(in.job, in.slot)
+			if found && (o.node != in.node || o.run != in.run) {
 				return false, s
 			}
 			ns := storeState{has: true, highest: in.token, owners: s.owners}
@@ -163,24 +149,13 @@ func fencedStoreModel(names func(sim.NodeID) string, partition func([]porcupine.
 				ns.highest = s.highest
 			}
 			if !found {
-				ns.owners = make([]slotOwner, 0, len(s.owners)+1)
-				ns.owners = append(ns.owners, s.owners[:k]...)
-				ns.owners = append(ns.owners, slotOwner{job: in.job, slot: in.slot, node: in.node, run: in.run})
-				ns.owners = append(ns.owners, s.owners[k:]...)
+				ns.owners = s.owners.with(slotOwner{job: in.job, slot: in.slot, node: in.node, run: in.run})
 			}
 			return true, ns
 		},
 		Equal: func(a, b interface{}) bool {
 			x, y := a.(storeState), b.(storeState)
-			if x.has != y.has || x.highest != y.highest || len(x.owners) != len(y.owners) {
-				return false
-			}
-			for i := range x.owners {
-				if x.owners[i] != y.owners[i] {
-					return false
-				}
-			}
-			return true
+			return x.has == y.has && x.highest == y.highest && x.owners.equal(y.owners)
 		},
 		DescribeOperation: func(input, output interface{}) string {
 			in := input.(writeInput)
@@ -196,13 +171,16 @@ func fencedStoreModel(names func(sim.NodeID) string, partition func([]porcupine.
 			}
 			var b strings.Builder
 			fmt.Fprintf(&b, "highest token %d", s.highest)
-			for i, o := range s.owners {
+			i := 0
+			s.owners.each(func(o slotOwner) bool {
 				if i == 4 {
-					fmt.Fprintf(&b, "; … %d more slots", len(s.owners)-4)
-					break
+					fmt.Fprintf(&b, "; … %d more slots", s.owners.size-4)
+					return false
 				}
+				i++
 				fmt.Fprintf(&b, "; slot %d@%d by %s run %d", o.job, o.slot, names(o.node), o.run)
-			}
+				return true
+			})
 			return b.String()
 		},
 	}

@@ -56,7 +56,7 @@ func (k *Checker) Record(r *sim.Record) {
 	if m := max(int(r.Node), int(r.Peer)) + 1; m > len(k.rp.leading) {
 		k.rp.grow(m)
 	}
-	if c.in.KeepStory {
+	if c.in.KeepStory && toldInStories(r) {
 		c.kept = append(c.kept, storyRec{seq: seq, r: *r})
 	}
 	if r.Type != sim.RecNote {
@@ -130,6 +130,27 @@ func (k *Checker) Finish(resource []cron.LogEntry) Report {
 	c.tl.finish()
 	c.rp = k.rp.out
 	return c.run()
+}
+
+// toldInStories reports whether a record can appear in an explanation, a
+// porcupine annotation or the leadership timeline: lifecycle, leadership,
+// faults and notes, and the effects with a typed fact a story tells (lease
+// hand-overs and service availability, cron run starts and skips). Beliefs
+// and the other effects (renewals, resource decisions: the log tells those)
+// are left out, so a long run's story stays small.
+func toldInStories(r *sim.Record) bool {
+	switch r.Type {
+	case sim.RecBelieve:
+		return false
+	case sim.RecEffect:
+		switch r.Fact {
+		case sim.FactLeaseAcquired, sim.FactLeaseExpired, sim.FactLeaseReleased, sim.FactLeaseReverted,
+			sim.FactServiceDown, sim.FactServiceUp, sim.FactRunStarted, sim.FactRunSkipped:
+			return true
+		}
+		return false
+	}
+	return true
 }
 
 // storyRec is a kept record and its ordinal in the trace.

@@ -53,17 +53,35 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	if !o.quiet {
 		fmt.Fprintf(stderr, "simrun: %s · %d run(s) · %d worker(s)\n", sc, len(jobs), min(o.workers, len(jobs)))
 	}
-	prog := newProgress(stderr, len(jobs), o.quiet)
-	res := runSweep(sc, jobs, o.workers, o.failFast, o.porcupine, prog)
-	prog.finish()
-	if len(res.errs) > 0 {
-		return exitUsage, res.errs[0]
+	var res sweepResult
+	var fr *scenarios.Run // the featured run, with its story and exports
+	if len(jobs) == 1 {
+		// One run: run it once with its story and the exports, and
+		// summarize that (a sweep would run it twice: judged, then again
+		// for its outputs).
+		start := time.Now()
+		r, err := rerun(sc, jobs[0], o)
+		if err != nil {
+			return exitUsage, err
+		}
+		fr = r
+		res = sweepResult{runs: []reports.RunSummary{summarize(r)}, done: []bool{true}, wall: time.Since(start)}
+	} else {
+		prog := newProgress(stderr, len(jobs), o.quiet)
+		res = runSweep(sc, jobs, o.workers, o.failFast, o.porcupine, prog)
+		prog.finish()
+		if len(res.errs) > 0 {
+			return exitUsage, res.errs[0]
+		}
 	}
 	// The sweep judged runs without their story. The failing runs the
 	// summary prints are run again with it, so their violations come
 	// explained; runs are deterministic, so the verdict is the same.
 	explained := 0
 	for i := range res.runs {
+		if fr != nil {
+			break // the single run already has its story
+		}
 		if !res.done[i] || res.runs[i].OK || explained >= maxPrintedFailures {
 			continue
 		}
@@ -95,10 +113,10 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 
 	// The featured run: the first that failed its expectations, else the
 	// first. Runs are deterministic, so it is simply run again in full.
-	feat := featured(jobs, res)
-	fr, err := rerun(sc, feat, o)
-	if err != nil {
-		return exitUsage, err
+	if fr == nil {
+		if fr, err = rerun(sc, featured(jobs, res), o); err != nil {
+			return exitUsage, err
+		}
 	}
 	out := o.out
 	if out == "" {
