@@ -118,10 +118,11 @@ func TestBudgetEventRateStopsRunawayTimer(t *testing.T) {
 	require.Equal(t, sim.OutcomeEventRate, o)
 	require.True(t, o.Exhausted())
 	require.Equal(t, "budget_exhausted:event_rate", o.String())
-	require.Equal(t, uint64(sim.DefaultMaxEventRate), sim.Popped(s), "one window of 1 s takes exactly the rate's worth of events")
-	require.Less(t, s.Now(), sim.Time(time.Second))
+	perWindow := uint64(sim.DefaultMaxEventRate) * uint64(sim.DefaultRateWindow) / uint64(time.Second)
+	require.Equal(t, perWindow, sim.Popped(s), "one window takes exactly the rate's worth of events")
+	require.Less(t, s.Now(), sim.Time(sim.DefaultRateWindow))
 	require.Equal(t, sim.OutcomeEventRate, s.RunFor(time.Second), "running again takes nothing more")
-	require.Equal(t, uint64(sim.DefaultMaxEventRate), sim.Popped(s))
+	require.Equal(t, perWindow, sim.Popped(s))
 }
 
 // A long, healthy run passes the guard with the defaults: a 1 s ticker for
@@ -137,11 +138,11 @@ func TestBudgetEventRateLetsLongRunsThrough(t *testing.T) {
 // twice the rate it stops in its first window; a quiet stretch does not bank
 // events for a later burst.
 func TestBudgetEventRateWindows(t *testing.T) {
-	at := sim.New(sim.Config{MaxEventRate: 1000, MaxTime: time.Minute})
+	at := sim.New(sim.Config{MaxEventRate: 1000, RateWindow: time.Second, MaxTime: time.Minute})
 	at.AddNode("n1", &ticker{period: time.Millisecond})
 	require.Equal(t, sim.OutcomeHorizon, at.RunUntil(sim.Time(10*time.Second)))
 
-	over := sim.New(sim.Config{MaxEventRate: 1000, MaxTime: time.Minute})
+	over := sim.New(sim.Config{MaxEventRate: 1000, RateWindow: time.Second, MaxTime: time.Minute})
 	over.AddNode("n1", &ticker{period: time.Millisecond / 2})
 	require.Equal(t, sim.OutcomeEventRate, over.RunUntil(sim.Time(10*time.Second)))
 	require.Less(t, over.Now(), sim.Time(time.Second))

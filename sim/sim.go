@@ -29,7 +29,7 @@ type Config struct {
 	// simulated length through. Default DefaultMaxEventRate.
 	MaxEventRate uint64
 	// RateWindow is the simulated-time window over which MaxEventRate is
-	// judged. Default 1s.
+	// judged. Default DefaultRateWindow.
 	RateWindow time.Duration
 	// Link is the default configuration of every directed link.
 	// Zero Latency means constant 1 ms.
@@ -41,6 +41,14 @@ type Config struct {
 // events per simulated second; a swarm nemesis a few thousand) and far below
 // a runaway timer.
 const DefaultMaxEventRate = 1_000_000
+
+// DefaultRateWindow is Config.RateWindow's default. A runaway is stopped
+// after at most MaxEventRate × RateWindow events (100,000 by default), and
+// what it leaves in flight (messages, timers) is in proportion, so a 1 ns
+// timer stops within a fraction of a second of wall time and well under
+// 100 MB; a healthy burst (an election among 64 nodes is about 8,000
+// messages) fits a window many times.
+const DefaultRateWindow = 100 * time.Millisecond
 
 // DefaultWallStart is the calendar time at true time 0 when Config.WallStart is zero.
 var DefaultWallStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -146,7 +154,7 @@ func New(cfg Config) *Sim {
 		cfg.MaxEventRate = DefaultMaxEventRate
 	}
 	if cfg.RateWindow <= 0 {
-		cfg.RateWindow = time.Second
+		cfg.RateWindow = DefaultRateWindow
 	}
 	if cfg.Link.Latency == (Dist{}) {
 		cfg.Link.Latency = Constant(time.Millisecond)
