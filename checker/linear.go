@@ -77,6 +77,24 @@ func (c *checker) overlapStory(node sim.NodeID, t sim.Time) (Violation, bool) {
 	return Violation{}, false
 }
 
+// resourceSegmented decides the resource history segment by segment
+// (checkResourceSegments) and, with a story, draws a window of it.
+func (c *checker) resourceSegmented(ops []porcupine.Operation, parts [][]porcupine.Operation, names []string) (Linearization, []unplaced) {
+	res, bad, w, wp := c.checkResourceSegments(parts)
+	lin := Linearization{Check: CheckLinearizability, Model: "fenced-store", Result: string(res), Operations: len(ops),
+		Partitions: len(parts), Timeout: c.in.PorcupineTimeout}
+	if w == nil {
+		return lin, bad
+	}
+	seg := parts[wp][w.from:w.to]
+	m := fencedStoreModelFrom(c.in.name, nil, w.init)
+	_, info := porcupine.CheckOperationsVerbose(m, seg, c.in.PorcupineTimeout)
+	lin.model, lin.info, lin.ran = m, info, true
+	lin.Window = fmt.Sprintf("writes %d–%d of the %d of partition %s", w.from+1, w.to, len(parts[wp]), names[wp])
+	c.annotate(&lin, seg, true)
+	return lin, bad
+}
+
 // checkLinearizability runs the resource history against the fenced-store
 // model, partitioned by fencing scope (or by slot without fencing).
 func (c *checker) checkLinearizability() (Check, Linearization) {
@@ -88,7 +106,15 @@ func (c *checker) checkLinearizability() (Check, Linearization) {
 	part, partNames := resourcePartition(c.in.Resource, c.in.Policy)
 	m := fencedStoreModel(c.in.name, part)
 	parts, names := part(ops), partNames(ops)
-	lin, bad := c.runPorcupine(CheckLinearizability, "fenced-store", m, ops, parts, true)
+	var lin Linearization
+	var bad []unplaced
+	if c.hasStory() && len(ops) <= visualizeMax {
+		// Small enough to draw whole: one porcupine run gives the verdict
+		// and the visualization.
+		lin, bad = c.runPorcupine(CheckLinearizability, "fenced-store", m, ops, parts, true)
+	} else {
+		lin, bad = c.resourceSegmented(ops, parts, names)
+	}
 	ch.Status = verdict(porcupine.CheckResult(lin.Result))
 	scope := "slot"
 	if c.in.Policy.Fencing {

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/anishathalye/porcupine"
@@ -128,9 +129,15 @@ type storeState struct {
 // one it applied before in the partition (the fencing scope, or the slot).
 // Rejecting is always allowed: the model judges what was applied.
 func fencedStoreModel(names func(sim.NodeID) string, partition func([]porcupine.Operation) [][]porcupine.Operation) porcupine.Model {
+	return fencedStoreModelFrom(names, partition, storeState{})
+}
+
+// fencedStoreModelFrom is fencedStoreModel starting from init: the state a
+// partition has reached before the segment of its history being checked.
+func fencedStoreModelFrom(names func(sim.NodeID) string, partition func([]porcupine.Operation) [][]porcupine.Operation, init storeState) porcupine.Model {
 	return porcupine.Model{
 		Partition: partition,
-		Init:      func() interface{} { return storeState{} },
+		Init:      func() interface{} { return init },
 		Step: func(state, input, output interface{}) (bool, interface{}) {
 			s := state.(storeState)
 			in := input.(writeInput)
@@ -186,6 +193,39 @@ func fencedStoreModel(names func(sim.NodeID) string, partition func([]porcupine.
 	}
 }
 
+// writeDesc describes a write for porcupine's visualization and for
+// violations.
+func writeDesc(e *cron.LogEntry, name func(sim.NodeID) string) string {
+	return fmt.Sprintf("%s run %d %s step %d token %d", name(e.Node), e.Run, cron.SlotName(e.Job, e.Slot), e.Step, e.Token)
+}
+
+// advance applies a segment's applied writes to s in the order the
+// resource decided them, without judging them. After a linearizable segment
+// the result is the only state any linearization reaches: the highest
+// token is a maximum and the owners a union with one run per slot, whatever
+// the order; after an illegal one it is the resource's own view.
+func (s storeState) advance(seg []porcupine.Operation) storeState {
+	order := make([]int, len(seg))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return seg[order[a]].Return < seg[order[b]].Return })
+	for _, k := range order {
+		if !seg[k].Output.(bool) {
+			continue
+		}
+		in := seg[k].Input.(writeInput)
+		if !s.has || in.token > s.highest {
+			s.highest = in.token
+		}
+		s.has = true
+		if _, found := s.owners.find(in.job, in.slot); !found {
+			s.owners = s.owners.with(slotOwner{job: in.job, slot: in.slot, node: in.node, run: in.run})
+		}
+	}
+	return s
+}
+
 // resourceOps turns the resource log into write operations, each from the
 // moment its message was sent (sentAt; -1 if unknown: the write's own time)
 // to the moment the resource decided.
@@ -198,7 +238,7 @@ func resourceOps(log []cron.LogEntry, sentAt []sim.Time, name func(sim.NodeID) s
 			call = sentAt[i]
 		}
 		in := writeInput{idx: i, job: e.JobIndex, slot: e.Slot, step: e.Step, token: e.Token, node: e.Node, run: e.Run, why: e.Reason,
-			desc: fmt.Sprintf("%s run %d %s step %d token %d", name(e.Node), e.Run, cron.SlotName(e.Job, e.Slot), e.Step, e.Token)}
+			desc: writeDesc(e, name)}
 		ops = append(ops, porcupine.Operation{ClientId: int(e.Node), Input: in, Call: int64(call), Output: e.Accepted, Return: int64(e.At)})
 	}
 	return ops

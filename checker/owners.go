@@ -1,7 +1,5 @@
 package checker
 
-
-
 // owners is an immutable map from a slot (job, slot) to the run its writes
 // were applied from: a treap whose nodes are never changed once built, so
 // adding an owner copies only the path to it (O(log n)) and every older
@@ -108,4 +106,3 @@ func (t owners) equal(u owners) bool {
 	}
 	return true
 }
-

@@ -3,6 +3,7 @@ package checker
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"time"
 
@@ -23,6 +24,10 @@ type Linearization struct {
 	// Operations and Partitions size the history.
 	Operations int
 	Partitions int
+	// Window, if not empty, says which part of a long history the
+	// visualization draws (at most visualizeMax operations around the first
+	// violation); the verdict is always the whole history's.
+	Window string
 	// Timeout is the bound the check ran under (wall time).
 	Timeout time.Duration
 
@@ -117,8 +122,18 @@ func lessSeq(a, b []int) bool {
 // annotations renders the run's faults (and, with tenures, who led) for
 // porcupine's visualization. Nodes that have operations in the history get
 // their annotations on their own row; the others on a tagged row.
-func (c *checker) annotations(clients []bool, withTenures bool) []porcupine.Annotation {
+func (c *checker) annotations(clients []bool, withTenures bool, from, to int64) []porcupine.Annotation {
 	var out []porcupine.Annotation
+	defer func() { // only what overlaps the history drawn
+		k := 0
+		for _, a := range out {
+			if a.End >= from && a.Start <= to {
+				out[k] = a
+				k++
+			}
+		}
+		out = out[:k]
+	}()
 	row := func(node sim.NodeID, a porcupine.Annotation) porcupine.Annotation {
 		if node >= 0 && int(node) < len(clients) && clients[node] {
 			a.ClientId = int(node)
@@ -142,7 +157,7 @@ func (c *checker) annotations(clients []bool, withTenures bool) []porcupine.Anno
 		}
 		tag := "faults"
 		switch {
-		case strings.HasPrefix(r.Name, "net."):
+		case isNetFault(r):
 			tag = "network"
 		case strings.HasPrefix(r.Name, "clock."):
 			tag = "clocks"
@@ -160,6 +175,23 @@ func (c *checker) annotations(clients []bool, withTenures bool) []porcupine.Anno
 		}
 	}
 	return out
+}
+
+// annotate adds the run's faults (and tenures) over the time ops span to
+// the visualization.
+func (c *checker) annotate(l *Linearization, ops []porcupine.Operation, withTenures bool) {
+	clients := make([]bool, len(c.tl.openT)+len(c.in.Names))
+	from, to := int64(math.MaxInt64), int64(math.MinInt64)
+	for _, op := range ops {
+		if op.ClientId >= 0 && op.ClientId < len(clients) {
+			clients[op.ClientId] = true
+		}
+		from, to = min(from, op.Call), max(to, op.Return)
+	}
+	if l.Window == "" {
+		from, to = math.MinInt64, math.MaxInt64
+	}
+	l.info.AddAnnotations(c.annotations(clients, withTenures, from, to))
 }
 
 // runPorcupine checks ops against m within timeout and returns the
@@ -188,13 +220,7 @@ func (c *checker) runPorcupine(check, model string, m porcupine.Model, ops []por
 		}
 		return l, bad
 	}
-	clients := make([]bool, len(c.tl.openT)+len(c.in.Names))
-	for _, op := range ops {
-		if op.ClientId >= 0 && op.ClientId < len(clients) {
-			clients[op.ClientId] = true
-		}
-	}
-	l.info.AddAnnotations(c.annotations(clients, withTenures))
+	c.annotate(&l, ops, withTenures)
 	var bad []unplaced
 	if res == porcupine.Illegal {
 		bad = illegalParts(m, parts, info)

@@ -1,0 +1,110 @@
+package checker
+
+import (
+	"sort"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// visualizeMax is the most operations porcupine's visualization of one
+// history shows. Larger histories are drawn as a window of at most this many
+// operations: around the first violation, or the end of the largest
+// partition when there is none (Linearization.Window says which).
+const visualizeMax = 1500
+
+// segment is one stretch of a partition's history between two quiescent
+// instants: every operation before it returned before any of it was
+// called, and every operation after it was called after all of it returned.
+type segment struct {
+	from, to int        // ops[from:to] of the partition, sorted by call
+	init     storeState // the partition's state before it
+}
+
+// segments splits a partition's operations, sorted by call time, at the
+// quiescent instants. Operations that touch (one returns when another is
+// called) are concurrent for porcupine, so they stay together.
+func segments(ops []porcupine.Operation) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(ops); {
+		end, j := ops[i].Return, i+1
+		for j < len(ops) && ops[j].Call <= end {
+			end = max(end, ops[j].Return)
+			j++
+		}
+		out = append(out, [2]int{i, j})
+		i = j
+	}
+	return out
+}
+
+// checkResourceSegments decides the fenced-store history partition by
+// partition and, within a partition, segment by segment from the state the
+// earlier segments reached. The verdict equals porcupine's on the whole
+// history: a linearization must place a segment's operations after every
+// earlier segment's and before every later one's, and after a linearizable
+// segment the state is the same whichever linearization porcupine picked
+// (storeState.advance). Porcupine then never holds more than one segment:
+// a month of cron writes is checked in a few megabytes, linear in the
+// number of writes. The whole check runs under Input.PorcupineTimeout of
+// wall time; running out makes it unknown.
+func (c *checker) checkResourceSegments(parts [][]porcupine.Operation) (porcupine.CheckResult, []unplaced, *segment, int) {
+	deadline := time.Now().Add(c.in.PorcupineTimeout)
+	res := porcupine.Ok
+	var bad []unplaced
+	var window *segment // where to draw: the first violation's window
+	windowPart := -1
+	for p, ops := range parts {
+		sort.SliceStable(ops, func(a, b int) bool { return ops[a].Call < ops[b].Call })
+		state := storeState{}
+		var starts []segment // segment starts and their states, for the window
+		for _, sg := range segments(ops) {
+			if c.hasStory() {
+				starts = append(starts, segment{from: sg[0], to: sg[1], init: state})
+			}
+			seg := ops[sg[0]:sg[1]]
+			left := time.Until(deadline)
+			if left <= 0 {
+				return porcupine.Unknown, nil, nil, -1
+			}
+			m := fencedStoreModelFrom(c.in.name, nil, state)
+			r := porcupine.CheckOperationsTimeout(m, seg, left)
+			switch r {
+			case porcupine.Unknown:
+				return porcupine.Unknown, nil, nil, -1
+			case porcupine.Illegal:
+				res = porcupine.Illegal
+				_, info := porcupine.CheckOperationsVerbose(m, seg, max(time.Until(deadline), time.Millisecond))
+				for _, u := range illegalParts(m, [][]porcupine.Operation{seg}, info) {
+					u.partition, u.prefix, u.size = p, u.prefix+sg[0], len(ops)
+					bad = append(bad, u)
+				}
+				if window == nil && c.hasStory() {
+					w := windowEnding(starts, sg[1])
+					window, windowPart = &w, p
+				}
+			}
+			state = state.advance(seg)
+		}
+		if window == nil && c.hasStory() && (windowPart < 0 || len(ops) > len(parts[windowPart])) && len(ops) > visualizeMax {
+			w := windowEnding(starts, len(ops))
+			window, windowPart = &w, p
+		}
+	}
+	return res, bad, window, windowPart
+}
+
+// windowEnding picks the latest segment start from which the operations up
+// to end number at most visualizeMax (at least one segment).
+func windowEnding(starts []segment, end int) segment {
+	k := len(starts) - 1
+	for k > 0 && starts[k].from >= end {
+		k--
+	}
+	for k > 0 && end-starts[k-1].from <= visualizeMax {
+		k--
+	}
+	w := starts[k]
+	w.to = end
+	return w
+}
