@@ -135,6 +135,16 @@ func (p *replayer) step(seq int, r *sim.Record) {
 	}
 	p.last = r.At
 
+	// A repeated belief (a follower hearing its leader's heartbeat) changes
+	// nothing but the failover's detection: skip the rest, the hot path of
+	// a run's non-message records.
+	if r.Type == sim.RecBelieve && r.Node >= 0 && p.bel[r.Node] == (belief{peer: r.Peer, epoch: r.Epoch}) && p.up[r.Node] {
+		if p.fo != nil {
+			p.observe(seq, r)
+		}
+		return
+	}
+
 	// Faults that remove a recognised leader, judged on the state before
 	// the record.
 	removed, why, epoch := sim.None, "", int64(0)

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/electsim/electsim/checker"
 	"github.com/electsim/electsim/sim"
 )
 
@@ -38,4 +39,26 @@ func BenchmarkSimSteadyState(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		s.RunFor(time.Minute)
 	}
+}
+
+// BenchmarkSimHourChecked is BenchmarkSimHour with the streaming checker
+// subscribed (a sim.LeanSink): the difference is what judging a run costs.
+func BenchmarkSimHourChecked(b *testing.B) {
+	b.ReportAllocs()
+	var events uint64
+	start := time.Now()
+	for i := 0; i < b.N; i++ {
+		s, ids := newVoteCluster(uint64(i), 5)
+		k := checker.New(checker.Input{Names: checker.NamesOf(s), Candidates: ids})
+		s.AddSink(k)
+		newCrashDriver(s, ids, 2)
+		s.RunUntil(sim.Time(time.Hour))
+		s.End()
+		k.Finish(nil)
+		events += s.Stats().Events
+	}
+	wall := time.Since(start)
+	b.ReportMetric(float64(b.N)*3600/wall.Seconds(), "simsec/wallsec")
+	b.ReportMetric(float64(wall.Nanoseconds())/float64(events), "ns/event")
+	b.ReportMetric(float64(events)/float64(b.N), "events/op")
 }
