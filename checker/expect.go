@@ -33,6 +33,21 @@ type Expect struct {
 	MaxFlapsPerMinute float64
 }
 
+// Fails reports whether a violation of check would fail a run judged
+// against e, as far as can be told before its harm is assessed: the check
+// is neither required nor allowed, and for split_brain the finding would
+// not be harmless (harmless needs a fenced resource to judge it, and fails
+// only with FailOnHarmless).
+func (e Expect) Fails(check string, hasResource bool) bool {
+	if contains(e.MustOccur, check) || contains(e.Allow, check) {
+		return false
+	}
+	if check == CheckSplitBrain && hasResource && !e.FailOnHarmless {
+		return false
+	}
+	return true
+}
+
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {

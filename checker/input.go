@@ -18,6 +18,12 @@ type Input struct {
 	// Records is the run's full trace, in order (a sim.Recorder's Records),
 	// for Run. A streaming Checker (New) ignores it.
 	Records []sim.Record
+	// OnViolation, if set, is called by a streaming Checker as soon as it
+	// sees a violation it can decide online (election_safety: a second
+	// node leads an epoch; split_brain: two nodes have acted as leader over
+	// a positive stretch of time), with the check's name, once per check.
+	// simrun -fail-fast stops the run there (sim.Stop).
+	OnViolation func(check string)
 	// KeepStory makes a streaming Checker keep the records that explain
 	// violations (lifecycle, leadership, faults, notes, effects; never
 	// messages, timers or disk writes), so every listed violation gets its

@@ -25,6 +25,10 @@ type Checker struct {
 	c   *checker
 	rp  *replayer
 	seq int // ordinal of the next record
+	// Online detection for Input.OnViolation.
+	epochLeader map[int64]sim.NodeID // lookups only: the first leader of each epoch
+	openSince   sim.Time             // when two or more tenures became open, -1 if not
+	told        [2]bool              // election_safety, split_brain reported
 }
 
 // New returns a streaming checker for a run described by in. in.Records is
@@ -34,8 +38,11 @@ type Checker struct {
 func New(in Input) *Checker {
 	c := &checker{in: in.withDefaults(nil)}
 	c.tl = &timeline{}
-	ck := &Checker{c: c}
+	ck := &Checker{c: c, openSince: -1}
 	ck.rp = newReplayer(&c.in, c.tl)
+	if in.OnViolation != nil {
+		ck.epochLeader = map[int64]sim.NodeID{}
+	}
 	return ck
 }
 
@@ -62,6 +69,39 @@ func (k *Checker) Record(r *sim.Record) {
 	if r.Type != sim.RecNote {
 		c.tl.add(seq, r)
 		k.rp.step(seq, r)
+	}
+	if c.in.OnViolation != nil {
+		k.online(r)
+	}
+}
+
+// online reports the violations decidable as the records stream by.
+func (k *Checker) online(r *sim.Record) {
+	c := k.c
+	if r.Type == sim.RecLead {
+		if first, ok := k.epochLeader[r.Epoch]; !ok {
+			k.epochLeader[r.Epoch] = r.Node
+		} else if first != r.Node && !k.told[0] {
+			k.told[0] = true
+			c.in.OnViolation(CheckElectionSafety)
+		}
+	}
+	open := 0
+	for _, t := range c.tl.openT {
+		if t >= 0 {
+			open++
+		}
+	}
+	switch {
+	case open < 2:
+		k.openSince = -1
+	case k.openSince < 0:
+		k.openSince = r.At
+	case r.At > k.openSince && !k.told[1]:
+		// Two tenures have overlapped for a positive time (tenures that
+		// only touch do not count).
+		k.told[1] = true
+		c.in.OnViolation(CheckSplitBrain)
 	}
 }
 

@@ -32,6 +32,11 @@ type RunOptions struct {
 	// and exports that need every record (-perfetto). A run needs none to
 	// be judged: the checker streams.
 	Recorder *sim.Recorder
+	// StopAtViolation stops the run at the first violation the checker can
+	// decide online (election_safety, split_brain) that would fail the
+	// scenario's expect block: simrun -fail-fast. The run then ends with
+	// outcome "stopped", skips the settle phase and fails.
+	StopAtViolation bool
 	// Story makes the checker keep the records that explain violations
 	// (checker.Input.KeepStory): every listed violation gets its
 	// Explanation, porcupine its visualization and Run.Story the records
@@ -209,7 +214,16 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 		r.Recorder.Records = r.Recorder.Records[:0]
 		s.AddSink(r.Recorder)
 	}
-	r.Checker = checker.New(r.checkerInput(opts))
+	in := r.checkerInput(opts)
+	if opts.StopAtViolation {
+		hasResource := r.Resource != nil
+		in.OnViolation = func(check string) {
+			if sc.Expect.Fails(check, hasResource) {
+				s.Stop()
+			}
+		}
+	}
+	r.Checker = checker.New(in)
 	s.AddSink(r.Checker)
 	for _, k := range opts.Sinks {
 		s.AddSink(k)
@@ -229,7 +243,7 @@ func (r *Run) Execute(opts RunOptions) {
 	sc := r.Scenario
 	s := r.Sim
 	r.Outcome = s.RunUntil(sim.Time(sc.Duration))
-	if !r.Outcome.Exhausted() {
+	if !r.Outcome.Exhausted() && r.Outcome != sim.OutcomeStopped {
 		r.SettleStart = s.Now()
 		r.Injector.Settle(s.Now())
 		r.Outcome = s.RunFor(sc.Settle.For)
@@ -304,13 +318,17 @@ func (r *Run) check() {
 			in.CronTo = sc.Start.Add(end)
 		}
 	}
-	if r.Outcome.Exhausted() {
+	if r.Outcome.Exhausted() || r.Outcome == sim.OutcomeStopped {
 		in.SettleBound = 0
 	}
 	r.Report = r.Checker.Finish(log)
 	r.OK, r.Problems = r.Report.Judge(sc.Expect)
-	if r.Outcome.Exhausted() {
+	switch {
+	case r.Outcome.Exhausted():
 		r.OK = false
 		r.Problems = append(r.Problems, fmt.Sprintf("budget exhausted (%s) at t=%v after %d events", r.Outcome, r.Sim.Now(), r.Sim.Stats().Events))
+	case r.Outcome == sim.OutcomeStopped:
+		r.OK = false
+		r.Problems = append(r.Problems, fmt.Sprintf("stopped at t=%v at its first violation (-fail-fast)", r.Sim.Now()))
 	}
 }

@@ -152,3 +152,30 @@ func TestBudgetEventRateWindows(t *testing.T) {
 	require.Equal(t, sim.OutcomeEventRate, win.RunUntil(sim.Time(time.Minute)))
 	require.Equal(t, uint64(1000), sim.Popped(win), "a 10 s window at 100/s takes 1,000 events")
 }
+
+// stopAt is a sink that stops the run at its n-th record.
+type stopAt struct {
+	s *sim.Sim
+	n int
+}
+
+func (k *stopAt) Record(*sim.Record) {
+	k.n--
+	if k.n == 0 {
+		k.s.Stop()
+	}
+}
+
+// Stop ends a run after the event being processed, for good: the checker
+// calls it at a violation under simrun -fail-fast.
+func TestStopEndsTheRun(t *testing.T) {
+	s := sim.New(sim.Config{MaxTime: time.Hour})
+	s.AddNode("n1", &ticker{period: time.Second})
+	s.AddSink(&stopAt{s: s, n: 11}) // the start record, then 10 timers
+	require.Equal(t, sim.OutcomeStopped, s.RunUntil(sim.Time(time.Minute)))
+	require.Equal(t, "stopped", s.Outcome().String())
+	require.False(t, s.Outcome().Exhausted())
+	require.Equal(t, sim.Time(10*time.Second), s.Now())
+	require.Equal(t, sim.OutcomeStopped, s.RunFor(time.Minute))
+	require.Equal(t, 10, s.Node(0).(*ticker).fired)
+}

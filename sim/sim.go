@@ -69,9 +69,12 @@ const (
 	// OutcomeEventRate: more than Config.MaxEventRate events per simulated
 	// second were processed within one Config.RateWindow (a runaway).
 	OutcomeEventRate
+	// OutcomeStopped: a driver or sink called Stop (simrun -fail-fast stops
+	// a run at its first violation).
+	OutcomeStopped
 )
 
-var outcomeNames = [...]string{"", "horizon", "quiescent", "budget_exhausted:time", "budget_exhausted:events", "budget_exhausted:event_rate"}
+var outcomeNames = [...]string{"", "horizon", "quiescent", "budget_exhausted:time", "budget_exhausted:events", "budget_exhausted:event_rate", "stopped"}
 
 // String names the outcome, e.g. "budget_exhausted:events".
 func (o Outcome) String() string {
@@ -137,7 +140,13 @@ type Sim struct {
 	winEnd   Time   // end of the current rate window
 	winLeft  uint64 // events the current window may still take
 	winLimit uint64 // events per window (MaxEventRate × RateWindow)
+	stopReq  bool   // Stop was called
 }
+
+// Stop ends the run after the event being processed: Run and RunUntil
+// return OutcomeStopped, now and on every later call. A sink may call it
+// from Record (a checker that found what it was looking for).
+func (s *Sim) Stop() { s.stopReq = true }
 
 // New returns an empty simulation for cfg.
 func New(cfg Config) *Sim {
@@ -366,6 +375,10 @@ func (s *Sim) run(limit Time, quiesce bool) Outcome {
 		s.start()
 	}
 	for len(s.q.ev) > 0 {
+		if s.stopReq {
+			s.outcome = OutcomeStopped
+			return s.outcome
+		}
 		if s.q.peekTime() > limit {
 			break
 		}
@@ -396,6 +409,10 @@ func (s *Sim) run(limit Time, quiesce bool) Outcome {
 		default:
 			s.dispatch(&e)
 		}
+	}
+	if s.stopReq {
+		s.outcome = OutcomeStopped
+		return s.outcome
 	}
 	if quiesce && len(s.q.ev) == 0 {
 		s.outcome = OutcomeQuiescent

@@ -75,7 +75,7 @@ func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.json, "json", "", "also write the JSON summary to `FILE` (- for stdout)")
 	fs.StringVar(&o.trace, "trace", "", "write the trace of one run (the first failing run, else the first) as JSON lines to `FILE`")
 	fs.StringVar(&o.perfetto, "perfetto", "", "write that run's trace in Chrome/Perfetto trace-event format to `FILE`")
-	fs.BoolVar(&o.failFast, "fail-fast", false, "stop at the first run that does not meet the scenario's expectations")
+	fs.BoolVar(&o.failFast, "fail-fast", false, "stop the sweep at the first run that does not meet the scenario's expectations, and each run at its first violation that would fail them (election_safety, split_brain)")
 	fs.BoolVar(&o.quiet, "quiet", false, "print nothing but errors")
 	fs.Func("shard", "run only slice `i/n` of the seeds (0 <= i < n): seeds whose offset from -seed is i mod n", func(v string) error {
 		a, b, ok := strings.Cut(v, "/")

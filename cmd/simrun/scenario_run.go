@@ -86,7 +86,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 			continue
 		}
 		explained++
-		r, err := sc.Run(scenarios.RunOptions{Seed: jobs[i].seed, Algorithm: algoOverride(sc, jobs[i].algo), PorcupineTimeout: o.porcupine, Story: true})
+		r, err := sc.Run(scenarios.RunOptions{Seed: jobs[i].seed, Algorithm: algoOverride(sc, jobs[i].algo), PorcupineTimeout: o.porcupine, Story: true, StopAtViolation: o.failFast})
 		if err != nil {
 			return exitUsage, err
 		}
@@ -175,7 +175,7 @@ func featured(jobs []job, res sweepResult) job {
 
 // rerun runs j again with the trace exports o asks for.
 func rerun(sc *scenarios.Scenario, j job, o *options) (*scenarios.Run, error) {
-	opts := scenarios.RunOptions{Seed: j.seed, Algorithm: algoOverride(sc, j.algo), PorcupineTimeout: o.porcupine, Story: true}
+	opts := scenarios.RunOptions{Seed: j.seed, Algorithm: algoOverride(sc, j.algo), PorcupineTimeout: o.porcupine, Story: true, StopAtViolation: o.failFast}
 	if o.perfetto != "" {
 		// Perfetto draws every message: only this export keeps the whole
 		// trace in memory (docs/output.md).

@@ -65,7 +65,7 @@ func runSweep(sc *scenarios.Scenario, jobs []job, workers int, failFast bool, po
 					return
 				}
 				j := jobs[i]
-				r, err := sc.Run(scenarios.RunOptions{Seed: j.seed, Algorithm: algoOverride(sc, j.algo), PorcupineTimeout: porcupine})
+				r, err := sc.Run(scenarios.RunOptions{Seed: j.seed, Algorithm: algoOverride(sc, j.algo), PorcupineTimeout: porcupine, StopAtViolation: failFast})
 				if err != nil {
 					mu.Lock()
 					res.errs = append(res.errs, fmt.Errorf("seed %d, %s: %w", j.seed, j.algo, err))
