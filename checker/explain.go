@@ -16,7 +16,7 @@ const maxStoryItems = 14
 // item is one step of a narrative.
 type item struct {
 	at   sim.Time
-	seq  int        // record index (or log-derived order) to break ties
+	seq  int64      // record index (or log-derived order) to break ties
 	node sim.NodeID // whose local clock to show; sim.None for none
 	wall int64      // that node's wall clock reading (Unix ns), 0 if unknown
 	text string
@@ -228,7 +228,7 @@ func (c *checker) writeItem(i int) item {
 			verdict += ", " + e.Detail
 		}
 	}
-	return item{at: at, seq: writeSeqBase + i, node: sim.None,
+	return item{at: at, seq: writeSeqBase + int64(i), node: sim.None,
 		text: fmt.Sprintf("%s wrote %s step %d with token %d; resource %s at t=%v (policy: %s)",
 			c.in.name(e.Node), cron.SlotName(e.Job, e.Slot), e.Step, e.Token, verdict, e.At, c.in.Policy)}
 }

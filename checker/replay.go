@@ -23,8 +23,8 @@ type belief struct {
 type openFailover struct {
 	f         Failover
 	leader    sim.NodeID
-	trigger   int // record index of the fault
-	newTenure int // tenure index of the recognised leader, once completed
+	trigger   int64 // record ordinal of the fault
+	newTenure int   // tenure index of the recognised leader, once completed
 	epochs    []int64
 	counts    kindCounts // election messages sent during it
 }
@@ -123,7 +123,7 @@ func (p *replayer) grow(n int) {
 
 // step follows one record that is not a message, timer or disk record;
 // seq is its ordinal in the trace.
-func (p *replayer) step(seq int, r *sim.Record) {
+func (p *replayer) step(seq int64, r *sim.Record) {
 	// Integrate the time since the previous record under the old state.
 	if d := r.At.Sub(p.last); d > 0 {
 		if !p.anyRecognised() {
@@ -370,7 +370,7 @@ func (p *replayer) updateSpans(t sim.Time) {
 
 // observe measures the open failover at record i: detection, elections,
 // and completion once an eligible leader is recognised.
-func (p *replayer) observe(seq int, r *sim.Record) {
+func (p *replayer) observe(seq int64, r *sim.Record) {
 	fo := p.fo
 	l := fo.leader
 	if seq != fo.trigger {

@@ -112,7 +112,7 @@ func TestLockModelNeedsTwoOperationsPerTenure(t *testing.T) {
 	tl.grow(len(threeName))
 	for i := range b.recs {
 		tl.end = b.recs[i].At
-		tl.add(i, &b.recs[i])
+		tl.add(int64(i), &b.recs[i])
 	}
 	tl.finish()
 	var one []porcupine.Operation

@@ -24,7 +24,7 @@ import (
 type Checker struct {
 	c   *checker
 	rp  *replayer
-	seq int // ordinal of the next record
+	seq int64 // ordinal of the next record
 	// Online detection for Input.OnViolation.
 	epochLeader map[int64]sim.NodeID // lookups only: the first leader of each epoch
 	openSince   sim.Time             // when two or more tenures became open, -1 if not
@@ -195,7 +195,7 @@ func toldInStories(r *sim.Record) bool {
 
 // storyRec is a kept record and its ordinal in the trace.
 type storyRec struct {
-	seq int
+	seq int64
 	r   sim.Record
 }
 

@@ -11,7 +11,7 @@ type tenure struct {
 	node         sim.NodeID
 	epoch, token int64
 	start, end   sim.Time
-	startSeq     int   // ordinal of the RecLead record in the trace
+	startSeq     int64 // ordinal of the RecLead record in the trace
 	startWall    int64 // the node's wall clock at its RecLead (Unix ns)
 	closed       bool  // a record ended it; false: open at the end of the trace
 }
@@ -58,7 +58,7 @@ func (tl *timeline) closeTenure(n sim.NodeID, at sim.Time) {
 
 // add follows one non-message record (the caller has grown the tables to
 // hold its node).
-func (tl *timeline) add(seq int, r *sim.Record) {
+func (tl *timeline) add(seq int64, r *sim.Record) {
 	switch r.Type {
 	case sim.RecLead:
 		tl.closeTenure(r.Node, r.At)

@@ -32,7 +32,7 @@ const DefaultMaxEvents = 0
 const DefaultMaxEventRate = sim.DefaultMaxEventRate
 
 // MaxMaxEvents is the largest max_events a file may set.
-const MaxMaxEvents = 1 << 40
+const MaxMaxEvents = 1<<31 - 1
 
 // MaxNodes bounds a scenario's cluster size.
 const MaxNodes = 64
