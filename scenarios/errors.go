@@ -37,11 +37,16 @@ func (e *Error) Error() string {
 // them all at once, and nothing runs.
 type Errors []*Error
 
-// Error lists the problems, one per line.
+// Error lists the problems, one per line, at most MaxErrors of them and
+// then how many more there are.
 func (es Errors) Error() string {
-	parts := make([]string, len(es))
-	for i, e := range es {
+	n := min(len(es), MaxErrors)
+	parts := make([]string, n, n+1)
+	for i, e := range es[:n] {
 		parts[i] = e.Error()
+	}
+	if len(es) > n {
+		parts = append(parts, fmt.Sprintf("and %d more", len(es)-n))
 	}
 	return strings.Join(parts, "\n")
 }

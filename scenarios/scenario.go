@@ -9,7 +9,6 @@ package scenarios
 import (
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -137,7 +136,7 @@ type SettleSpec struct {
 // Load reads and validates a scenario file. On error it returns Errors, every
 // problem with file:line:column and field; no partial scenario.
 func Load(path string) (*Scenario, error) {
-	src, err := os.ReadFile(path)
+	src, err := ReadFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 )
@@ -15,7 +14,7 @@ import (
 // before it is read, so they are validated exactly like the file; errors in
 // them carry File "-set", Line 1 and the column within the argument.
 func LoadWith(path string, sets []string) (*Scenario, error) {
-	src, err := os.ReadFile(path)
+	src, err := ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -25,7 +24,7 @@ func LoadWith(path string, sets []string) (*Scenario, error) {
 // ParseWith reads scenario source like Parse, with -set overrides applied
 // (see LoadWith).
 func ParseWith(name string, src []byte, sets []string) (*Scenario, error) {
-	root, perr := parseYAML(name, src)
+	root, perr := parseYAML(name, src, MaxFileBytes)
 	if perr != nil {
 		return nil, Errors{perr}
 	}
@@ -77,7 +76,7 @@ func applySet(root **ynode, arg string, no int) *Error {
 	if strings.ContainsAny(value, "\n\r") {
 		return fail(eq+2, path, "a -set value is one line")
 	}
-	val, perr := parseYAML(SetFile, []byte(value))
+	val, perr := parseYAML(SetFile, []byte(value), MaxSetBytes)
 	if perr != nil {
 		perr.Line, perr.Col, perr.Field, perr.arg = 1, perr.Col+eq+1, path, no
 		return perr

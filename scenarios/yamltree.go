@@ -49,8 +49,13 @@ func (k ykey) at() *ynode { return &ynode{line: k.line, col: k.col, set: k.set} 
 // it exponentially).
 const maxNodes = 100_000
 
-// parseYAML parses one YAML document into a tree.
-func parseYAML(file string, src []byte) (root *ynode, perr *Error) {
+// parseYAML parses one YAML document of at most limit bytes into a tree,
+// after preScan has checked it is text of bounded size and nesting.
+func parseYAML(file string, src []byte, limit int) (root *ynode, perr *Error) {
+	src, perr = preScan(file, src, limit)
+	if perr != nil {
+		return nil, perr
+	}
 	defer func() {
 		// The YAML library is third-party code fed arbitrary input; a
 		// panic in it is a syntax error we cannot place, not a crash.
@@ -116,6 +121,38 @@ type converter struct {
 	anchors map[string]ast.Node
 	err     *Error
 	nodes   int
+	index   map[*ynode]map[string]int // big mappings: key → index in keys (lookups only)
+}
+
+// seen finds name among m's keys: a scan while the mapping is small, an
+// index once it is not, so duplicate detection stays linear in the keys.
+func (c *converter) seen(m *ynode, name string) (ykey, bool) {
+	const small = 16
+	if len(m.keys) < small {
+		for _, k := range m.keys {
+			if k.name == name {
+				return k, true
+			}
+		}
+		if len(m.keys) == small-1 { // the next key makes it big: index it
+			if c.index == nil {
+				c.index = map[*ynode]map[string]int{}
+			}
+			idx := make(map[string]int, 2*small)
+			for i, k := range m.keys {
+				idx[k.name] = i
+			}
+			idx[name] = len(m.keys)
+			c.index[m] = idx
+		}
+		return ykey{}, false
+	}
+	idx := c.index[m]
+	if i, ok := idx[name]; ok {
+		return m.keys[i], true
+	}
+	idx[name] = len(m.keys)
+	return ykey{}, false
 }
 
 func (c *converter) fail(n ast.Node, format string, args ...any) *ynode {
@@ -215,11 +252,9 @@ func (c *converter) addPair(m *ynode, kv *ast.MappingValueNode, depth int) {
 	if s, ok := kv.Key.(*ast.StringNode); ok {
 		name = s.Value
 	}
-	for _, k := range m.keys {
-		if k.name == name {
-			c.fail(kv.Key, "duplicate key %q (first at line %d)", name, k.line)
-			return
-		}
+	if k, dup := c.seen(m, name); dup {
+		c.fail(kv.Key, "duplicate key %q (first at line %d)", name, k.line)
+		return
 	}
 	m.keys = append(m.keys, ykey{name: name, line: line, col: col, val: c.convert(kv.Value, depth+1)})
 }

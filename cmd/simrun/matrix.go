@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"html"
 	"io"
@@ -34,10 +35,16 @@ type cell struct {
 }
 
 func loadMatrix(path string) (*matrixFile, error) {
-	src, err := os.ReadFile(path)
+	src, err := scenarios.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
+	// The same limits as a scenario file, checked before the decoder
+	// expands anything (an alias bomb would otherwise fill memory).
+	if err := scenarios.CheckYAML(path, src); err != nil {
+		return nil, err
+	}
+	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
 	var m matrixFile
 	if err := yaml.UnmarshalWithOptions(src, &m, yaml.Strict()); err != nil {
 		return nil, fmt.Errorf("%s: %s", path, yaml.FormatError(err, false, false))
