@@ -23,6 +23,13 @@ const (
 	// block indentation (in levels of at least one space) a file may have;
 	// the tree the loader builds has the same bound.
 	MaxDepth = 64
+	// MaxValues bounds the values (scalars, keys, list items) a file may
+	// hold, counted from its separators before parsing: the YAML parser
+	// takes about a kilobyte per token, so this keeps it under 100 MB.
+	MaxValues = 50_000
+	// MaxKeys bounds the keys of one mapping (the YAML parser is
+	// quadratic in them: 49,000 keys took 5 s).
+	MaxKeys = 1000
 	// MaxErrors is how many errors an Errors prints; the rest are counted
 	// ("and N more").
 	MaxErrors = 50
@@ -52,7 +59,7 @@ func ReadFile(path string) ([]byte, error) {
 // preScan checks source text before it is parsed: it strips a UTF-8 byte
 // order mark and rejects binary or UTF-16 input, too many lines and nesting
 // deeper than MaxDepth, each with one clear line (never the input itself).
-// It is linear in the input and allocates nothing.
+// It is linear in the input.
 func preScan(file string, src []byte, limit int) ([]byte, *Error) {
 	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
 	if len(src) > limit {
@@ -61,10 +68,16 @@ func preScan(file string, src []byte, limit int) ([]byte, *Error) {
 	if len(src) >= 2 && (src[0] == 0xff && src[1] == 0xfe || src[0] == 0xfe && src[1] == 0xff) {
 		return nil, &Error{File: file, Line: 1, Col: 1, Msg: "the file is UTF-16; save it as UTF-8"}
 	}
-	line, col, depth := 1, 1, 0
+	line, col, depth, values := 1, 1, 0, 0
 	var quote byte      // inside a quoted scalar: its quote character
 	var prev byte = ' ' // the last byte that was not a space
 	comment, lineStart := false, true
+	// Keys per mapping: block mappings by indentation (a stack of the
+	// open mappings' indents and key counts), flow mappings by nesting.
+	type open struct{ indent, keys int }
+	var blocks []open
+	var flows []int // per open flow collection: keys so far (-1 for a list)
+	indent, lineKey := 0, false
 	for i := 0; i < len(src); i++ {
 		b := src[i]
 		switch {
@@ -88,6 +101,7 @@ func preScan(file string, src []byte, limit int) ([]byte, *Error) {
 			// multi-line quoted scalar: either way the next line's brackets
 			// count, so no line can hide nesting from the scan.
 			col, comment, lineStart, quote, prev = 1, false, true, 0, ' '
+			lineKey = false
 			continue
 		}
 		if lineStart && b == ' ' {
@@ -96,6 +110,16 @@ func preScan(file string, src []byte, limit int) ([]byte, *Error) {
 			}
 			col++
 			continue
+		}
+		if lineStart {
+			indent = col - 1
+			if b != '#' && len(flows) == 0 {
+				// A new line at this indent closes the deeper mappings; a
+				// list item opens a fresh one for its own keys.
+				for len(blocks) > 0 && (blocks[len(blocks)-1].indent > indent || b == '-' && blocks[len(blocks)-1].indent == indent) {
+					blocks = blocks[:len(blocks)-1]
+				}
+			}
 		}
 		lineStart = false
 		col++
@@ -115,13 +139,44 @@ func preScan(file string, src []byte, limit int) ([]byte, *Error) {
 			comment = true
 		case (b == '"' || b == '\'') && (p == ' ' || p == ':' || p == '[' || p == '{' || p == ',' || p == '-'):
 			quote = b
+		case b == ',' || b == ':' || (b == '-' && (p == ' ' || p == '-')):
+			if values++; values > MaxValues {
+				return nil, &Error{File: file, Line: line, Col: col - 1, Msg: fmt.Sprintf("more than %d values", MaxValues)}
+			}
+			if b != ':' {
+				break
+			}
+			keys := 0
+			switch {
+			case len(flows) > 0 && flows[len(flows)-1] >= 0:
+				flows[len(flows)-1]++
+				keys = flows[len(flows)-1]
+			case len(flows) == 0 && !lineKey:
+				lineKey = true // the line's first key; a: b: c is not three
+				if len(blocks) == 0 || blocks[len(blocks)-1].indent < indent {
+					blocks = append(blocks, open{indent: indent})
+				}
+				blocks[len(blocks)-1].keys++
+				keys = blocks[len(blocks)-1].keys
+			}
+			if keys > MaxKeys {
+				return nil, &Error{File: file, Line: line, Col: col - 1, Msg: fmt.Sprintf("a mapping with more than %d keys", MaxKeys)}
+			}
 		case b == '[' || b == '{':
 			if depth++; depth > MaxDepth {
 				return nil, &Error{File: file, Line: line, Col: col - 1, Msg: fmt.Sprintf("nesting deeper than %d levels", MaxDepth)}
 			}
+			k := -1
+			if b == '{' {
+				k = 0
+			}
+			flows = append(flows, k)
 		case b == ']' || b == '}':
 			if depth > 0 {
 				depth--
+			}
+			if len(flows) > 0 {
+				flows = flows[:len(flows)-1]
 			}
 		}
 	}
@@ -135,6 +190,32 @@ func preScan(file string, src []byte, limit int) ([]byte, *Error) {
 func CheckYAML(file string, src []byte) error {
 	if _, perr := parseYAML(file, src, MaxFileBytes); perr != nil {
 		return Errors{perr}
+	}
+	return nil
+}
+
+// MaxNameLen is the longest scenario or matrix name.
+const MaxNameLen = 64
+
+// ValidName checks a scenario or matrix name: simrun names its default
+// output folder after it (out/<name>), so it must be one safe path
+// element: 1 to 64 of the characters A–Z, a–z, 0–9, '.', '_' and '-', not
+// starting with '.' (no "..", no hidden folder) and with no separator.
+func ValidName(name string) error {
+	if name == "" {
+		return fmt.Errorf("empty: a name is 1 to %d of A-Z a-z 0-9 . _ -", MaxNameLen)
+	}
+	if len(name) > MaxNameLen {
+		return fmt.Errorf("%q is longer than %d characters", name, MaxNameLen)
+	}
+	if name[0] == '.' {
+		return fmt.Errorf("%q starts with '.': simrun names its output folder after it", name)
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+			return fmt.Errorf("%q contains %q: a name is 1 to %d of A-Z a-z 0-9 . _ - (it names the output folder)", name, string(rune(c)), MaxNameLen)
+		}
 	}
 	return nil
 }

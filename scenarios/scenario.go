@@ -159,7 +159,11 @@ func (l *loader) readScenario(root *ynode) *Scenario {
 		return sc
 	}
 	m := l.mapOf(root, "")
-	if !m.str("name", &sc.Name) && !m.has("name") && !m.misspelt("name") {
+	if m.str("name", &sc.Name) {
+		if err := ValidName(sc.Name); err != nil {
+			l.errAt(m.get("name"), "name", "%v", err)
+		}
+	} else if !m.has("name") && !m.misspelt("name") {
 		l.errAt(root, "name", "missing: every scenario needs a name")
 	}
 	m.str("description", &sc.Description)

@@ -5,7 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -109,6 +111,22 @@ flags:
 	return fs
 }
 
+// MaxSeeds is the most seeds one invocation runs; a bigger sweep is split
+// with -shard and merged (docs/distributed.md).
+const MaxSeeds = 1_000_000
+
+// dedupe drops repeated names, keeping the first of each (-algo raft,raft
+// runs raft once).
+func dedupe(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // parseOptions parses args (without the program name).
 func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	o := &options{}
@@ -133,6 +151,26 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 		return nil, usagef("-workers must be at least 1")
 	case o.materialize != "" && (o.seeds != 1 || len(o.algos) > 1):
 		return nil, usagef("-materialize writes the scenario of one seed: use it with -seed N only")
+	case o.shrinkTime < 0:
+		return nil, usagef("-shrink-time must not be negative")
+	case o.porcupine < 0:
+		return nil, usagef("-porcupine-timeout must not be negative")
+	case o.seeds > MaxSeeds:
+		return nil, usagef("-seeds %d is more than %d, the most one invocation runs (split a bigger sweep with -shard)", o.seeds, MaxSeeds)
+	case o.seedSet && o.seed > math.MaxUint64-uint64(o.seeds-1):
+		return nil, usagef("-seed %d with -seeds %d runs past the last seed (2^64-1)", o.seed, o.seeds)
+	}
+	// Two outputs naming the same path would overwrite each other.
+	outs := []struct{ flag, path string }{{"-json", o.json}, {"-trace", o.trace}, {"-perfetto", o.perfetto}, {"-materialize", o.materialize}, {"-out", o.out}}
+	for i := range outs {
+		for j := i + 1; j < len(outs); j++ {
+			if samePath(outs[i].path, outs[j].path) {
+				return nil, usagef("%s and %s name the same path %q", outs[i].flag, outs[j].flag, outs[i].path)
+			}
+		}
+	}
+	if dedup := dedupe(o.algos); len(dedup) != len(o.algos) {
+		o.algos = dedup
 	}
 	return o, nil
 }

@@ -15,10 +15,30 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 )
 
 func main() {
+	handleSignals()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// handleSignals makes SIGINT and SIGTERM stop simrun at once: its
+// temporary files and folders are removed (nothing half-written stays) and
+// it exits 130 or 143, as a shell reports a process killed by them.
+func handleSignals() {
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, syscall.SIGINT, syscall.SIGTERM)
+	go func() {
+		sig := <-c
+		removeTemps()
+		fmt.Fprintf(os.Stderr, "\nsimrun: %v: stopped; temporary files removed\n", sig)
+		if sig == syscall.SIGTERM {
+			os.Exit(exitSIGTERM)
+		}
+		os.Exit(exitSIGINT)
+	}()
 }
 
 // Exit statuses.
@@ -26,6 +46,8 @@ const (
 	exitOK        = 0
 	exitViolation = 1
 	exitUsage     = 2
+	exitSIGINT    = 130 // 128 + SIGINT
+	exitSIGTERM   = 143 // 128 + SIGTERM
 )
 
 // run is simrun with its arguments and streams; it returns the exit status.

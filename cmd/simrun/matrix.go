@@ -66,6 +66,12 @@ func loadMatrix(path string) (*matrixFile, error) {
 	if m.Name == "" {
 		m.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
+	if err := scenarios.ValidName(m.Name); err != nil {
+		return nil, fmt.Errorf("%s: name: %v", path, err)
+	}
+	if m.Seeds > MaxSeeds {
+		return nil, fmt.Errorf("%s: seeds: %d is more than %d", path, m.Seeds, MaxSeeds)
+	}
 	for _, a := range m.Algorithms {
 		if !validAlgo(a) || a == "shedlock" {
 			return nil, fmt.Errorf("%s: unknown algorithm %q (one of %s)", path, a, strings.Join(scenarios.Algorithms(), ", "))
@@ -89,6 +95,13 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 	if o.seedSet {
 		first = o.seed
 	}
+	out := o.out
+	if out == "" {
+		out = filepath.Join("out", "matrix-"+m.Name)
+	}
+	if err := checkReplaceable(out); err != nil {
+		return exitUsage, err
+	}
 	dir := filepath.Dir(o.matrix)
 	var scs []*scenarios.Scenario
 	for _, f := range m.Scenarios {
@@ -106,7 +119,7 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 	type plan struct {
 		i    int
 		algo []string
-		jobs []job
+		jobs jobList
 	}
 	var plans []plan
 	for i, sc := range scs {
@@ -120,7 +133,7 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 			ok = append(ok, a)
 		}
 		jobs := sweepJobs(ok, first, seeds, o.shardIndex, o.shardCount)
-		total += len(jobs)
+		total += jobs.len()
 		plans = append(plans, plan{i: i, algo: ok, jobs: jobs})
 	}
 	if !o.quiet {
@@ -147,28 +160,31 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 		}
 	}
 	prog.finish()
-	out := o.out
-	if out == "" {
-		out = filepath.Join("out", "matrix-"+m.Name)
-	}
 	md := matrixMarkdown(m, scs, table, seeds)
 	htm := matrixHTML(m, scs, table, seeds)
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	err = writeFolder(out, func(tmp string) error {
+		for _, f := range []struct{ name, body string }{{"matrix.md", md}, {"matrix.html", htm}} {
+			if err := os.WriteFile(filepath.Join(tmp, f.name), []byte(f.body), 0o644); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
 		return exitUsage, err
-	}
-	for name, body := range map[string]string{"matrix.md": md, "matrix.html": htm} {
-		f, err := createAtomic(filepath.Join(out, name))
-		if err != nil {
-			return exitUsage, err
-		}
-		f.w.WriteString(body)
-		if err := f.commit(); err != nil {
-			return exitUsage, err
-		}
 	}
 	if !o.quiet {
 		fmt.Fprint(stdout, md)
 		fmt.Fprintf(stdout, "\n%d runs in %.1fs on %d workers (%s) · %s\n", total, time.Since(start).Seconds(), o.workers, runtime.Version(), filepath.Join(out, "matrix.html"))
+	}
+	// Like a single scenario: 1 when a run of any cell failed its
+	// scenario's expectations (n/a cells are not runs).
+	for _, row := range table {
+		for _, c := range row {
+			if c.failed > 0 {
+				return exitViolation, nil
+			}
+		}
 	}
 	return exitOK, nil
 }

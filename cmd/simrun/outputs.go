@@ -11,14 +11,24 @@ import (
 	"github.com/electsim/electsim/scenarios"
 )
 
-// writeOutputs writes the output folder: summary.json, plots, porcupine
-// visualizations of the featured run, repro.yaml if a failing run was
-// shrunk, and report.html.
-func writeOutputs(out string, s *reports.Summary, fr *scenarios.Run, o *options, sh *shrinkResult) error {
-	return writeFolder(out, func(tmp string) error {
-		if err := writeSummaryFile(tmp, s); err != nil {
-			return err
-		}
+// stageOutputs builds the output folder under its temporary name: plots,
+// porcupine visualizations of the featured run, repro.yaml if a failing run
+// was shrunk, and report.html (summary.json is written by the caller, once
+// the reports' timing is known). The caller commits or aborts it.
+func stageOutputs(out string, s *reports.Summary, fr *scenarios.Run, o *options, sh *shrinkResult) (*stagedFolder, error) {
+	st, err := stageFolder(out)
+	if err != nil {
+		return nil, err
+	}
+	if err := fillOutputs(st.tmp, s, fr, o, sh); err != nil {
+		st.abort()
+		return nil, err
+	}
+	return st, nil
+}
+
+func fillOutputs(tmp string, s *reports.Summary, fr *scenarios.Run, o *options, sh *shrinkResult) error {
+	{
 		plots, err := reports.WritePlots(tmp, s, timeline(fr))
 		if err != nil {
 			return fmt.Errorf("plots: %w", err)
@@ -52,33 +62,31 @@ func writeOutputs(out string, s *reports.Summary, fr *scenarios.Run, o *options,
 			return fmt.Errorf("report: %w", err)
 		}
 		return nil
-	})
+	}
+}
+
+// humanOut is where the human summary goes: stdout, unless stdout carries
+// machine output (-json - or -trace -).
+func humanOut(o *options, stdout, stderr io.Writer) io.Writer {
+	if o.json == "-" || o.trace == "-" || o.perfetto == "-" {
+		return stderr
+	}
+	return stdout
 }
 
 // writeFolder builds the folder out under a temporary name with fill, then
-// renames it into place, so an error leaves the previous output untouched
-// and no partial folder behind.
-func writeFolder(out string, fill func(tmp string) error) (err error) {
-	parent := filepath.Dir(filepath.Clean(out))
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(out)+".tmp-*")
+// puts it in place (stageFolder, commit), so an error leaves the previous
+// output untouched and no partial folder behind.
+func writeFolder(out string, fill func(tmp string) error) error {
+	st, err := stageFolder(out)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err != nil {
-			os.RemoveAll(tmp)
-		}
-	}()
-	if err := fill(tmp); err != nil {
+	if err := fill(st.tmp); err != nil {
+		st.abort()
 		return err
 	}
-	if err := os.RemoveAll(out); err != nil {
-		return err
-	}
-	return os.Rename(tmp, out)
+	return st.commit()
 }
 
 // writeSummaryFile writes dir/summary.json.
@@ -119,10 +127,7 @@ func commandLine(o *options) string {
 
 // writeJSONFile writes the summary to path ("-" = stdout), atomically.
 func writeJSONFile(path string, s *reports.Summary, stdout io.Writer) error {
-	if path == "-" {
-		return reports.WriteJSON(stdout, s)
-	}
-	f, err := createAtomic(path)
+	f, err := createOutput(path, stdout)
 	if err != nil {
 		return err
 	}

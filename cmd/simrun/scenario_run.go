@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -41,7 +39,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		return materialize(o, sc, first, algos[0], stdout)
 	}
 	jobs := sweepJobs(algos, first, o.seeds, o.shardIndex, o.shardCount)
-	if len(jobs) == 0 {
+	if jobs.len() == 0 {
 		return exitUsage, usagef("shard %d/%d of %d seeds is empty", o.shardIndex, o.shardCount, o.seeds)
 	}
 	// Check that every algorithm can build the scenario before sweeping.
@@ -50,24 +48,33 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 			return exitUsage, usagef("%s under %s: %v", o.scenario, a, err)
 		}
 	}
+	out := o.out
+	if out == "" {
+		out = filepath.Join("out", sc.Name)
+	}
+	// Refuse an output path simrun may not replace before doing any work.
+	if err := checkReplaceable(out); err != nil {
+		return exitUsage, err
+	}
 	if !o.quiet {
-		fmt.Fprintf(stderr, "simrun: %s · %d run(s) · %d worker(s)\n", sc, len(jobs), min(o.workers, len(jobs)))
+		fmt.Fprintf(stderr, "simrun: %s · %d run(s) · %d worker(s)\n", sc, jobs.len(), min(o.workers, jobs.len()))
 	}
 	var res sweepResult
-	var fr *scenarios.Run // the featured run, with its story and exports
-	if len(jobs) == 1 {
+	var fr *scenarios.Run // the featured run, with its story
+	var ex *exports       // its trace exports, staged
+	if jobs.len() == 1 {
 		// One run: run it once with its story and the exports, and
 		// summarize that (a sweep would run it twice: judged, then again
 		// for its outputs).
 		start := time.Now()
-		r, err := rerun(sc, jobs[0], o)
+		r, e, err := rerun(sc, jobs.at(0), o, stdout)
 		if err != nil {
 			return exitUsage, err
 		}
-		fr = r
+		fr, ex = r, e
 		res = sweepResult{runs: []reports.RunSummary{summarize(r)}, done: []bool{true}, wall: time.Since(start)}
 	} else {
-		prog := newProgress(stderr, len(jobs), o.quiet)
+		prog := newProgress(stderr, jobs.len(), o.quiet)
 		res = runSweep(sc, jobs, o.workers, o.failFast, o.porcupine, prog)
 		prog.finish()
 		if len(res.errs) > 0 {
@@ -86,7 +93,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 			continue
 		}
 		explained++
-		r, err := sc.Run(scenarios.RunOptions{Seed: jobs[i].seed, Algorithm: algoOverride(sc, jobs[i].algo), PorcupineTimeout: o.porcupine, Story: true, StopAtViolation: o.failFast})
+		r, err := sc.Run(scenarios.RunOptions{Seed: jobs.at(i).seed, Algorithm: algoOverride(sc, jobs.at(i).algo), PorcupineTimeout: o.porcupine, Story: true, StopAtViolation: o.failFast})
 		if err != nil {
 			return exitUsage, err
 		}
@@ -108,30 +115,60 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		}
 	}
 	s.Aggregate()
-	s.Timing = &reports.Timing{WallSeconds: round3(res.wall.Seconds()), Workers: min(o.workers, len(jobs)),
+	s.Timing = &reports.Timing{WallSeconds: round3(res.wall.Seconds()), Workers: min(o.workers, jobs.len()),
 		RunsPerSecond: round3(float64(len(s.Runs)) / res.wall.Seconds())}
 
 	// The featured run: the first that failed its expectations, else the
 	// first. Runs are deterministic, so it is simply run again in full.
 	if fr == nil {
-		if fr, err = rerun(sc, featured(jobs, res), o); err != nil {
+		if fr, ex, err = rerun(sc, featured(jobs, res), o, stdout); err != nil {
 			return exitUsage, err
 		}
 	}
-	out := o.out
-	if out == "" {
-		out = filepath.Join("out", sc.Name)
-	}
+	// Every output is staged, then all are put in place together: a run
+	// that fails (exit 2) writes nothing.
 	repStart := time.Now()
 	shrunk := maybeShrink(o, sc, fr, stderr)
-	if err := writeOutputs(out, s, fr, o, shrunk); err != nil {
+	folder, err := stageOutputs(out, s, fr, o, shrunk)
+	if err != nil {
+		ex.abort()
 		return exitUsage, err
 	}
 	s.Timing.ReportsSeconds = round3(time.Since(repStart).Seconds())
+	if err := writeSummaryFile(folder.tmp, s); err != nil { // with the reports' timing
+		folder.abort()
+		ex.abort()
+		return exitUsage, err
+	}
+	var js *atomicFile
 	if o.json != "" {
-		if err := writeJSONFile(o.json, s, stdout); err != nil {
+		if js, err = createOutput(o.json, stdout); err == nil {
+			err = reports.WriteJSON(js.w, s)
+		}
+		if err != nil {
+			if js != nil {
+				js.abort()
+			}
+			folder.abort()
+			ex.abort()
 			return exitUsage, err
 		}
+	}
+	if err := folder.commit(); err != nil {
+		if js != nil {
+			js.abort()
+		}
+		ex.abort()
+		return exitUsage, err
+	}
+	if js != nil {
+		if err := js.commit(); err != nil {
+			ex.abort()
+			return exitUsage, err
+		}
+	}
+	if err := ex.commit(); err != nil {
+		return exitUsage, err
 	}
 	code := exitOK
 	for _, r := range s.Runs {
@@ -140,7 +177,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		}
 	}
 	if !o.quiet {
-		printSummary(stdout, sc, s, res, out, shrunk)
+		printSummary(humanOut(o, stdout, stderr), sc, s, res, out, shrunk)
 	}
 	return code, nil
 }
@@ -164,95 +201,87 @@ func scenarioInfo(sc *scenarios.Scenario) reports.ScenarioInfo {
 		DurationMs: ms(sc.Duration), SettleMs: ms(sc.Settle.For), Nodes: sc.Nodes}
 }
 
-func featured(jobs []job, res sweepResult) job {
+func featured(jobs jobList, res sweepResult) job {
 	for i, r := range res.runs {
 		if res.done[i] && !r.OK {
-			return jobs[i]
+			return jobs.at(i)
 		}
 	}
-	return jobs[0]
+	return jobs.at(0)
 }
 
-// rerun runs j again with the trace exports o asks for.
-func rerun(sc *scenarios.Scenario, j job, o *options) (*scenarios.Run, error) {
+// exports are the featured run's trace files, written but not yet in
+// place: they are committed with the other outputs, or not at all.
+type exports struct {
+	files []*atomicFile
+}
+
+func (e *exports) abort() {
+	if e == nil {
+		return
+	}
+	for _, f := range e.files {
+		f.abort()
+	}
+}
+
+func (e *exports) commit() error {
+	if e == nil {
+		return nil
+	}
+	for i, f := range e.files {
+		if err := f.commit(); err != nil {
+			for _, g := range e.files[i+1:] {
+				g.abort()
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// rerun runs j again with its story and the trace exports o asks for,
+// written to staged files that the caller commits or aborts.
+func rerun(sc *scenarios.Scenario, j job, o *options, stdout io.Writer) (*scenarios.Run, *exports, error) {
 	opts := scenarios.RunOptions{Seed: j.seed, Algorithm: algoOverride(sc, j.algo), PorcupineTimeout: o.porcupine, Story: true, StopAtViolation: o.failFast}
 	if o.perfetto != "" {
 		// Perfetto draws every message: only this export keeps the whole
 		// trace in memory (docs/output.md).
 		opts.Recorder = &sim.Recorder{}
 	}
-	var jw *sim.JSONLWriter
-	var tf *atomicFile
+	ex := &exports{}
 	r, err := sc.Build(opts)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	var jw *sim.JSONLWriter
 	if o.trace != "" {
-		if tf, err = createAtomic(o.trace); err != nil {
-			return nil, err
+		tf, err := createOutput(o.trace, stdout)
+		if err != nil {
+			return nil, nil, err
 		}
+		ex.files = append(ex.files, tf)
 		jw = sim.NewJSONLWriter(tf.w, r.Sim)
 		r.Sim.AddSink(jw)
 	}
 	r.Execute(opts)
 	if jw != nil {
 		if err := jw.Flush(); err != nil {
-			tf.abort()
-			return nil, fmt.Errorf("-trace: %w", err)
-		}
-		if err := tf.commit(); err != nil {
-			return nil, fmt.Errorf("-trace: %w", err)
+			ex.abort()
+			return nil, nil, fmt.Errorf("-trace: %w", err)
 		}
 	}
 	if o.perfetto != "" {
-		pf, err := createAtomic(o.perfetto)
+		pf, err := createOutput(o.perfetto, stdout)
 		if err != nil {
-			return nil, err
+			ex.abort()
+			return nil, nil, err
 		}
+		ex.files = append(ex.files, pf)
 		if err := sim.WritePerfetto(pf.w, r.Sim, r.Recorder.Records); err != nil {
-			pf.abort()
-			return nil, fmt.Errorf("-perfetto: %w", err)
-		}
-		if err := pf.commit(); err != nil {
-			return nil, fmt.Errorf("-perfetto: %w", err)
+			ex.abort()
+			return nil, nil, fmt.Errorf("-perfetto: %w", err)
 		}
 	}
-	return r, nil
-}
-
-// atomicFile writes to a temporary file beside path and renames it into
-// place on commit, so a failed run never leaves a partial file.
-type atomicFile struct {
-	f    *os.File
-	w    *bufio.Writer
-	path string
-}
-
-func createAtomic(path string) (*atomicFile, error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return nil, err
-	}
-	return &atomicFile{f: f, w: bufio.NewWriterSize(f, 1<<16), path: path}, nil
-}
-
-func (a *atomicFile) abort() {
-	a.f.Close()
-	os.Remove(a.f.Name())
-}
-
-func (a *atomicFile) commit() error {
-	if err := a.w.Flush(); err != nil {
-		a.abort()
-		return err
-	}
-	if err := a.f.Close(); err != nil {
-		os.Remove(a.f.Name())
-		return err
-	}
-	return os.Rename(a.f.Name(), a.path)
+	return r, ex, nil
 }

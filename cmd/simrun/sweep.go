@@ -28,32 +28,49 @@ type sweepResult struct {
 	errs    []error
 }
 
-// sweepJobs lists the runs of a sweep: every algorithm × every seed of the
-// shard, algorithms outermost.
-func sweepJobs(algos []string, first uint64, count, shardIndex, shardCount int) []job {
-	var jobs []job
-	for _, a := range algos {
-		for k := 0; k < count; k++ {
-			if shardCount > 1 && k%shardCount != shardIndex {
-				continue
-			}
-			jobs = append(jobs, job{algo: a, seed: first + uint64(k)})
-		}
+// jobList is the runs of a sweep, computed on demand (a sweep of ten
+// million seeds has no list of ten million jobs): every algorithm × every
+// seed of the shard, algorithms outermost.
+type jobList struct {
+	algos                  []string
+	first                  uint64
+	perAlgo                int // seeds of the shard
+	count, shard, shardsOf int
+}
+
+// sweepJobs describes the runs of a sweep.
+func sweepJobs(algos []string, first uint64, count, shardIndex, shardCount int) jobList {
+	if shardCount < 1 {
+		shardCount = 1
 	}
-	return jobs
+	per := 0
+	if shardIndex < count {
+		per = (count - shardIndex + shardCount - 1) / shardCount
+	}
+	return jobList{algos: algos, first: first, perAlgo: per, count: count, shard: shardIndex, shardsOf: shardCount}
+}
+
+// len is the number of runs.
+func (l jobList) len() int { return l.perAlgo * len(l.algos) }
+
+// at is run i.
+func (l jobList) at(i int) job {
+	a, k := i/l.perAlgo, i%l.perAlgo
+	return job{algo: l.algos[a], seed: l.first + uint64(l.shard+k*l.shardsOf)}
 }
 
 // runSweep runs jobs on workers goroutines. Results land at their job's
 // index, so the output never depends on scheduling.
-func runSweep(sc *scenarios.Scenario, jobs []job, workers int, failFast bool, porcupine time.Duration, progress *progress) sweepResult {
-	res := sweepResult{runs: make([]reports.RunSummary, len(jobs)), done: make([]bool, len(jobs))}
+func runSweep(sc *scenarios.Scenario, jobs jobList, workers int, failFast bool, porcupine time.Duration, progress *progress) sweepResult {
+	n := jobs.len()
+	res := sweepResult{runs: make([]reports.RunSummary, n), done: make([]bool, n)}
 	start := time.Now()
 	var next atomic.Int64
 	var stop atomic.Bool
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	if workers > len(jobs) {
-		workers = len(jobs)
+	if workers > n {
+		workers = n
 	}
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
@@ -61,10 +78,10 @@ func runSweep(sc *scenarios.Scenario, jobs []job, workers int, failFast bool, po
 			defer wg.Done()
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= len(jobs) || stop.Load() {
+				if i >= n || stop.Load() {
 					return
 				}
-				j := jobs[i]
+				j := jobs.at(i)
 				r, err := sc.Run(scenarios.RunOptions{Seed: j.seed, Algorithm: algoOverride(sc, j.algo), PorcupineTimeout: porcupine, StopAtViolation: failFast})
 				if err != nil {
 					mu.Lock()

@@ -1,0 +1,310 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// simrun's file-system contract (docs/output.md, "Files"): it creates its
+// output folders and files under temporary names beside them, renames them
+// into place only when everything succeeded, replaces an existing output
+// only if it is a folder simrun made (it carries markerFile) or an empty
+// folder, never touches anything else, and removes its temporaries on
+// error, on SIGINT/SIGTERM, and (for a run that was killed) on its next run.
+
+// markerFile marks a folder as simrun's output, safe for simrun to replace.
+const markerFile = ".simrun-output"
+
+const markerText = "This folder was written by simrun; simrun replaces it on its next run with the same output path.\n"
+
+// tmpTag is in the name of every temporary simrun makes, with its process
+// ID: ".<name>.simrun-tmp-<pid>-<random>". A later run removes those whose
+// process is gone.
+const tmpTag = ".simrun-tmp-"
+
+// temps are the temporaries of this process not yet renamed into place or
+// removed; the signal handler removes them.
+var temps struct {
+	sync.Mutex
+	paths map[string]bool
+	dead  bool // the process is exiting: make no more
+}
+
+func trackTemp(path string) error {
+	temps.Lock()
+	defer temps.Unlock()
+	if temps.dead {
+		os.RemoveAll(path)
+		return errors.New("interrupted")
+	}
+	if temps.paths == nil {
+		temps.paths = map[string]bool{}
+	}
+	temps.paths[path] = true
+	return nil
+}
+
+func untrackTemp(path string) {
+	temps.Lock()
+	delete(temps.paths, path)
+	temps.Unlock()
+}
+
+// removeTemps removes every temporary of this process and refuses new ones
+// (for the signal handler, just before exiting).
+func removeTemps() {
+	temps.Lock()
+	defer temps.Unlock()
+	temps.dead = true
+	for p := range temps.paths {
+		os.RemoveAll(p)
+	}
+	temps.paths = nil
+}
+
+// tempPrefix is the prefix of this process's temporaries for path.
+func tempPrefix(path string) string {
+	return "." + filepath.Base(path) + tmpTag + strconv.Itoa(os.Getpid()) + "-"
+}
+
+// cleanStale removes, in dir, the temporaries for name left by simrun
+// processes that no longer run (killed before they could clean up).
+func cleanStale(dir, name string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	prefix := "." + name + tmpTag
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok {
+			continue
+		}
+		pidText, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || pid <= 0 || pid == os.Getpid() || alive(pid) {
+			continue
+		}
+		os.RemoveAll(filepath.Join(dir, e.Name()))
+	}
+}
+
+// alive reports whether process pid exists.
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// checkReplaceable refuses an output path simrun may not replace: an
+// existing file (or anything not a folder), or a folder that is neither
+// empty nor marked as simrun's own.
+func checkReplaceable(out string) error {
+	st, err := os.Lstat(out)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case !st.IsDir():
+		return usagef("%s exists and is not a folder: simrun writes its output folder there and replaces only folders it created; choose another -out", out)
+	}
+	if _, err := os.Stat(filepath.Join(out, markerFile)); err == nil {
+		return nil
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if names, _ := f.Readdirnames(1); len(names) > 0 {
+		return usagef("%s is a folder simrun did not create (it has no %s and is not empty): simrun replaces only its own output folders; choose another -out or empty it", out, markerFile)
+	}
+	return nil
+}
+
+// stagedFolder is an output folder built under a temporary name.
+type stagedFolder struct {
+	out, tmp string
+}
+
+// stageFolder checks that out may be replaced, cleans stale temporaries
+// beside it, and creates the temporary folder (mode 0755 before umask) with
+// the marker in it.
+func stageFolder(out string) (*stagedFolder, error) {
+	out = filepath.Clean(out)
+	if err := checkReplaceable(out); err != nil {
+		return nil, err
+	}
+	parent := filepath.Dir(out)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, err
+	}
+	cleanStale(parent, filepath.Base(out))
+	tmp, err := os.MkdirTemp(parent, tempPrefix(out))
+	if err != nil {
+		return nil, err
+	}
+	if err := trackTemp(tmp); err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(tmp, 0o755&^umask()); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, markerFile), []byte(markerText), 0o644); err != nil {
+		return nil, err
+	}
+	return &stagedFolder{out: out, tmp: tmp}, nil
+}
+
+// abort removes the staged folder.
+func (s *stagedFolder) abort() {
+	os.RemoveAll(s.tmp)
+	untrackTemp(s.tmp)
+}
+
+// commit puts the staged folder in place of out: a previous output folder
+// (checked again: it must still be simrun's or empty) is moved aside under a
+// temporary name and removed once the new one is in place.
+func (s *stagedFolder) commit() error {
+	if err := checkReplaceable(s.out); err != nil {
+		s.abort()
+		return err
+	}
+	var old string
+	if _, err := os.Lstat(s.out); err == nil {
+		old = filepath.Join(filepath.Dir(s.out), tempPrefix(s.out)+"old")
+		if err := trackTemp(old); err != nil {
+			s.abort()
+			return err
+		}
+		if err := os.Rename(s.out, old); err != nil {
+			untrackTemp(old)
+			s.abort()
+			return err
+		}
+	}
+	if err := os.Rename(s.tmp, s.out); err != nil {
+		if old != "" {
+			os.Rename(old, s.out) // put the previous output back
+			untrackTemp(old)
+		}
+		s.abort()
+		return err
+	}
+	untrackTemp(s.tmp)
+	if old != "" {
+		os.RemoveAll(old)
+		untrackTemp(old)
+	}
+	return nil
+}
+
+// atomicFile writes to a temporary file beside path and renames it into
+// place on commit, so a failed run never leaves a partial file. With path
+// "-" it writes to standard output instead.
+type atomicFile struct {
+	f      *os.File
+	w      *bufio.Writer
+	path   string
+	stdout bool
+}
+
+// createOutput is createAtomic, except that "-" writes to stdout.
+func createOutput(path string, stdout io.Writer) (*atomicFile, error) {
+	if path == "-" {
+		return &atomicFile{w: bufio.NewWriterSize(stdout, 1<<16), path: path, stdout: true}, nil
+	}
+	return createAtomic(path)
+}
+
+// createAtomic starts a file that commit will put at path. It refuses a
+// path that is an existing folder.
+func createAtomic(path string) (*atomicFile, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, usagef("%s is a folder, not a file", path)
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	cleanStale(dir, filepath.Base(path))
+	f, err := os.CreateTemp(dir, tempPrefix(path))
+	if err != nil {
+		return nil, err
+	}
+	if err := trackTemp(f.Name()); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := f.Chmod(0o644 &^ umask()); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &atomicFile{f: f, w: bufio.NewWriterSize(f, 1<<16), path: path}, nil
+}
+
+func (a *atomicFile) abort() {
+	if a.stdout {
+		return
+	}
+	a.f.Close()
+	os.Remove(a.f.Name())
+	untrackTemp(a.f.Name())
+}
+
+func (a *atomicFile) commit() error {
+	if err := a.w.Flush(); err != nil {
+		a.abort()
+		return err
+	}
+	if a.stdout {
+		return nil
+	}
+	if err := a.f.Close(); err != nil {
+		os.Remove(a.f.Name())
+		untrackTemp(a.f.Name())
+		return err
+	}
+	err := os.Rename(a.f.Name(), a.path)
+	untrackTemp(a.f.Name())
+	if err != nil {
+		os.Remove(a.f.Name())
+	}
+	return err
+}
+
+var umaskOnce struct {
+	sync.Once
+	v os.FileMode
+}
+
+// umask is the process's file mode creation mask (read once: reading it
+// means setting it).
+func umask() os.FileMode {
+	umaskOnce.Do(func() {
+		m := syscall.Umask(0)
+		syscall.Umask(m)
+		umaskOnce.v = os.FileMode(m)
+	})
+	return umaskOnce.v
+}
+
+// samePath reports whether two output paths name the same file.
+func samePath(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	if a == "-" || b == "-" {
+		return a == b
+	}
+	x, err1 := filepath.Abs(a)
+	y, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && x == y
+}
