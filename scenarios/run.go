@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"strings"
 	"slices"
 	"time"
 
@@ -262,13 +263,38 @@ func (sc *Scenario) Run(opts RunOptions) (*Run, error) {
 	return r, nil
 }
 
-// ReplayCommand is the command that reproduces a run.
+// ReplayCommand is the command that reproduces a run: the file, every -set
+// override it was loaded with (shell-quoted), the seed and the algorithm.
 func (sc *Scenario) ReplayCommand(seed uint64, algo string) string {
-	cmd := fmt.Sprintf("simrun -scenario %s -seed %d", sc.File, seed)
+	cmd := "simrun -scenario " + ShellQuote(sc.File)
+	for _, s := range sc.Sets {
+		cmd += " -set " + ShellQuote(s)
+	}
+	cmd += fmt.Sprintf(" -seed %d", seed)
 	if algo != "" && algo != sc.AlgorithmName("") {
 		cmd += " -algo " + algo
 	}
 	return cmd
+}
+
+// ShellQuote quotes s for a POSIX shell when it needs it: as is when it has
+// only characters no shell treats specially, else in single quotes.
+func ShellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	safe := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-_./=:,@%+", c) >= 0) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // checkerInput is what the checker knows before the run starts.

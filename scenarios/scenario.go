@@ -42,6 +42,9 @@ const MaxNodes = 64
 type Scenario struct {
 	// File is the path it was loaded from.
 	File string
+	// Sets are the -set overrides applied to the file, in order (LoadWith,
+	// ParseWith); the replay command repeats them.
+	Sets []string
 	// Name and Description tell its story.
 	Name        string
 	Description string

@@ -44,6 +44,7 @@ func ParseWith(name string, src []byte, sets []string) (*Scenario, error) {
 		return nil, l.errs.sorted()
 	}
 	sc.File = name
+	sc.Sets = append([]string(nil), sets...)
 	return sc, nil
 }
 
@@ -83,6 +84,49 @@ func applySet(root **ynode, arg string, no int) *Error {
 	}
 	retag(val, no, eq+1)
 
+	// An empty value removes what the path names ("empty is null, as if
+	// absent"): a mapping key is dropped, a list entry taken out.
+	last := segs[len(segs)-1]
+	if val.kind == yNull && !last.append {
+		cur, e := walkSet(root, segs[:len(segs)-1], no, fail)
+		if e != nil {
+			return e
+		}
+		n := *cur
+		parent := "the scenario"
+		if len(segs) > 1 {
+			parent = segs[len(segs)-2].path
+		}
+		switch {
+		case n == nil || n.kind == yNull:
+			return nil // already absent
+		case last.key != "" && n.kind == yMap:
+			for j := range n.keys {
+				if n.keys[j].name == last.key {
+					n.keys = append(n.keys[:j:j], n.keys[j+1:]...)
+					break
+				}
+			}
+			return nil
+		case last.key == "" && n.kind == ySeq:
+			if last.index >= len(n.items) {
+				return fail(last.col, last.path, "%s has %s; index %d is out of range", parent, plural(len(n.items), "entry", "entries"), last.index)
+			}
+			n.items = append(n.items[:last.index:last.index], n.items[last.index+1:]...)
+			return nil
+		}
+	}
+	cur, e := walkSet(root, segs, no, fail)
+	if e != nil {
+		return e
+	}
+	*cur = val
+	return nil
+}
+
+// walkSet follows segs from root, creating missing mapping keys and
+// appended list entries, and returns the slot they name.
+func walkSet(root **ynode, segs []setSeg, no int, fail func(col int, field, format string, a ...any) *Error) (**ynode, *Error) {
 	cur := root
 	for i, s := range segs {
 		n := *cur
@@ -96,7 +140,7 @@ func applySet(root **ynode, arg string, no int) *Error {
 				*cur = n
 			}
 			if n.kind != yMap {
-				return fail(s.col, s.path, "%s is %s, not a mapping", parent, describeAt(n))
+				return nil, fail(s.col, s.path, "%s is %s, not a mapping", parent, describeAt(n))
 			}
 			k := -1
 			for j := range n.keys {
@@ -118,7 +162,7 @@ func applySet(root **ynode, arg string, no int) *Error {
 				*cur = n
 			}
 			if n.kind != ySeq {
-				return fail(s.col, s.path, "%s is %s, not a list", parent, describeAt(n))
+				return nil, fail(s.col, s.path, "%s is %s, not a list", parent, describeAt(n))
 			}
 			n.items = append(n.items, nil)
 			cur = &n.items[len(n.items)-1]
@@ -126,16 +170,15 @@ func applySet(root **ynode, arg string, no int) *Error {
 		}
 		switch {
 		case n == nil || n.kind == yNull:
-			return fail(s.col, s.path, "%s is absent, so it has no entry %d (append with %s[+])", parent, s.index, parent)
+			return nil, fail(s.col, s.path, "%s is absent, so it has no entry %d (append with %s[+])", parent, s.index, parent)
 		case n.kind != ySeq:
-			return fail(s.col, s.path, "%s is %s, not a list", parent, describeAt(n))
+			return nil, fail(s.col, s.path, "%s is %s, not a list", parent, describeAt(n))
 		case s.index >= len(n.items):
-			return fail(s.col, s.path, "%s has %s; index %d is out of range (append with %s[+])", parent, plural(len(n.items), "entry", "entries"), s.index, parent)
+			return nil, fail(s.col, s.path, "%s has %s; index %d is out of range (append with %s[+])", parent, plural(len(n.items), "entry", "entries"), s.index, parent)
 		}
 		cur = &n.items[s.index]
 	}
-	*cur = val
-	return nil
+	return cur, nil
 }
 
 // describeAt describes a node and where it was written.

@@ -105,7 +105,7 @@ func writeSummaryFile(dir string, s *reports.Summary) error {
 func commandLine(o *options) string {
 	parts := []string{"simrun"}
 	if o.scenario != "" {
-		parts = append(parts, "-scenario", o.scenario)
+		parts = append(parts, "-scenario", scenarios.ShellQuote(o.scenario))
 	}
 	if o.seedSet {
 		parts = append(parts, "-seed", uitoa(o.seed))
@@ -117,7 +117,7 @@ func commandLine(o *options) string {
 		parts = append(parts, "-algo", strings.Join(o.algos, ","))
 	}
 	for _, s := range o.sets {
-		parts = append(parts, "-set", s)
+		parts = append(parts, "-set", scenarios.ShellQuote(s))
 	}
 	if o.shardCount > 1 {
 		parts = append(parts, "-shard", fmt.Sprintf("%d/%d", o.shardIndex, o.shardCount))
