@@ -179,10 +179,11 @@ func printSummary(w io.Writer, sc *scenarios.Scenario, s *reports.Summary, res s
 				if text == "" {
 					text = v.Details
 				}
-				fmt.Fprintf(w, "  %s: %s\n  replay: %s\n", v.Kind, text, v.Replay)
+				fmt.Fprintf(w, "  %s: %s\n", v.Kind, text)
 				break
 			}
 		}
+		fmt.Fprintf(w, "  replay: %s\n", sc.ReplayCommand(r.Seed, algoOverride(sc, r.Algorithm)))
 	}
 	fmt.Fprintln(w)
 	failed := 0
