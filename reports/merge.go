@@ -33,13 +33,18 @@ func Merge(parts []*Summary) (*Summary, error) {
 				i, p.Scenario.Name, p.Scenario.File, parts[0].Scenario.Name, parts[0].Scenario.File)
 		}
 	}
+	for i, p := range parts[1:] {
+		if d := parts[0].Config.Diff(p.Config); d != "" {
+			return nil, fmt.Errorf("reports: merge: summaries 0 and %d are of different configurations: %s", i+1, d)
+		}
+	}
 	if err := checkShards(parts); err != nil {
 		return nil, err
 	}
 
 	rank := map[string]int{}
 	var goVersions []string
-	out := &Summary{Schema: Schema, Scenario: parts[0].Scenario}
+	out := &Summary{Schema: Schema, Scenario: parts[0].Scenario, Config: parts[0].Config}
 	type runKey struct {
 		algo string
 		seed uint64
@@ -93,6 +98,9 @@ func checkShards(parts []*Summary) error {
 			return fmt.Errorf("reports: merge: summary %d is shard %d of %d, another of %d", i, p.Shard.Index, p.Shard.Count, count)
 		}
 		count = p.Shard.Count
+		if p.Shard.Index < 0 || p.Shard.Index >= p.Shard.Count {
+			return fmt.Errorf("reports: merge: summary %d is shard %d of %d: the index must be in 0..%d", i, p.Shard.Index, p.Shard.Count, p.Shard.Count-1)
+		}
 		if j, dup := idx[p.Shard.Index]; dup {
 			return fmt.Errorf("reports: merge: summaries %d and %d are both shard %d of %d", j, i, p.Shard.Index, count)
 		}

@@ -5,7 +5,9 @@
 package reports
 
 import (
+	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -16,16 +18,57 @@ const Schema = "electsim.summary/v1"
 // Summary is the machine-readable result of a sweep. Everything except
 // Timing is a deterministic function of the scenario, seeds and algorithms.
 type Summary struct {
-	Schema     string        `json:"schema"`
-	Scenario   ScenarioInfo  `json:"scenario"`
-	GoVersion  string        `json:"go_version"`
-	Seeds      SeedRange     `json:"seeds"`
-	Shard      *Shard        `json:"shard,omitempty"`
+	Schema    string       `json:"schema"`
+	Scenario  ScenarioInfo `json:"scenario"`
+	GoVersion string       `json:"go_version"`
+	Seeds     SeedRange    `json:"seeds"`
+	Shard     *Shard       `json:"shard,omitempty"`
+	// Config fingerprints what was run, so merge can refuse shards of
+	// different configurations.
+	Config     *Config       `json:"config,omitempty"`
 	Algorithms []AlgoSummary `json:"algorithms"`
 	Runs       []RunSummary  `json:"runs"`
 	// Timing is wall-clock information about the sweep; it is the only part
 	// that differs between identical sweeps.
 	Timing *Timing `json:"timing,omitempty"`
+}
+
+// Config is a sweep's configuration fingerprint: everything besides the
+// seeds that decides its runs. Shards merge only if their Configs are
+// equal.
+type Config struct {
+	// ScenarioSHA256 is the SHA-256 of the scenario file's bytes.
+	ScenarioSHA256 string `json:"scenario_sha256"`
+	// Sets are the -set overrides, in order.
+	Sets []string `json:"sets,omitempty"`
+	// Algorithms are the algorithms run (-algo, or the scenario's).
+	Algorithms []string `json:"algorithms"`
+	// Simrun is simrun's version (module version and VCS revision).
+	Simrun string `json:"simrun"`
+	// FailFast records -fail-fast, which stops runs at their first
+	// violation (a different run).
+	FailFast bool `json:"fail_fast,omitempty"`
+}
+
+// Diff names the first difference between two configurations ("" if none).
+func (c *Config) Diff(d *Config) string {
+	switch {
+	case c == nil && d == nil:
+		return ""
+	case c == nil || d == nil:
+		return "one summary has no configuration fingerprint (written by an older simrun)"
+	case c.ScenarioSHA256 != d.ScenarioSHA256:
+		return fmt.Sprintf("the scenario files differ (sha256 %.12s… and %.12s…)", c.ScenarioSHA256, d.ScenarioSHA256)
+	case !slices.Equal(c.Sets, d.Sets):
+		return fmt.Sprintf("the -set overrides differ (%q and %q)", c.Sets, d.Sets)
+	case !slices.Equal(c.Algorithms, d.Algorithms):
+		return fmt.Sprintf("the algorithms differ (%v and %v)", c.Algorithms, d.Algorithms)
+	case c.Simrun != d.Simrun:
+		return fmt.Sprintf("simrun versions differ (%s and %s)", c.Simrun, d.Simrun)
+	case c.FailFast != d.FailFast:
+		return "one shard ran with -fail-fast, another without"
+	}
+	return ""
 }
 
 // ScenarioInfo names the scenario a sweep ran.

@@ -2,8 +2,8 @@ package scenarios
 
 import (
 	"fmt"
-	"strings"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/electsim/electsim/algorithms/lease"

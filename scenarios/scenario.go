@@ -45,6 +45,9 @@ type Scenario struct {
 	// Sets are the -set overrides applied to the file, in order (LoadWith,
 	// ParseWith); the replay command repeats them.
 	Sets []string
+	// SourceSHA256 is the SHA-256 of the file's bytes (hex), for
+	// fingerprinting a sweep's configuration.
+	SourceSHA256 string
 	// Name and Description tell its story.
 	Name        string
 	Description string

@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
@@ -45,6 +47,8 @@ func ParseWith(name string, src []byte, sets []string) (*Scenario, error) {
 	}
 	sc.File = name
 	sc.Sets = append([]string(nil), sets...)
+	sum := sha256.Sum256(src)
+	sc.SourceSHA256 = hex.EncodeToString(sum[:])
 	return sc, nil
 }
 

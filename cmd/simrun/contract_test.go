@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/electsim/electsim/reports"
 )
 
 // The replay command printed for a failing run, and the -materialize
@@ -50,3 +53,35 @@ func TestAlgoDeduplicated(t *testing.T) {
 	assert.Len(t, s.Algorithms, 1)
 	assert.False(t, strings.Contains(e, "raft,raft"))
 }
+
+// Merge refuses shards of different configurations, naming the difference
+// (a shard run with other -set overrides merged silently before), and a
+// shard whose index is outside its count.
+func TestMergeRefusesMixedConfigurations(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	code, _, e := simrun(t, "-scenario", partition, "-quiet", "-seeds", "4", "-shard", "0/2", "-out", a)
+	require.Equal(t, exitOK, code, e)
+	code, _, e = simrun(t, "-scenario", partition, "-quiet", "-seeds", "4", "-shard", "1/2", "-set", "network.drop=0.9", "-set", "faults=", "-out", b)
+	require.Contains(t, []int{exitOK, exitViolation}, code, e)
+	code, _, e = simrun(t, "merge", "-quiet", "-out", filepath.Join(dir, "m"), a, b)
+	require.Equal(t, exitUsage, code)
+	assert.Contains(t, e, "different configurations")
+	assert.Contains(t, e, "network.drop=0.9")
+	assert.NoDirExists(t, filepath.Join(dir, "m"))
+
+	s := readSummary(t, filepath.Join(a, "summary.json"))
+	require.NotNil(t, s.Config)
+	assert.Len(t, s.Config.ScenarioSHA256, 64)
+	assert.Equal(t, []string{"raft"}, s.Config.Algorithms)
+	s.Shard.Index = 5
+	f, err := os.Create(filepath.Join(dir, "bad.json"))
+	require.NoError(t, err)
+	require.NoError(t, reportsWrite(f, s))
+	require.NoError(t, f.Close())
+	code, _, e = simrun(t, "merge", "-quiet", "-out", filepath.Join(dir, "m2"), filepath.Join(dir, "bad.json"))
+	require.Equal(t, exitUsage, code)
+	assert.Contains(t, e, "index must be in 0..1")
+}
+
+func reportsWrite(w io.Writer, s *reports.Summary) error { return reports.WriteJSON(w, s) }

@@ -109,6 +109,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	if o.shardCount > 1 {
 		s.Shard = &reports.Shard{Index: o.shardIndex, Count: o.shardCount}
 	}
+	s.Config = &reports.Config{ScenarioSHA256: sc.SourceSHA256, Sets: sc.Sets, Algorithms: algos, Simrun: simrunVersion(), FailFast: o.failFast}
 	for i, r := range res.runs {
 		if res.done[i] {
 			s.Runs = append(s.Runs, r)
