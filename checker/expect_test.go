@@ -68,5 +68,5 @@ func TestJudgeFailoverBounds(t *testing.T) {
 	}, problems)
 	ok, problems = r.Judge(Expect{FencedRunUnder: time.Second})
 	assert.False(t, ok)
-	assert.Equal(t, []string{"failover after t=5.000s (n1 crashed): first fenced run no fenced run, not under 1s"}, problems)
+	assert.Equal(t, []string{"failover after t=5.000s (n1 crashed): no fenced run followed (want one under 1s)"}, problems)
 }

@@ -27,7 +27,10 @@ type Summary struct {
 	// different configurations.
 	Config     *Config       `json:"config,omitempty"`
 	Algorithms []AlgoSummary `json:"algorithms"`
-	Runs       []RunSummary  `json:"runs"`
+	// NotApplicable lists the algorithms asked for that cannot run the
+	// scenario (n/a, as in the matrix), with why.
+	NotApplicable []NotApplicable `json:"not_applicable,omitempty"`
+	Runs          []RunSummary    `json:"runs"`
 	// Timing is wall-clock information about the sweep; it is the only part
 	// that differs between identical sweeps.
 	Timing *Timing `json:"timing,omitempty"`
@@ -69,6 +72,12 @@ func (c *Config) Diff(d *Config) string {
 		return "one shard ran with -fail-fast, another without"
 	}
 	return ""
+}
+
+// NotApplicable is an algorithm that cannot run a scenario.
+type NotApplicable struct {
+	Algorithm string `json:"algorithm"`
+	Reason    string `json:"reason"`
 }
 
 // ScenarioInfo names the scenario a sweep ran.
@@ -114,6 +123,10 @@ type AlgoSummary struct {
 	Violations map[string]int `json:"violations"`
 	// Harmless counts runs with only harmless findings, by check.
 	Harmless map[string]int `json:"harmless,omitempty"`
+	// Unknown counts runs whose check ended unknown (porcupine ran out of
+	// its wall-time bound), by check: the one verdict that depends on the
+	// machine, never counted as ok.
+	Unknown map[string]int `json:"unknown,omitempty"`
 	// FailoverMs summarises the completed failovers; FailoversNever counts
 	// the failovers that never completed (never recovered), which no
 	// percentile of FailoverMs includes.
@@ -259,6 +272,14 @@ func (s *Summary) Aggregate() {
 				elections += f.Elections
 				messages += f.Messages
 				failovers++
+			}
+			for k, st := range r.Checks {
+				if st == "unknown" {
+					if as.Unknown == nil {
+						as.Unknown = map[string]int{}
+					}
+					as.Unknown[k]++
+				}
 			}
 			seen, seenHarmless := map[string]bool{}, map[string]bool{}
 			for _, v := range r.Violations {

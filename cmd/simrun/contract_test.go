@@ -85,3 +85,28 @@ func TestMergeRefusesMixedConfigurations(t *testing.T) {
 }
 
 func reportsWrite(w io.Writer, s *reports.Summary) error { return reports.WriteJSON(w, s) }
+
+// An algorithm that cannot build the scenario (a lease-store fault under
+// raft) is n/a; the others run. With only that algorithm: exit 2.
+func TestAlgorithmNotApplicable(t *testing.T) {
+	dir := t.TempDir()
+	sc := filepath.Join(dir, "storefault.yaml")
+	require.NoError(t, os.WriteFile(sc, []byte(`name: storefault
+duration: 20s
+cluster: {nodes: 3}
+algorithm: {name: lease}
+faults:
+  - {at: 5s, store: unavailable, for: 3s}
+settle: {for: 20s, leader_within: 20s}
+`), 0o644))
+	js := filepath.Join(dir, "s.json")
+	code, out, e := simrun(t, "-scenario", sc, "-algo", "raft,lease", "-seeds", "2", "-out", filepath.Join(dir, "o"), "-json", js)
+	require.Equal(t, exitOK, code, e)
+	assert.Regexp(t, `raft +n/a .*no lease store`, out)
+	s := readSummary(t, js)
+	require.Len(t, s.NotApplicable, 1)
+	assert.Equal(t, "raft", s.NotApplicable[0].Algorithm)
+	assert.Len(t, s.Runs, 2)
+	code, _, e = simrun(t, "-scenario", sc, "-algo", "raft", "-out", filepath.Join(dir, "o2"))
+	assert.Equal(t, exitUsage, code, e)
+}

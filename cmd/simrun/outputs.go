@@ -3,8 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/electsim/electsim/reports"
@@ -138,19 +140,43 @@ func writeJSONFile(path string, s *reports.Summary, stdout io.Writer) error {
 	return f.commit()
 }
 
+// plural is "1 run", "2 runs".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func sortedKeys(m map[string]int) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
 // maxPrintedFailures is how many failing runs the human summary shows (each
 // re-run with its story for the explanation).
 const maxPrintedFailures = 3
 
 // printSummary prints the human summary.
 func printSummary(w io.Writer, sc *scenarios.Scenario, s *reports.Summary, res sweepResult, out string, sh *shrinkResult) {
-	fmt.Fprintf(w, "%s — %s\n", sc.Name, sc.Description)
+	if sc.Description != "" {
+		fmt.Fprintf(w, "%s — %s\n", sc.Name, sc.Description)
+	} else {
+		fmt.Fprintln(w, sc.Name)
+	}
 	fmt.Fprintf(w, "seeds %d..%d", s.Seeds.First, s.Seeds.First+uint64(s.Seeds.Count)-1)
 	if s.Shard != nil {
 		fmt.Fprintf(w, " (shard %d/%d)", s.Shard.Index, s.Shard.Count)
 	}
-	fmt.Fprintf(w, " · %d runs in %.2fs (%.0f runs/s, %d workers)\n\n", len(s.Runs), s.Timing.WallSeconds, s.Timing.RunsPerSecond, s.Timing.Workers)
+	fmt.Fprintf(w, " · %s in %.2fs (%.0f runs/s, %s)\n\n", plural(len(s.Runs), "run", "runs"), s.Timing.WallSeconds, s.Timing.RunsPerSecond, plural(s.Timing.Workers, "worker", "workers"))
 	fmt.Fprintf(w, "%-10s %6s %6s  %-22s %s\n", "algorithm", "runs", "ok", "failover p50/p99/max", "findings")
+	for _, na := range s.NotApplicable {
+		fmt.Fprintf(w, "%-10s %6s %6s  %-22s %s\n", na.Algorithm, "n/a", "", "", na.Reason)
+	}
 	for _, a := range s.Algorithms {
 		fo := "—"
 		switch {
@@ -185,6 +211,11 @@ func printSummary(w io.Writer, sc *scenarios.Scenario, s *reports.Summary, res s
 		}
 		fmt.Fprintf(w, "  replay: %s\n", sc.ReplayCommand(r.Seed, algoOverride(sc, r.Algorithm)))
 	}
+	for _, a := range s.Algorithms {
+		for _, k := range sortedKeys(a.Unknown) {
+			fmt.Fprintf(w, "\n%s: %s unknown in %d run(s): porcupine ran out of its wall-time bound (-porcupine-timeout); such a run fails unless the check is allowed, and this count can differ between identical sweeps\n", a.Algorithm, k, a.Unknown[k])
+		}
+	}
 	fmt.Fprintln(w)
 	failed := 0
 	for _, r := range s.Runs {
@@ -207,11 +238,15 @@ func printSummary(w io.Writer, sc *scenarios.Scenario, s *reports.Summary, res s
 	fmt.Fprintf(w, "report: %s\n", filepath.Join(out, "report.html"))
 }
 
+// num formats a number for a table: whole numbers (and anything of 100 or
+// more) without decimals, the rest with one; 14.04 rounds to "14", like 23,
+// not "14.0".
 func num(x float64) string {
-	if x == float64(int64(x)) || x >= 100 {
-		return fmt.Sprintf("%.0f", x)
+	r := math.Round(x*10) / 10
+	if r == math.Trunc(r) || x >= 100 {
+		return fmt.Sprintf("%.0f", r)
 	}
-	return fmt.Sprintf("%.1f", x)
+	return fmt.Sprintf("%.1f", r)
 }
 
 // findings lists a summary's violation counts, e.g. "split_brain 3 (harmless 12)".

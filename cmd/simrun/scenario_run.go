@@ -42,12 +42,25 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	if jobs.len() == 0 {
 		return exitUsage, usagef("shard %d/%d of %d seeds is empty", o.shardIndex, o.shardCount, o.seeds)
 	}
-	// Check that every algorithm can build the scenario before sweeping.
+	// An algorithm that cannot build the scenario (a lease-store fault
+	// under raft) is n/a, as in the matrix; the others run. None: exit 2.
+	var na []reports.NotApplicable
+	var can []string
 	for _, a := range algos {
 		if _, err := sc.Build(scenarios.RunOptions{Seed: first, Algorithm: algoOverride(sc, a)}); err != nil {
-			return exitUsage, usagef("%s under %s: %v", o.scenario, a, err)
+			if len(algos) == 1 {
+				return exitUsage, usagef("%s under %s: %v", o.scenario, a, err)
+			}
+			na = append(na, reports.NotApplicable{Algorithm: a, Reason: err.Error()})
+			continue
 		}
+		can = append(can, a)
 	}
+	if len(can) == 0 {
+		return exitUsage, usagef("%s: no algorithm of %s can run it (%s)", o.scenario, strings.Join(algos, ", "), na[0].Reason)
+	}
+	algos = can
+	jobs = sweepJobs(algos, first, o.seeds, o.shardIndex, o.shardCount)
 	out := o.out
 	if out == "" {
 		out = filepath.Join("out", sc.Name)
@@ -57,7 +70,8 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, err
 	}
 	if !o.quiet {
-		fmt.Fprintf(stderr, "simrun: %s · %d run(s) · %d worker(s)\n", sc, jobs.len(), min(o.workers, jobs.len()))
+		fmt.Fprintf(stderr, "simrun: %s: %s, %s, %v · %s · %s\n", sc.Name, plural(sc.Nodes, "node", "nodes"), strings.Join(algos, ", "),
+			sc.Duration, plural(jobs.len(), "run", "runs"), plural(min(o.workers, jobs.len()), "worker", "workers"))
 	}
 	var res sweepResult
 	var fr *scenarios.Run // the featured run, with its story
@@ -109,6 +123,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	if o.shardCount > 1 {
 		s.Shard = &reports.Shard{Index: o.shardIndex, Count: o.shardCount}
 	}
+	s.NotApplicable = na
 	s.Config = &reports.Config{ScenarioSHA256: sc.SourceSHA256, Sets: sc.Sets, Algorithms: algos, Simrun: simrunVersion(), FailFast: o.failFast}
 	for i, r := range res.runs {
 		if res.done[i] {
