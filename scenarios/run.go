@@ -297,6 +297,20 @@ func ShellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// wallLag is how far the slowest candidate's wall clock is behind true
+// time when the run ends (0 if none is). Settle reverts clock offsets, but
+// time a clock spent running slow stays lost, as it would until NTP stepped
+// it; a leader whose clock is behind runs each slot that much later, so the
+// slots due in the run's last wallLag are not judged for missed_slots.
+func (r *Run) wallLag() time.Duration {
+	trueWall := r.Scenario.Start.Add(r.Sim.Now().Duration())
+	var lag time.Duration
+	for _, id := range r.Candidates {
+		lag = max(lag, trueWall.Sub(r.Sim.Clock(id).Wall))
+	}
+	return lag
+}
+
 // checkerInput is what the checker knows before the run starts.
 func (r *Run) checkerInput(opts RunOptions) checker.Input {
 	sc := r.Scenario
@@ -339,7 +353,7 @@ func (r *Run) check() {
 			longest = max(longest, j.RunMax)
 		}
 		in.CronFrom = sc.Start
-		end := sc.Duration + sc.Settle.For - longest - 2*time.Second
+		end := sc.Duration + sc.Settle.For - longest - 2*time.Second - r.wallLag()
 		if end > 0 {
 			in.CronTo = sc.Start.Add(end)
 		}
