@@ -146,6 +146,12 @@ func (j *JSONLWriter) appendRecord(b []byte, r *Record) []byte {
 	if r.Token != 0 || leader {
 		b = appendIntField(b, `,"token":`, r.Token)
 	}
+	if r.Type == RecTimer {
+		if name, ok := j.s.timerName(r.Node, int(r.A)); ok {
+			b = append(b, `,"timer":`...)
+			b = appendJSONString(b, name)
+		}
+	}
 	if r.A != 0 {
 		b = appendIntField(b, `,"a":`, r.A)
 	}

@@ -1,6 +1,9 @@
 package sim
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // Node is the contract every algorithm and service implements: a pure,
 // single-threaded state machine. The engine calls exactly one method at a time
@@ -19,6 +22,35 @@ type Node interface {
 	OnMessage(m Message)
 	// OnTimer handles a fired timer set with Env.SetTimer.
 	OnTimer(id TimerID, tag int)
+}
+
+// TimerNamer is implemented by nodes that name their timer tags, so traces
+// say "raft.election" instead of "tag=1". Exports ask it for each timer
+// record; the engine never does (naming costs nothing on the hot path).
+type TimerNamer interface {
+	// TimerName names the timer tag ("" if unknown).
+	TimerName(tag int) string
+}
+
+// TimerName is the name node id gives its timer tag (TimerNamer), or
+// "tag=<n>" when it gives none.
+func (s *Sim) TimerName(id NodeID, tag int) string {
+	if name, ok := s.timerName(id, tag); ok {
+		return name
+	}
+	return "tag=" + strconv.Itoa(tag)
+}
+
+// timerName is the node's own name for the tag, if it gives one.
+func (s *Sim) timerName(id NodeID, tag int) (string, bool) {
+	if id >= 0 && int(id) < len(s.nodes) {
+		if tn, ok := s.nodes[id].node.(TimerNamer); ok {
+			if name := tn.TimerName(tag); name != "" {
+				return name, true
+			}
+		}
+	}
+	return "", false
 }
 
 // TimerID identifies one armed timer. IDs are never reused while they could be

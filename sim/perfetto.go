@@ -318,7 +318,7 @@ func (x *pfExport) record(r *Record) {
 		x.argInt("sent_ns", int64(r.SentAt))
 		x.done()
 	case RecTimer:
-		x.instant("timer", "timer tag="+strconv.FormatInt(r.A, 10), tid, r.At, false)
+		x.instant("timer", "timer "+x.s.TimerName(r.Node, int(r.A)), tid, r.At, false)
 		x.argInt("tag", r.A)
 		x.argInt("id", r.B)
 		x.done()

@@ -220,6 +220,9 @@ func TestTraceExports(t *testing.T) {
 	lines, err := os.ReadFile(filepath.Join(dir, "t.jsonl"))
 	require.NoError(t, err)
 	assert.Greater(t, bytes.Count(lines, []byte("\n")), 1000)
+	// Timers are named after the algorithm's (and the cron layer's) timers.
+	assert.Contains(t, string(lines), `"timer":"raft.election"`)
+	assert.Contains(t, string(lines), `"timer":"cron.slot"`)
 	var pf map[string]any
 	raw, err := os.ReadFile(filepath.Join(dir, "t.json"))
 	require.NoError(t, err)

@@ -1,0 +1,23 @@
+package lease
+
+// TimerName implements sim.TimerNamer: traces name the node's timers.
+func (n *Node) TimerName(tag int) string {
+	switch tag {
+	case tagTick:
+		return "lease.tick"
+	case tagDeadline:
+		return "lease.deadline"
+	case tagRequest:
+		return "lease.request"
+	case tagValidity:
+		return "lease.validity"
+	case tagShutdown:
+		return "lease.shutdown"
+	case tagRejoin:
+		return "lease.rejoin"
+	}
+	return ""
+}
+
+// TimerName implements sim.TimerNamer: the store's one timer expires keys.
+func (st *Store) TimerName(int) string { return "store.expiry" }
