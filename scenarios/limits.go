@@ -135,7 +135,7 @@ func preScan(file string, src []byte, limit int) ([]byte, *Error) {
 			} else if b == '\\' && quote == '"' {
 				i++
 			}
-		case b == '#' && (i == 0 || src[i-1] == ' ' || src[i-1] == '\t'):
+		case b == '#' && (i == 0 || src[i-1] == ' ' || src[i-1] == '\t' || src[i-1] == '\n'):
 			comment = true
 		case (b == '"' || b == '\'') && (p == ' ' || p == ':' || p == '[' || p == '{' || p == ',' || p == '-'):
 			quote = b
