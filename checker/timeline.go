@@ -68,25 +68,24 @@ func (tl *timeline) add(seq int64, r *sim.Record) {
 		tl.closeTenure(r.Node, r.At)
 	case sim.RecCrash:
 		tl.closeTenure(r.Node, r.At)
-		if k := tl.openP[r.Node]; k >= 0 {
-			tl.pauses[k].to = r.At
-			tl.openP[r.Node] = -1
-		}
+		closeSpan(tl.pauses, tl.openP, r.Node, r.At)
 		tl.openC[r.Node] = len(tl.crashes)
 		tl.crashes = append(tl.crashes, span{node: r.Node, from: r.At})
 	case sim.RecStart:
-		if k := tl.openC[r.Node]; k >= 0 {
-			tl.crashes[k].to = r.At
-			tl.openC[r.Node] = -1
-		}
+		closeSpan(tl.crashes, tl.openC, r.Node, r.At)
 	case sim.RecPause:
 		tl.openP[r.Node] = len(tl.pauses)
 		tl.pauses = append(tl.pauses, span{node: r.Node, from: r.At})
 	case sim.RecResume:
-		if k := tl.openP[r.Node]; k >= 0 {
-			tl.pauses[k].to = r.At
-			tl.openP[r.Node] = -1
-		}
+		closeSpan(tl.pauses, tl.openP, r.Node, r.At)
+	}
+}
+
+// closeSpan ends node's open span (a pause or a crash) at at, if it has one.
+func closeSpan(spans []span, open []int, node sim.NodeID, at sim.Time) {
+	if k := open[node]; k >= 0 {
+		spans[k].to = at
+		open[node] = -1
 	}
 }
 

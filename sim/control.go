@@ -258,25 +258,20 @@ func (s *Sim) Connect(from, to NodeID) {
 
 // ConnectLinks restores the given directed links with one net.connect
 // record, as reverting one partition of several does.
-func (s *Sim) ConnectLinks(links []Link) {
-	var ch []Link
-	parts := make([]string, len(links))
-	for i, l := range links {
-		s.setUp(l.From, l.To, true, &ch)
-		parts[i] = s.nodes[l.From].name + " -> " + s.nodes[l.To].name
-	}
-	s.netFault("net.connect", strings.Join(parts, ", "), None, false, ch)
-}
+func (s *Sim) ConnectLinks(links []Link) { s.setLinks(links, true, "net.connect") }
 
 // CutLinks cuts the given directed links with one net.cut record.
-func (s *Sim) CutLinks(links []Link) {
+func (s *Sim) CutLinks(links []Link) { s.setLinks(links, false, "net.cut") }
+
+// setLinks sets every listed link up or cut and records one fault.
+func (s *Sim) setLinks(links []Link, up bool, name string) {
 	var ch []Link
 	parts := make([]string, len(links))
 	for i, l := range links {
-		s.setUp(l.From, l.To, false, &ch)
+		s.setUp(l.From, l.To, up, &ch)
 		parts[i] = s.nodes[l.From].name + " -> " + s.nodes[l.To].name
 	}
-	s.netFault("net.cut", strings.Join(parts, ", "), None, true, ch)
+	s.netFault(name, strings.Join(parts, ", "), None, !up, ch)
 }
 
 // The link sets of the partition shapes. Each is the one definition of its
