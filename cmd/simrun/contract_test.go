@@ -110,3 +110,37 @@ settle: {for: 20s, leader_within: 20s}
 	code, _, e = simrun(t, "-scenario", sc, "-algo", "raft", "-out", filepath.Join(dir, "o2"))
 	assert.Equal(t, exitUsage, code, e)
 }
+
+// The human summary says "1 run" and "1 worker", prints no dash when the
+// scenario has no description, and its progress header names every
+// algorithm that runs.
+func TestSummaryWording(t *testing.T) {
+	dir := t.TempDir()
+	sc := filepath.Join(dir, "nodesc.yaml")
+	require.NoError(t, os.WriteFile(sc, []byte("name: nodesc\nduration: 5s\ncluster: {nodes: 3}\nalgorithm: {name: raft}\n"), 0o644))
+	code, out, e := simrun(t, "-scenario", sc, "-out", filepath.Join(dir, "o"))
+	require.Equal(t, exitOK, code, e)
+	assert.True(t, strings.HasPrefix(out, "nodesc\n"), out)
+	assert.Contains(t, out, "· 1 run in ")
+	assert.Contains(t, out, ", 1 worker)")
+	code, _, e = simrun(t, "-scenario", sc, "-algo", "raft,bully,ring", "-seeds", "2", "-workers", "2", "-out", filepath.Join(dir, "o2"))
+	require.Equal(t, exitOK, code, e)
+	assert.Contains(t, e, "simrun: nodesc: 3 nodes, raft, bully, ring, 5s · 6 runs · 2 workers")
+	assert.Equal(t, "14", num(14.04))
+	assert.Equal(t, "23", num(23))
+	assert.Equal(t, "2.5", num(2.46))
+}
+
+// A porcupine check that runs out of its wall-time bound is unknown: the
+// run fails (the check is not allowed), the summary counts it by check and
+// the human summary names it as the one machine-dependent verdict.
+func TestUnknownVerdictsCounted(t *testing.T) {
+	dir := t.TempDir()
+	js := filepath.Join(dir, "s.json")
+	code, out, e := simrun(t, "-scenario", partition, "-seeds", "3", "-porcupine-timeout", "1ns", "-shrink=false", "-out", filepath.Join(dir, "o"), "-json", js)
+	require.Equal(t, exitViolation, code, e)
+	s := readSummary(t, js)
+	assert.Equal(t, 3, s.Algorithms[0].Unknown["linearizability"])
+	assert.Equal(t, 0, s.Algorithms[0].OK)
+	assert.Contains(t, out, "linearizability unknown in 3 run(s)")
+}
