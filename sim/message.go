@@ -75,3 +75,15 @@ type Message struct {
 	A, B  int64 // algorithm-defined
 	Body  any   // optional payload; must not be mutated after Send
 }
+
+// KindByName returns the registered kind with that name.
+func KindByName(name string) (MsgKind, bool) {
+	kindRegistry.Lock()
+	defer kindRegistry.Unlock()
+	for i, n := range kindRegistry.names {
+		if n == name && i > 0 {
+			return MsgKind(i), true
+		}
+	}
+	return 0, false
+}
