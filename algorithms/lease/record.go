@@ -1,6 +1,7 @@
 package lease
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/electsim/electsim/sim"
@@ -187,6 +188,23 @@ type Reply struct {
 	Rec Record
 	// Value is the counter value (Incr, and SetNX with a FenceKey).
 	Value int64
+}
+
+// String describes the request for traces and step-level tests, e.g.
+// "Update #3 rev=4 holder=n1 duration=15s transitions=1 token=1".
+func (r *Request) String() string {
+	b := fmt.Sprintf("%s #%d", r.Op, r.ID)
+	if r.Op == OpUpdate {
+		b += fmt.Sprintf(" rev=%d", r.Revision)
+	}
+	switch r.Op {
+	case OpCreate, OpUpdate:
+		b += fmt.Sprintf(" holder=%s duration=%v transitions=%d token=%d", r.Rec.HolderIdentity,
+			time.Duration(r.Rec.LeaseDurationNs), r.Rec.Transitions, r.Rec.Token)
+	case OpSetNX, OpCheckRenew:
+		b += fmt.Sprintf(" holder=%s ttl=%v", r.Identity, r.TTL)
+	}
+	return b
 }
 
 // RequestMessage wraps req into a message to the store.

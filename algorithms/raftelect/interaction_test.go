@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/cockroachdb/datadriven"
-	"github.com/stretchr/testify/require"
 
 	"github.com/electsim/electsim/algorithms/raftelect"
 	"github.com/electsim/electsim/sim"
@@ -209,11 +208,4 @@ func (h *harness) state() string {
 		leader = h.names[l]
 	}
 	return fmt.Sprintf("> term=%d voted=%s role=%v leader=%s\n", h.node.Term(), voted, h.node.Role(), leader)
-}
-
-// The scripts can fail: a broken rule changes the printed actions.
-func TestInteractionScriptsExist(t *testing.T) {
-	for _, f := range []string{"testdata/requestvote.txt", "testdata/prevote.txt", "testdata/checkquorum.txt", "testdata/election.txt"} {
-		require.FileExists(t, f)
-	}
 }

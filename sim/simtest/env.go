@@ -39,6 +39,7 @@ type Env struct {
 	durable []byte
 	hasDisk bool
 	boots   int
+	sent    []sim.Message
 	out     strings.Builder
 }
 
@@ -207,7 +208,16 @@ func (e *Env) Rand() *sim.Rand { return &e.rng }
 // Send implements sim.Env: it records the message.
 func (e *Env) Send(m sim.Message) {
 	m.From = e.id
+	e.sent = append(e.sent, m)
 	e.printf("send %s\n", e.FormatMessage(m))
+}
+
+// LastSent returns the last message the node sent (to build a reply).
+func (e *Env) LastSent() (sim.Message, bool) {
+	if len(e.sent) == 0 {
+		return sim.Message{}, false
+	}
+	return e.sent[len(e.sent)-1], true
 }
 
 // SetTimer implements sim.Env.
