@@ -88,6 +88,16 @@ type algoDef struct {
 	// build applies the drawn parameters (by key) and returns the factory,
 	// or the algorithm's own validation error.
 	build func(v map[string]drawn, n int, r *sim.Rand) (NodeFactory, error)
+	// leaseStore: runs add a lease store node, and the checker recognises
+	// the leader by the lease (a node leads from its lead record on).
+	leaseStore bool
+}
+
+// needsLeaseStore reports whether algorithm name elects through a lease
+// store (its runs add one).
+func needsLeaseStore(name string) bool {
+	d := findAlgo(name)
+	return d != nil && d.leaseStore
 }
 
 // Algorithms lists the algorithm names scenarios accept.
@@ -253,7 +263,7 @@ var algoDefs = []algoDef{
 		}
 		return func(p []sim.NodeID, _ sim.NodeID) sim.Node { return ring.New(c, p) }, nil
 	}},
-	{name: "lease", doc: "lease-based election against the lease store (algorithms/lease)", pkg: "lease", goNames: []goName{
+	{name: "lease", doc: "lease-based election against the lease store (algorithms/lease)", pkg: "lease", leaseStore: true, goNames: []goName{
 		{"LeaseDuration", "lease_duration"}, {"RenewDeadline", "renew_deadline"}, {"RetryPeriod", "retry_period"},
 		{"JitterFactor", "jitter_factor"}, {"RequestTimeout", "request_timeout"}, {"RejoinDelay", "rejoin_delay"},
 		{"ShutdownAt", "shutdown_at"}, {"TTL", "ttl"}, {"RenewInterval", "renew_interval"},

@@ -753,7 +753,7 @@ func (l *loader) readNemesis(fm *mapReader, path string, sc *Scenario) (faults.N
 
 // hasStore reports whether runs of the scenario have a lease store.
 func (sc *Scenario) hasStore() bool {
-	return sc.Algorithm.Name == "lease" || (sc.Cron != nil && sc.Cron.Mode == "shedlock")
+	return needsLeaseStore(sc.Algorithm.Name) || (sc.Cron != nil && sc.Cron.Mode == "shedlock")
 }
 
 // instantaneous reports whether a fault has nothing For could revert

@@ -105,7 +105,7 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 		spec = AlgorithmSpec{Name: opts.Algorithm}
 	}
 	shedlock := sc.Cron != nil && sc.Cron.Mode == "shedlock"
-	hasStore := shedlock || spec.Name == "lease"
+	hasStore := shedlock || needsLeaseStore(spec.Name)
 
 	total := sc.Duration + sc.Settle.For
 	drop := pickFloat(sc.Network.DropLo, sc.Network.DropHi, params, 0)
@@ -325,7 +325,7 @@ func (r *Run) checkerInput(opts RunOptions) checker.Input {
 	if in.Replay == "" {
 		in.Replay = sc.ReplayCommand(r.Seed, opts.Algorithm)
 	}
-	if r.Algorithm == "lease" {
+	if needsLeaseStore(r.Algorithm) {
 		in.LeaseStore = []sim.NodeID{r.StoreID}
 	}
 	return in
