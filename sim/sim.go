@@ -375,18 +375,19 @@ func (s *Sim) run(limit Time, quiesce bool) Outcome {
 		s.start()
 	}
 	for len(s.q.ev) > 0 {
-		if s.stopReq {
-			s.outcome = OutcomeStopped
-			return s.outcome
-		}
-		if s.q.peekTime() > limit {
+		t := s.q.peekTime()
+		if t > limit && !s.stopReq {
 			break
 		}
-		if s.popped >= s.cfg.MaxEvents {
-			s.outcome = OutcomeEventBudget
+		if s.stopReq || s.popped >= s.cfg.MaxEvents { // rare: one branch on the hot path
+			if s.stopReq {
+				s.outcome = OutcomeStopped
+			} else {
+				s.outcome = OutcomeEventBudget
+			}
 			return s.outcome
 		}
-		if t := s.q.peekTime(); t >= s.winEnd {
+		if t >= s.winEnd {
 			// A new rate window: it starts at the window holding t, so a
 			// quiet stretch does not bank events for a later burst.
 			w := Time(s.cfg.RateWindow)
