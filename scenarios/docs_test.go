@@ -7,18 +7,20 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/electsim/electsim/registry"
 )
 
 // TestDocsCoverTheGrammar keeps docs/scenarios.md in step with the loader:
 // every algorithm has a table with a row for each of its parameters (the
-// paramDefs in algorithm.go), and every fault kind, target, trigger event,
+// registry's descriptors), and every fault kind, target, trigger event,
 // nemesis kind and check name the loader accepts is documented.
 func TestDocsCoverTheGrammar(t *testing.T) {
 	src, err := os.ReadFile("../docs/scenarios.md")
 	require.NoError(t, err)
 	doc := string(src)
-	for _, a := range algoDefs {
-		head := "### `" + a.name + "`:"
+	for _, a := range registry.Default.All() {
+		head := "### `" + a.Name + "`:"
 		i := strings.Index(doc, head)
 		require.GreaterOrEqual(t, i, 0, "no section %q", head)
 		section := doc[i+len(head):]
@@ -26,9 +28,9 @@ func TestDocsCoverTheGrammar(t *testing.T) {
 			section = section[:j]
 		}
 		rows := strings.Count(section, "\n| `")
-		assert.Equal(t, len(a.params), rows, "%s: table rows vs parameters", a.name)
-		for _, p := range a.params {
-			assert.Contains(t, section, "| `"+p.key+"` |", "%s: parameter %s", a.name, p.key)
+		assert.Equal(t, len(a.Params), rows, "%s: table rows vs parameters", a.Name)
+		for _, p := range a.Params {
+			assert.Contains(t, section, "| `"+p.Key+"` |", "%s: parameter %s", a.Name, p.Key)
 		}
 	}
 	var words []string

@@ -8,6 +8,7 @@ import (
 
 	"github.com/electsim/electsim/cron"
 	"github.com/electsim/electsim/faults"
+	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/sim"
 )
 
@@ -96,7 +97,7 @@ func (sc *Scenario) YAML() []byte {
 	if sc.Algorithm.Name != "" && (sc.Cron == nil || sc.Cron.Mode != "shedlock") {
 		parts := []string{"name: " + sc.Algorithm.Name}
 		for _, v := range sc.Algorithm.values {
-			parts = append(parts, v.def.key+": "+v.yaml())
+			parts = append(parts, v.def.Key+": "+v.yaml())
 		}
 		w("algorithm: {%s}\n", strings.Join(parts, ", "))
 	}
@@ -251,10 +252,10 @@ func distYAML(d sim.Dist) string {
 
 // yaml formats a parameter value as the file format writes it.
 func (v paramValue) yaml() string {
-	switch v.def.kind {
-	case pDur:
+	switch v.def.Kind {
+	case registry.Duration:
 		return durRange(v.durLo, v.durHi)
-	case pDurRange:
+	case registry.DurationRange:
 		return dur(v.durLo) + ".." + dur(v.durHi)
 	}
 	return v.text()

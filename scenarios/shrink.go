@@ -8,6 +8,7 @@ import (
 
 	"github.com/electsim/electsim/checker"
 	"github.com/electsim/electsim/faults"
+	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/sim"
 )
 
@@ -287,7 +288,7 @@ func (s *shrinkState) removeNodes(sc *Scenario, run *Run) (*Scenario, *Run) {
 func dropLastNode(sc *Scenario) (*Scenario, bool) {
 	last := sim.NodeID(sc.Nodes - 1)
 	for _, v := range sc.Algorithm.values {
-		if v.def.kind == pNodes || v.def.kind == pInts {
+		if v.def.Kind == registry.Nodes || v.def.Kind == registry.Ints {
 			return nil, false // per-node parameters: keep the cluster
 		}
 	}

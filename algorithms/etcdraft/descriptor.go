@@ -1,0 +1,36 @@
+package etcdraft
+
+import (
+	"github.com/electsim/electsim/registry"
+	"github.com/electsim/electsim/sim"
+)
+
+// Descriptor describes the etcd raft adapter for the scenario grammar
+// (registry).
+func Descriptor() registry.Algorithm {
+	return registry.Algorithm{
+		Name: "etcdraft", Doc: "the real go.etcd.io/raft/v3 library (algorithms/etcdraft)", Package: "etcdraft",
+		FieldNames: map[string]string{"TickInterval": "tick", "ElectionTick": "election_tick", "HeartbeatTick": "heartbeat_tick"},
+		Params: []registry.Param{
+			{Key: "tick", Kind: registry.Duration, Doc: "tick interval on the node's monotonic clock, default 10ms"},
+			{Key: "election_tick", Kind: registry.Int, Min: 1, Max: 1e6, Doc: "ElectionTick, default 10"},
+			{Key: "heartbeat_tick", Kind: registry.Int, Min: 1, Max: 1e6, Doc: "HeartbeatTick, default 1"},
+			{Key: "prevote", Kind: registry.Bool, Doc: "PreVote, default true (as etcd server)"},
+			{Key: "check_quorum", Kind: registry.Bool, Doc: "CheckQuorum, default true (as etcd server)"},
+			{Key: "persist", Kind: registry.Bool, Doc: "persist HardState and entries, default true"},
+		},
+		Build: func(v registry.Values, _ int, _ *sim.Rand) (registry.Factory, error) {
+			c := DefaultConfig()
+			registry.SetDuration(v, "tick", &c.TickInterval)
+			registry.SetInt(v, "election_tick", &c.ElectionTick)
+			registry.SetInt(v, "heartbeat_tick", &c.HeartbeatTick)
+			registry.SetBool(v, "prevote", &c.PreVote)
+			registry.SetBool(v, "check_quorum", &c.CheckQuorum)
+			registry.SetBool(v, "persist", &c.Persist)
+			if err := c.Validate(); err != nil {
+				return nil, err
+			}
+			return func(p []sim.NodeID, _ registry.Services) sim.Node { return New(c, p) }, nil
+		},
+	}
+}

@@ -1,0 +1,64 @@
+package lease
+
+import (
+	"github.com/electsim/electsim/registry"
+	"github.com/electsim/electsim/sim"
+)
+
+// Descriptor describes lease-based election for the scenario grammar
+// (registry): its runs get a lease store.
+func Descriptor() registry.Algorithm {
+	return registry.Algorithm{
+		Name: "lease", Doc: "lease-based election against the lease store (algorithms/lease)", Package: "lease", LeaseStore: true,
+		FieldNames: map[string]string{
+			"LeaseDuration": "lease_duration", "RenewDeadline": "renew_deadline", "RetryPeriod": "retry_period",
+			"JitterFactor": "jitter_factor", "RequestTimeout": "request_timeout", "RejoinDelay": "rejoin_delay",
+			"ShutdownAt": "shutdown_at", "TTL": "ttl", "RenewInterval": "renew_interval",
+			"ClockDriftFactor": "clock_drift_factor", "ClockDriftMargin": "clock_drift_margin",
+			"LockAtMostFor": "lock_at_most_for", "LockAtLeastFor": "lock_at_least_for", "ExtendInterval": "extend_interval",
+		},
+		Params: []registry.Param{
+			{Key: "flavor", Kind: registry.Enum, Enum: []string{FlavorK8s, FlavorTTL, FlavorWallTime}, Doc: "k8s (client-go), ttl (Redis SET NX PX) or walltime (ShedLock lock_until); default k8s"},
+			{Key: "lease_duration", Kind: registry.Duration, Doc: "k8s LeaseDuration, default 15s"},
+			{Key: "renew_deadline", Kind: registry.Duration, Doc: "k8s RenewDeadline, default 10s"},
+			{Key: "retry_period", Kind: registry.Duration, Doc: "RetryPeriod (all flavours), default 2s"},
+			{Key: "jitter_factor", Kind: registry.Float, Min: 0, Max: 100, Doc: "JitterFactor, default 1.2"},
+			{Key: "release_on_cancel", Kind: registry.Bool, Doc: "release the lease on resign, default false"},
+			{Key: "ttl", Kind: registry.Duration, Doc: "ttl: key TTL by the store's clock, default 10s"},
+			{Key: "renew_interval", Kind: registry.Duration, Doc: "ttl: renewal interval, default ttl/3"},
+			{Key: "clock_drift_factor", Kind: registry.Float, Min: 0, Max: 1, Doc: "ttl: Redlock drift factor, default 0.01"},
+			{Key: "clock_drift_margin", Kind: registry.Duration, Doc: "ttl: Redlock constant margin, default 2ms"},
+			{Key: "lock_at_most_for", Kind: registry.Duration, Doc: "walltime: lock_until ahead of the holder's wall clock, default 30s"},
+			{Key: "lock_at_least_for", Kind: registry.Duration, Doc: "walltime: minimum hold on release, default 0"},
+			{Key: "extend_interval", Kind: registry.Duration, Doc: "walltime: extension interval, default lock_at_most_for/2"},
+			{Key: "request_timeout", Kind: registry.Duration, Doc: "store request timeout, default 1s"},
+			{Key: "rejoin_delay", Kind: registry.Duration, Doc: "wait before competing again after losing the lease, default 0"},
+			{Key: "shutdown_at", Kind: registry.Duration, Doc: "graceful shutdown (resign) at this monotonic reading, default never"},
+		},
+		Build: func(v registry.Values, _ int, _ *sim.Rand) (registry.Factory, error) {
+			c := DefaultConfig()
+			if v.Has("flavor") {
+				c.Flavor = v.String("flavor")
+			}
+			registry.SetDuration(v, "lease_duration", &c.LeaseDuration)
+			registry.SetDuration(v, "renew_deadline", &c.RenewDeadline)
+			registry.SetDuration(v, "retry_period", &c.RetryPeriod)
+			registry.SetFloat(v, "jitter_factor", &c.JitterFactor)
+			registry.SetBool(v, "release_on_cancel", &c.ReleaseOnCancel)
+			registry.SetDuration(v, "ttl", &c.TTL)
+			registry.SetDuration(v, "renew_interval", &c.RenewInterval)
+			registry.SetFloat(v, "clock_drift_factor", &c.ClockDriftFactor)
+			registry.SetDuration(v, "clock_drift_margin", &c.ClockDriftMargin)
+			registry.SetDuration(v, "lock_at_most_for", &c.LockAtMostFor)
+			registry.SetDuration(v, "lock_at_least_for", &c.LockAtLeastFor)
+			registry.SetDuration(v, "extend_interval", &c.ExtendInterval)
+			registry.SetDuration(v, "request_timeout", &c.RequestTimeout)
+			registry.SetDuration(v, "rejoin_delay", &c.RejoinDelay)
+			registry.SetDuration(v, "shutdown_at", &c.ShutdownAt)
+			if err := c.Validate(); err != nil {
+				return nil, err
+			}
+			return func(p []sim.NodeID, svc registry.Services) sim.Node { return New(c, p, svc.LeaseStore) }, nil
+		},
+	}
+}

@@ -1,0 +1,202 @@
+// Package registry is the public list of election algorithms a scenario can
+// name: each algorithm describes itself once (its name, its parameters with
+// their types, ranges and docs, the services its runs need, and how to build
+// its nodes from validated values) and the scenario loader, -set validation,
+// simrun -algo, the matrix, the materialize/repro writer and the docs'
+// parameter tables all follow that description. A user's own algorithm
+// registers itself the same way and gets every simrun feature
+// (docs/extending.md).
+package registry
+
+import (
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/electsim/electsim/sim"
+)
+
+// Kind is the type of a parameter in a scenario file.
+type Kind uint8
+
+// The parameter kinds.
+const (
+	// Duration: a duration; a range a..b is drawn once per run.
+	Duration Kind = iota
+	// DurationRange: a duration range taken as is (raft's election_timeout).
+	DurationRange
+	// Bool: true or false.
+	Bool
+	// Int: a whole number in [Min, Max]; a range is drawn once per run.
+	Int
+	// Float: a number in [Min, Max]; a range is drawn once per run.
+	Float
+	// Enum: one of Param.Enum.
+	Enum
+	// Nodes: a list of candidate references (n1 or 1).
+	Nodes
+	// Ints: a list of whole numbers, one per candidate.
+	Ints
+)
+
+// Param is one parameter of an algorithm, as a scenario file writes it.
+type Param struct {
+	// Key is the YAML key, e.g. "election_timeout".
+	Key string
+	// Kind is its type.
+	Kind Kind
+	// Enum lists the allowed values of an Enum parameter.
+	Enum []string
+	// Min and Max bound Int and Float parameters.
+	Min, Max float64
+	// Doc is one line for the docs table, with the default.
+	Doc string
+}
+
+// Values are one run's parameter values, drawn from the scenario's ranges:
+// only the keys the scenario sets are present (Has); the rest take the
+// algorithm's defaults.
+type Values interface {
+	Has(key string) bool
+	Duration(key string) time.Duration
+	DurationRange(key string) (lo, hi time.Duration)
+	Bool(key string) bool
+	Int(key string) int
+	Float(key string) float64
+	String(key string) string
+	Nodes(key string) []sim.NodeID
+	Ints(key string) []int64
+}
+
+// Services are the service nodes of a run a candidate may talk to.
+type Services struct {
+	// LeaseStore is the lease store's ID (sim.None without one).
+	LeaseStore sim.NodeID
+}
+
+// Factory builds one candidate node of a run: peers are every candidate's
+// ID in ascending order.
+type Factory func(peers []sim.NodeID, svc Services) sim.Node
+
+// Setting is a parameter a materialized scenario changes so it builds the
+// same nodes without a random draw (Algorithm.Concrete).
+type Setting struct {
+	Key    string
+	Remove bool         // drop the key
+	Nodes  []sim.NodeID // for a Nodes parameter
+}
+
+// Algorithm is one algorithm's description.
+type Algorithm struct {
+	// Name is what a scenario's algorithm.name and simrun -algo say.
+	Name string
+	// Doc is the one-line title of its docs section.
+	Doc string
+	// Package prefixes its validation errors ("raftelect: ..."); the prefix
+	// is dropped when they are reported against a scenario file.
+	Package string
+	// Params are its parameters.
+	Params []Param
+	// FieldNames map its Config's Go field names, as its validation errors
+	// name them, to the words a scenario error uses ("HeartbeatInterval" →
+	// "heartbeat").
+	FieldNames map[string]string
+	// LeaseStore: its runs get a lease store node, and the checker
+	// recognises a leader by holding the lease (from its lead record on)
+	// rather than by a majority's beliefs.
+	LeaseStore bool
+	// Build validates the values for a cluster of candidates and returns
+	// the node factory, or the configuration's error. It may draw from r.
+	Build func(v Values, candidates int, r *sim.Rand) (Factory, error)
+	// Concrete, if set, returns the settings that make a materialized
+	// scenario build the same nodes without the draws Build made from r (r
+	// as Build received it).
+	Concrete func(v Values, candidates int, r *sim.Rand) []Setting
+}
+
+// Param returns the parameter with key, if the algorithm has it.
+func (a *Algorithm) Param(key string) (*Param, bool) {
+	for i := range a.Params {
+		if a.Params[i].Key == key {
+			return &a.Params[i], true
+		}
+	}
+	return nil, false
+}
+
+// Registry is a set of algorithms, in registration order.
+type Registry struct {
+	mu    sync.RWMutex
+	algos []*Algorithm
+}
+
+// Default is the registry simrun and the scenario loader use.
+var Default = &Registry{}
+
+// Register adds a; it fails on an empty or duplicate name, a missing Build
+// or a malformed parameter.
+func (r *Registry) Register(a Algorithm) error {
+	if a.Name == "" || a.Build == nil {
+		return fmt.Errorf("registry: an algorithm needs a name and a Build function")
+	}
+	seen := map[string]bool{} // lookups only
+	for _, p := range a.Params {
+		switch {
+		case p.Key == "" || p.Key == "name":
+			return fmt.Errorf("registry: %s: parameter key %q is not allowed", a.Name, p.Key)
+		case seen[p.Key]:
+			return fmt.Errorf("registry: %s: parameter %q declared twice", a.Name, p.Key)
+		case p.Kind == Enum && len(p.Enum) == 0:
+			return fmt.Errorf("registry: %s: enum parameter %q lists no values", a.Name, p.Key)
+		case (p.Kind == Int || p.Kind == Float) && p.Min > p.Max:
+			return fmt.Errorf("registry: %s: parameter %q has min > max", a.Name, p.Key)
+		}
+		seen[p.Key] = true
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, x := range r.algos {
+		if x.Name == a.Name {
+			return fmt.Errorf("registry: algorithm %q registered twice", a.Name)
+		}
+	}
+	r.algos = append(r.algos, &a)
+	return nil
+}
+
+// MustRegister is Register that panics on error (for init functions).
+func (r *Registry) MustRegister(a Algorithm) {
+	if err := r.Register(a); err != nil {
+		panic(err)
+	}
+}
+
+// Lookup returns the algorithm named name.
+func (r *Registry) Lookup(name string) (*Algorithm, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	for _, a := range r.algos {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return nil, false
+}
+
+// Names lists the registered names in registration order.
+func (r *Registry) Names() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	out := make([]string, len(r.algos))
+	for i, a := range r.algos {
+		out[i] = a.Name
+	}
+	return out
+}
+
+// All returns every registered algorithm in registration order.
+func (r *Registry) All() []*Algorithm {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return append([]*Algorithm(nil), r.algos...)
+}
