@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	_ "github.com/electsim/electsim/algorithms/builtin" // electsim's own algorithms
 	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/sim"
 )
@@ -62,8 +61,8 @@ func (v drawnValues) DurationRange(k string) (lo, hi time.Duration) { return v[k
 type NodeFactory func(peers []sim.NodeID, store sim.NodeID) sim.Node
 
 // Algorithms lists the algorithm names scenarios accept: those in
-// registry.Default (electsim's own, registered by algorithms/builtin, and
-// any a program registers).
+// registry.Default. A program registers electsim's own by importing
+// algorithms/builtin (cmd/simrun does), and may register its own.
 func Algorithms() []string { return registry.Default.Names() }
 
 func findAlgo(name string) *registry.Algorithm {

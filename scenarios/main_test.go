@@ -4,6 +4,8 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	_ "github.com/electsim/electsim/algorithms/builtin" // the shipped scenarios use electsim's own algorithms
 )
 
 // TestMain fails the package if a test leaves a goroutine behind. Runs end

@@ -1,8 +1,6 @@
-// Command simrun runs electsim scenarios: one scenario over many seeds and
-// algorithms, a comparison matrix, or a merge of sharded outputs. It prints a
-// human summary, writes a versioned JSON summary, plots and an HTML report,
-// and exits 0 when every expectation held, 1 when a run violated one, and 2
-// on bad usage or input.
+// Command simrun runs electsim scenarios with electsim's own algorithms
+// (algorithms/builtin); it is package simrun's Main (see there and
+// docs/output.md).
 //
 //	go run ./cmd/simrun -scenario scenarios/partition.yaml
 //	go run ./cmd/simrun -scenario scenarios/swarm.yaml -seeds 1000 -algo raft,etcdraft
@@ -10,72 +8,12 @@
 package main
 
 import (
-	"errors"
-	"flag"
-	"fmt"
-	"io"
 	"os"
-	"os/signal"
-	"syscall"
+
+	_ "github.com/electsim/electsim/algorithms/builtin" // raft, etcdraft, bully, ring, lease
+	"github.com/electsim/electsim/simrun"
 )
 
 func main() {
-	handleSignals()
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
-}
-
-// handleSignals makes SIGINT and SIGTERM stop simrun at once: its
-// temporary files and folders are removed (nothing half-written stays) and
-// it exits 130 or 143, as a shell reports a process killed by them.
-func handleSignals() {
-	c := make(chan os.Signal, 1)
-	signal.Notify(c, syscall.SIGINT, syscall.SIGTERM)
-	go func() {
-		sig := <-c
-		removeTemps()
-		fmt.Fprintf(os.Stderr, "\nsimrun: %v: stopped; temporary files removed\n", sig)
-		if sig == syscall.SIGTERM {
-			os.Exit(exitSIGTERM)
-		}
-		os.Exit(exitSIGINT)
-	}()
-}
-
-// Exit statuses.
-const (
-	exitOK        = 0
-	exitViolation = 1
-	exitUsage     = 2
-	exitSIGINT    = 130 // 128 + SIGINT
-	exitSIGTERM   = 143 // 128 + SIGTERM
-)
-
-// run is simrun with its arguments and streams; it returns the exit status.
-func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "merge" {
-		return runMerge(args[1:], stdout, stderr)
-	}
-	o, err := parseOptions(args, stderr)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		fmt.Fprintln(stderr, "simrun:", err)
-		return exitUsage
-	}
-	var code int
-	if o.matrix != "" {
-		code, err = runMatrix(o, stdout, stderr)
-	} else {
-		code, err = runScenario(o, stdout, stderr)
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, "simrun:", err)
-		var ue usageError
-		if errors.As(err, &ue) {
-			return exitUsage
-		}
-		return exitUsage
-	}
-	return code
+	os.Exit(simrun.Main(os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -125,7 +125,7 @@ func TestCustomAlgorithmThroughTheLoader(t *testing.T) {
 	assert.Contains(t, sc2.Algorithm.Params(), "interval=75ms")
 	_, err = scenarios.ParseWith("lowest.yaml", []byte(scenario), []string{"algorithm.heartbeat=1s"})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "not a parameter of lowest (it belongs to")
+	assert.Contains(t, err.Error(), "algorithm.heartbeat: unknown field") // only lowest is registered here
 	_, err = scenarios.ParseWith("lowest.yaml", []byte(scenario), []string{"algorithm.interval=0s"})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "interval must be positive")

@@ -1,6 +1,6 @@
 //go:build race
 
-package main
+package simrun
 
 // raceEnabled: the race detector multiplies memory and time, so the
 // hostile-input tests skip their resource bounds under it.

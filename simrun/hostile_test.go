@@ -1,4 +1,4 @@
-package main
+package simrun
 
 import (
 	"bytes"
@@ -70,7 +70,7 @@ func runChild(t *testing.T, dir string, args ...string) (int, string, time.Durat
 	return code, stderr.String(), wall, rss
 }
 
-// Hostile inputs (cmd/simrun/testdata/hostile, and files generated here):
+// Hostile inputs (simrun/testdata/hostile, and files generated here):
 // each ends with exit 2 and a one-line reason, within the time and memory
 // limits, and nothing in the working folder changes (a victim folder
 // beside it included).

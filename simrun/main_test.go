@@ -1,4 +1,4 @@
-package main
+package simrun
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	_ "github.com/electsim/electsim/algorithms/builtin" // the tests run electsim's own algorithms
 	"github.com/electsim/electsim/reports"
 	"github.com/electsim/electsim/scenarios"
 )
@@ -21,13 +22,12 @@ func TestMain(m *testing.M) {
 	// memory and time): this test binary, told by the environment to be
 	// simrun.
 	if os.Getenv("SIMRUN_AS_MAIN") == "1" {
-		main()
-		return
+		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	goleak.VerifyTestMain(m)
 }
 
-const partition = "../../scenarios/partition.yaml"
+const partition = "../scenarios/partition.yaml"
 
 // simrun runs the command in-process and returns its exit status and output.
 func simrun(t *testing.T, args ...string) (int, string, string) {
@@ -136,7 +136,7 @@ func TestJSONDeterministic(t *testing.T) {
 	var got []string
 	for i, w := range []string{"1", "2", "2"} {
 		p := filepath.Join(dir, string(rune('a'+i)))
-		code, _, e := simrun(t, "-scenario", "../../scenarios/swarm.yaml", "-seeds", "6", "-workers", w, "-quiet", "-shrink=false", "-out", p, "-json", p+".json")
+		code, _, e := simrun(t, "-scenario", "../scenarios/swarm.yaml", "-seeds", "6", "-workers", w, "-quiet", "-shrink=false", "-out", p, "-json", p+".json")
 		require.Contains(t, []int{exitOK, exitViolation}, code, e)
 		got = append(got, canonical(t, readSummary(t, p+".json")))
 	}
@@ -154,11 +154,11 @@ func TestJSONDeterministic(t *testing.T) {
 func TestMaterializeRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "swarm-7.yaml")
-	code, out, e := simrun(t, "-scenario", "../../scenarios/swarm.yaml", "-seed", "7", "-materialize", file)
+	code, out, e := simrun(t, "-scenario", "../scenarios/swarm.yaml", "-seed", "7", "-materialize", file)
 	require.Equal(t, exitOK, code, e)
 	assert.Contains(t, out, "explicit fault(s)")
 	orig := filepath.Join(dir, "orig")
-	simrun(t, "-scenario", "../../scenarios/swarm.yaml", "-seed", "7", "-quiet", "-shrink=false", "-out", orig)
+	simrun(t, "-scenario", "../scenarios/swarm.yaml", "-seed", "7", "-quiet", "-shrink=false", "-out", orig)
 	mat := filepath.Join(dir, "mat")
 	simrun(t, "-scenario", file, "-quiet", "-shrink=false", "-out", mat)
 	a, b := readSummary(t, filepath.Join(orig, "summary.json")), readSummary(t, filepath.Join(mat, "summary.json"))
@@ -174,7 +174,7 @@ func TestMaterializeRoundTrip(t *testing.T) {
 func TestShrinkWritesRepro(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
-	code, stdout, e := simrun(t, "-scenario", "../../scenarios/bully-partition.yaml", "-set", "expect.violations=[]", "-set", "expect.allow=[]", "-out", out, "-shrink-time", "20s")
+	code, stdout, e := simrun(t, "-scenario", "../scenarios/bully-partition.yaml", "-set", "expect.violations=[]", "-set", "expect.allow=[]", "-out", out, "-shrink-time", "20s")
 	require.Equal(t, exitViolation, code, e)
 	assert.Contains(t, stdout, "repro.yaml")
 	repro := filepath.Join(out, "repro.yaml")
@@ -191,7 +191,7 @@ func TestShrinkWritesRepro(t *testing.T) {
 func TestMatrix(t *testing.T) {
 	dir := t.TempDir()
 	m := filepath.Join(dir, "m.yaml")
-	abs, err := filepath.Abs("../../scenarios")
+	abs, err := filepath.Abs("../scenarios")
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(m, []byte("name: tiny\nseeds: 2\nalgorithms: [raft, bully]\nscenarios: ["+
 		filepath.Join(abs, "leader-crash.yaml")+", "+filepath.Join(abs, "bully-partition.yaml")+"]\n"), 0o644))
