@@ -1,0 +1,153 @@
+// Package hpe is a small election of its own, written outside electsim to
+// show how an algorithm plugs in: heartbeat-priority election. Every
+// candidate broadcasts a heartbeat each Heartbeat; a candidate that has not
+// heard from any lower ID for Timeout (by its own monotonic clock) leads,
+// with an epoch no other candidate can use (generation·N + its position +
+// 1, the generation persisted); a leader that hears a lower ID steps down.
+// It is safe per epoch and has split-brains under partitions and pauses:
+// exactly what electsim's checks are for.
+package hpe
+
+import (
+	"encoding/binary"
+	"fmt"
+	"time"
+
+	"github.com/electsim/electsim/registry"
+	"github.com/electsim/electsim/sim"
+)
+
+// KindHeartbeat is the only message: "I am alive" (Term = the sender's
+// epoch if it leads, else 0).
+var KindHeartbeat = sim.RegisterKind("hpe.Heartbeat")
+
+// Config are the algorithm's parameters.
+type Config struct {
+	Heartbeat time.Duration
+	Timeout   time.Duration
+}
+
+// DefaultConfig is 50 ms heartbeats and a 200 ms timeout.
+func DefaultConfig() Config {
+	return Config{Heartbeat: 50 * time.Millisecond, Timeout: 200 * time.Millisecond}
+}
+
+// Validate checks the configuration.
+func (c Config) Validate() error {
+	if c.Heartbeat <= 0 {
+		return fmt.Errorf("hpe: Heartbeat must be positive")
+	}
+	if c.Timeout <= c.Heartbeat {
+		return fmt.Errorf("hpe: Timeout (%v) must exceed Heartbeat (%v)", c.Timeout, c.Heartbeat)
+	}
+	return nil
+}
+
+// Node is one candidate. It implements sim.Node.
+type Node struct {
+	cfg   Config
+	peers []sim.NodeID
+	env   sim.Env
+	self  int
+	gen   uint64          // persisted: times this node started leading
+	heard []time.Duration // per peer position: last heartbeat (monotonic), -1 never
+	epoch int64           // epoch led, 0 if not leading
+}
+
+// New returns a candidate; peers are every candidate's ID, ascending.
+func New(cfg Config, peers []sim.NodeID) *Node { return &Node{cfg: cfg, peers: peers} }
+
+// Start implements sim.Node: volatile state is rebuilt, the generation
+// restored.
+func (n *Node) Start(env sim.Env, restored []byte) {
+	*n = Node{cfg: n.cfg, peers: n.peers, env: env, self: -1}
+	for i, p := range n.peers {
+		if p == env.ID() {
+			n.self = i
+		}
+	}
+	if len(restored) == 8 {
+		n.gen = binary.BigEndian.Uint64(restored)
+	}
+	n.heard = make([]time.Duration, len(n.peers))
+	for i := range n.heard {
+		n.heard[i] = -1
+	}
+	env.SetTimer(n.cfg.Heartbeat, 1)
+}
+
+// OnMessage implements sim.Node.
+func (n *Node) OnMessage(m sim.Message) {
+	from := -1
+	for i, p := range n.peers {
+		if p == m.From {
+			from = i
+		}
+	}
+	if from < 0 || m.Kind != KindHeartbeat {
+		return
+	}
+	n.heard[from] = n.env.Now()
+	if from < n.self && n.epoch != 0 {
+		n.epoch = 0
+		n.env.StopLeading("a lower candidate is alive")
+	}
+	if m.Term != 0 && from < n.self {
+		n.env.BelieveLeader(m.From, m.Term)
+	}
+}
+
+// OnTimer implements sim.Node: heartbeat, then judge.
+func (n *Node) OnTimer(sim.TimerID, int) {
+	for _, p := range n.peers {
+		if p != n.env.ID() {
+			n.env.Send(sim.Message{Kind: KindHeartbeat, To: p, Term: n.epoch})
+		}
+	}
+	if n.epoch == 0 && !n.lowerAlive() {
+		n.gen++
+		var b [8]byte
+		binary.BigEndian.PutUint64(b[:], n.gen)
+		n.env.Persist(b[:])
+		n.epoch = int64(n.gen)*int64(len(n.peers)) + int64(n.self) + 1
+		n.env.ActAsLeader(n.epoch, n.epoch)
+		n.env.BelieveLeader(n.env.ID(), n.epoch)
+	}
+	n.env.SetTimer(n.cfg.Heartbeat, 1)
+}
+
+// lowerAlive reports whether a lower candidate was heard within Timeout.
+func (n *Node) lowerAlive() bool {
+	now := n.env.Now()
+	for i := 0; i < n.self; i++ {
+		if n.heard[i] >= 0 && now-n.heard[i] < n.cfg.Timeout {
+			return true
+		}
+	}
+	return false
+}
+
+// TimerName implements sim.TimerNamer.
+func (n *Node) TimerName(int) string { return "hpe.heartbeat" }
+
+// Descriptor describes the algorithm to electsim: scenarios write
+// algorithm: {name: hpe, heartbeat: 50ms, timeout: 200ms..400ms}.
+func Descriptor() registry.Algorithm {
+	return registry.Algorithm{
+		Name: "hpe", Doc: "heartbeat-priority election (examples/custom-election)", Package: "hpe",
+		FieldNames: map[string]string{"Heartbeat": "heartbeat", "Timeout": "timeout"},
+		Params: []registry.Param{
+			{Key: "heartbeat", Kind: registry.Duration, Doc: "heartbeat interval, default 50ms"},
+			{Key: "timeout", Kind: registry.Duration, Doc: "silence of every lower candidate before leading, default 200ms"},
+		},
+		Build: func(v registry.Values, _ int, _ *sim.Rand) (registry.Factory, error) {
+			c := DefaultConfig()
+			registry.SetDuration(v, "heartbeat", &c.Heartbeat)
+			registry.SetDuration(v, "timeout", &c.Timeout)
+			if err := c.Validate(); err != nil {
+				return nil, err
+			}
+			return func(p []sim.NodeID, _ registry.Services) sim.Node { return New(c, p) }, nil
+		},
+	}
+}
