@@ -28,8 +28,9 @@ import (
 )
 
 // Main is simrun: it parses args (without the program name), runs, and
-// returns the exit status. SIGINT and SIGTERM stop it, remove its temporary
-// files and exit the process with 130 or 143.
+// returns the exit status. The first call installs a process-wide SIGINT and
+// SIGTERM handler (one goroutine, for the process's life) that removes
+// simrun's temporary files and exits the process with 130 or 143.
 func Main(args []string, stdout, stderr io.Writer) int {
 	signalsOnce.Do(handleSignals)
 	return run(args, stdout, stderr)

@@ -1,10 +1,13 @@
 // Package customtest registers a throwaway algorithm from outside the
 // repository's algorithm packages, through the public registry only, and
-// drives it through the scenario loader, -set, materialize and shrink: what
-// an algorithm author gets (docs/extending.md).
+// drives it through the scenario loader, -set, materialize, shrink, simrun's
+// sweeps and its matrix: what an algorithm author gets (docs/extending.md).
 package customtest
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,11 +19,13 @@ import (
 	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/scenarios"
 	"github.com/electsim/electsim/sim"
+	"github.com/electsim/electsim/simrun"
 )
 
 func TestMain(m *testing.M) {
 	registry.Default.MustRegister(lowestDescriptor())
-	goleak.VerifyTestMain(m)
+	// simrun.Main installs its SIGINT/SIGTERM handler once per process.
+	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/electsim/electsim/simrun.handleSignals.func1"))
 }
 
 var kindHello = sim.RegisterKind("lowest.Hello")
@@ -154,4 +159,24 @@ func TestCustomAlgorithmShrinks(t *testing.T) {
 	assert.Equal(t, 2, sh.FaultsBefore)
 	assert.Equal(t, 0, sh.FaultsAfter)
 	assert.True(t, strings.Contains(string(sh.Scenario.YAML()), "name: lowest"))
+}
+
+// The custom algorithm runs in simrun's matrix and sweeps like a built-in.
+func TestCustomAlgorithmInSimrun(t *testing.T) {
+	dir := t.TempDir()
+	sc := filepath.Join(dir, "lowest.yaml")
+	require.NoError(t, os.WriteFile(sc, []byte(scenario), 0o644))
+	m := filepath.Join(dir, "m.yaml")
+	require.NoError(t, os.WriteFile(m, []byte("name: custom\nseeds: 3\nalgorithms: [lowest]\nscenarios: [lowest.yaml]\n"), 0o644))
+	var out, errb bytes.Buffer
+	code := simrun.Main([]string{"-matrix", m, "-out", filepath.Join(dir, "mx")}, &out, &errb)
+	require.Equal(t, 0, code, errb.String())
+	md, err := os.ReadFile(filepath.Join(dir, "mx", "matrix.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "lowest")
+
+	out.Reset()
+	code = simrun.Main([]string{"-scenario", sc, "-seeds", "4", "-quiet", "-out", filepath.Join(dir, "o"), "-json", "-"}, &out, &errb)
+	require.Equal(t, 0, code, errb.String())
+	assert.Contains(t, out.String(), `"algorithm": "lowest"`)
 }
