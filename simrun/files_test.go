@@ -137,7 +137,7 @@ func TestSignalsCleanUp(t *testing.T) {
 		require.NoError(t, err)
 		abs, err := filepath.Abs(partition)
 		require.NoError(t, err)
-		cmd := exec.Command(exe, "-scenario", abs, "-seeds", "200000", "-quiet", "-out", filepath.Join(dir, "o"), "-json", filepath.Join(dir, "s.json"))
+		cmd := exec.Command(exe, "-scenario", abs, "-seeds", "100000", "-quiet", "-out", filepath.Join(dir, "o"), "-json", filepath.Join(dir, "s.json"))
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "SIMRUN_AS_MAIN=1")
 		var stderr bytes.Buffer
