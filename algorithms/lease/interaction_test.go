@@ -21,16 +21,7 @@ import (
 //
 //	go test ./algorithms/lease -run TestInteraction -rewrite
 func TestInteraction(t *testing.T) {
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
-		h := &leaseHarness{}
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			out, err := h.run(d)
-			if err != nil {
-				return "error: " + err.Error() + "\n"
-			}
-			return out
-		})
-	})
+	simtest.RunScripts(t, "testdata", func() func(*datadriven.TestData) (string, error) { return (&leaseHarness{}).run })
 }
 
 // leaseHarness is candidate n1 of three (IDs 0..2) with the store at ID 3.
@@ -80,7 +71,7 @@ func (h *leaseHarness) run(d *datadriven.TestData) (string, error) {
 		}
 		h.env.Deliver(sim.Message{Kind: KindReply, From: 3, Body: r})
 	case "fire":
-		name, err := leaseArg(d, "timer")
+		name, err := simtest.Arg(d, "timer")
 		if err != nil {
 			return "", err
 		}
@@ -88,7 +79,7 @@ func (h *leaseHarness) run(d *datadriven.TestData) (string, error) {
 			return "", err
 		}
 	case "advance":
-		s, err := leaseArg(d, "by")
+		s, err := simtest.Arg(d, "by")
 		if err != nil {
 			return "", err
 		}
@@ -103,15 +94,6 @@ func (h *leaseHarness) run(d *datadriven.TestData) (string, error) {
 		return "", fmt.Errorf("unknown command %q", d.Cmd)
 	}
 	return h.env.Output() + h.state(), nil
-}
-
-func leaseArg(d *datadriven.TestData, key string) (string, error) {
-	for _, a := range d.CmdArgs {
-		if a.Key == key && len(a.Vals) == 1 {
-			return a.Vals[0], nil
-		}
-	}
-	return "", fmt.Errorf("%s: missing %s=...", d.Cmd, key)
 }
 
 // reply answers the candidate's last request: reply [ok] [holder=n2]

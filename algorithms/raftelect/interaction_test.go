@@ -24,16 +24,7 @@ import (
 //
 // and review the diff.
 func TestInteraction(t *testing.T) {
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
-		h := &harness{}
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			out, err := h.run(d)
-			if err != nil {
-				return "error: " + err.Error() + "\n"
-			}
-			return out
-		})
-	})
+	simtest.RunScripts(t, "testdata", func() func(*datadriven.TestData) (string, error) { return (&harness{}).run })
 }
 
 // harness is one script's node: n<node> of a cluster of peers nodes.
@@ -60,7 +51,7 @@ func (h *harness) run(d *datadriven.TestData) (string, error) {
 		}
 		h.env.Deliver(m)
 	case "fire":
-		name, err := arg(d, "timer")
+		name, err := simtest.Arg(d, "timer")
 		if err != nil {
 			return "", err
 		}
@@ -68,7 +59,7 @@ func (h *harness) run(d *datadriven.TestData) (string, error) {
 			return "", err
 		}
 	case "advance":
-		s, err := arg(d, "by")
+		s, err := simtest.Arg(d, "by")
 		if err != nil {
 			return "", err
 		}
@@ -87,16 +78,6 @@ func (h *harness) run(d *datadriven.TestData) (string, error) {
 		return "", fmt.Errorf("unknown command %q", d.Cmd)
 	}
 	return h.env.Output() + h.state(), nil
-}
-
-// arg returns the single value of argument key.
-func arg(d *datadriven.TestData, key string) (string, error) {
-	for _, a := range d.CmdArgs {
-		if a.Key == key && len(a.Vals) == 1 {
-			return a.Vals[0], nil
-		}
-	}
-	return "", fmt.Errorf("%s: missing %s=...", d.Cmd, key)
 }
 
 // boot node=1 peers=3 [timeout=150ms..300ms] [prevote] [check-quorum]
