@@ -11,7 +11,7 @@ import (
 // BenchmarkRunRaftTenMinutes checks a 10-minute trace of 5 Raft nodes under
 // random partitions (about 127,000 records; about 4 ms on the reference machine).
 func BenchmarkRunRaftTenMinutes(b *testing.B) {
-	s, rec, ids := cluster(1, 5, func(peers []sim.NodeID) sim.Node { return raftelect.New(raftelect.DefaultConfig(), peers) })
+	s, rec, ids := cluster(1, 5, func(peers []sim.NodeID) sim.Node { return raftelect.MustNew(raftelect.DefaultConfig(), peers) })
 	randomPartitions(s, ids, sim.Time(9*time.Minute))
 	s.RunUntil(sim.Time(10 * time.Minute))
 	s.End()

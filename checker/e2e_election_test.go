@@ -73,7 +73,7 @@ func partitionedRun(t *testing.T, seed uint64, mk func(peers []sim.NodeID) sim.N
 func TestRaftRandomPartitions(t *testing.T) {
 	seeds, failovers, splits := 40, 0, 0
 	for seed := uint64(1); seed <= uint64(seeds); seed++ {
-		r := partitionedRun(t, seed, func(peers []sim.NodeID) sim.Node { return raftelect.New(raftelect.DefaultConfig(), peers) })
+		r := partitionedRun(t, seed, func(peers []sim.NodeID) sim.Node { return raftelect.MustNew(raftelect.DefaultConfig(), peers) })
 		require.Equal(t, StatusOK, mustCheck(r, CheckElectionSafety).Status, "seed %d\n%s", seed, r)
 		require.Equal(t, StatusOK, mustCheck(r, CheckLiveness).Status, "seed %d\n%s", seed, r)
 		for _, v := range mustCheck(r, CheckSplitBrain).Violations {
@@ -93,7 +93,7 @@ func TestRaftRandomPartitions(t *testing.T) {
 // runs it), over fewer seeds: it is slower to simulate.
 func TestEtcdRaftRandomPartitions(t *testing.T) {
 	for seed := uint64(1); seed <= 8; seed++ {
-		r := partitionedRun(t, seed, func(peers []sim.NodeID) sim.Node { return etcdraft.New(etcdraft.DefaultConfig(), peers) })
+		r := partitionedRun(t, seed, func(peers []sim.NodeID) sim.Node { return etcdraft.MustNew(etcdraft.DefaultConfig(), peers) })
 		require.Equal(t, StatusOK, mustCheck(r, CheckElectionSafety).Status, "seed %d\n%s", seed, r)
 		require.Equal(t, StatusOK, mustCheck(r, CheckLiveness).Status, "seed %d\n%s", seed, r)
 	}
@@ -104,7 +104,7 @@ func TestEtcdRaftRandomPartitions(t *testing.T) {
 // coordinating the minority — split-brain, and with no fenced resource the
 // checker cannot call it harmless.
 func TestBullyPartitionSplitBrain(t *testing.T) {
-	s, rec, ids := cluster(1, 5, func(peers []sim.NodeID) sim.Node { return bully.New(bully.DefaultConfig(), peers) })
+	s, rec, ids := cluster(1, 5, func(peers []sim.NodeID) sim.Node { return bully.MustNew(bully.DefaultConfig(), peers) })
 	s.At(sim.Time(2*time.Second), func() { s.Partition(ids[:3], ids[3:]) })
 	s.RunUntil(sim.Time(5 * time.Second))
 	s.End()
@@ -134,7 +134,7 @@ func TestRaftWithoutPersistenceViolatesElectionSafety(t *testing.T) {
 	for seed := uint64(1); seed <= 10; seed++ {
 		cfg := raftelect.DefaultConfig()
 		cfg.Persist = false
-		s, rec, ids := cluster(seed, 3, func(peers []sim.NodeID) sim.Node { return raftelect.New(cfg, peers) })
+		s, rec, ids := cluster(seed, 3, func(peers []sim.NodeID) sim.Node { return raftelect.MustNew(cfg, peers) })
 		r := s.Stream("crashes")
 		var step func()
 		step = func() {

@@ -45,7 +45,7 @@ func runGCPause(t *testing.T, seed uint64, policy cron.Policy) *gcRun {
 	lc := lease.DefaultConfig()
 	lc.Flavor = lease.FlavorTTL
 	for i := 0; i < k; i++ {
-		s.AddNode("n"+string(rune('1'+i)), cron.Wrap(lease.New(lc, cands, storeID), &cc))
+		s.AddNode("n"+string(rune('1'+i)), cron.Wrap(lease.MustNew(lc, cands, storeID), &cc))
 	}
 	s.AddNode("store", lease.NewStore(lease.StoreConfig{}), sim.Service())
 	_, res := cron.AddResource(s, "resource", cc.Jobs, policy)

@@ -27,15 +27,15 @@ func leaseAlgo(flavor string) algo {
 	return algo{"lease/" + flavor, func(peers []sim.NodeID, store sim.NodeID) sim.Node {
 		c := lease.DefaultConfig()
 		c.Flavor = flavor
-		return lease.New(c, peers, store)
+		return lease.MustNew(c, peers, store)
 	}}
 }
 
 var algos = []algo{
-	{"raft", func(p []sim.NodeID, _ sim.NodeID) sim.Node { return raftelect.New(raftelect.DefaultConfig(), p) }},
-	{"etcdraft", func(p []sim.NodeID, _ sim.NodeID) sim.Node { return etcdraft.New(etcdraft.DefaultConfig(), p) }},
-	{"bully", func(p []sim.NodeID, _ sim.NodeID) sim.Node { return bully.New(bully.DefaultConfig(), p) }},
-	{"ring", func(p []sim.NodeID, _ sim.NodeID) sim.Node { return ring.New(ring.DefaultConfig(), p) }},
+	{"raft", func(p []sim.NodeID, _ sim.NodeID) sim.Node { return raftelect.MustNew(raftelect.DefaultConfig(), p) }},
+	{"etcdraft", func(p []sim.NodeID, _ sim.NodeID) sim.Node { return etcdraft.MustNew(etcdraft.DefaultConfig(), p) }},
+	{"bully", func(p []sim.NodeID, _ sim.NodeID) sim.Node { return bully.MustNew(bully.DefaultConfig(), p) }},
+	{"ring", func(p []sim.NodeID, _ sim.NodeID) sim.Node { return ring.MustNew(ring.DefaultConfig(), p) }},
 	leaseAlgo(lease.FlavorK8s),
 	leaseAlgo(lease.FlavorTTL),
 	leaseAlgo(lease.FlavorWallTime),

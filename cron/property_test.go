@@ -92,7 +92,7 @@ func (c cronCase) run(watch bool) *cronRun {
 		panic(err)
 	}
 	for i := range cands {
-		s.AddNode(proptest.Names(c.k)[i], cron.Wrap(lease.New(c.lease, cands, store), &cfg))
+		s.AddNode(proptest.Names(c.k)[i], cron.Wrap(lease.MustNew(c.lease, cands, store), &cfg))
 	}
 	st := lease.NewStore(lease.StoreConfig{})
 	s.AddNode("store", st, sim.Service())

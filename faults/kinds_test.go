@@ -199,7 +199,7 @@ func leaseCluster(t *testing.T, seed uint64, k int) *harness {
 	cfg := lease.DefaultConfig()
 	cfg.Flavor = lease.FlavorTTL
 	for i := 0; i < k; i++ {
-		h.s.AddNode(fmt.Sprintf("n%d", i), lease.New(cfg, h.cands, sim.NodeID(k)))
+		h.s.AddNode(fmt.Sprintf("n%d", i), lease.MustNew(cfg, h.cands, sim.NodeID(k)))
 	}
 	h.st = lease.NewStore(lease.StoreConfig{})
 	h.store = h.s.AddNode("store", h.st, sim.Service())

@@ -32,5 +32,7 @@ func TestConfigValidate(t *testing.T) {
 	c.Priorities = []int{1, 2}
 	require.ErrorContains(t, c.ValidatePeers(peers), "Priorities has 2 entries for 3 peers")
 	require.ErrorContains(t, bully.DefaultConfig().ValidatePeers([]sim.NodeID{1, 0}), "ascending")
-	require.Panics(t, func() { bully.New(c, peers) })
+	_, err := bully.New(c, peers)
+	require.Error(t, err, "a constructor returns the configuration's error")
+	require.Panics(t, func() { bully.MustNew(c, peers) })
 }

@@ -32,7 +32,7 @@ func newCluster(t *testing.T, seed uint64, n int, lat sim.Dist, cfg func(i int) 
 		c.ids = append(c.ids, sim.NodeID(i))
 	}
 	for i := 0; i < n; i++ {
-		nd := bully.New(cfg(i), c.ids)
+		nd := bully.MustNew(cfg(i), c.ids)
 		c.nodes = append(c.nodes, nd)
 		require.Equal(t, sim.NodeID(i), s.AddNode(fmt.Sprintf("n%d", i), nd))
 	}

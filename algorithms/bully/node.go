@@ -51,9 +51,9 @@ type Node struct {
 // New returns a node for cfg. peers lists every candidate, ascending and
 // including the node itself (which one it is becomes known in Start). New
 // panics if cfg.ValidatePeers(peers) fails.
-func New(cfg Config, peers []sim.NodeID) *Node {
+func New(cfg Config, peers []sim.NodeID) (*Node, error) {
 	if err := cfg.ValidatePeers(peers); err != nil {
-		panic(err)
+		return nil, err
 	}
 	n := &Node{cfg: cfg, peers: append([]sim.NodeID(nil), peers...), prio: make([]int, len(peers))}
 	n.pos = make([]int32, int(peers[len(peers)-1])+1)
@@ -66,6 +66,16 @@ func New(cfg Config, peers []sim.NodeID) *Node {
 		if cfg.Priorities != nil {
 			n.prio[i] = cfg.Priorities[i]
 		}
+	}
+	return n, nil
+}
+
+// MustNew is New for configurations known to be valid (tests, fixed
+// examples): it panics on the error New would return.
+func MustNew(cfg Config, peers []sim.NodeID) *Node {
+	n, err := New(cfg, peers)
+	if err != nil {
+		panic(err)
 	}
 	return n
 }

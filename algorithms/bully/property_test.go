@@ -82,7 +82,7 @@ func (c bullyCase) run(watch bool) *bullyRun {
 	r := &bullyRun{}
 	r.s, r.w = proptest.Cluster{Seed: c.seed, N: c.n, LatencyMax: c.lat, Fsync: 0,
 		New: func(i int, ids []sim.NodeID) sim.Node {
-			nd := bully.New(c.cfgs[i], ids)
+			nd := bully.MustNew(c.cfgs[i], ids)
 			r.nodes = append(r.nodes, nd)
 			return nd
 		},

@@ -17,7 +17,7 @@ func BenchmarkSimMinute(b *testing.B) {
 		ids := []sim.NodeID{0, 1, 2, 3, 4}
 		s := sim.New(sim.Config{Seed: uint64(i), Link: sim.LinkConfig{Latency: sim.Uniform(time.Millisecond, 10*time.Millisecond)}})
 		for j := range ids {
-			s.AddNode(fmt.Sprintf("n%d", j+1), etcdraft.New(etcdraft.DefaultConfig(), ids))
+			s.AddNode(fmt.Sprintf("n%d", j+1), etcdraft.MustNew(etcdraft.DefaultConfig(), ids))
 		}
 		s.RunFor(time.Minute)
 		if i == 0 {

@@ -38,6 +38,8 @@ func TestValidate(t *testing.T) {
 		err := c.Validate()
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), tc.field)
-		assert.Panics(t, func() { etcdraft.New(c, []sim.NodeID{0}) })
+		_, err = etcdraft.New(c, []sim.NodeID{0})
+		assert.Error(t, err)
+		assert.Panics(t, func() { etcdraft.MustNew(c, []sim.NodeID{0}) })
 	}
 }

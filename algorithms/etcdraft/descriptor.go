@@ -19,7 +19,7 @@ func Descriptor() registry.Algorithm {
 			{Key: "check_quorum", Kind: registry.Bool, Doc: "CheckQuorum, default true (as etcd server)"},
 			{Key: "persist", Kind: registry.Bool, Doc: "persist HardState and entries, default true"},
 		},
-		Build: func(v registry.Values, _ int, _ *sim.Rand) (registry.Factory, error) {
+		Build: func(v registry.Values, n int, _ *sim.Rand) (registry.Factory, error) {
 			c := DefaultConfig()
 			registry.SetDuration(v, "tick", &c.TickInterval)
 			registry.SetInt(v, "election_tick", &c.ElectionTick)
@@ -30,7 +30,11 @@ func Descriptor() registry.Algorithm {
 			if err := c.Validate(); err != nil {
 				return nil, err
 			}
-			return func(p []sim.NodeID, _ registry.Services) sim.Node { return New(c, p) }, nil
+			// New validates once for this cluster; the factory cannot fail.
+			if _, err := New(c, registry.CandidateIDs(n)); err != nil {
+				return nil, err
+			}
+			return func(p []sim.NodeID, _ registry.Services) sim.Node { return MustNew(c, p) }, nil
 		},
 	}
 }

@@ -103,7 +103,7 @@ func TestForgettingToPersistBreaksElectionSafety(t *testing.T) {
 		s := sim.New(sim.Config{Seed: 7, Link: sim.LinkConfig{Latency: sim.Uniform(time.Millisecond, 10*time.Millisecond)}})
 		nodes := make([]*etcdraft.Node, 3)
 		for i := range nodes {
-			nodes[i] = etcdraft.New(cfg, ids)
+			nodes[i] = etcdraft.MustNew(cfg, ids)
 			var opts []sim.NodeOption
 			if i == 1 {
 				opts = append(opts, sim.StartDown())

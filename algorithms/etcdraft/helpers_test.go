@@ -25,7 +25,7 @@ func newCluster(seed uint64, n int, cfg etcdraft.Config) *cluster {
 		c.ids = append(c.ids, sim.NodeID(i))
 	}
 	for i := 0; i < n; i++ {
-		nd := etcdraft.New(cfg, c.ids)
+		nd := etcdraft.MustNew(cfg, c.ids)
 		c.nodes = append(c.nodes, nd)
 		c.s.AddNode(fmt.Sprintf("n%d", i+1), nd)
 	}

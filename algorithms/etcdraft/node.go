@@ -47,11 +47,21 @@ type Node struct {
 // New returns a member of the group made of peers (all members' IDs,
 // including this node's). It panics if cfg is invalid; check cfg.Validate
 // first for a friendly error.
-func New(cfg Config, peers []sim.NodeID) *Node {
+func New(cfg Config, peers []sim.NodeID) (*Node, error) {
 	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Node{cfg: cfg, peers: append([]sim.NodeID(nil), peers...)}, nil
+}
+
+// MustNew is New for configurations known to be valid (tests, fixed
+// examples): it panics on the error New would return.
+func MustNew(cfg Config, peers []sim.NodeID) *Node {
+	n, err := New(cfg, peers)
+	if err != nil {
 		panic(err)
 	}
-	return &Node{cfg: cfg, peers: append([]sim.NodeID(nil), peers...)}
+	return n
 }
 
 func raftID(id sim.NodeID) uint64 { return uint64(id) + 1 }

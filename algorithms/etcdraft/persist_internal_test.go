@@ -15,7 +15,7 @@ import (
 // bytes restores term, vote, commit and log.
 func TestPersistRoundTrip(t *testing.T) {
 	env := &fakeEnv{id: 0, rng: sim.NewRand(1, "x")}
-	n := New(DefaultConfig(), []sim.NodeID{0})
+	n := MustNew(DefaultConfig(), []sim.NodeID{0})
 	n.Start(env, nil)
 	for i := 0; i < 20 && len(env.leads) == 0; i++ {
 		env.tick(n)

@@ -62,7 +62,7 @@ func (c etcdCase) run(watch bool) *etcdRun {
 	r := &etcdRun{}
 	r.s, r.w = proptest.Cluster{Seed: c.seed, N: c.n, LatencyMax: c.latMax, Fsync: c.fsync,
 		New: func(i int, ids []sim.NodeID) sim.Node {
-			nd := etcdraft.New(c.cfg, ids)
+			nd := etcdraft.MustNew(c.cfg, ids)
 			r.nodes = append(r.nodes, nd)
 			return nd
 		},

@@ -35,7 +35,7 @@ func TestElectionTimeoutDrawnFromNodeStream(t *testing.T) {
 		want, wantBytes := expectedTimeout(sim.NewRand(seed, "stream"))
 		seen[want] = true
 		env := &fakeEnv{id: 0, rng: sim.NewRand(seed, "stream")}
-		n := New(DefaultConfig(), []sim.NodeID{0, 1, 2})
+		n := MustNew(DefaultConfig(), []sim.NodeID{0, 1, 2})
 		n.Start(env, nil)
 		require.Equal(t, wantBytes, n.rr.bytes, "seed %d: bytes drawn at start", seed)
 		got := 0
@@ -62,7 +62,7 @@ func TestElectionTimeoutDrawnFromNodeStream(t *testing.T) {
 func TestCryptoReaderRestored(t *testing.T) {
 	orig := crand.Reader
 	env := &fakeEnv{id: 0, rng: sim.NewRand(1, "x")}
-	n := New(DefaultConfig(), []sim.NodeID{0, 1, 2})
+	n := MustNew(DefaultConfig(), []sim.NodeID{0, 1, 2})
 	n.Start(env, nil)
 	for i := 0; i < 25; i++ {
 		env.tick(n)

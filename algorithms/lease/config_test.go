@@ -38,7 +38,9 @@ func TestValidate(t *testing.T) {
 	wall := wallConfig()
 	wall.ExtendInterval = wall.LockAtMostFor
 	assert.ErrorContains(t, wall.Validate(), "ExtendInterval")
-	assert.Panics(t, func() { New(Config{}, nil, 0) })
+	_, err := New(Config{}, nil, 0)
+	assert.Error(t, err, "a constructor returns the configuration's error")
+	assert.Panics(t, func() { MustNew(Config{}, nil, 0) })
 }
 
 // TestStableHour: with no faults, each flavour elects one leader that keeps

@@ -35,7 +35,7 @@ func Descriptor() registry.Algorithm {
 			{Key: "rejoin_delay", Kind: registry.Duration, Doc: "wait before competing again after losing the lease, default 0"},
 			{Key: "shutdown_at", Kind: registry.Duration, Doc: "graceful shutdown (resign) at this monotonic reading, default never"},
 		},
-		Build: func(v registry.Values, _ int, _ *sim.Rand) (registry.Factory, error) {
+		Build: func(v registry.Values, n int, _ *sim.Rand) (registry.Factory, error) {
 			c := DefaultConfig()
 			if v.Has("flavor") {
 				c.Flavor = v.String("flavor")
@@ -58,7 +58,11 @@ func Descriptor() registry.Algorithm {
 			if err := c.Validate(); err != nil {
 				return nil, err
 			}
-			return func(p []sim.NodeID, svc registry.Services) sim.Node { return New(c, p, svc.LeaseStore) }, nil
+			// New validates once for this cluster; the factory cannot fail.
+			if _, err := New(c, registry.CandidateIDs(n), sim.None); err != nil {
+				return nil, err
+			}
+			return func(p []sim.NodeID, svc registry.Services) sim.Node { return MustNew(c, p, svc.LeaseStore) }, nil
 		},
 	}
 }

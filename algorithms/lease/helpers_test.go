@@ -41,7 +41,7 @@ func newCluster(t testing.TB, seed uint64, k int, cfg Config, down ...int) *clus
 				opts = append(opts, sim.StartDown())
 			}
 		}
-		nd := New(cfg, c.ids, sim.NodeID(k))
+		nd := MustNew(cfg, c.ids, sim.NodeID(k))
 		c.nodes = append(c.nodes, nd)
 		c.s.AddNode(fmt.Sprintf("n%d", i), nd, opts...)
 	}

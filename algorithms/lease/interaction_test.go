@@ -56,7 +56,7 @@ func (h *leaseHarness) run(d *datadriven.TestData) (string, error) {
 			}
 		}
 		h.env = simtest.New(0, harnessNames, 1)
-		h.node = New(cfg, []sim.NodeID{0, 1, 2}, 3)
+		h.node = MustNew(cfg, []sim.NodeID{0, 1, 2}, 3)
 		h.env.Boot(h.node)
 		return h.env.Output() + h.state(), nil
 	}

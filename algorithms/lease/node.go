@@ -83,11 +83,21 @@ type Node struct {
 // New returns a candidate with cfg; peers are all candidates' IDs (ascending,
 // including this one) and store is the lease store's ID. It panics if cfg is
 // invalid.
-func New(cfg Config, peers []sim.NodeID, store sim.NodeID) *Node {
+func New(cfg Config, peers []sim.NodeID, store sim.NodeID) (*Node, error) {
 	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Node{cfg: cfg, peers: peers, store: store}, nil
+}
+
+// MustNew is New for configurations known to be valid (tests, fixed
+// examples): it panics on the error New would return.
+func MustNew(cfg Config, peers []sim.NodeID, store sim.NodeID) *Node {
+	n, err := New(cfg, peers, store)
+	if err != nil {
 		panic(err)
 	}
-	return &Node{cfg: cfg, peers: peers, store: store}
+	return n
 }
 
 // Start implements sim.Node. A candidate persists nothing: a restarted

@@ -95,7 +95,7 @@ func (c leaseCase) run(watch bool) *leaseRun {
 	ids := proptest.IDs(c.k + 1)
 	cands, store := ids[:c.k], ids[c.k]
 	for i := range cands {
-		s.AddNode(proptest.Names(c.k)[i], lease.New(c.cfg, cands, store))
+		s.AddNode(proptest.Names(c.k)[i], lease.MustNew(c.cfg, cands, store))
 	}
 	r := &leaseRun{s: s, store: lease.NewStore(lease.StoreConfig{}), end: sim.Time(propFaultsFor + c.settleBound())}
 	s.AddNode("store", r.store, sim.Service())

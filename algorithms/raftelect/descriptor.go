@@ -48,7 +48,11 @@ func Descriptor() registry.Algorithm {
 			if err := c.Validate(); err != nil {
 				return nil, err
 			}
-			return func(p []sim.NodeID, _ registry.Services) sim.Node { return New(c, p) }, nil
+			// New validates once for this cluster; the factory cannot fail.
+			if _, err := New(c, registry.CandidateIDs(n)); err != nil {
+				return nil, err
+			}
+			return func(p []sim.NodeID, _ registry.Services) sim.Node { return MustNew(c, p) }, nil
 		},
 	}
 }

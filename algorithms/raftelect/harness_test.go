@@ -28,7 +28,7 @@ func newCluster(seed uint64, n int, link sim.LinkConfig, cfg func(i int) raftele
 		c.ids[i] = sim.NodeID(i)
 	}
 	for i := 0; i < n; i++ {
-		node := raftelect.New(cfg(i), c.ids)
+		node := raftelect.MustNew(cfg(i), c.ids)
 		c.nodes = append(c.nodes, node)
 		c.s.AddNode(name(i), node, opts...)
 	}

@@ -135,7 +135,7 @@ func (h *harness) boot(d *datadriven.TestData) (string, error) {
 		h.names = append(h.names, fmt.Sprintf("n%d", i+1))
 	}
 	h.env = simtest.New(sim.NodeID(node-1), h.names, 1)
-	h.node = raftelect.New(cfg, h.ids)
+	h.node = raftelect.MustNew(cfg, h.ids)
 	h.env.Boot(h.node)
 	return h.env.Output() + h.state(), nil
 }

@@ -60,19 +60,29 @@ type Node struct {
 // included, in ascending ID order; positions in it index Config.LastLogTerm
 // and LastLogIndex. New panics if cfg is invalid (see Config.Validate) or
 // peers is empty or unsorted.
-func New(cfg Config, peers []sim.NodeID) *Node {
+func New(cfg Config, peers []sim.NodeID) (*Node, error) {
 	if err := cfg.validateFor(len(peers)); err != nil {
-		panic(err)
+		return nil, err
 	}
 	if len(peers) == 0 {
-		panic("raftelect: no peers")
+		return nil, fmt.Errorf("raftelect: no peers")
 	}
 	for i := 1; i < len(peers); i++ {
 		if peers[i] <= peers[i-1] {
-			panic(fmt.Sprintf("raftelect: peers must be ascending and distinct, got %v", peers))
+			return nil, fmt.Errorf("raftelect: peers must be ascending and distinct, got %v", peers)
 		}
 	}
-	return &Node{cfg: cfg, peers: append([]sim.NodeID(nil), peers...)}
+	return &Node{cfg: cfg, peers: append([]sim.NodeID(nil), peers...)}, nil
+}
+
+// MustNew is New for configurations known to be valid (tests, fixed
+// examples): it panics on the error New would return.
+func MustNew(cfg Config, peers []sim.NodeID) *Node {
+	n, err := New(cfg, peers)
+	if err != nil {
+		panic(err)
+	}
+	return n
 }
 
 // Start implements sim.Node: it rebuilds every volatile field and restores

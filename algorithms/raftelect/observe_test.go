@@ -86,9 +86,9 @@ func TestConfigValidate(t *testing.T) {
 		require.Error(t, err, tc.field)
 		assert.Contains(t, err.Error(), tc.field)
 	}
-	assert.Panics(t, func() {
-		cfg := raftelect.DefaultConfig()
-		cfg.LastLogTerm = []int64{1, 1}
-		raftelect.New(cfg, []sim.NodeID{0, 1, 2})
-	}, "per-peer slices must match the peers")
+	cfg := raftelect.DefaultConfig()
+	cfg.LastLogTerm = []int64{1, 1}
+	_, err := raftelect.New(cfg, []sim.NodeID{0, 1, 2})
+	assert.Error(t, err, "per-peer slices must match the peers: a constructor returns the error")
+	assert.Panics(t, func() { raftelect.MustNew(cfg, []sim.NodeID{0, 1, 2}) })
 }

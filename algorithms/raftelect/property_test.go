@@ -68,7 +68,7 @@ func (c raftCase) run(watch bool) *raftRun {
 	r := &raftRun{}
 	r.s, r.w = proptest.Cluster{Seed: c.seed, N: c.n, LatencyMax: c.latMax, Fsync: c.fsync,
 		New: func(i int, ids []sim.NodeID) sim.Node {
-			nd := raftelect.New(c.cfg, ids)
+			nd := raftelect.MustNew(c.cfg, ids)
 			r.nodes = append(r.nodes, nd)
 			return nd
 		},

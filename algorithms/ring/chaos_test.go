@@ -18,7 +18,7 @@ func chaos(t *testing.T, seed uint64, v ring.Variant, arr ring.Arrangement) *clu
 	order := ring.Arrange(arr, ids(n), s.Stream("ring/order"))
 	c := &cluster{s: s, ids: ids(n)}
 	for i := 0; i < n; i++ {
-		nd := ring.New(config(v, order), c.ids)
+		nd := ring.MustNew(config(v, order), c.ids)
 		c.nodes = append(c.nodes, nd)
 		s.AddNode("n"+string(rune('0'+i)), nd)
 	}

@@ -62,7 +62,11 @@ func Descriptor() registry.Algorithm {
 			if err := c.Validate(); err != nil {
 				return nil, err
 			}
-			return func(p []sim.NodeID, _ registry.Services) sim.Node { return New(c, p) }, nil
+			// New validates once for this cluster; the factory cannot fail.
+			if _, err := New(c, registry.CandidateIDs(n)); err != nil {
+				return nil, err
+			}
+			return func(p []sim.NodeID, _ registry.Services) sim.Node { return MustNew(c, p) }, nil
 		},
 		// A random arrangement becomes the order it drew, so a
 		// materialized scenario builds the same ring without the draw.

@@ -125,14 +125,16 @@ func TestConfigValidate(t *testing.T) {
 	c = ring.DefaultConfig()
 	c.AllInitiate, c.Initiators = false, []sim.NodeID{4}
 	require.ErrorContains(t, c.ValidatePeers(peers), "Initiators[0] = 4")
-	require.Panics(t, func() { ring.New(c, peers) })
+	_, err := ring.New(c, peers)
+	require.Error(t, err)
+	require.Panics(t, func() { ring.MustNew(c, peers) })
 
 	for _, a := range []ring.Arrangement{ring.Sorted, ring.Reversed, ring.Random} {
 		got, err := ring.ParseArrangement(a.String())
 		require.NoError(t, err)
 		require.Equal(t, a, got)
 	}
-	_, err := ring.ParseArrangement("spiral")
+	_, err = ring.ParseArrangement("spiral")
 	require.ErrorContains(t, err, `"spiral"`)
 	for _, v := range []ring.Variant{ring.ChangRoberts, ring.CollectAll} {
 		got, err := ring.ParseVariant(v.String())

@@ -29,7 +29,7 @@ func newCluster(t *testing.T, seed uint64, n int, lat sim.Dist, cfg ring.Config)
 		c.ids = append(c.ids, sim.NodeID(i))
 	}
 	for i := 0; i < n; i++ {
-		nd := ring.New(cfg, c.ids)
+		nd := ring.MustNew(cfg, c.ids)
 		c.nodes = append(c.nodes, nd)
 		require.Equal(t, sim.NodeID(i), s.AddNode(fmt.Sprintf("n%d", i), nd))
 	}

@@ -57,9 +57,9 @@ type Node struct {
 
 // New returns a node for cfg. peers lists every candidate, ascending and
 // including the node itself. New panics if cfg.ValidatePeers(peers) fails.
-func New(cfg Config, peers []sim.NodeID) *Node {
+func New(cfg Config, peers []sim.NodeID) (*Node, error) {
 	if err := cfg.ValidatePeers(peers); err != nil {
-		panic(err)
+		return nil, err
 	}
 	n := &Node{cfg: cfg, peers: slices.Clone(peers)}
 	n.order = slices.Clone(cfg.Order)
@@ -72,6 +72,16 @@ func New(cfg Config, peers []sim.NodeID) *Node {
 	}
 	for i, id := range n.order {
 		n.pos[id] = int32(i)
+	}
+	return n, nil
+}
+
+// MustNew is New for configurations known to be valid (tests, fixed
+// examples): it panics on the error New would return.
+func MustNew(cfg Config, peers []sim.NodeID) *Node {
+	n, err := New(cfg, peers)
+	if err != nil {
+		panic(err)
 	}
 	return n
 }

@@ -48,7 +48,7 @@ func TestPropertyChangRobertsMessageBounds(t *testing.T) {
 		ids := proptest.IDs(n)
 		var nodes []*ring.Node
 		for i := range ids {
-			nd := ring.New(cfg, ids)
+			nd := ring.MustNew(cfg, ids)
 			nodes = append(nodes, nd)
 			s.AddNode(proptest.Names(n)[i], nd)
 		}
@@ -123,7 +123,7 @@ func (c ringCase) run(watch bool) *ringRun {
 	r := &ringRun{}
 	r.s, r.w = proptest.Cluster{Seed: c.seed, N: c.n, LatencyMax: c.lat, Fsync: 0,
 		New: func(i int, ids []sim.NodeID) sim.Node {
-			nd := ring.New(c.cfg, ids)
+			nd := ring.MustNew(c.cfg, ids)
 			r.nodes = append(r.nodes, nd)
 			return nd
 		},

@@ -27,7 +27,7 @@ func TestRegressionLiftedRoundKeepsNoSecondLeader(t *testing.T) {
 	s := sim.New(sim.Config{Seed: 0, Link: sim.LinkConfig{Latency: sim.Uniform(time.Millisecond/2, time.Millisecond)}})
 	peers := []sim.NodeID{0, 1, 2}
 	for i := range peers {
-		s.AddNode([]string{"n1", "n2", "n3"}[i], ring.New(cfg, peers))
+		s.AddNode([]string{"n1", "n2", "n3"}[i], ring.MustNew(cfg, peers))
 	}
 	s.At(sim.Time(time.Millisecond), func() { s.Isolate(0) })
 	s.At(sim.Time(112*time.Millisecond), func() { s.Heal() })
@@ -54,7 +54,7 @@ func TestRegressionLeaderSteppingIntoNewRound(t *testing.T) {
 	s := sim.New(sim.Config{Seed: 1, Link: sim.LinkConfig{Latency: lat}})
 	peers := []sim.NodeID{0, 1, 2}
 	for i := range peers {
-		s.AddNode([]string{"n0", "n1", "n2"}[i], ring.New(cfg, peers))
+		s.AddNode([]string{"n0", "n1", "n2"}[i], ring.MustNew(cfg, peers))
 	}
 	ms := func(x int) sim.Time { return sim.Time(time.Duration(x) * time.Millisecond) }
 	s.AtLate(ms(1289), func() { s.Pause(2) })

@@ -6,7 +6,7 @@
 // go test -rewrite); see docs/testing.md.
 //
 //	e := simtest.New(0, []string{"n1", "n2", "n3"}, 1)
-//	n := raftelect.New(cfg, ids)
+//	n := raftelect.MustNew(cfg, ids)
 //	e.Boot(n)
 //	e.Fire("raft.election")        // the armed timer with that name
 //	fmt.Print(e.Output())          // persist, sends, timers, observations
