@@ -146,17 +146,19 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 			return nil, fmt.Errorf("algorithm %s: %v", spec.Name, err)
 		}
 	}
+	// Candidates are built afresh on every boot (sim.AddFreshNode): a
+	// crash loses all volatile state by construction.
+	var build func() sim.Node
+	switch {
+	case shedlock:
+		build = func() sim.Node { return cron.NewShedLockNode(r.CronConfig) }
+	case r.CronConfig != nil:
+		build = func() sim.Node { return cron.Wrap(factory(r.Candidates, r.StoreID), r.CronConfig) }
+	default:
+		build = func() sim.Node { return factory(r.Candidates, r.StoreID) }
+	}
 	for i := 0; i < n; i++ {
-		var node sim.Node
-		switch {
-		case shedlock:
-			node = cron.NewShedLockNode(r.CronConfig)
-		case r.CronConfig != nil:
-			node = cron.Wrap(factory(r.Candidates, r.StoreID), r.CronConfig)
-		default:
-			node = factory(r.Candidates, r.StoreID)
-		}
-		s.AddNode(fmt.Sprintf("n%d", i+1), node, sim.Fsync(sc.Fsync))
+		s.AddFreshNode(fmt.Sprintf("n%d", i+1), build, sim.Fsync(sc.Fsync))
 	}
 	if hasStore {
 		r.Store = lease.NewStore(lease.StoreConfig{})

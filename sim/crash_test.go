@@ -144,3 +144,30 @@ func TestCrashAndRestartIdempotent(t *testing.T) {
 	require.Len(t, records(rec, sim.RecCrash, id), 1)
 	require.Equal(t, []byte("gen0"), s.Durable(id))
 }
+
+// forgetful keeps a field Start does not reset: the bug AddFreshNode rules
+// out.
+type forgetful struct {
+	starts int
+	env    sim.Env
+}
+
+func (f *forgetful) Start(env sim.Env, _ []byte) { f.env = env; f.starts++ }
+func (f *forgetful) OnMessage(sim.Message)       {}
+func (f *forgetful) OnTimer(sim.TimerID, int)    {}
+
+// A node added with AddFreshNode is a new value on every boot: what Start
+// does not reset is lost on a crash anyway. With AddNode the same value is
+// restarted and keeps it.
+func TestFreshNodeOnEveryBoot(t *testing.T) {
+	s := sim.New(sim.Config{})
+	reused := s.AddNode("reused", &forgetful{})
+	fresh := s.AddFreshNode("fresh", func() sim.Node { return &forgetful{} })
+	s.RunUntil(sim.Time(time.Millisecond))
+	for _, id := range []sim.NodeID{reused, fresh} {
+		s.Crash(id)
+		s.Restart(id, true)
+	}
+	require.Equal(t, 2, s.Node(reused).(*forgetful).starts, "the same value, started twice")
+	require.Equal(t, 1, s.Node(fresh).(*forgetful).starts, "a new value, started once")
+}

@@ -32,6 +32,7 @@ type nodeState struct {
 	name      string
 	service   bool
 	node      Node
+	fresh     func() Node // AddFreshNode: a new value on every boot
 	clk       clocks
 	rng       Rand
 	diskRng   Rand
@@ -97,6 +98,17 @@ func (s *Sim) AddNode(name string, node Node, opts ...NodeOption) NodeID {
 	s.nodes = append(s.nodes, n)
 	s.net.grow(len(s.nodes))
 	return n.id
+}
+
+// AddFreshNode adds a node built by make: the engine calls make again on
+// every boot (the first start and each restart), so a restarted node is a
+// new value and loses every volatile field by construction, whatever its
+// Start forgets to reset. The durable state still comes through Start's
+// restored bytes. Node(id) returns the current value.
+func (s *Sim) AddFreshNode(name string, make func() Node, opts ...NodeOption) NodeID {
+	id := s.AddNode(name, make(), opts...)
+	s.nodes[id].fresh = make
+	return id
 }
 
 // NumNodes returns the number of nodes.
@@ -182,6 +194,9 @@ func (n *nodeState) stamp(t RecordType) *Record {
 
 // boot calls Start with the durable state (nil if none).
 func (n *nodeState) boot(restart bool) {
+	if restart && n.fresh != nil {
+		n.node = n.fresh()
+	}
 	n.up = true
 	n.paused = false
 	r := n.stamp(RecStart)
