@@ -138,15 +138,43 @@ type Sim struct {
 	popped   uint64
 	outcome  Outcome
 	winEnd   Time   // end of the current rate window
-	winLeft  uint64 // events the current window may still take
 	winLimit uint64 // events per window (MaxEventRate × RateWindow)
+	winStop  uint64 // popped count at which the current window is full
+	checkAt  uint64 // min(winStop, MaxEvents); 0 after Stop
 	stopReq  bool   // Stop was called
+}
+
+// budget is the slow path of the run loop: a Stop, the absolute cap, a new
+// rate window (t is the next event's time), or a full one.
+func (s *Sim) budget(t Time) (Outcome, bool) {
+	switch {
+	case s.stopReq:
+		s.outcome = OutcomeStopped
+		return s.outcome, true
+	case s.popped >= s.cfg.MaxEvents:
+		s.outcome = OutcomeEventBudget
+		return s.outcome, true
+	case t >= s.winEnd:
+		// A new rate window: it starts at the window holding t, so a quiet
+		// stretch does not bank events for a later burst.
+		w := Time(s.cfg.RateWindow)
+		s.winEnd = t - t%w + w
+		s.winStop = s.popped + s.winLimit
+		if s.winStop < s.popped { // overflow: no practical limit
+			s.winStop = ^uint64(0)
+		}
+	case s.popped >= s.winStop:
+		s.outcome = OutcomeEventRate
+		return s.outcome, true
+	}
+	s.checkAt = min(s.winStop, s.cfg.MaxEvents)
+	return 0, false
 }
 
 // Stop ends the run after the event being processed: Run and RunUntil
 // return OutcomeStopped, now and on every later call. A sink may call it
 // from Record (a checker that found what it was looking for).
-func (s *Sim) Stop() { s.stopReq = true }
+func (s *Sim) Stop() { s.stopReq, s.checkAt = true, 0 }
 
 // New returns an empty simulation for cfg.
 func New(cfg Config) *Sim {
@@ -173,7 +201,8 @@ func New(cfg Config) *Sim {
 	s.net.def = cfg.Link
 	s.netRand.Reset(cfg.Seed, "network")
 	s.winLimit = rateLimit(cfg.MaxEventRate, cfg.RateWindow)
-	s.winLeft, s.winEnd = s.winLimit, Time(cfg.RateWindow)
+	s.winEnd, s.winStop = Time(cfg.RateWindow), s.winLimit
+	s.checkAt = min(s.winStop, cfg.MaxEvents)
 	s.hash.h = cfg.Seed
 	s.hashKinds()
 	return s
@@ -376,28 +405,18 @@ func (s *Sim) run(limit Time, quiesce bool) Outcome {
 	}
 	for len(s.q.ev) > 0 {
 		t := s.q.peekTime()
-		if t > limit && !s.stopReq {
+		if t > limit {
 			break
 		}
-		if s.stopReq || s.popped >= s.cfg.MaxEvents { // rare: one branch on the hot path
-			if s.stopReq {
-				s.outcome = OutcomeStopped
-			} else {
-				s.outcome = OutcomeEventBudget
+		// One compare per event covers every budget and Stop: checkAt is
+		// the popped count at which the current window's allowance or the
+		// absolute cap runs out (0 after Stop), winEnd when a new window
+		// begins.
+		if s.popped >= s.checkAt || t >= s.winEnd {
+			if o, stop := s.budget(t); stop {
+				return o
 			}
-			return s.outcome
 		}
-		if t >= s.winEnd {
-			// A new rate window: it starts at the window holding t, so a
-			// quiet stretch does not bank events for a later burst.
-			w := Time(s.cfg.RateWindow)
-			s.winEnd = t - t%w + w
-			s.winLeft = s.winLimit
-		} else if s.winLeft == 0 {
-			s.outcome = OutcomeEventRate
-			return s.outcome
-		}
-		s.winLeft--
 		var e event
 		s.q.pop(&e)
 		s.popped++
