@@ -1,6 +1,7 @@
 package simrun
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -133,14 +134,31 @@ func TestSummaryWording(t *testing.T) {
 
 // A porcupine check that runs out of its wall-time bound is unknown: the
 // run fails (the check is not allowed), the summary counts it by check and
-// the human summary names it as the one machine-dependent verdict.
+// the human summary names it. Which runs time out depends on wall time (the
+// point of counting them), so the test checks the counts against the runs'
+// own statuses rather than fixed numbers.
 func TestUnknownVerdictsCounted(t *testing.T) {
 	dir := t.TempDir()
 	js := filepath.Join(dir, "s.json")
-	code, out, e := simrun(t, "-scenario", partition, "-seeds", "3", "-porcupine-timeout", "1ns", "-shrink=false", "-out", filepath.Join(dir, "o"), "-json", js)
-	require.Equal(t, exitViolation, code, e)
+	code, out, e := simrun(t, "-scenario", partition, "-seeds", "6", "-porcupine-timeout", "1ns", "-shrink=false", "-out", filepath.Join(dir, "o"), "-json", js)
 	s := readSummary(t, js)
-	assert.Equal(t, 3, s.Algorithms[0].Unknown["linearizability"])
-	assert.Equal(t, 0, s.Algorithms[0].OK)
-	assert.Contains(t, out, "linearizability unknown in 3 run(s)")
+	want := map[string]int{}
+	for _, r := range s.Runs {
+		unknown := false
+		for k, st := range r.Checks {
+			if st == "unknown" {
+				want[k]++
+				unknown = true
+			}
+		}
+		if unknown {
+			require.False(t, r.OK, "an unknown verdict is never counted as ok (seed %d)", r.Seed)
+		}
+	}
+	require.NotEmpty(t, want, "with a 1 ns bound some check must time out")
+	assert.Equal(t, want, s.Algorithms[0].Unknown)
+	require.Equal(t, exitViolation, code, e)
+	for k, n := range want {
+		assert.Contains(t, out, fmt.Sprintf("%s unknown in %d run(s)", k, n))
+	}
 }
