@@ -62,7 +62,18 @@ func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
 		o.seed, o.seedSet = n, true
 		return nil
 	})
-	fs.IntVar(&o.seeds, "seeds", 1, "run `K` consecutive seeds starting at -seed")
+	o.seeds = 1
+	fs.Func("seeds", "run `K` consecutive seeds starting at -seed (default 1, at most 100000)", func(v string) error {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("want a whole number of seeds")
+		}
+		if n > MaxSeeds {
+			return fmt.Errorf("%d is more than %d, the most one invocation runs (split a bigger sweep with -shard)", n, MaxSeeds)
+		}
+		o.seeds = int(n)
+		return nil
+	})
 	fs.IntVar(&o.workers, "workers", runtime.NumCPU(), "run `W` seeds in parallel")
 	fs.Func("algo", "run under these algorithms instead of the scenario's, side by side (`LIST`: raft,lease,bully,ring,etcdraft)", func(v string) error {
 		for _, a := range strings.Split(v, ",") {

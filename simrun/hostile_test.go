@@ -66,7 +66,7 @@ func runChild(t *testing.T, dir string, args ...string) (int, string, time.Durat
 	} else {
 		require.NoError(t, err)
 	}
-	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+	rss := int64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) // int32 on 32-bit builds
 	return code, stderr.String(), wall, rss
 }
 
