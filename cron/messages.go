@@ -2,7 +2,8 @@ package cron
 
 import "github.com/electsim/electsim/sim"
 
-// Message kinds of the cron layer. Field use:
+// Message kinds of the cron layer; their fields are registered by name
+// (sim.Fields). Field use:
 //
 //	Write:     Term=token, Index=slot (Unix ns), A=job<<32|step, B=run ID
 //	WriteResp: as Write, Flag=accepted
@@ -11,12 +12,12 @@ import "github.com/electsim/electsim/sim"
 //	Query:     A=job<<32, Index=from slot (exclusive), B=to slot (inclusive)
 //	QueryResp: A=job<<32, Index/B as asked, Body=[]int64 completed slots, ascending
 var (
-	KindWrite     = sim.RegisterKind("cron.Write")
-	KindWriteResp = sim.RegisterKind("cron.WriteResp")
-	KindClaim     = sim.RegisterKind("cron.Claim")
-	KindClaimResp = sim.RegisterKind("cron.ClaimResp")
-	KindQuery     = sim.RegisterKind("cron.Query")
-	KindQueryResp = sim.RegisterKind("cron.QueryResp")
+	KindWrite     = sim.RegisterKind("cron.Write", sim.Fields{Term: "token", Index: "slot", A: "job_step", B: "run"})
+	KindWriteResp = sim.RegisterKind("cron.WriteResp", sim.Fields{Term: "token", Index: "slot", A: "job_step", B: "run", Flag: "accepted"})
+	KindClaim     = sim.RegisterKind("cron.Claim", sim.Fields{Term: "token", Index: "slot", A: "job", B: "run"})
+	KindClaimResp = sim.RegisterKind("cron.ClaimResp", sim.Fields{Term: "token", Index: "slot", A: "job", B: "run", Flag: "won"})
+	KindQuery     = sim.RegisterKind("cron.Query", sim.Fields{Index: "from_slot", A: "job", B: "to_slot"})
+	KindQueryResp = sim.RegisterKind("cron.QueryResp", sim.Fields{Index: "from_slot", A: "job", B: "to_slot"})
 )
 
 func isCronKind(k sim.MsgKind) bool {

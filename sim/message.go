@@ -19,8 +19,17 @@ type MsgKind uint16
 
 var kindRegistry = struct {
 	sync.Mutex
-	names []string
-}{names: []string{"none"}}
+	names  []string
+	fields []Fields
+}{names: []string{"none"}, fields: []Fields{{}}}
+
+// Fields names what a message kind carries in Message's generic slots, so
+// the kind documents its payload once, in code, and step-level scripts and
+// traces print it by name ("last_log_term=2", not "a=2"). An empty name is
+// a slot the kind does not use.
+type Fields struct {
+	Term, Index, A, B, Flag string
+}
 
 // MaxKinds bounds the number of registered message kinds (per-kind counters
 // are fixed-size arrays so counting never allocates).
@@ -29,11 +38,19 @@ const MaxKinds = 256
 // RegisterKind registers a message kind by its qualified name, such as
 // "raft.RequestVote", and returns its identifier. Call it from a package-level
 // var initializer. Registering the same name twice returns the same kind.
-func RegisterKind(name string) MsgKind {
+// fields, if given, names the generic slots the kind uses (at most one).
+func RegisterKind(name string, fields ...Fields) MsgKind {
 	kindRegistry.Lock()
 	defer kindRegistry.Unlock()
+	var f Fields
+	if len(fields) > 0 {
+		f = fields[0]
+	}
 	for i, n := range kindRegistry.names {
 		if n == name {
+			if len(fields) > 0 {
+				kindRegistry.fields[i] = f
+			}
 			return MsgKind(i)
 		}
 	}
@@ -41,7 +58,18 @@ func RegisterKind(name string) MsgKind {
 		panic(fmt.Sprintf("sim: more than %d message kinds registered", MaxKinds))
 	}
 	kindRegistry.names = append(kindRegistry.names, name)
+	kindRegistry.fields = append(kindRegistry.fields, f)
 	return MsgKind(len(kindRegistry.names) - 1)
+}
+
+// Fields returns the names the kind gives its slots (zero if it gave none).
+func (k MsgKind) Fields() Fields {
+	kindRegistry.Lock()
+	defer kindRegistry.Unlock()
+	if int(k) < len(kindRegistry.fields) {
+		return kindRegistry.fields[k]
+	}
+	return Fields{}
 }
 
 // String returns the kind's registered name.

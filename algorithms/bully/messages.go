@@ -11,15 +11,16 @@ import (
 // HEARTBEAT: the tenure's epoch and the sender itself; for ELECTION and ANSWER:
 // the highest epoch the sender knows and its minter).
 var (
+	epochFields = sim.Fields{Term: "epoch", Index: "epoch_minter"}
 	// KindElection asks every higher-priority node whether it is alive.
-	KindElection = sim.RegisterKind("bully.Election")
+	KindElection = sim.RegisterKind("bully.Election", epochFields)
 	// KindAnswer is a higher node's reply to ELECTION ("OK, I take over").
-	KindAnswer = sim.RegisterKind("bully.Answer")
+	KindAnswer = sim.RegisterKind("bully.Answer", epochFields)
 	// KindCoordinator announces a new coordinator to every lower node.
-	KindCoordinator = sim.RegisterKind("bully.Coordinator")
+	KindCoordinator = sim.RegisterKind("bully.Coordinator", epochFields)
 	// KindHeartbeat is the coordinator's periodic liveness signal (the
 	// failure detector; not part of the paper's message set).
-	KindHeartbeat = sim.RegisterKind("bully.Heartbeat")
+	KindHeartbeat = sim.RegisterKind("bully.Heartbeat", epochFields)
 )
 
 // stateLen is the size of the durable state: the highest known epoch

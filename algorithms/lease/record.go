@@ -98,12 +98,12 @@ func (o Op) String() string {
 // show the protocol's mix) and one reply kind.
 var (
 	opKinds   [numOps]sim.MsgKind
-	KindReply = sim.RegisterKind("lease.Reply")
+	KindReply = sim.RegisterKind("lease.Reply", sim.Fields{Index: "request_id"})
 )
 
 func init() {
 	for o := OpGet; o < numOps; o++ {
-		opKinds[o] = sim.RegisterKind("lease." + opNames[o])
+		opKinds[o] = sim.RegisterKind("lease."+opNames[o], sim.Fields{Term: "revision", Index: "request_id"})
 	}
 }
 

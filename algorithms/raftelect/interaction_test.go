@@ -140,9 +140,21 @@ func (h *harness) boot(d *datadriven.TestData) (string, error) {
 	return h.env.Output() + h.state(), nil
 }
 
-// deliver from=2 kind=raft.RequestVote term=2 [index=0] [a=0] [flag]
+// deliver from=2 kind=raft.RequestVote term=2 [last_log_index=0]
+// [last_log_term=0] [vote_granted]: fields by the names the kind registered
+// (sim.Fields), or by slot (index=, a=, flag).
 func (h *harness) message(d *datadriven.TestData) (sim.Message, error) {
 	var m sim.Message
+	kind, err := simtest.Arg(d, "kind")
+	if err != nil {
+		return m, err
+	}
+	k, ok := sim.KindByName(kind)
+	if !ok {
+		return m, fmt.Errorf("unknown message kind %q", kind)
+	}
+	m.Kind = k
+	f := k.Fields()
 	for _, a := range d.CmdArgs {
 		val := ""
 		if len(a.Vals) > 0 {
@@ -150,26 +162,21 @@ func (h *harness) message(d *datadriven.TestData) (sim.Message, error) {
 		}
 		var err error
 		switch a.Key {
+		case "kind":
 		case "from":
 			var n int
 			n, err = strconv.Atoi(strings.TrimPrefix(val, "n"))
 			m.From = sim.NodeID(n - 1)
-		case "kind":
-			k, ok := sim.KindByName(val)
-			if !ok {
-				return m, fmt.Errorf("unknown message kind %q", val)
-			}
-			m.Kind = k
-		case "term":
+		case "term", f.Term:
 			m.Term, err = strconv.ParseInt(val, 10, 64)
-		case "index":
+		case "index", f.Index:
 			m.Index, err = strconv.ParseInt(val, 10, 64)
-		case "a":
+		case "a", f.A:
 			m.A, err = strconv.ParseInt(val, 10, 64)
-		case "flag":
+		case "flag", f.Flag:
 			m.Flag = true
 		default:
-			return m, fmt.Errorf("deliver: unknown argument %q", a.Key)
+			return m, fmt.Errorf("deliver: %s has no field %q", kind, a.Key)
 		}
 		if err != nil {
 			return m, fmt.Errorf("%s: %v", a.Key, err)

@@ -17,15 +17,16 @@ import (
 // origin and the number of hops it has made (see pack); Body is the collected
 // []int64 of IDs (collect-all ELECTION only).
 var (
+	hopFields = sim.Fields{Term: "round", Index: "id", A: "hop_seq", B: "origin_and_hops"}
 	// KindElection carries a candidate ID (or the collected ID list).
-	KindElection = sim.RegisterKind("ring.Election")
+	KindElection = sim.RegisterKind("ring.Election", hopFields)
 	// KindCoordinator announces the elected leader around the ring (ELECTED).
-	KindCoordinator = sim.RegisterKind("ring.Coordinator")
+	KindCoordinator = sim.RegisterKind("ring.Coordinator", hopFields)
 	// KindAck acknowledges one ring hop (A = the hop's sequence number).
-	KindAck = sim.RegisterKind("ring.Ack")
+	KindAck = sim.RegisterKind("ring.Ack", sim.Fields{A: "hop_seq"})
 	// KindHeartbeat is the leader's liveness signal, sent directly to every
 	// other node (Term = the leader's round).
-	KindHeartbeat = sim.RegisterKind("ring.Heartbeat")
+	KindHeartbeat = sim.RegisterKind("ring.Heartbeat", sim.Fields{Term: "round"})
 )
 
 // pack stores a ring message's origin (the node where its lap starts and

@@ -163,21 +163,30 @@ func (e *Env) timerName(tag int) string {
 	return fmt.Sprintf("tag=%d", tag)
 }
 
-// FormatMessage prints a message's kind, ends and non-zero fields, as the
-// scripts show it: "raft.RequestVote n1->n2 term=3 index=7 a=2 flag".
+// FormatMessage prints a message's kind, ends and non-zero fields, by the
+// names its kind registered (sim.Fields) or else the slots' own, as the
+// scripts show it: "raft.RequestVote n1->n2 term=3 last_log_index=7
+// last_log_term=2", "raft.RequestVoteResp n2->n1 term=3 vote_granted".
 func (e *Env) FormatMessage(m sim.Message) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s->%s", m.Kind, e.name(m.From), e.name(m.To))
+	names := m.Kind.Fields()
+	pick := func(name, slot string) string {
+		if name != "" {
+			return name
+		}
+		return slot
+	}
 	for _, f := range []struct {
 		k string
 		v int64
-	}{{"term", m.Term}, {"index", m.Index}, {"a", m.A}, {"b", m.B}} {
+	}{{pick(names.Term, "term"), m.Term}, {pick(names.Index, "index"), m.Index}, {pick(names.A, "a"), m.A}, {pick(names.B, "b"), m.B}} {
 		if f.v != 0 {
 			fmt.Fprintf(&b, " %s=%d", f.k, f.v)
 		}
 	}
 	if m.Flag {
-		b.WriteString(" flag")
+		b.WriteString(" " + pick(names.Flag, "flag"))
 	}
 	if m.Body != nil {
 		fmt.Fprintf(&b, " body=%v", m.Body)

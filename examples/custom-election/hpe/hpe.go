@@ -19,7 +19,7 @@ import (
 
 // KindHeartbeat is the only message: "I am alive" (Term = the sender's
 // epoch if it leads, else 0).
-var KindHeartbeat = sim.RegisterKind("hpe.Heartbeat")
+var KindHeartbeat = sim.RegisterKind("hpe.Heartbeat", sim.Fields{Term: "epoch"})
 
 // Config are the algorithm's parameters.
 type Config struct {
