@@ -188,3 +188,15 @@ func TestFormatting(t *testing.T) {
 	assert.Equal(t, "60", fmtSec(60000))
 	assert.Equal(t, "1 … 1000 (1000 seeds)", seedsText(SeedRange{First: 1, Count: 1000}))
 }
+
+// A violation of a run the sweep did not re-run with its story has no
+// narrative: the report shows its one-line finding instead of nothing.
+func TestWriteHTMLDetailsWithoutStory(t *testing.T) {
+	s := synthSummary(1, 3, "raft")
+	s.Runs[1].OK = false
+	s.Runs[1].Violations = append(s.Runs[1].Violations, ViolationSummary{Kind: "double_execution", AtMs: 2500,
+		Details: "report@2026-11-21T02:00:00Z was applied from 2 runs"})
+	s.Aggregate()
+	html, _ := writeReport(t, s, nil, HTMLExtras{})
+	assertHas(t, html, "report@2026-11-21T02:00:00Z was applied from 2 runs")
+}

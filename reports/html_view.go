@@ -289,8 +289,14 @@ func violationGroups(s *Summary, swatch map[string]template.CSS) ([]violationGro
 			if !r.OK {
 				g.InFailing++
 			}
+			// Runs a sweep did not re-run with their story have no
+			// narrative: their one-line finding stands in for it.
+			story := vs.Explanation
+			if story == "" {
+				story = vs.Details
+			}
 			g.Items = append(g.Items, violationView{Seed: r.Seed, Algorithm: r.Algorithm, Swatch: swatch[r.Algorithm],
-				At: "t=" + fmtSec(vs.AtMs) + " s", Story: storyLines(vs.Explanation), Replay: vs.Replay, RunFailed: !r.OK})
+				At: "t=" + fmtSec(vs.AtMs) + " s", Story: storyLines(story), Replay: vs.Replay, RunFailed: !r.OK})
 		}
 	}
 	for _, g := range groups {
