@@ -17,6 +17,9 @@ type loader struct {
 	// can mean something.
 	faultHasAfter bool
 	inTrigger     bool
+	// onAsked, if set, hears every key the loader knows at every mapping
+	// it reads, and whether the mapping has it (the writer test's census).
+	onAsked func(path, key string, present bool)
 }
 
 func (l *loader) errAt(n *ynode, path, format string, args ...any) {
@@ -85,6 +88,16 @@ func (m *mapReader) get(key string) *ynode {
 	return nil
 }
 
+// present reports whether key is in the mapping, without marking it known.
+func (m *mapReader) present(key string) bool {
+	for _, k := range m.n.keys {
+		if k.name == key {
+			return true
+		}
+	}
+	return false
+}
+
 // has reports whether key is present (and marks it known).
 func (m *mapReader) has(key string) bool { return m.get(key) != nil }
 
@@ -114,6 +127,11 @@ func (m *mapReader) misspelt(key string) bool {
 func (m *mapReader) finish() {
 	if !m.ok {
 		return
+	}
+	if m.l.onAsked != nil {
+		for _, a := range m.asked {
+			m.l.onAsked(m.path, a, m.present(a))
+		}
 	}
 	for _, k := range m.n.keys {
 		known := false

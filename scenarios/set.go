@@ -26,13 +26,19 @@ func LoadWith(path string, sets []string) (*Scenario, error) {
 // ParseWith reads scenario source like Parse, with -set overrides applied
 // (see LoadWith).
 func ParseWith(name string, src []byte, sets []string) (*Scenario, error) {
+	return parseWith(name, src, sets, nil)
+}
+
+// parseWith is ParseWith with an optional hook that hears every key the
+// loader knows at every mapping it reads, and whether the mapping has it.
+func parseWith(name string, src []byte, sets []string, onAsked func(path, key string, present bool)) (*Scenario, error) {
 	root, perr := parseYAML(name, src, MaxFileBytes)
 	if perr != nil {
 		return nil, Errors{perr}
 	}
 	// An override that cannot be spliced is reported and left out; the
 	// file is still read with the others, so every error shows at once.
-	l := &loader{file: name}
+	l := &loader{file: name, onAsked: onAsked}
 	for i, arg := range sets {
 		next := root.clone()
 		if e := applySet(&next, arg, i+1); e != nil {
