@@ -11,7 +11,7 @@ import (
 	"github.com/electsim/electsim/cron"
 )
 
-// design.md, The engine: the same seed gives the same trace, and the same
+// docs/engine.md, "Randomness": the same seed gives the same trace, and the same
 // trace must give the same report (porcupine's timeout aside).
 func TestRunDeterministic(t *testing.T) {
 	a, err := json.Marshal(Run(runGCPause(t, 2, cron.Policy{}).input))

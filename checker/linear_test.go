@@ -26,8 +26,8 @@ func resourceInput(policy cron.Policy, sent []int64, log ...cron.LogEntry) Input
 	return in
 }
 
-// The resource model (design.md, Checkers: "a per-slot fenced-store
-// model"): unfenced, a slot applied from two runs is Illegal.
+// The resource model (docs/checkers.md, "linearizability": a per-slot
+// fenced-store model): unfenced, a slot applied from two runs is Illegal.
 func TestResourceModelDoubleExecutionIllegal(t *testing.T) {
 	in := resourceInput(cron.Policy{}, []int64{4990, 8000},
 		write(5000, 1, 50, slot0, 0, 7, true, ""),

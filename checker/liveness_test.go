@@ -11,8 +11,8 @@ import (
 	"github.com/electsim/electsim/sim"
 )
 
-// design.md, Faults and scenarios: "after faults stop, a leader must appear
-// (and cron must resume) within a bound".
+// docs/checkers.md, "liveness": after faults stop, a leader must appear
+// (and cron must resume) within a bound.
 func TestLivenessSettle(t *testing.T) {
 	in := input(raftLike()) // n2 recognised at 5.310s
 	in.SettleStart, in.SettleBound = at(5000), time.Second

@@ -93,7 +93,7 @@ func TestPausedLeaderOverlaps(t *testing.T) {
 	assert.Contains(t, v.Explanation, "t=2.000s n1 paused for 4s")
 }
 
-// The leadership history as a lock (design.md, Checkers): each tenure is two
+// The leadership history as a lock (docs/checkers.md, "leader_linearizability"): each tenure is two
 // operations, an acquire at its start and a release at its end, and then
 // overlapping tenures are not linearizable. As one operation per tenure
 // spanning [start, end], porcupine may linearize each tenure at any instant

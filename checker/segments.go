@@ -2,7 +2,6 @@ package checker
 
 import (
 	"sort"
-	"time"
 
 	"github.com/anishathalye/porcupine"
 )
@@ -46,10 +45,11 @@ func segments(ops []porcupine.Operation) [][2]int {
 // segment the state is the same whichever linearization porcupine picked
 // (storeState.advance). Porcupine then never holds more than one segment:
 // a month of cron writes is checked in a few megabytes, linear in the
-// number of writes. The whole check runs under Input.PorcupineTimeout of
-// wall time; running out makes it unknown.
+// number of writes. Each segment's porcupine call is bounded by
+// Input.PorcupineTimeout of wall time, measured by porcupine itself (the
+// checker reads no clock); a segment that runs out makes the check unknown
+// and ends it.
 func (c *checker) checkResourceSegments(parts [][]porcupine.Operation) (porcupine.CheckResult, []unplaced, *segment, int) {
-	deadline := time.Now().Add(c.in.PorcupineTimeout)
 	res := porcupine.Ok
 	var bad []unplaced
 	var window *segment // where to draw: the first violation's window
@@ -63,18 +63,14 @@ func (c *checker) checkResourceSegments(parts [][]porcupine.Operation) (porcupin
 				starts = append(starts, segment{from: sg[0], to: sg[1], init: state})
 			}
 			seg := ops[sg[0]:sg[1]]
-			left := time.Until(deadline)
-			if left <= 0 {
-				return porcupine.Unknown, nil, nil, -1
-			}
 			m := fencedStoreModelFrom(c.in.name, nil, state)
-			r := porcupine.CheckOperationsTimeout(m, seg, left)
+			r := porcupine.CheckOperationsTimeout(m, seg, c.in.PorcupineTimeout)
 			switch r {
 			case porcupine.Unknown:
 				return porcupine.Unknown, nil, nil, -1
 			case porcupine.Illegal:
 				res = porcupine.Illegal
-				_, info := porcupine.CheckOperationsVerbose(m, seg, max(time.Until(deadline), time.Millisecond))
+				_, info := porcupine.CheckOperationsVerbose(m, seg, c.in.PorcupineTimeout)
 				for _, u := range illegalParts(m, [][]porcupine.Operation{seg}, info) {
 					u.partition, u.prefix, u.size = p, u.prefix+sg[0], len(ops)
 					bad = append(bad, u)

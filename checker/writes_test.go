@@ -25,8 +25,8 @@ func writesInput(policy cron.Policy, log ...cron.LogEntry) Input {
 	return in
 }
 
-// design.md, Fenced cron: "The resource's log is the ground truth for
-// executed" — a slot applied from two runs is a double execution.
+// docs/checkers.md, "double_execution": the resource's log is the ground
+// truth for what executed — a slot applied from two runs is a double execution.
 func TestDoubleExecution(t *testing.T) {
 	in := writesInput(cron.Policy{},
 		write(5000, 1, 50, slot0, 0, 7, true, ""),
@@ -68,8 +68,9 @@ func TestNoDoubleExecution(t *testing.T) {
 	assert.Contains(t, sb.Violations[0].Explanation, "n1 wrote report@2026-01-01T02:00:00Z step 0 with token 6; resource rejected it: stale_token at t=8.010s (policy: fencing)")
 }
 
-// design.md, Fenced cron: fencing rejects "tokens lower than the highest
-// seen"; a stale write is one the resource applied anyway.
+// docs/cron.md, "The fenced resource and its policies": fencing rejects
+// tokens lower than the highest seen; a stale write is one the resource
+// applied anyway.
 func TestStaleWrite(t *testing.T) {
 	other := slot0 + int64(time.Hour)
 	in := writesInput(cron.Policy{},

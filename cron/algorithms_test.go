@@ -86,7 +86,7 @@ func leadingAt(recs []sim.Record, i int, node sim.NodeID) bool {
 // Under every election algorithm: only a node that believes it leads starts a
 // run; a leader crash hands the schedule to the next leader, which recovers
 // the slots missed during failover; with fencing and idempotency no slot is
-// applied twice (design.md, Fenced cron).
+// applied twice (docs/cron.md, "Leader-driven mode").
 func TestCronOnEveryAlgorithm(t *testing.T) {
 	jobs := cron.Table{{Name: "tick", Schedule: "@every 5s", RunMin: 500 * time.Millisecond, RunMax: time.Second}}
 	for _, a := range algos {

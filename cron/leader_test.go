@@ -17,7 +17,7 @@ func dailyReport() cron.Table {
 
 // A node whose wall clock is 3 s ahead fires "0 2 * * *" 3 s of true time
 // before an unskewed node would: schedules are evaluated on each node's own
-// wall clock (design.md, Fenced cron).
+// wall clock (docs/cron.md, "Schedules on skewed clocks").
 func TestSkewedNodeFiresEarly(t *testing.T) {
 	fireAt := func(offset time.Duration) sim.Time {
 		w := newWorld(t, 1, cron.Config{Jobs: dailyReport()}, [][]tenure{{{0, time.Hour, 1}}})

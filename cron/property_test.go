@@ -128,7 +128,7 @@ func explain(r *cronRun, v checker.Violation) string {
 
 var allFlavors = []string{lease.FlavorK8s, lease.FlavorTTL, lease.FlavorWallTime}
 
-// design.md, Fenced cron: with fencing (and idempotency, with or without the
+// docs/cron.md, "The fenced resource and its policies": with fencing (and idempotency, with or without the
 // atomic claim), the resource applies no write with a stale token and no
 // slot from two runs, for every lease flavour, whatever the schedule of
 // pauses, crashes, partitions (of candidates, store and resource), clock

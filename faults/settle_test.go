@@ -13,7 +13,7 @@ import (
 
 // Settle reverts every active fault (newest first), restores every default,
 // and nothing fires afterwards: the settle phase in which the checkers judge
-// liveness (design.md, "Faults and scenarios").
+// liveness (docs/faults.md, "Settle").
 func TestSettleRevertsEverything(t *testing.T) {
 	h := newHarness(t, opts{seed: 1, store: true}, nil, []act{lead(sec(1), 1)}, nil, nil)
 	lat := sim.Constant(300 * time.Millisecond)

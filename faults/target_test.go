@@ -11,9 +11,8 @@ import (
 	"github.com/electsim/electsim/sim"
 )
 
-// Targets resolve when the fault fires, from the observations (design.md,
-// "Faults and scenarios": "targeted at protocol state resolved when the fault
-// fires"). Leadership moves n1 (epoch 1, 1s–4.5s) → n2 (epoch 2, from 5s); a
+// Targets resolve when the fault fires, from the observations (docs/faults.md,
+// "Targets": targets are protocol state, resolved when the fault fires). Leadership moves n1 (epoch 1, 1s–4.5s) → n2 (epoch 2, from 5s); a
 // pause of "leader" at 3s must hit n1 and one at 6s must hit n2.
 func TestPauseHitsLeaderAtThatInstant(t *testing.T) {
 	h := newHarness(t, opts{seed: 1}, nil, []act{lead(sec(1), 1), stop(sec(4.5))}, []act{lead(sec(5), 2)})

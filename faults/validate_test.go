@@ -12,8 +12,8 @@ import (
 )
 
 // Bad faults are rejected with a message naming the field, so the scenario
-// loader can point at the YAML line (design.md: "Bad input gets a clear error
-// naming file, line, column and field").
+// loader can point at the YAML line (docs/scenarios.md, "Errors": every
+// error names file, line, column and field).
 func TestFaultValidate(t *testing.T) {
 	neg, bad := faults.Dur(-time.Second), faults.DurRange{Min: 2 * time.Second, Max: time.Second}
 	rate0, drop2 := faults.Float(0), faults.Float(2)

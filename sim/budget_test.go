@@ -17,7 +17,7 @@ func pingPongSim(cfg sim.Config) *sim.Sim {
 	return s
 }
 
-// design.md "Budgets": a run that never ends stops at MaxEvents with a clear
+// docs/engine.md, "Running, budgets and outcomes": a run that never ends stops at MaxEvents with a clear
 // "budget exhausted" outcome instead of hanging. Each of the 1000 events is
 // one delivery, 1 ms apart.
 func TestBudgetEventsStopsPingPongForever(t *testing.T) {

@@ -45,8 +45,8 @@ func TestClockFastMonoFiresTimerEarly(t *testing.T) {
 	}
 }
 
-// A rate change while a timer is pending re-projects it (design.md "Two
-// clocks per node"): 10 s timer, at 2 s true the rate doubles, so the
+// A rate change while a timer is pending re-projects it (docs/engine.md,
+// "Node clocks"): 10 s timer, at 2 s true the rate doubles, so the
 // remaining 8 s of local time take 4 s: it fires at 6 s. Slowing to 0.5x
 // instead makes the remaining 8 s take 16 s.
 func TestClockRateChangeReprojectsTimer(t *testing.T) {

@@ -27,7 +27,7 @@ func crashRig(plan []sendPlan, opts ...sim.NodeOption) (*sim.Sim, *probeLog, *si
 	return s, l, rec, id
 }
 
-// design.md "Crash and restart": the restarted node's Start gets what was
+// docs/engine.md, "Crash and restart": the restarted node's Start gets what was
 // durably persisted and a rebuilt struct (no volatile state survives), the
 // dead incarnation's timers never fire, and messages in flight to the old
 // incarnation are dropped as DropDestDown even though the node is up again

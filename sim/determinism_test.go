@@ -69,7 +69,7 @@ func chaosRun(seed uint64, sinks ...sim.Sink) (uint64, *sim.Sim) {
 	return s.TraceHash(), s
 }
 
-// design.md "Randomness": the same seed gives the same trace hash (and
+// docs/engine.md, "Randomness": the same seed gives the same trace hash (and
 // counters) run after run.
 func TestDeterminismSameSeedSameHash(t *testing.T) {
 	h1, s1 := chaosRun(7)

@@ -272,7 +272,7 @@ func (o *orderSink) Record(r *sim.Record) {
 // dropped + in flight); and the same program gives the same trace hash and
 // counters twice, with a recording sink or without, and its trace never
 // goes back in time nor hands a message or timer to a process that is down
-// or paused (design.md, Budgets and Randomness). Run it with go test ./sim -run '^$' -fuzz FuzzEngine.
+// or paused (docs/engine.md, "Running, budgets and outcomes" and "Randomness"). Run it with go test ./sim -run '^$' -fuzz FuzzEngine.
 func FuzzEngine(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte{0, 4, 1, 40, 2, 1, 3, 100, 200, 100, 4, fopCrash, 1, 0, 10, fopRestartKeep, 1, 0})

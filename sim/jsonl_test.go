@@ -210,7 +210,7 @@ func exportGolden(t *testing.T, name string, got []byte) {
 }
 
 // TestExportJSONLGolden pins the JSON-lines trace of the export workload
-// (design.md "The engine", Trace: every delivery, drop, timer, fault,
+// (docs/engine.md, "The trace": every delivery, drop, timer, fault,
 // observation and effect streams as one JSON line).
 func TestExportJSONLGolden(t *testing.T) {
 	out, recs := exportJSONL(t, 7)
@@ -219,7 +219,7 @@ func TestExportJSONLGolden(t *testing.T) {
 }
 
 // TestExportJSONLDeterministic checks that the same seed gives byte-identical
-// output (design.md: "The same seed must give a byte-identical trace") and
+// output (docs/engine.md, "Randomness": the same seed gives a byte-identical trace) and
 // that another seed does not.
 func TestExportJSONLDeterministic(t *testing.T) {
 	a, _ := exportJSONL(t, 11)

@@ -7,5 +7,5 @@ import (
 )
 
 // TestMain fails the package if any test leaves a goroutine behind; the engine
-// itself must never start one (design.md, "The engine").
+// itself must never start one (docs/engine.md).
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

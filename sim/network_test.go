@@ -12,7 +12,7 @@ import (
 	"github.com/electsim/electsim/sim"
 )
 
-// A one-way cut A->B (an asymmetric partition, design.md "Network") drops A's
+// A one-way cut A->B (an asymmetric partition, docs/engine.md, "Reachability faults") drops A's
 // messages to B at send time and still delivers B's messages to A.
 func TestNetworkOneWayCut(t *testing.T) {
 	s := sim.New(sim.Config{})

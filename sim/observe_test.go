@@ -11,7 +11,7 @@ import (
 	"github.com/electsim/electsim/sim"
 )
 
-// design.md "Observations": the engine stamps every belief a node reports with
+// docs/engine.md, "Observations and effects": the engine stamps every belief a node reports with
 // true time and the node's own monotonic and wall readings, tracks who acts
 // as leader (Leaders, Leading), and a crash of a leader is reported as a
 // step-down with Detail "crash".

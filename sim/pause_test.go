@@ -36,7 +36,7 @@ func pauseRig(t *testing.T, resume ...bool) (*sim.Sim, *probeLog, *sim.Recorder,
 	return s, l, rec, id
 }
 
-// design.md "Process pause": no handler runs while paused; messages that
+// docs/engine.md, "Process pauses": no handler runs while paused; messages that
 // arrived and timers that expired are handed over on resume in the order they
 // came due, all at the resume instant and before anything later; the clocks
 // kept running; a timer that did not expire during the pause fires on time.

@@ -82,7 +82,7 @@ func exportArgStr(t *testing.T, e exportEvent, k string) string {
 }
 
 // TestExportPerfettoGolden pins the Chrome/Perfetto trace-event export of the
-// export workload (design.md "The engine", Trace: exported to the Perfetto
+// export workload (docs/engine.md, "The trace": exported to the Perfetto
 // trace-event format so a person can scroll a run's timeline).
 func TestExportPerfettoGolden(t *testing.T) {
 	out, _ := exportPerfetto(t, 7)

@@ -120,7 +120,7 @@ func TestTimerStaleIDsAfterSlotReuse(t *testing.T) {
 }
 
 // Timers with equal deadlines fire in the order they were set (queue ties
-// break by sequence number, design.md "Event queue"), including when slots
+// break by sequence number, docs/engine.md, "True time and event ordering"), including when slots
 // are freed and reused in between (cancel-and-re-set must not let the new
 // timer jump ahead through the cancelled timer's queue entry) and when a
 // clock-rate change re-projects them (they must not come back in slot order).

@@ -10,7 +10,7 @@ import (
 )
 
 // After random crashes, restarts, pauses and 2% message loss over 5s stop
-// (design.md, Faults: a heal-and-settle phase judges liveness), the highest
+// (docs/faults.md, "Settle": a heal-and-settle phase judges liveness), the highest
 // node leads and every node agrees on it and its epoch, whatever ElectOnStart
 // and PersistEpoch are.
 func TestChaosSettles(t *testing.T) {

@@ -192,7 +192,7 @@ func TestPausedCoordinatorResumes(t *testing.T) {
 	require.Greater(t, e, int64(2))
 }
 
-// The same seed gives the same trace (design.md, The engine: Randomness).
+// The same seed gives the same trace (docs/engine.md, "Randomness").
 func TestDeterministic(t *testing.T) {
 	run := func() uint64 {
 		c := newCluster(t, 7, 6, sim.Uniform(1*ms, 10*ms), defaults)

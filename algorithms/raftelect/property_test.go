@@ -104,7 +104,7 @@ func TestPropertyElectionSafetyAndLiveness(t *testing.T) {
 }
 
 // One seed and schedule reproduce the run: the same trace hash and counters
-// twice, with a trace sink attached or not (design.md, Randomness).
+// twice, with a trace sink attached or not (docs/engine.md, "Randomness").
 func TestPropertyDeterministicTrace(t *testing.T) {
 	proptest.Check(t, 50, func(t *rapid.T) {
 		c := drawRaftCase(t, rapid.Bool().Draw(t, "persist"), proptest.AllKinds)

@@ -9,8 +9,8 @@ import (
 	"github.com/electsim/electsim/sim"
 )
 
-// A node failing mid-election is skipped (design.md, Algorithms: "skip dead
-// successors"; Chang & Roberts 1979 assume a reliable ring, so this is the
+// A node failing mid-election is skipped (docs/algorithms/ring.md: dead successors are
+// skipped; Chang & Roberts 1979 assume a reliable ring, so this is the
 // acknowledged-hop extension). Sorted ring of 6, every node initiates at t=0,
 // n2 crashes at 0.5ms (its own ID is already on the way to n3, which
 // swallows it). ELECTION: 6 initial sends; the maximum's lap 5→0→1→2 (lost),
