@@ -63,37 +63,22 @@ func (h *leaseHarness) run(d *datadriven.TestData) (string, error) {
 	if h.node == nil {
 		return "", fmt.Errorf("boot first")
 	}
-	switch d.Cmd {
-	case "reply":
+	if d.Cmd == "reply" {
 		r, err := h.reply(d)
 		if err != nil {
 			return "", err
 		}
 		h.env.Deliver(sim.Message{Kind: KindReply, From: 3, Body: r})
-	case "fire":
-		name, err := simtest.Arg(d, "timer")
-		if err != nil {
-			return "", err
-		}
-		if err := h.env.Fire(name); err != nil {
-			return "", err
-		}
-	case "advance":
-		s, err := simtest.Arg(d, "by")
-		if err != nil {
-			return "", err
-		}
-		dur, err := time.ParseDuration(s)
-		if err != nil {
-			return "", err
-		}
-		h.env.Advance(dur)
-	case "timers":
-		return h.env.Timers() + "\n", nil
-	default:
+		return h.env.Output() + h.state(), nil
+	}
+	out, handled, err := h.env.Step(d, h.node)
+	if !handled {
 		return "", fmt.Errorf("unknown command %q", d.Cmd)
 	}
-	return h.env.Output() + h.state(), nil
+	if err != nil || d.Cmd == "timers" {
+		return out, err
+	}
+	return out + h.state(), nil
 }
 
 // reply answers the candidate's last request: reply [ok] [holder=n2]

@@ -43,41 +43,14 @@ func (h *harness) run(d *datadriven.TestData) (string, error) {
 	if h.node == nil {
 		return "", fmt.Errorf("boot first")
 	}
-	switch d.Cmd {
-	case "deliver":
-		m, err := h.message(d)
-		if err != nil {
-			return "", err
-		}
-		h.env.Deliver(m)
-	case "fire":
-		name, err := simtest.Arg(d, "timer")
-		if err != nil {
-			return "", err
-		}
-		if err := h.env.Fire(name); err != nil {
-			return "", err
-		}
-	case "advance":
-		s, err := simtest.Arg(d, "by")
-		if err != nil {
-			return "", err
-		}
-		dur, err := time.ParseDuration(s)
-		if err != nil {
-			return "", err
-		}
-		h.env.Advance(dur)
-	case "crash":
-		h.env.Crash()
-	case "restart":
-		h.env.Boot(h.node)
-	case "timers":
-		return h.env.Timers() + "\n", nil
-	default:
+	out, handled, err := h.env.Step(d, h.node)
+	if !handled {
 		return "", fmt.Errorf("unknown command %q", d.Cmd)
 	}
-	return h.env.Output() + h.state(), nil
+	if err != nil || d.Cmd == "timers" {
+		return out, err
+	}
+	return out + h.state(), nil
 }
 
 // boot node=1 peers=3 [timeout=150ms..300ms] [prevote] [check-quorum]
@@ -138,51 +111,6 @@ func (h *harness) boot(d *datadriven.TestData) (string, error) {
 	h.node = raftelect.MustNew(cfg, h.ids)
 	h.env.Boot(h.node)
 	return h.env.Output() + h.state(), nil
-}
-
-// deliver from=2 kind=raft.RequestVote term=2 [last_log_index=0]
-// [last_log_term=0] [vote_granted]: fields by the names the kind registered
-// (sim.Fields), or by slot (index=, a=, flag).
-func (h *harness) message(d *datadriven.TestData) (sim.Message, error) {
-	var m sim.Message
-	kind, err := simtest.Arg(d, "kind")
-	if err != nil {
-		return m, err
-	}
-	k, ok := sim.KindByName(kind)
-	if !ok {
-		return m, fmt.Errorf("unknown message kind %q", kind)
-	}
-	m.Kind = k
-	f := k.Fields()
-	for _, a := range d.CmdArgs {
-		val := ""
-		if len(a.Vals) > 0 {
-			val = a.Vals[0]
-		}
-		var err error
-		switch a.Key {
-		case "kind":
-		case "from":
-			var n int
-			n, err = strconv.Atoi(strings.TrimPrefix(val, "n"))
-			m.From = sim.NodeID(n - 1)
-		case "term", f.Term:
-			m.Term, err = strconv.ParseInt(val, 10, 64)
-		case "index", f.Index:
-			m.Index, err = strconv.ParseInt(val, 10, 64)
-		case "a", f.A:
-			m.A, err = strconv.ParseInt(val, 10, 64)
-		case "flag", f.Flag:
-			m.Flag = true
-		default:
-			return m, fmt.Errorf("deliver: %s has no field %q", kind, a.Key)
-		}
-		if err != nil {
-			return m, fmt.Errorf("%s: %v", a.Key, err)
-		}
-	}
-	return m, nil
 }
 
 // state prints the node's Figure 2 state after a step.
