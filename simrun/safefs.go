@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 )
 
 // simrun's file-system contract (docs/output.md, "Files"): it creates its
@@ -94,12 +93,6 @@ func cleanStale(dir, name string) {
 		}
 		os.RemoveAll(filepath.Join(dir, e.Name()))
 	}
-}
-
-// alive reports whether process pid exists.
-func alive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // checkReplaceable refuses an output path simrun may not replace: an
@@ -278,22 +271,6 @@ func (a *atomicFile) commit() error {
 		os.Remove(a.f.Name())
 	}
 	return err
-}
-
-var umaskOnce struct {
-	sync.Once
-	v os.FileMode
-}
-
-// umask is the process's file mode creation mask (read once: reading it
-// means setting it).
-func umask() os.FileMode {
-	umaskOnce.Do(func() {
-		m := syscall.Umask(0)
-		syscall.Umask(m)
-		umaskOnce.v = os.FileMode(m)
-	})
-	return umaskOnce.v
 }
 
 // samePath reports whether two output paths name the same file.
