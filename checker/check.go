@@ -24,8 +24,9 @@ type checker struct {
 // Run judges a recorded run and returns its report: it streams in.Records
 // through a Checker (keeping them as the story, so every violation is
 // explained). It is deterministic for a given Input, except that a
-// porcupine check may report "unknown" if it exceeds Input.PorcupineTimeout
-// of wall time.
+// porcupine check may report "unknown" if one porcupine call (the
+// leadership history, or one segment of the resource history) exceeds
+// Input.PorcupineTimeout of wall time.
 func Run(in Input) Report {
 	if len(in.Candidates) == 0 {
 		in.Candidates = observedCandidates(in.Records)

@@ -96,9 +96,9 @@ func NamesOf(s *sim.Sim) []string {
 	return out
 }
 
-// withDefaults returns a copy of in with defaults filled in; recs, if
-// given, supply the default candidates.
-func (in Input) withDefaults(recs []sim.Record) Input {
+// withDefaults returns a copy of in with defaults filled in (Run supplies
+// the candidates observed in its records when none are given).
+func (in Input) withDefaults() Input {
 	if in.WallStart.IsZero() {
 		in.WallStart = sim.DefaultWallStart
 	}
@@ -108,11 +108,7 @@ func (in Input) withDefaults(recs []sim.Record) Input {
 	if in.MaxViolations <= 0 {
 		in.MaxViolations = 20
 	}
-	if len(in.Candidates) == 0 {
-		in.Candidates = observedCandidates(recs)
-	} else {
-		in.Candidates = sortedIDs(in.Candidates)
-	}
+	in.Candidates = sortedIDs(in.Candidates)
 	return in
 }
 

@@ -213,14 +213,9 @@ func (c *checker) runPorcupine(check, model string, m porcupine.Model, ops []por
 	}
 	l := Linearization{Check: check, Model: model, Result: string(res), Operations: len(ops), Partitions: len(parts),
 		Timeout: c.in.PorcupineTimeout, model: m, info: info, ran: c.hasStory()}
-	if !c.hasStory() {
-		var bad []unplaced
-		if res == porcupine.Illegal {
-			bad = illegalParts(m, parts, info)
-		}
-		return l, bad
+	if c.hasStory() {
+		c.annotate(&l, ops, withTenures)
 	}
-	c.annotate(&l, ops, withTenures)
 	var bad []unplaced
 	if res == porcupine.Illegal {
 		bad = illegalParts(m, parts, info)

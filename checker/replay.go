@@ -124,16 +124,7 @@ func (p *replayer) grow(n int) {
 // step follows one record that is not a message, timer or disk record;
 // seq is its ordinal in the trace.
 func (p *replayer) step(seq int64, r *sim.Record) {
-	// Integrate the time since the previous record under the old state.
-	if d := r.At.Sub(p.last); d > 0 {
-		if !p.anyRecognised() {
-			p.out.leaderless += d
-		}
-		if p.fo != nil && !p.covered() {
-			p.fo.f.Leaderless += d
-		}
-	}
-	p.last = r.At
+	p.integrate(r.At)
 
 	// A repeated belief (a follower hearing its leader's heartbeat) changes
 	// nothing but the failover's detection: skip the rest, the hot path of
@@ -199,14 +190,8 @@ func (p *replayer) step(seq int64, r *sim.Record) {
 // finish closes what is open at the end of the trace.
 func (p *replayer) finish() {
 	end := p.tl.end
-	if d := end.Sub(p.last); d > 0 {
-		if !p.anyRecognised() {
-			p.out.leaderless += d
-		}
-		if p.fo != nil && !p.covered() {
-			p.fo.f.Leaderless += d
-		}
-		p.last = end
+	if end > p.last {
+		p.integrate(end)
 	}
 	for x, k := range p.spanAt {
 		if k >= 0 {
@@ -215,11 +200,31 @@ func (p *replayer) finish() {
 		}
 	}
 	if p.fo != nil {
-		p.out.failovers = append(p.out.failovers, p.fo.f)
-		p.out.newTenure = append(p.out.newTenure, -1)
-		p.out.counts = append(p.out.counts, p.fo.counts)
-		p.fo = nil
+		p.closeFailover(-1)
 	}
+}
+
+// integrate adds the time from the previous record to t to the leaderless
+// totals, under the state before t's record.
+func (p *replayer) integrate(t sim.Time) {
+	if d := t.Sub(p.last); d > 0 {
+		if !p.anyRecognised() {
+			p.out.leaderless += d
+		}
+		if p.fo != nil && !p.covered() {
+			p.fo.f.Leaderless += d
+		}
+	}
+	p.last = t
+}
+
+// closeFailover records the open failover, ended by tenure (an index into
+// the timeline's tenures; -1: the trace ended first).
+func (p *replayer) closeFailover(tenure int) {
+	p.out.failovers = append(p.out.failovers, p.fo.f)
+	p.out.newTenure = append(p.out.newTenure, tenure)
+	p.out.counts = append(p.out.counts, p.fo.counts)
+	p.fo = nil
 }
 
 // apply updates the state for one record.
@@ -417,10 +422,7 @@ func (p *replayer) observe(seq int64, r *sim.Record) {
 		fo.f.NewLeader, fo.f.NewEpoch, fo.f.NewToken = p.in.name(id), t.epoch, t.token
 		fo.f.LeaderAt, fo.f.Latency = r.At, r.At.Sub(fo.f.FaultAt)
 		fo.f.ElectionsDuring = len(fo.epochs)
-		p.out.failovers = append(p.out.failovers, fo.f)
-		p.out.newTenure = append(p.out.newTenure, p.leading[x])
-		p.out.counts = append(p.out.counts, fo.counts)
-		p.fo = nil
+		p.closeFailover(p.leading[x])
 		return
 	}
 	fo.f.ElectionsDuring = len(fo.epochs)

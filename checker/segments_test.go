@@ -36,7 +36,7 @@ func TestSegmentedResourceCheckMatchesPorcupine(t *testing.T) {
 		if rapid.Bool().Draw(t, "global") {
 			policy.FencingScope = "global"
 		}
-		c := &checker{in: Input{PorcupineTimeout: 10 * time.Second, Resource: log, Policy: policy}.withDefaults(nil), tl: &timeline{}}
+		c := &checker{in: Input{PorcupineTimeout: 10 * time.Second, Resource: log, Policy: policy}.withDefaults(), tl: &timeline{}}
 		name := func(id sim.NodeID) string { return c.in.name(id) }
 		ops := resourceOps(log, sent, name)
 		part, _ := resourcePartition(log, policy)

@@ -36,7 +36,7 @@ type Checker struct {
 // leader must be known before the first record). Subscribe it with
 // sim.AddSink before the run, and call Finish after sim.End.
 func New(in Input) *Checker {
-	c := &checker{in: in.withDefaults(nil)}
+	c := &checker{in: in.withDefaults()}
 	c.tl = &timeline{}
 	ck := &Checker{c: c, openSince: -1}
 	ck.rp = newReplayer(&c.in, c.tl)
@@ -77,6 +77,9 @@ func (k *Checker) Record(r *sim.Record) {
 
 // online reports the violations decidable as the records stream by.
 func (k *Checker) online(r *sim.Record) {
+	if k.told[0] && k.told[1] {
+		return // both told: nothing left to decide online
+	}
 	c := k.c
 	if r.Type == sim.RecLead {
 		if first, ok := k.epochLeader[r.Epoch]; !ok {

@@ -118,14 +118,6 @@ func numNodes(recs []sim.Record) int {
 	return n
 }
 
-func minusOnes(n int) []int {
-	s := make([]int, n)
-	for i := range s {
-		s[i] = -1
-	}
-	return s
-}
-
 // tenureOf returns the index of the tenure of node carrying token that
 // started at or before at (the latest such), or -1.
 func (tl *timeline) tenureOf(node sim.NodeID, token int64, at sim.Time) int {

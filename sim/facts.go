@@ -63,7 +63,11 @@ const (
 var factNames = [...]string{"", "crashed", "links_cut", "links_restored", "resigning", "service_down", "service_up",
 	"lease_acquired", "lease_renewed", "lease_released", "lease_expired", "lease_reverted", "run_started", "run_skipped"}
 
-// String names the fact as used in JSON output ("" for FactNone).
+// factNames has one name per Fact: a Fact added without its name, or a
+// name without its Fact, does not compile.
+var _ = [1]struct{}{}[len(factNames)-int(numFacts)]
+
+// String names the fact, for test failures and %v ("" for FactNone).
 func (f Fact) String() string {
 	if int(f) < len(factNames) {
 		return factNames[f]
