@@ -9,11 +9,12 @@ import (
 // The methods in this file are the engine's fault primitives. Each records a
 // trace record; the faults package composes them into scenarios.
 
-func (s *Sim) fault(name, detail string, node NodeID) { s.factFault(name, detail, node, FactNone) }
+func (s *Sim) fault(name, detail string, node NodeID) { s.factFault(name, detail, node, FactNone, nil) }
 
-// factFault records a fault with its typed fact.
-func (s *Sim) factFault(name, detail string, node NodeID, f Fact) {
-	s.rec = Record{At: s.now, Type: RecFault, Node: node, Peer: None, Name: name, Detail: detail, Fact: f}
+// factFault records a fault with its typed fact and, for a network fault,
+// the links it changed.
+func (s *Sim) factFault(name, detail string, node NodeID, f Fact, links []Link) {
+	s.rec = Record{At: s.now, Type: RecFault, Node: node, Peer: None, Name: name, Detail: detail, Fact: f, Links: links}
 	if node >= 0 {
 		n := s.nodes[node]
 		s.rec.Mono, s.rec.Wall = time.Duration(n.mono()), n.wall()
@@ -40,7 +41,7 @@ const FaultResigning = "fault.resigning"
 // RecFault with FactResigning): from here on it is not a working leader,
 // whatever it still reports, until its next RecStart.
 func (s *Sim) Resigning(id NodeID, detail string) {
-	s.factFault(FaultResigning, detail, id, FactResigning)
+	s.factFault(FaultResigning, detail, id, FactResigning, nil)
 }
 
 // mustRate panics on a rate that would stop or reverse a clock.
@@ -225,16 +226,11 @@ func (s *Sim) setUp(from, to NodeID, up bool, changed *[]Link) {
 // netFault records a network fault with the exact links it changed: the
 // typed fact a checker replays reachability from (Detail is for people).
 func (s *Sim) netFault(name, detail string, node NodeID, cut bool, changed []Link) {
-	s.rec = Record{At: s.now, Type: RecFault, Node: node, Peer: None, Name: name, Detail: detail,
-		Fact: FactLinksRestored, Links: changed}
+	f := FactLinksRestored
 	if cut {
-		s.rec.Fact = FactLinksCut
+		f = FactLinksCut
 	}
-	if node >= 0 {
-		n := s.nodes[node]
-		s.rec.Mono, s.rec.Wall = time.Duration(n.mono()), n.wall()
-	}
-	s.emit()
+	s.factFault(name, detail, node, f, changed)
 }
 
 // Reachable reports whether messages from one node currently reach another.
@@ -243,18 +239,10 @@ func (s *Sim) Reachable(from, to NodeID) bool {
 }
 
 // Cut cuts the directed link from→to.
-func (s *Sim) Cut(from, to NodeID) {
-	var ch []Link
-	s.setUp(from, to, false, &ch)
-	s.netFault("net.cut", fmt.Sprintf("%s -> %s", s.nodes[from].name, s.nodes[to].name), None, true, ch)
-}
+func (s *Sim) Cut(from, to NodeID) { s.CutLinks([]Link{{from, to}}) }
 
 // Connect restores the directed link from→to.
-func (s *Sim) Connect(from, to NodeID) {
-	var ch []Link
-	s.setUp(from, to, true, &ch)
-	s.netFault("net.connect", fmt.Sprintf("%s -> %s", s.nodes[from].name, s.nodes[to].name), None, false, ch)
-}
+func (s *Sim) Connect(from, to NodeID) { s.ConnectLinks([]Link{{from, to}}) }
 
 // ConnectLinks restores the given directed links with one net.connect
 // record, as reverting one partition of several does.
@@ -265,13 +253,11 @@ func (s *Sim) CutLinks(links []Link) { s.setLinks(links, false, "net.cut") }
 
 // setLinks sets every listed link up or cut and records one fault.
 func (s *Sim) setLinks(links []Link, up bool, name string) {
-	var ch []Link
 	parts := make([]string, len(links))
 	for i, l := range links {
-		s.setUp(l.From, l.To, up, &ch)
 		parts[i] = s.nodes[l.From].name + " -> " + s.nodes[l.To].name
 	}
-	s.netFault(name, strings.Join(parts, ", "), None, !up, ch)
+	s.netFault(name, strings.Join(parts, ", "), None, !up, s.setAll(links, up))
 }
 
 // The link sets of the partition shapes. Each is the one definition of its
@@ -342,11 +328,11 @@ func BridgeLinks(left, right []NodeID, bridge NodeID) []Link {
 	return out
 }
 
-// cutAll cuts links and returns those whose state changed.
-func (s *Sim) cutAll(links []Link) []Link {
+// setAll sets links up or cut and returns those whose state changed.
+func (s *Sim) setAll(links []Link, up bool) []Link {
 	var ch []Link
 	for _, l := range links {
-		s.setUp(l.From, l.To, false, &ch)
+		s.setUp(l.From, l.To, up, &ch)
 	}
 	return ch
 }
@@ -354,7 +340,7 @@ func (s *Sim) cutAll(links []Link) []Link {
 // Partition cuts every link (both directions) between nodes of different
 // groups. Links of nodes in no group are left as they are.
 func (s *Sim) Partition(groups ...[]NodeID) {
-	ch := s.cutAll(CrossLinks(groups))
+	ch := s.setAll(CrossLinks(groups), false)
 	parts := make([]string, len(groups))
 	for i, g := range groups {
 		parts[i] = "{" + s.names(g) + "}"
@@ -364,21 +350,21 @@ func (s *Sim) Partition(groups ...[]NodeID) {
 
 // Isolate cuts every link to and from the node.
 func (s *Sim) Isolate(id NodeID) {
-	ch := s.cutAll(IsolateLinks(id, len(s.nodes)))
+	ch := s.setAll(IsolateLinks(id, len(s.nodes)), false)
 	s.netFault("net.isolate", s.nodes[id].name, id, true, ch)
 }
 
 // OneWay cuts the links from every node in from to every node in to, leaving
 // the reverse direction working (an asymmetric partition).
 func (s *Sim) OneWay(from, to []NodeID) {
-	ch := s.cutAll(OneWayLinks(from, to))
+	ch := s.setAll(OneWayLinks(from, to), false)
 	s.netFault("net.one_way", "{"+s.names(from)+"} -/-> {"+s.names(to)+"}", None, true, ch)
 }
 
 // Bridge splits left from right (both directions) while bridge keeps talking
 // to both sides, as in Jepsen's bridge nemesis.
 func (s *Sim) Bridge(left, right []NodeID, bridge NodeID) {
-	ch := s.cutAll(BridgeLinks(left, right, bridge))
+	ch := s.setAll(BridgeLinks(left, right, bridge), false)
 	s.netFault("net.bridge", "{"+s.names(left)+"} | {"+s.names(right)+"} via "+s.nodes[bridge].name, None, true, ch)
 }
 
