@@ -151,14 +151,7 @@ func fencedStoreModelFrom(names func(sim.NodeID) string, partition func([]porcup
 			if found && (o.node != in.node || o.run != in.run) {
 				return false, s
 			}
-			ns := storeState{has: true, highest: in.token, owners: s.owners}
-			if s.has && s.highest > in.token {
-				ns.highest = s.highest
-			}
-			if !found {
-				ns.owners = s.owners.with(slotOwner{job: in.job, slot: in.slot, node: in.node, run: in.run})
-			}
-			return true, ns
+			return true, s.applyFound(in, found)
 		},
 		Equal: func(a, b interface{}) bool {
 			x, y := a.(storeState), b.(storeState)
@@ -214,14 +207,27 @@ func (s storeState) advance(seg []porcupine.Operation) storeState {
 		if !seg[k].Output.(bool) {
 			continue
 		}
-		in := seg[k].Input.(writeInput)
-		if !s.has || in.token > s.highest {
-			s.highest = in.token
-		}
-		s.has = true
-		if _, found := s.owners.find(in.job, in.slot); !found {
-			s.owners = s.owners.with(slotOwner{job: in.job, slot: in.slot, node: in.node, run: in.run})
-		}
+		s = s.apply(seg[k].Input.(writeInput))
+	}
+	return s
+}
+
+// apply is the state after the resource applied the write, legal or not:
+// the highest token is a maximum, and the slot's first run owns it.
+func (s storeState) apply(in writeInput) storeState {
+	_, found := s.owners.find(in.job, in.slot)
+	return s.applyFound(in, found)
+}
+
+// applyFound is apply when the caller already looked up whether the slot
+// has an owner (porcupine's Step, which judges by it).
+func (s storeState) applyFound(in writeInput, found bool) storeState {
+	if !s.has || in.token > s.highest {
+		s.highest = in.token
+	}
+	s.has = true
+	if !found {
+		s.owners = s.owners.with(slotOwner{job: in.job, slot: in.slot, node: in.node, run: in.run})
 	}
 	return s
 }
