@@ -525,7 +525,7 @@ func (in *Injector) holder() (sim.NodeID, int64, bool) {
 		return sim.None, 0, false
 	}
 	clk := in.s.Clock(in.env.Store)
-	if rec.ExpiresAtStoreMonoNs != 0 && rec.ExpiresAtStoreMonoNs <= int64(clk.Mono) {
+	if rec.ExpiredAt(int64(clk.Mono), clk.Wall.UnixNano()) {
 		return sim.None, 0, false // expired by the store's clock, not yet swept
 	}
 	if rec.LockUntilWallNs != 0 && rec.LockUntilWallNs <= clk.Wall.UnixNano() {

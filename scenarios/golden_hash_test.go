@@ -15,7 +15,7 @@ func TestGoldenScenarioHashes(t *testing.T) {
 	for file, want := range map[string]string{
 		"partition.yaml":         "1c969b3001b0ac05",
 		"swarm.yaml":             "a0b3c02b5efd0106",
-		"gc-pause-unfenced.yaml": "14d275bcabb93aec",
+		"gc-pause-unfenced.yaml": "7ad806e2eff57703",
 		"shedlock-offset.yaml":   "c07c0102c6d50ad6",
 	} {
 		sc, err := Load(file)

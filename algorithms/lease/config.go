@@ -48,6 +48,10 @@ type Config struct {
 	// TTL (ttl) is the key's time to live, counted by the store's clock.
 	// Default 10s.
 	TTL time.Duration
+	// ExpiryClock (ttl) is the store clock that judges the key's TTL:
+	// ExpiryWall (Redis, the default) or ExpiryMonotonic (a lease service on
+	// monotonic time, for comparison).
+	ExpiryClock ExpiryClock
 	// RenewInterval (ttl) is how often the holder renews. Default TTL/3.
 	RenewInterval time.Duration
 	// ClockDriftFactor (ttl) shortens the holder's own estimate of its
@@ -96,6 +100,7 @@ func DefaultConfig() Config {
 		RetryPeriod:      2 * time.Second,
 		JitterFactor:     1.2,
 		TTL:              10 * time.Second,
+		ExpiryClock:      ExpiryWall,
 		ClockDriftFactor: 0.01,
 		ClockDriftMargin: 2 * time.Millisecond,
 		LockAtMostFor:    30 * time.Second,
@@ -157,6 +162,8 @@ func (c Config) Validate() error {
 		switch {
 		case c.TTL <= 0:
 			return fmt.Errorf("lease: TTL must be positive, got %v", c.TTL)
+		case c.ExpiryClock != "" && c.ExpiryClock != ExpiryWall && c.ExpiryClock != ExpiryMonotonic:
+			return fmt.Errorf("lease: ExpiryClock must be %q or %q, got %q", ExpiryWall, ExpiryMonotonic, c.ExpiryClock)
 		case c.RenewInterval < 0 || c.renewInterval() <= 0 || c.renewInterval() >= c.TTL:
 			return fmt.Errorf("lease: RenewInterval (%v) must be in (0, TTL=%v)", c.renewInterval(), c.TTL)
 		case c.ClockDriftFactor < 0 || c.ClockDriftFactor >= 1:

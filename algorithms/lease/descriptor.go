@@ -14,7 +14,7 @@ func Descriptor() registry.Algorithm {
 			"LeaseDuration": "lease_duration", "RenewDeadline": "renew_deadline", "RetryPeriod": "retry_period",
 			"JitterFactor": "jitter_factor", "RequestTimeout": "request_timeout", "RejoinDelay": "rejoin_delay",
 			"ShutdownAt": "shutdown_at", "TTL": "ttl", "RenewInterval": "renew_interval",
-			"ClockDriftFactor": "clock_drift_factor", "ClockDriftMargin": "clock_drift_margin",
+			"ClockDriftFactor": "clock_drift_factor", "ExpiryClock": "expiry_clock", "ClockDriftMargin": "clock_drift_margin",
 			"LockAtMostFor": "lock_at_most_for", "LockAtLeastFor": "lock_at_least_for", "ExtendInterval": "extend_interval",
 		},
 		Params: []registry.Param{
@@ -25,6 +25,7 @@ func Descriptor() registry.Algorithm {
 			{Key: "jitter_factor", Kind: registry.Float, Min: 0, Max: 100, Doc: "JitterFactor, default 1.2"},
 			{Key: "release_on_cancel", Kind: registry.Bool, Doc: "release the lease on resign, default false"},
 			{Key: "ttl", Kind: registry.Duration, Doc: "ttl: key TTL by the store's clock, default 10s"},
+			{Key: "expiry_clock", Kind: registry.Enum, Enum: []string{string(ExpiryWall), string(ExpiryMonotonic)}, Doc: "ttl: the store clock that expires the key: wall (Redis) or monotonic; default wall"},
 			{Key: "renew_interval", Kind: registry.Duration, Doc: "ttl: renewal interval, default ttl/3"},
 			{Key: "clock_drift_factor", Kind: registry.Float, Min: 0, Max: 1, Doc: "ttl: Redlock drift factor, default 0.01"},
 			{Key: "clock_drift_margin", Kind: registry.Duration, Doc: "ttl: Redlock constant margin, default 2ms"},
@@ -46,6 +47,9 @@ func Descriptor() registry.Algorithm {
 			registry.SetFloat(v, "jitter_factor", &c.JitterFactor)
 			registry.SetBool(v, "release_on_cancel", &c.ReleaseOnCancel)
 			registry.SetDuration(v, "ttl", &c.TTL)
+			if v.Has("expiry_clock") {
+				c.ExpiryClock = ExpiryClock(v.String("expiry_clock"))
+			}
 			registry.SetDuration(v, "renew_interval", &c.RenewInterval)
 			registry.SetFloat(v, "clock_drift_factor", &c.ClockDriftFactor)
 			registry.SetDuration(v, "clock_drift_margin", &c.ClockDriftMargin)

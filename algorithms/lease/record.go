@@ -10,7 +10,7 @@ import (
 // Record is one named lease record in the store. Which fields a flavour uses:
 // k8s writes Holder, HolderIdentity, AcquireTimeWallNs, RenewTimeWallNs,
 // LeaseDurationNs and Transitions (client-go's LeaderElectionRecord); ttl uses
-// Holder and ExpiresAtStoreMonoNs; walltime uses Holder, LockedAtWallNs and
+// Holder and ExpiresAtStoreWallNs (or ExpiresAtStoreMonoNs); walltime uses Holder, LockedAtWallNs and
 // LockUntilWallNs (ShedLock's locked_by, locked_at, lock_until). The store sets
 // Key, Revision and, for ttl and walltime acquisitions, Token.
 type Record struct {
@@ -35,14 +35,44 @@ type Record struct {
 	// Revision is the store-wide revision of the record's last write
 	// (resourceVersion); every write bumps the store's revision.
 	Revision int64
+	// ExpiresAtStoreWallNs is when the store's wall clock expires the record
+	// (ttl flavour with ExpiryWall, as Redis does); 0 means no wall expiry.
+	ExpiresAtStoreWallNs int64 `json:",omitempty"`
 	// ExpiresAtStoreMonoNs is when the store's monotonic clock expires the
-	// record (ttl flavour); 0 means it never expires.
+	// record (ttl flavour with ExpiryMonotonic); 0 means no monotonic expiry.
 	ExpiresAtStoreMonoNs int64
 	// LockedAtWallNs and LockUntilWallNs are ShedLock's locked_at and
 	// lock_until, Unix nanoseconds from the locking client's wall clock.
 	LockedAtWallNs  int64
 	LockUntilWallNs int64
 }
+
+// ExpiredAt reports whether the record's TTL has run out at the store's
+// clock readings monoNs (monotonic) and wallNs (Unix nanoseconds).
+func (r *Record) ExpiredAt(monoNs, wallNs int64) bool {
+	return r.ExpiresAtStoreMonoNs != 0 && r.ExpiresAtStoreMonoNs <= monoNs ||
+		r.ExpiresAtStoreWallNs != 0 && r.ExpiresAtStoreWallNs <= wallNs
+}
+
+// hasTTL reports whether the record expires by either clock.
+func (r *Record) hasTTL() bool { return r.ExpiresAtStoreMonoNs != 0 || r.ExpiresAtStoreWallNs != 0 }
+
+// ExpiryClock names the store clock that judges a TTL key's expiry.
+type ExpiryClock string
+
+// The expiry clocks (Config.ExpiryClock, Request.ExpiryClock).
+const (
+	// ExpiryWall judges TTLs by the store's wall clock, as Redis does:
+	// SET ... PX stores the absolute expiry now+ms from the server's cached
+	// wall-clock time, and keyIsExpired (src/db.c) compares it with the
+	// same clock (commandTimeSnapshot, from gettimeofday via ustime()). A
+	// wall-clock step on the Redis host expires keys early or late.
+	ExpiryWall ExpiryClock = "wall"
+	// ExpiryMonotonic judges TTLs by the store's monotonic clock, as lease
+	// services built on monotonic time do (etcd's lessor); a wall-clock
+	// step changes nothing.
+	ExpiryMonotonic ExpiryClock = "monotonic"
+)
 
 // Op is a store operation.
 type Op uint8
@@ -59,7 +89,8 @@ const (
 	// concurrency).
 	OpUpdate
 	// OpSetNX sets the key to Request.Holder if absent, expiring after
-	// Request.TTL of the store's monotonic clock (Redis SET key id NX PX ttl);
+	// Request.TTL of the store clock Request.ExpiryClock names (Redis SET
+	// key id NX PX ttl: the wall clock);
 	// with Request.FenceKey it also INCRs that counter atomically and uses the
 	// result as the record's Token (a Lua script).
 	OpSetNX
@@ -129,6 +160,9 @@ type Request struct {
 	Revision int64
 	// TTL is the key's time to live by the store's clock (SetNX, CheckRenew).
 	TTL time.Duration
+	// ExpiryClock is the store clock that judges TTL (SetNX, CheckRenew);
+	// "" means ExpiryWall (Redis).
+	ExpiryClock ExpiryClock
 	// FenceKey, if set, names a counter SetNX increments atomically on
 	// success; the result becomes the record's Token.
 	FenceKey string

@@ -69,7 +69,8 @@ type snapshot struct {
 
 // Store is the simulated lease store: a service node holding named records
 // and counters, applying one request at a time (linearizable), with its own
-// clocks (TTL expiry is judged by the store's monotonic clock). Add it with
+// clocks (a TTL key's expiry is judged by the store clock its request named:
+// the wall clock for Redis keys, Record.ExpiredAt). Add it with
 // sim.Service(). Its exported methods may be called from sim.At callbacks to
 // inject faults.
 type Store struct {
@@ -282,8 +283,8 @@ func (st *Store) apply(req *Request) *Reply {
 			return fail(ErrExists)
 		}
 		rec := Record{Key: req.Key, Holder: req.Holder, HolderIdentity: req.Identity,
-			AcquireTimeWallNs: req.NowWallNs, RenewTimeWallNs: req.NowWallNs,
-			ExpiresAtStoreMonoNs: st.now() + int64(req.TTL)}
+			AcquireTimeWallNs: req.NowWallNs, RenewTimeWallNs: req.NowWallNs}
+		st.setExpiry(&rec, req)
 		rep.Value = st.write(req.Op, &rec, false, Record{}, req.FenceKey)
 		cur = rec
 		st.effect(EffectAcquired, rec.Key, rec.Holder, rec.Token, rec.Revision)
@@ -292,7 +293,7 @@ func (st *Store) apply(req *Request) *Reply {
 			return fail(ErrNotHolder)
 		}
 		rec := cur
-		rec.ExpiresAtStoreMonoNs = st.now() + int64(req.TTL)
+		st.setExpiry(&rec, req)
 		rec.RenewTimeWallNs = req.NowWallNs
 		st.write(req.Op, &rec, true, cur, "")
 		cur = rec
@@ -393,7 +394,7 @@ func (st *Store) write(op Op, rec *Record, had bool, before Record, counterKey s
 		st.log = slices.Delete(st.log, 0, len(st.log)-st.cfg.WriteLogMax)
 	}
 	st.persist()
-	if rec != nil && rec.ExpiresAtStoreMonoNs > 0 || had && before.ExpiresAtStoreMonoNs > 0 {
+	if rec != nil && rec.hasTTL() || had && before.hasTTL() {
 		st.rearmExpiry()
 	}
 	return value
@@ -427,15 +428,29 @@ func (st *Store) persist() {
 	st.env.Persist(b)
 }
 
-// --- TTL expiry (by the store's monotonic clock) ---
+// --- TTL expiry (by the store clock each key's request named) ---
 
-// expireDue deletes every TTL key whose expiry the store's clock has reached.
+// setExpiry sets rec's expiry TTL ahead of the store clock req names (PX:
+// an absolute time, as Redis stores it), clearing any expiry by the other.
+func (st *Store) setExpiry(rec *Record, req *Request) {
+	rec.ExpiresAtStoreMonoNs, rec.ExpiresAtStoreWallNs = 0, 0
+	if req.ExpiryClock == ExpiryMonotonic {
+		rec.ExpiresAtStoreMonoNs = st.now() + int64(req.TTL)
+		return
+	}
+	rec.ExpiresAtStoreWallNs = st.env.WallNanos() + int64(req.TTL)
+}
+
+// expireDue deletes every TTL key whose expiry the store's clocks have
+// reached. Every request runs it first, as Redis's expireIfNeeded runs on
+// every key lookup (lazy expiry): a key whose wall-clock expiry a clock step
+// has passed is gone for the next command.
 func (st *Store) expireDue() {
-	now := st.now()
+	now, wall := st.now(), st.env.WallNanos()
 	changed := false
 	for i := 0; i < len(st.records); {
 		r := st.records[i]
-		if r.ExpiresAtStoreMonoNs == 0 || r.ExpiresAtStoreMonoNs > now {
+		if !r.ExpiredAt(now, wall) {
 			i++
 			continue
 		}
@@ -450,21 +465,36 @@ func (st *Store) expireDue() {
 }
 
 // rearmExpiry points the store's single expiry timer at the earliest TTL.
+// Timers run on the monotonic clock, so a wall-clock expiry is reached after
+// its remaining wall time only if the two clocks agree; when they do not
+// (a step or a different rate) the timer fires early or late, expireDue
+// checks again and rearms, and any request meanwhile expires the key first.
 func (st *Store) rearmExpiry() {
-	var next int64
-	for _, r := range st.records {
-		if r.ExpiresAtStoreMonoNs > 0 && (next == 0 || r.ExpiresAtStoreMonoNs < next) {
-			next = r.ExpiresAtStoreMonoNs
+	now, wall := st.now(), st.env.WallNanos()
+	var next int64 // nanoseconds of monotonic time until the earliest expiry
+	armed := false
+	consider := func(left int64) {
+		if !armed || left < next {
+			next, armed = left, true
 		}
 	}
-	if next == 0 {
+	for i := range st.records {
+		r := &st.records[i]
+		if r.ExpiresAtStoreMonoNs != 0 {
+			consider(r.ExpiresAtStoreMonoNs - now)
+		}
+		if r.ExpiresAtStoreWallNs != 0 {
+			consider(r.ExpiresAtStoreWallNs - wall)
+		}
+	}
+	if !armed {
 		if st.expiryArmed {
 			st.env.CancelTimer(st.expiry)
 			st.expiryArmed = false
 		}
 		return
 	}
-	d := time.Duration(next - st.now())
+	d := time.Duration(max(next, 0))
 	if st.expiryArmed && st.env.ResetTimer(st.expiry, d) {
 		return
 	}

@@ -147,29 +147,73 @@ func TestStoreSetNXExclusive(t *testing.T) {
 	assert.Equal(t, int64(1), r.do(r.a, Request{Op: OpIncr, Key: "other"}).Value)
 }
 
-// TestStoreTTLExpiryByStoreClock: a key expires after TTL of the *store's*
-// monotonic clock (Redis keeps expiry as an absolute time on the server).
-// With the store's clock at rate 0.5 a 10s key lives 20s of true time; at
-// rate 2, 5s. Until then SET NX fails; after, it succeeds.
+// TestStoreTTLExpiryByStoreClock: a key expires after TTL of the store
+// clock its request names, never the client's (Redis keeps the expiry as an
+// absolute time on the server). With that clock at rate 0.5 a 10s key lives
+// 20s of true time; at rate 2, 5s. Until then SET NX fails; after, it
+// succeeds. The other clock's rate changes nothing a client sees: the
+// expiry timer runs on the monotonic clock, so a wall-clock expiry may be
+// swept late, but the next command expires the key first (Redis's lazy
+// expiry, expireIfNeeded), so the second SET NX wins on time.
 func TestStoreTTLExpiryByStoreClock(t *testing.T) {
+	for _, clock := range []ExpiryClock{ExpiryWall, ExpiryMonotonic} {
+		for _, tc := range []struct {
+			rate float64
+			life time.Duration
+		}{{1, 10 * time.Second}, {0.5, 20 * time.Second}, {2, 5 * time.Second}} {
+			r := newStoreRig(StoreConfig{})
+			if clock == ExpiryWall {
+				r.s.SetWallRate(r.store, sim.Rate(tc.rate))
+				r.s.SetMonoRate(r.store, sim.Rate(1/tc.rate)) // must not matter
+			} else {
+				r.s.SetMonoRate(r.store, sim.Rate(tc.rate))
+				r.s.SetWallRate(r.store, sim.Rate(1/tc.rate))
+			}
+			r.s.RunFor(time.Millisecond)
+			set := func(h sim.NodeID) Request {
+				return Request{Op: OpSetNX, Holder: h, TTL: 10 * time.Second, ExpiryClock: clock}
+			}
+			rep := r.do(r.a, set(r.ia))
+			require.True(t, rep.OK)
+			setAt := r.effects(EffectAcquired)[0].At
+			r.s.RunUntil(setAt.Add(tc.life - 100*time.Millisecond))
+			assert.False(t, r.do(r.b, set(r.ib)).OK, "%s rate %v: still held", clock, tc.rate)
+			r.s.RunUntil(setAt.Add(tc.life + 100*time.Millisecond))
+			assert.True(t, r.do(r.b, set(r.ib)).OK, "%s rate %v: expired", clock, tc.rate)
+			exp := r.effects(EffectExpired)
+			require.Len(t, exp, 1, "%s rate %v", clock, tc.rate)
+			assert.GreaterOrEqual(t, exp[0].At, setAt.Add(tc.life), "%s rate %v: not before its TTL", clock, tc.rate)
+			if clock == ExpiryMonotonic || tc.rate == 1 {
+				assert.Equal(t, setAt.Add(tc.life), exp[0].At, "%s rate %v: the timer sweeps it on time", clock, tc.rate)
+			}
+			assert.Equal(t, int64(r.ia), exp[0].A)
+		}
+	}
+}
+
+// TestStoreRedisExpiryWallStep reproduces Redis's expiry by wall-clock time
+// (src/db.c, keyIsExpired: the key's absolute expiry, set by SET ... PX from
+// the same cached wall-clock time, compared with commandTimeSnapshot()): a
+// forward step of the Redis host's wall clock right after SET NX PX expires
+// the key at once, so the next client's SET NX wins while the first holder
+// still counts on its validity (Kleppmann, "How to do distributed locking",
+// the clock-jump story). A monotonic-expiry store is not moved by the step.
+func TestStoreRedisExpiryWallStep(t *testing.T) {
 	for _, tc := range []struct {
-		rate float64
-		life time.Duration
-	}{{1, 10 * time.Second}, {0.5, 20 * time.Second}, {2, 5 * time.Second}} {
+		clock    ExpiryClock
+		takeover bool
+	}{{ExpiryWall, true}, {ExpiryMonotonic, false}} {
 		r := newStoreRig(StoreConfig{})
-		r.s.SetMonoRate(r.store, sim.Rate(tc.rate))
 		r.s.RunFor(time.Millisecond)
-		rep := r.do(r.a, Request{Op: OpSetNX, Holder: r.ia, TTL: 10 * time.Second})
-		require.True(t, rep.OK)
-		setAt := r.effects(EffectAcquired)[0].At
-		r.s.RunUntil(setAt.Add(tc.life - 100*time.Millisecond))
-		assert.False(t, r.do(r.b, Request{Op: OpSetNX, Holder: r.ib, TTL: 10 * time.Second}).OK, "rate %v: still held", tc.rate)
-		r.s.RunUntil(setAt.Add(tc.life + 100*time.Millisecond))
-		exp := r.effects(EffectExpired)
-		require.Len(t, exp, 1)
-		assert.Equal(t, setAt.Add(tc.life), exp[0].At, "rate %v", tc.rate)
-		assert.Equal(t, int64(r.ia), exp[0].A)
-		assert.True(t, r.do(r.b, Request{Op: OpSetNX, Holder: r.ib, TTL: 10 * time.Second}).OK, "rate %v: expired", tc.rate)
+		set := func(h sim.NodeID) Request {
+			return Request{Op: OpSetNX, Holder: h, TTL: 10 * time.Second, ExpiryClock: tc.clock}
+		}
+		require.True(t, r.do(r.a, set(r.ia)).OK)
+		r.s.StepWall(r.store, 30*time.Second)
+		r.s.RunFor(100 * time.Millisecond)
+		assert.Equal(t, tc.takeover, r.do(r.b, set(r.ib)).OK, "%s: SET NX by another client 100ms after a +30s wall step", tc.clock)
+		assert.Equal(t, !tc.takeover, r.do(r.a, Request{Op: OpCheckRenew, Holder: r.ia, TTL: 10 * time.Second, ExpiryClock: tc.clock}).OK,
+			"%s: the first holder's check-and-PEXPIRE", tc.clock)
 	}
 }
 

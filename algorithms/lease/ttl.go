@@ -10,7 +10,8 @@ import (
 // with Redis" (redis.io/docs/latest/develop/use/patterns/distributed-locks):
 // SET key id NX PX ttl to acquire (here with an INCR of a fence counter in the
 // same script, for a fencing token), a Lua check-and-PEXPIRE to renew, a Lua
-// check-and-DEL to release. The store expires the key by its own clock. The
+// check-and-DEL to release. The store expires the key by its own wall clock,
+// as Redis does (Config.ExpiryClock; keyIsExpired in Redis's src/db.c). The
 // holder believes it leads until its local estimate of the lease runs out:
 // Redlock's validity time, TTL − elapsed − (TTL·ClockDriftFactor + 2ms),
 // measured on its monotonic clock from just before it sent the request that
@@ -25,7 +26,7 @@ func (n *Node) fenceKey() string { return n.cfg.Key + ":fence" }
 
 func (n *Node) ttlAttempt() {
 	n.t.sentAt = n.env.Now()
-	n.request(&Request{Op: OpSetNX, Holder: n.env.ID(), Identity: n.identity(), TTL: n.cfg.TTL,
+	n.request(&Request{Op: OpSetNX, Holder: n.env.ID(), Identity: n.identity(), TTL: n.cfg.TTL, ExpiryClock: n.cfg.ExpiryClock,
 		FenceKey: n.fenceKey(), NowWallNs: n.env.WallNanos()}, stepTTLSet)
 }
 
@@ -39,7 +40,7 @@ func (n *Node) ttlTick() {
 			return // the previous renewal is still outstanding
 		}
 		n.t.sentAt = n.env.Now()
-		n.request(&Request{Op: OpCheckRenew, Holder: n.env.ID(), TTL: n.cfg.TTL, NowWallNs: n.env.WallNanos()}, stepTTLRenew)
+		n.request(&Request{Op: OpCheckRenew, Holder: n.env.ID(), TTL: n.cfg.TTL, ExpiryClock: n.cfg.ExpiryClock, NowWallNs: n.env.WallNanos()}, stepTTLRenew)
 	}
 }
 
