@@ -37,6 +37,11 @@ type Config struct {
 	// heard from a leader within ElectionTimeoutMin ignore RequestVote for a
 	// higher term (thesis §4.2.3; etcd raft's inLease). Default false.
 	CheckQuorum bool
+	// TimerReset says when a node restarts its election timer: TimerFigure2
+	// (the default) or TimerEtcd. The two differ when a node adopts a
+	// higher term without hearing from a leader or granting a vote, and
+	// when a (pre-)candidate loses its election.
+	TimerReset TimerReset
 	// LastLogTerm and LastLogIndex describe each node's (static) log by its
 	// last entry, indexed by the node's position in the peers slice given to
 	// New. They drive the election restriction (§5.4.1): a node votes only for
@@ -49,6 +54,26 @@ type Config struct {
 	// LastLogTerm. Default nil.
 	LastLogIndex []int64
 }
+
+// TimerReset is a rule for restarting the election timer (Config.TimerReset).
+type TimerReset string
+
+// The timer-reset rules.
+const (
+	// TimerFigure2 follows the paper's Figure 2 literally ("If election
+	// timeout elapses without receiving AppendEntries RPC from current
+	// leader or granting vote to candidate: convert to candidate"): only a
+	// heartbeat from the current leader or a granted vote restarts the
+	// timer. A node that adopts a higher term from a rejected vote request
+	// keeps its running timer, and a candidate that loses keeps waiting.
+	TimerFigure2 TimerReset = "figure2"
+	// TimerEtcd is etcd raft's rule (raft.go): every becomeFollower calls
+	// reset(term), which zeroes electionElapsed and draws a new randomized
+	// timeout, so adopting a higher term from any message (a vote request
+	// this node rejects included) restarts the timer, and so does losing a
+	// pre-vote or vote (stepCandidate: quorum lost → becomeFollower).
+	TimerEtcd TimerReset = "etcd"
+)
 
 // DefaultConfig returns the paper's parameters: election timeout 150–300ms,
 // heartbeats every 50ms, persistence on, PreVote and CheckQuorum off, empty
@@ -73,6 +98,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("raftelect: HeartbeatInterval must be positive, got %v", c.HeartbeatInterval)
 	case c.HeartbeatInterval >= c.ElectionTimeoutMin:
 		return fmt.Errorf("raftelect: HeartbeatInterval (%v) must be below ElectionTimeoutMin (%v), or followers time out between heartbeats", c.HeartbeatInterval, c.ElectionTimeoutMin)
+	case c.TimerReset != "" && c.TimerReset != TimerFigure2 && c.TimerReset != TimerEtcd:
+		return fmt.Errorf("raftelect: TimerReset must be %q or %q, got %q", TimerFigure2, TimerEtcd, c.TimerReset)
 	case c.LastLogTerm != nil && c.LastLogIndex != nil && len(c.LastLogTerm) != len(c.LastLogIndex):
 		return fmt.Errorf("raftelect: LastLogTerm has %d entries but LastLogIndex has %d", len(c.LastLogTerm), len(c.LastLogIndex))
 	}

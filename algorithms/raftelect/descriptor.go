@@ -13,13 +13,14 @@ func Descriptor() registry.Algorithm {
 		FieldNames: map[string]string{
 			"ElectionTimeoutMin": "election_timeout's minimum", "ElectionTimeoutMax": "election_timeout's maximum",
 			"HeartbeatInterval": "heartbeat", "LastLogTerm": "last_log_term", "LastLogIndex": "last_log_index",
-			"peers": "candidates",
+			"peers": "candidates", "TimerReset": "timer_reset",
 		},
 		Params: []registry.Param{
 			{Key: "election_timeout", Kind: registry.DurationRange, Doc: "randomized election timeout range, default 150ms..300ms"},
 			{Key: "heartbeat", Kind: registry.Duration, Doc: "leader heartbeat interval, default 50ms"},
 			{Key: "prevote", Kind: registry.Bool, Doc: "PreVote (thesis §9.6), default false"},
 			{Key: "check_quorum", Kind: registry.Bool, Doc: "CheckQuorum (thesis §6.2), default false"},
+			{Key: "timer_reset", Kind: registry.Enum, Enum: []string{string(TimerFigure2), string(TimerEtcd)}, Doc: "when the election timer restarts: figure2 (leader contact or a granted vote) or etcd (also every adoption of a higher term and a lost election); default figure2"},
 			{Key: "persist", Kind: registry.Bool, Doc: "persist term and vote, default true"},
 			{Key: "last_log_term", Kind: registry.Ints, Doc: "per-candidate last log term, default all 0"},
 			{Key: "last_log_index", Kind: registry.Ints, Doc: "per-candidate last log index, default all 0"},
@@ -33,6 +34,9 @@ func Descriptor() registry.Algorithm {
 			registry.SetBool(v, "prevote", &c.PreVote)
 			registry.SetBool(v, "check_quorum", &c.CheckQuorum)
 			registry.SetBool(v, "persist", &c.Persist)
+			if v.Has("timer_reset") {
+				c.TimerReset = TimerReset(v.String("timer_reset"))
+			}
 			if v.Has("last_log_term") {
 				c.LastLogTerm = v.Ints("last_log_term")
 			}

@@ -54,7 +54,7 @@ func (h *harness) run(d *datadriven.TestData) (string, error) {
 }
 
 // boot node=1 peers=3 [timeout=150ms..300ms] [prevote] [check-quorum]
-// [log=term/index,...] [no-persist]
+// [log=term/index,...] [no-persist] [timer-reset=figure2|etcd]
 func (h *harness) boot(d *datadriven.TestData) (string, error) {
 	node, peers := 1, 3
 	cfg := raftelect.DefaultConfig()
@@ -84,6 +84,8 @@ func (h *harness) boot(d *datadriven.TestData) (string, error) {
 			cfg.CheckQuorum = true
 		case "no-persist":
 			cfg.Persist = false
+		case "timer-reset":
+			cfg.TimerReset = raftelect.TimerReset(val)
 		case "log":
 			for _, v := range strings.Split(strings.Join(a.Vals, ","), ",") {
 				term, index, _ := strings.Cut(v, "/")

@@ -264,11 +264,16 @@ func (n *Node) observeTerm(m *sim.Message) bool {
 }
 
 // becomeFollower moves to term as a follower of leader (sim.None if unknown).
-// Like Figure 2, it does not restart a running election timer: only a
-// heartbeat from the leader or a granted vote does that.
+// Under TimerFigure2 it does not restart a running election timer (only a
+// heartbeat from the leader or a granted vote does that); under TimerEtcd it
+// does, as etcd raft's becomeFollower → reset(term) does.
 func (n *Node) becomeFollower(term int64, leader sim.NodeID, why string) {
-	if n.role == Leader {
-		n.stepDown(why)
+	wasLeader := n.role == Leader
+	if wasLeader {
+		n.stepDown(why) // restarts the timer under either rule
+	}
+	if n.cfg.TimerReset == TimerEtcd && !wasLeader {
+		n.resetElectionTimer()
 	}
 	n.role = Follower
 	if term != n.term {

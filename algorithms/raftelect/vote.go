@@ -100,9 +100,15 @@ func (n *Node) onRequestVoteResp(m *sim.Message, from int) {
 	} else {
 		n.votes[from] = voteRejected
 	}
-	// A rejected candidate keeps waiting for its timeout (Figure 2).
-	if granted, _ := n.tally(); granted >= n.quorum() {
+	// Figure 2: a rejected candidate keeps waiting for its timeout. etcd
+	// raft (stepCandidate, VoteLost): it returns to follower at its term,
+	// which restarts the timer.
+	granted, rejected := n.tally()
+	switch {
+	case granted >= n.quorum():
 		n.becomeLeader()
+	case rejected >= n.quorum() && n.cfg.TimerReset == TimerEtcd:
+		n.becomeFollower(n.term, sim.None, "vote lost")
 	}
 }
 
@@ -126,8 +132,13 @@ func (n *Node) onPreVoteResp(m *sim.Message, from int) {
 	case granted >= n.quorum():
 		n.campaign()
 	case rejected >= n.quorum():
-		// As etcd raft: a lost pre-vote returns to follower at the same term;
-		// the running election timer starts the next round.
+		// As etcd raft: a lost pre-vote returns to follower at the same term.
+		// Under TimerFigure2 the running election timer starts the next
+		// round; under TimerEtcd becomeFollower restarts it first.
+		if n.cfg.TimerReset == TimerEtcd {
+			n.becomeFollower(n.term, sim.None, "pre-vote lost")
+			return
+		}
 		n.role = Follower
 	}
 }
