@@ -40,3 +40,29 @@ func TestRedisExpiresByWallClock(t *testing.T) {
 	assert.GreaterOrEqual(t, wall, 15, "Redis semantics: the step expires the key early")
 	assert.Equal(t, 0, mono, "monotonic expiry ignores wall steps")
 }
+
+// TestClientGoReleaseBlocksForRESTTimeout reproduces client-go's release
+// path: LeaderElector.Run (tools/leaderelection/leaderelection.go) returns,
+// and cancels the leader's context, only after release() returns, and each
+// of release's API requests is bounded by the REST client's timeout,
+// max(1s, RenewDeadline/2) as resourcelock.NewFromKubeconfig
+// (tools/leaderelection/resourcelock/interface.go) builds the client. With
+// the leader cut off the API server and RenewDeadline 20s the release
+// blocks 10s while the leader still acts, and a follower takes the lease:
+// split-brain in every seed. A 1s request timeout (our former fixed value)
+// hides it; without release_on_cancel the leader stops at its deadline.
+// With client-go's defaults (15s/10s/2s) the 5s block overlaps in some
+// seeds.
+func TestClientGoReleaseBlocksForRESTTimeout(t *testing.T) {
+	const seeds = 20
+	rest := splitBrains(t, "k8s-release-hang.yaml", seeds)
+	short := splitBrains(t, "k8s-release-hang.yaml", seeds, "algorithm.request_timeout=1s")
+	noRelease := splitBrains(t, "k8s-release-hang.yaml", seeds, "algorithm.release_on_cancel=false")
+	defaults := splitBrains(t, "k8s-release-hang.yaml", seeds,
+		"algorithm.lease_duration=15s", "algorithm.renew_deadline=10s")
+	t.Logf("split-brains over %d seeds: REST timeout 10s %d, 1s %d, no release %d, client-go defaults %d", seeds, rest, short, noRelease, defaults)
+	assert.Equal(t, seeds, rest, "the release blocks RenewDeadline/2 = 10s while the leader acts")
+	assert.Zero(t, short, "a 1s request timeout ends the release before the follower's LeaseDuration")
+	assert.Zero(t, noRelease, "without ReleaseOnCancel the leader stops at RenewDeadline")
+	assert.Positive(t, defaults, "with 15s/10s/2s the 5s block overlaps in some seeds")
+}

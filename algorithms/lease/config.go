@@ -75,8 +75,12 @@ type Config struct {
 	ExtendInterval time.Duration
 
 	// RequestTimeout is how long a candidate waits for the store's reply
-	// before treating the request as failed (a client socket timeout).
-	// Default 1s.
+	// before treating the request as failed (the client's HTTP or socket
+	// timeout). 0, the default, means the flavour's client default: for k8s
+	// max(1s, RenewDeadline/2), the REST client timeout client-go's
+	// resourcelock.NewFromKubeconfig sets (so a release against an
+	// unreachable API server blocks that long while the leader still acts);
+	// 1s for ttl and walltime.
 	RequestTimeout time.Duration
 	// RejoinDelay is how long a candidate that lost the lease waits before
 	// it competes again with fresh state, as a supervisor restarting the
@@ -104,7 +108,18 @@ func DefaultConfig() Config {
 		ClockDriftFactor: 0.01,
 		ClockDriftMargin: 2 * time.Millisecond,
 		LockAtMostFor:    30 * time.Second,
-		RequestTimeout:   time.Second,
+	}
+}
+
+// requestTimeout returns RequestTimeout or the flavour's client default.
+func (c Config) requestTimeout() time.Duration {
+	switch {
+	case c.RequestTimeout > 0:
+		return c.RequestTimeout
+	case c.Flavor == FlavorK8s:
+		return max(time.Second, c.RenewDeadline/2) // resourcelock.NewFromKubeconfig
+	default:
+		return time.Second
 	}
 }
 
@@ -141,8 +156,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("lease: RetryPeriod must be positive, got %v", c.RetryPeriod)
 	case c.JitterFactor < 0:
 		return fmt.Errorf("lease: JitterFactor must not be negative, got %v", c.JitterFactor)
-	case c.RequestTimeout <= 0:
-		return fmt.Errorf("lease: RequestTimeout must be positive, got %v", c.RequestTimeout)
+	case c.RequestTimeout < 0:
+		return fmt.Errorf("lease: RequestTimeout must not be negative, got %v", c.RequestTimeout)
 	case c.RejoinDelay < 0:
 		return fmt.Errorf("lease: RejoinDelay must not be negative, got %v", c.RejoinDelay)
 	case c.ShutdownAt < 0:

@@ -21,7 +21,7 @@ func TestValidate(t *testing.T) {
 		"Flavor":         func(c *Config) { c.Flavor = "zk" },
 		"Key":            func(c *Config) { c.Key = "" },
 		"RetryPeriod":    func(c *Config) { c.RetryPeriod = 0 },
-		"RequestTimeout": func(c *Config) { c.RequestTimeout = 0 },
+		"RequestTimeout": func(c *Config) { c.RequestTimeout = -time.Second },
 		"LeaseDuration":  func(c *Config) { c.LeaseDuration = c.RenewDeadline },
 		"RenewDeadline":  func(c *Config) { c.RenewDeadline = 2400 * time.Millisecond },
 	}

@@ -32,7 +32,7 @@ func Descriptor() registry.Algorithm {
 			{Key: "lock_at_most_for", Kind: registry.Duration, Doc: "walltime: lock_until ahead of the holder's wall clock, default 30s"},
 			{Key: "lock_at_least_for", Kind: registry.Duration, Doc: "walltime: minimum hold on release, default 0"},
 			{Key: "extend_interval", Kind: registry.Duration, Doc: "walltime: extension interval, default lock_at_most_for/2"},
-			{Key: "request_timeout", Kind: registry.Duration, Doc: "store request timeout, default 1s"},
+			{Key: "request_timeout", Kind: registry.Duration, Doc: "store request timeout, default k8s max(1s, renew_deadline/2) (client-go NewFromKubeconfig), else 1s"},
 			{Key: "rejoin_delay", Kind: registry.Duration, Doc: "wait before competing again after losing the lease, default 0"},
 			{Key: "shutdown_at", Kind: registry.Duration, Doc: "graceful shutdown (resign) at this monotonic reading, default never"},
 		},

@@ -310,13 +310,14 @@ func (n *Node) afterStop() {
 // --- requests ---
 
 // request sends req to the store as the single pending request, continued by
-// st when the reply arrives or RequestTimeout passes.
+// st when the reply arrives or the request timeout (Config.RequestTimeout)
+// passes.
 func (n *Node) request(req *Request, st step) {
 	n.reqSeq++
 	req.ID = n.reqSeq
 	req.Key = n.cfg.Key
 	n.pendID, n.pendStep = req.ID, st
-	n.arm(&n.reqTimer, n.cfg.RequestTimeout, tagRequest)
+	n.arm(&n.reqTimer, n.cfg.requestTimeout(), tagRequest)
 	n.env.Send(RequestMessage(n.store, req))
 }
 
