@@ -66,3 +66,29 @@ func TestClientGoReleaseBlocksForRESTTimeout(t *testing.T) {
 	assert.Zero(t, noRelease, "without ReleaseOnCancel the leader stops at RenewDeadline")
 	assert.Positive(t, defaults, "with 15s/10s/2s the 5s block overlaps in some seeds")
 }
+
+// TestClientGoWholeSecondHazard checks the condition docs/algorithms/lease.md
+// states for client-go's whole-second change detection: tryAcquireOrRenew
+// (tools/leaderelection/leaderelection.go) compares the marshalled
+// LeaderElectionRecord, whose metav1.Time fields serialize in whole
+// seconds (resourcelock/leaselock.go converts the Lease's MicroTime), so a
+// renewal in the same second as the last one a follower saw is invisible
+// and the follower's observedTime lags by up to about a second. A leader
+// cut off the API server acts until RetryPeriod + RenewDeadline after its
+// last renewal, so the lag overlaps it only when LeaseDuration −
+// RenewDeadline − RetryPeriod is below about one second; a sub-second
+// RetryPeriod with a wide margin is safe.
+func TestClientGoWholeSecondHazard(t *testing.T) {
+	const seeds = 50
+	run := func(lease, retry string) int {
+		return splitBrains(t, "k8s-release-hang.yaml", seeds, "algorithm.release_on_cancel=false",
+			"algorithm.lease_duration="+lease, "algorithm.renew_deadline=10s", "algorithm.retry_period="+retry)
+	}
+	narrow := run("10500ms", "267ms") // margin 0.233s, renewals 267ms apart
+	wide := run("13500ms", "267ms")   // margin 3.233s
+	second := run("12s", "1s")        // margin 1s, renewals a second apart
+	t.Logf("split-brains over %d seeds: margin 0.23s %d, margin 3.2s %d, RetryPeriod 1s %d", seeds, narrow, wide, second)
+	assert.Greater(t, narrow, seeds/2, "sub-second renewals and a sub-second margin")
+	assert.Zero(t, wide, "sub-second renewals alone are safe with a wide margin")
+	assert.Zero(t, second, "renewals a second apart are always visible")
+}
