@@ -51,6 +51,9 @@ type Param struct {
 	Min, Max float64
 	// Doc is one line for the docs table, with the default.
 	Doc string
+	// Single: the scenario must give one value, never a range, because the
+	// parameter decides the run's nodes (Algorithm.LeaseStores reads it).
+	Single bool
 }
 
 // Values are one run's parameter values, drawn from the scenario's ranges:
@@ -70,9 +73,16 @@ type Values interface {
 
 // Services are the service nodes of a run a candidate may talk to.
 type Services struct {
-	// LeaseStore is the lease store's ID (sim.None without one).
+	// LeaseStore is the lease store's ID (sim.None without one); with
+	// several stores, the first.
 	LeaseStore sim.NodeID
+	// LeaseStores are every lease store's ID, LeaseStore first (nil
+	// without one); Algorithm.LeaseStores says how many.
+	LeaseStores []sim.NodeID
 }
+
+// MaxLeaseStores bounds Algorithm.LeaseStores.
+const MaxLeaseStores = 15
 
 // Factory builds one candidate node of a run: peers are every candidate's
 // ID in ascending order.
@@ -105,6 +115,12 @@ type Algorithm struct {
 	// recognises a leader by holding the lease (from its lead record on)
 	// rather than by a majority's beliefs.
 	LeaseStore bool
+	// LeaseStores, if set, says how many lease store nodes a run with
+	// these values gets (1..MaxLeaseStores; for example Redlock's
+	// independent masters); nil means one. It may read only Single
+	// parameters (and defaults), so every run of a scenario has the same
+	// nodes.
+	LeaseStores func(v Values) int
 	// Build validates the values for a cluster of candidates and returns
 	// the node factory, or the configuration's error. It may draw from r.
 	Build func(v Values, candidates int, r *sim.Rand) (Factory, error)
@@ -139,6 +155,9 @@ func (r *Registry) Register(a Algorithm) error {
 	if a.Name == "" || a.Build == nil {
 		return fmt.Errorf("registry: an algorithm needs a name and a Build function")
 	}
+	if a.LeaseStores != nil && !a.LeaseStore {
+		return fmt.Errorf("registry: %s: LeaseStores is set but LeaseStore is not", a.Name)
+	}
 	seen := map[string]bool{} // lookups only
 	for _, p := range a.Params {
 		switch {
@@ -150,6 +169,8 @@ func (r *Registry) Register(a Algorithm) error {
 			return fmt.Errorf("registry: %s: enum parameter %q lists no values", a.Name, p.Key)
 		case (p.Kind == Int || p.Kind == Float) && p.Min > p.Max:
 			return fmt.Errorf("registry: %s: parameter %q has min > max", a.Name, p.Key)
+		case p.Single && p.Kind != Int && p.Kind != Float && p.Kind != Duration:
+			return fmt.Errorf("registry: %s: parameter %q: only int, float and duration parameters can be Single", a.Name, p.Key)
 		}
 		seen[p.Key] = true
 	}

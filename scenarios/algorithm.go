@@ -57,8 +57,8 @@ func (v drawnValues) Ints(k string) []int64                         { return v[k
 func (v drawnValues) DurationRange(k string) (lo, hi time.Duration) { return v[k].lo, v[k].hi }
 
 // NodeFactory builds one candidate node for a run. peers are all candidate
-// IDs in ascending order; store is the lease store's ID.
-type NodeFactory func(peers []sim.NodeID, store sim.NodeID) sim.Node
+// IDs in ascending order; stores are the lease stores' IDs (nil without one).
+type NodeFactory func(peers []sim.NodeID, stores []sim.NodeID) sim.Node
 
 // Algorithms lists the algorithm names scenarios accept: those in
 // registry.Default. A program registers electsim's own by importing
@@ -220,7 +220,13 @@ func (a AlgorithmSpec) factory(n int, r *sim.Rand) (NodeFactory, AlgorithmSpec, 
 			}
 		}
 	}
-	wrap := func(p []sim.NodeID, store sim.NodeID) sim.Node { return f(p, registry.Services{LeaseStore: store}) }
+	wrap := func(p []sim.NodeID, stores []sim.NodeID) sim.Node {
+		svc := registry.Services{LeaseStore: sim.None, LeaseStores: stores}
+		if len(stores) > 0 {
+			svc.LeaseStore = stores[0]
+		}
+		return f(p, svc)
+	}
 	return wrap, c, nil
 }
 
@@ -389,7 +395,25 @@ func (l *loader) readParam(m *mapReader, p *registry.Param, path string, nodes i
 	case registry.Ints:
 		v.ints, ok = l.intList(v.at, key)
 	}
+	if ok && p.Single && (v.intLo != v.intHi || v.fLo != v.fHi || v.durLo != v.durHi) {
+		l.errAt(v.at, key, "want one value, not a range: %s decides the run's nodes", p.Key)
+		ok = false
+	}
 	return v, ok
+}
+
+// leaseStores is how many lease store nodes runs of the algorithm spec
+// get: 0 if it needs none, else its descriptor's LeaseStores (read from the
+// Single parameters, which never vary between runs), default 1.
+func (a AlgorithmSpec) leaseStores() int {
+	d := findAlgo(a.Name)
+	switch {
+	case d == nil || !d.LeaseStore:
+		return 0
+	case d.LeaseStores == nil:
+		return 1
+	}
+	return max(1, min(registry.MaxLeaseStores, d.LeaseStores(a.draw(nil, -1))))
 }
 
 // nodeRef parses a candidate reference: "n3" or 3 (1-based).

@@ -282,13 +282,18 @@ func (sc *Scenario) targetYAML(t faults.Target) string {
 	return string(t.Kind)
 }
 
-// refName names a node in a target: n1…nN, store or resource.
+// refName names a node in a target: n1…nN, store, store2… or resource.
 func (sc *Scenario) refName(id sim.NodeID) string {
 	if int(id) < sc.Nodes {
 		return nodeName(id)
 	}
 	if sc.hasStore() && int(id) == sc.Nodes {
 		return "store"
+	}
+	for k := 2; k <= sc.storeCount(); k++ {
+		if id == extraStoreID(k, sc.Nodes, sc.Cron != nil) {
+			return storeName(k)
+		}
 	}
 	return "resource"
 }

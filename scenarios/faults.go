@@ -292,6 +292,9 @@ func (l *loader) readTarget(n *ynode, path string, sc *Scenario) (faults.Target,
 		if id, err := nodeRef(s, sc.Nodes); err == nil {
 			return faults.Nodes(id), true
 		}
+		if id, svc := sc.serviceID(s); svc && id != sim.None {
+			return faults.Nodes(id), true // store2, store3, …: Redlock's other masters
+		}
 		if _, err := strconv.Atoi(strings.TrimPrefix(s, "n")); err == nil {
 			l.errAt(n, path, "%q is not a node of this %d-node cluster (n1..n%d)", s, sc.Nodes, sc.Nodes)
 			return faults.Target{}, false
@@ -358,7 +361,7 @@ func (l *loader) targetNodeList(n *ynode, path string, sc *Scenario) ([]sim.Node
 	return out, ok
 }
 
-// serviceID resolves "store" or "resource" to the node ID runs give it
+// serviceID resolves "store", "store2"… or "resource" to the node ID runs give it
 // (sim.None if the scenario has no such node); svc is false for other names.
 func (sc *Scenario) serviceID(name string) (id sim.NodeID, svc bool) {
 	next := sim.NodeID(sc.Nodes)
@@ -366,6 +369,12 @@ func (sc *Scenario) serviceID(name string) (id sim.NodeID, svc bool) {
 	if sc.hasStore() {
 		store = next
 		next++
+	}
+	if k, err := strconv.Atoi(strings.TrimPrefix(name, "store")); err == nil && strings.HasPrefix(name, "store") && k >= 2 {
+		if k > sc.storeCount() {
+			return sim.None, true
+		}
+		return extraStoreID(k, sc.Nodes, sc.Cron != nil), true
 	}
 	switch name {
 	case "store":
@@ -752,8 +761,35 @@ func (l *loader) readNemesis(fm *mapReader, path string, sc *Scenario) (faults.N
 }
 
 // hasStore reports whether runs of the scenario have a lease store.
-func (sc *Scenario) hasStore() bool {
-	return needsLeaseStore(sc.Algorithm.Name) || (sc.Cron != nil && sc.Cron.Mode == "shedlock")
+func (sc *Scenario) hasStore() bool { return sc.storeCount() > 0 }
+
+// storeCount is how many lease store nodes runs of the scenario have: one
+// for ShedLock mode, else what the algorithm asks for (Redlock: one per
+// master).
+func (sc *Scenario) storeCount() int {
+	if sc.Cron != nil && sc.Cron.Mode == "shedlock" {
+		return 1
+	}
+	return sc.Algorithm.leaseStores()
+}
+
+// extraStoreID is the node ID of lease store k (2-based: "store2"), given
+// n candidates and whether there is a resource: the first store keeps ID n
+// and the resource n+1, so the others come after them.
+func extraStoreID(k, n int, resource bool) sim.NodeID {
+	id := n + 1 + k - 2
+	if resource {
+		id++
+	}
+	return sim.NodeID(id)
+}
+
+// storeName names lease store k (1-based): "store", "store2", ….
+func storeName(k int) string {
+	if k == 1 {
+		return "store"
+	}
+	return "store" + strconv.Itoa(k)
 }
 
 // instantaneous reports whether a fault has nothing For could revert

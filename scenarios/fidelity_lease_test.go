@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -91,4 +93,53 @@ func TestClientGoWholeSecondHazard(t *testing.T) {
 	assert.Greater(t, narrow, seeds/2, "sub-second renewals and a sub-second margin")
 	assert.Zero(t, wide, "sub-second renewals alone are safe with a wide margin")
 	assert.Zero(t, second, "renewals a second apart are always visible")
+}
+
+// TestRedlockStories runs Kleppmann's two stories ("How to do distributed
+// locking", 2016) against the redlock flavour — go-redsync's Lock/Extend
+// (mutex.go: quorum len(pools)/2+1, validity until = now + expiry −
+// elapsed − expiry·driftFactor) over five independent masters — on 200
+// seeds each (ELECTSIM_REDLOCK_SEEDS to change): every seed meets the
+// scenario's own expectations, and the GC-pause story with the cron
+// layer's fencing + claim policies has no double execution.
+func TestRedlockStories(t *testing.T) {
+	seeds := envInt(t, "ELECTSIM_REDLOCK_SEEDS", 200)
+	for _, file := range []string{"redlock-clock-jump.yaml", "redlock-gc-pause.yaml"} {
+		sc, err := Load(file)
+		require.NoError(t, err)
+		bad := 0
+		for seed := uint64(1); seed <= uint64(seeds); seed++ {
+			r, err := sc.Run(RunOptions{Seed: seed})
+			require.NoError(t, err)
+			if !r.OK {
+				bad++
+				if bad <= 3 {
+					t.Errorf("%s seed %d: %v", file, seed, r.Problems)
+				}
+			}
+		}
+		assert.Zero(t, bad, "%s: seeds that missed their expectations", file)
+	}
+	sc, err := LoadWith("redlock-gc-pause.yaml", []string{"cron.policy=[fencing, claim]"})
+	require.NoError(t, err)
+	for seed := uint64(1); seed <= uint64(seeds); seed++ {
+		r, err := sc.Run(RunOptions{Seed: seed})
+		require.NoError(t, err)
+		c, _ := r.Report.Check(checker.CheckDoubleExecution)
+		require.Zero(t, c.Count, "seed %d: fencing + claim must stop the paused holder's run", seed)
+		sb, _ := r.Report.Check(checker.CheckSplitBrain)
+		assert.True(t, sb.OnlyHarmless(), "seed %d: the belief-level split-brain remains, made harmless", seed)
+	}
+}
+
+// envInt reads a positive count from the environment, or def.
+func envInt(t *testing.T, name string, def int) int {
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	require.NoError(t, err, name)
+	require.Positive(t, n, name)
+	return n
 }

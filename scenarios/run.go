@@ -60,9 +60,13 @@ type Run struct {
 	Injector *faults.Injector
 	// Candidates are n1..nN.
 	Candidates []sim.NodeID
-	// StoreID and Store are the lease store (sim.None / nil if none).
+	// StoreID and Store are the lease store (sim.None / nil if none); with
+	// several (Redlock's masters), the first.
 	StoreID sim.NodeID
 	Store   *lease.Store
+	// StoreIDs and Stores are every lease store, the first included.
+	StoreIDs []sim.NodeID
+	Stores   []*lease.Store
 	// ResourceID and Resource are the fenced resource (sim.None / nil if none).
 	ResourceID sim.NodeID
 	Resource   *cron.Resource
@@ -105,7 +109,11 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 		spec = AlgorithmSpec{Name: opts.Algorithm}
 	}
 	shedlock := sc.Cron != nil && sc.Cron.Mode == "shedlock"
-	hasStore := shedlock || needsLeaseStore(spec.Name)
+	stores := spec.leaseStores()
+	if shedlock {
+		stores = 1
+	}
+	hasStore := stores > 0
 
 	total := sc.Duration + sc.Settle.For
 	drop := pickFloat(sc.Network.DropLo, sc.Network.DropHi, params, 0)
@@ -121,6 +129,10 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	if hasStore {
 		r.StoreID = next
 		next++
+		r.StoreIDs = append(r.StoreIDs, r.StoreID)
+		for k := 2; k <= stores; k++ {
+			r.StoreIDs = append(r.StoreIDs, extraStoreID(k, n, sc.Cron != nil))
+		}
 	}
 	if sc.Cron != nil {
 		r.ResourceID = next
@@ -153,9 +165,9 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	case shedlock:
 		build = func() sim.Node { return cron.NewShedLockNode(r.CronConfig) }
 	case r.CronConfig != nil:
-		build = func() sim.Node { return cron.Wrap(factory(r.Candidates, r.StoreID), r.CronConfig) }
+		build = func() sim.Node { return cron.Wrap(factory(r.Candidates, r.StoreIDs), r.CronConfig) }
 	default:
-		build = func() sim.Node { return factory(r.Candidates, r.StoreID) }
+		build = func() sim.Node { return factory(r.Candidates, r.StoreIDs) }
 	}
 	for i := 0; i < n; i++ {
 		s.AddFreshNode(fmt.Sprintf("n%d", i+1), build, sim.Fsync(sc.Fsync))
@@ -163,9 +175,17 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	if hasStore {
 		r.Store = lease.NewStore(lease.StoreConfig{})
 		s.AddNode("store", r.Store, sim.Service())
+		r.Stores = append(r.Stores, r.Store)
 	}
 	if r.CronConfig != nil {
 		_, r.Resource = cron.AddResource(s, "resource", r.CronConfig.Jobs, r.CronConfig.Policy)
+	}
+	for k := 2; k <= stores; k++ {
+		st := lease.NewStore(lease.StoreConfig{})
+		if id := s.AddNode(storeName(k), st, sim.Service()); id != r.StoreIDs[k-1] {
+			return nil, fmt.Errorf("internal: store %d got node ID %d, want %d", k, id, r.StoreIDs[k-1])
+		}
+		r.Stores = append(r.Stores, st)
 	}
 	r.concrete.Network.DropLo, r.concrete.Network.DropHi = drop, drop
 	r.concrete.Network.DupLo, r.concrete.Network.DupHi = dup, dup
@@ -328,7 +348,7 @@ func (r *Run) checkerInput(opts RunOptions) checker.Input {
 		in.Replay = sc.ReplayCommand(r.Seed, opts.Algorithm)
 	}
 	if needsLeaseStore(r.Algorithm) {
-		in.LeaseStore = []sim.NodeID{r.StoreID}
+		in.LeaseStore = r.StoreIDs
 	}
 	return in
 }

@@ -13,7 +13,13 @@ const (
 	FlavorTTL = "ttl"
 	// FlavorWallTime imitates ShedLock's lock_until with KeepAliveLockProvider.
 	FlavorWallTime = "walltime"
+	// FlavorRedlock imitates Redlock over independent Redis masters, as
+	// go-redsync implements it (mutex.go).
+	FlavorRedlock = "redlock"
 )
+
+// Flavors lists the flavours.
+var Flavors = []string{FlavorK8s, FlavorTTL, FlavorWallTime, FlavorRedlock}
 
 // Config holds a lease candidate's parameters. Start from DefaultConfig; a
 // literal that omits fields gets zero values, which Validate rejects.
@@ -63,6 +69,21 @@ type Config struct {
 	// 2ms (the Redlock reference implementations).
 	ClockDriftMargin time.Duration
 
+	// Masters (redlock) is the number of independent Redis masters, each
+	// its own store node with its own clocks. Default 5 (the Redlock
+	// spec's example); a lock needs Masters/2+1 of them (go-redsync's
+	// quorum).
+	Masters int
+	// TimeoutFactor (redlock) bounds one acquisition round: every master's
+	// SET NX must answer within TTL·TimeoutFactor (go-redsync's
+	// timeoutFactor, default 0.05).
+	TimeoutFactor float64
+	// SetNXOnExtend (redlock) makes each extension also set the key on
+	// masters where it is absent (go-redsync's WithSetNXOnExtend option),
+	// so a holder that won on a bare majority comes to hold every master
+	// it reaches. Default false (go-redsync's default).
+	SetNXOnExtend bool
+
 	// LockAtMostFor (walltime) is how far ahead of its own wall clock the
 	// holder writes lock_until. Default 30s (KeepAliveLockProvider's
 	// minimum).
@@ -105,6 +126,8 @@ func DefaultConfig() Config {
 		JitterFactor:     1.2,
 		TTL:              10 * time.Second,
 		ExpiryClock:      ExpiryWall,
+		Masters:          5,
+		TimeoutFactor:    0.05,
 		ClockDriftFactor: 0.01,
 		ClockDriftMargin: 2 * time.Millisecond,
 		LockAtMostFor:    30 * time.Second,
@@ -122,6 +145,9 @@ func (c Config) requestTimeout() time.Duration {
 		return time.Second
 	}
 }
+
+// MaxMasters bounds Config.Masters.
+const MaxMasters = 15
 
 // renewInterval returns RenewInterval or its default.
 func (c Config) renewInterval() time.Duration {
@@ -148,8 +174,8 @@ func (c Config) drift() time.Duration {
 // NewLeaderElector checks.
 func (c Config) Validate() error {
 	switch {
-	case c.Flavor != FlavorK8s && c.Flavor != FlavorTTL && c.Flavor != FlavorWallTime:
-		return fmt.Errorf("lease: Flavor must be %q, %q or %q, got %q", FlavorK8s, FlavorTTL, FlavorWallTime, c.Flavor)
+	case c.Flavor != FlavorK8s && c.Flavor != FlavorTTL && c.Flavor != FlavorWallTime && c.Flavor != FlavorRedlock:
+		return fmt.Errorf("lease: Flavor must be %q, %q, %q or %q, got %q", FlavorK8s, FlavorTTL, FlavorWallTime, FlavorRedlock, c.Flavor)
 	case c.Key == "":
 		return fmt.Errorf("lease: Key must not be empty")
 	case c.RetryPeriod <= 0:
@@ -173,8 +199,12 @@ func (c Config) Validate() error {
 		case c.RenewDeadline <= time.Duration(c.JitterFactor*float64(c.RetryPeriod)):
 			return fmt.Errorf("lease: RenewDeadline (%v) must be greater than RetryPeriod*JitterFactor (%v)", c.RenewDeadline, time.Duration(c.JitterFactor*float64(c.RetryPeriod)))
 		}
-	case FlavorTTL:
+	case FlavorTTL, FlavorRedlock:
 		switch {
+		case c.Flavor == FlavorRedlock && (c.Masters < 1 || c.Masters > MaxMasters):
+			return fmt.Errorf("lease: Masters must be in 1..%d, got %d", MaxMasters, c.Masters)
+		case c.Flavor == FlavorRedlock && (c.TimeoutFactor <= 0 || c.TimeoutFactor >= 1):
+			return fmt.Errorf("lease: TimeoutFactor must be in (0, 1), got %v", c.TimeoutFactor)
 		case c.TTL <= 0:
 			return fmt.Errorf("lease: TTL must be positive, got %v", c.TTL)
 		case c.ExpiryClock != "" && c.ExpiryClock != ExpiryWall && c.ExpiryClock != ExpiryMonotonic:

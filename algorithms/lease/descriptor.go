@@ -10,15 +10,27 @@ import (
 func Descriptor() registry.Algorithm {
 	return registry.Algorithm{
 		Name: "lease", Doc: "lease-based election against the lease store (algorithms/lease)", Package: "lease", LeaseStore: true,
+		LeaseStores: func(v registry.Values) int {
+			if !v.Has("flavor") || v.String("flavor") != FlavorRedlock {
+				return 1
+			}
+			if v.Has("masters") {
+				return v.Int("masters")
+			}
+			return DefaultConfig().Masters
+		},
 		FieldNames: map[string]string{
 			"LeaseDuration": "lease_duration", "RenewDeadline": "renew_deadline", "RetryPeriod": "retry_period",
 			"JitterFactor": "jitter_factor", "RequestTimeout": "request_timeout", "RejoinDelay": "rejoin_delay",
 			"ShutdownAt": "shutdown_at", "TTL": "ttl", "RenewInterval": "renew_interval",
-			"ClockDriftFactor": "clock_drift_factor", "ExpiryClock": "expiry_clock", "ClockDriftMargin": "clock_drift_margin",
+			"ClockDriftFactor": "clock_drift_factor", "ExpiryClock": "expiry_clock", "Masters": "masters", "TimeoutFactor": "timeout_factor", "SetNXOnExtend": "set_nx_on_extend", "ClockDriftMargin": "clock_drift_margin",
 			"LockAtMostFor": "lock_at_most_for", "LockAtLeastFor": "lock_at_least_for", "ExtendInterval": "extend_interval",
 		},
 		Params: []registry.Param{
-			{Key: "flavor", Kind: registry.Enum, Enum: []string{FlavorK8s, FlavorTTL, FlavorWallTime}, Doc: "k8s (client-go), ttl (Redis SET NX PX) or walltime (ShedLock lock_until); default k8s"},
+			{Key: "flavor", Kind: registry.Enum, Enum: Flavors, Doc: "k8s (client-go), ttl (Redis SET NX PX, one instance), walltime (ShedLock lock_until) or redlock (go-redsync over independent masters); default k8s"},
+			{Key: "masters", Kind: registry.Int, Min: 1, Max: MaxMasters, Single: true, Doc: "redlock: independent Redis masters (store, store2, …), default 5"},
+			{Key: "set_nx_on_extend", Kind: registry.Bool, Doc: "redlock: extensions also set the key where it is absent (go-redsync WithSetNXOnExtend), default false"},
+			{Key: "timeout_factor", Kind: registry.Float, Min: 0, Max: 1, Doc: "redlock: an acquisition round's timeout as a fraction of ttl, default 0.05"},
 			{Key: "lease_duration", Kind: registry.Duration, Doc: "k8s LeaseDuration, default 15s"},
 			{Key: "renew_deadline", Kind: registry.Duration, Doc: "k8s RenewDeadline, default 10s"},
 			{Key: "retry_period", Kind: registry.Duration, Doc: "RetryPeriod (all flavours), default 2s"},
@@ -47,6 +59,11 @@ func Descriptor() registry.Algorithm {
 			registry.SetFloat(v, "jitter_factor", &c.JitterFactor)
 			registry.SetBool(v, "release_on_cancel", &c.ReleaseOnCancel)
 			registry.SetDuration(v, "ttl", &c.TTL)
+			if v.Has("masters") {
+				c.Masters = v.Int("masters")
+			}
+			registry.SetFloat(v, "timeout_factor", &c.TimeoutFactor)
+			registry.SetBool(v, "set_nx_on_extend", &c.SetNXOnExtend)
 			if v.Has("expiry_clock") {
 				c.ExpiryClock = ExpiryClock(v.String("expiry_clock"))
 			}
@@ -62,11 +79,23 @@ func Descriptor() registry.Algorithm {
 			if err := c.Validate(); err != nil {
 				return nil, err
 			}
-			// New validates once for this cluster; the factory cannot fail.
-			if _, err := New(c, registry.CandidateIDs(n), sim.None); err != nil {
+			// NewWithStores validates once for this cluster; the factory
+			// cannot fail.
+			placeholder := make([]sim.NodeID, max(1, c.Masters))
+			if _, err := NewWithStores(c, registry.CandidateIDs(n), placeholder); err != nil {
 				return nil, err
 			}
-			return func(p []sim.NodeID, svc registry.Services) sim.Node { return MustNew(c, p, svc.LeaseStore) }, nil
+			return func(p []sim.NodeID, svc registry.Services) sim.Node {
+				stores := svc.LeaseStores
+				if len(stores) == 0 {
+					stores = []sim.NodeID{svc.LeaseStore}
+				}
+				nd, err := NewWithStores(c, p, stores)
+				if err != nil {
+					panic(err) // the run gave fewer stores than LeaseStores asked for
+				}
+				return nd
+			}, nil
 		},
 	}
 }

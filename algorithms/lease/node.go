@@ -1,6 +1,8 @@
 package lease
 
 import (
+	"fmt"
+	"slices"
 	"time"
 
 	"github.com/electsim/electsim/sim"
@@ -27,6 +29,7 @@ const (
 	tagValidity            // ttl: the holder's local estimate of its lease ran out
 	tagShutdown            // Config.ShutdownAt reached
 	tagRejoin              // RejoinDelay elapsed
+	tagRound               // redlock: the round to every master timed out
 )
 
 // step says what the reply to the pending request continues.
@@ -52,10 +55,11 @@ const (
 // when it stops, BelieveLeader(holder, token) when the holder it knows of
 // changes.
 type Node struct {
-	cfg   Config
-	peers []sim.NodeID
-	store sim.NodeID
-	env   sim.Env
+	cfg    Config
+	peers  []sim.NodeID
+	store  sim.NodeID
+	stores []sim.NodeID // every store; redlock talks to all of them
+	env    sim.Env
 
 	phase    phase
 	resigned bool
@@ -75,19 +79,34 @@ type Node struct {
 	shutdown sim.TimerID
 	rejoin   sim.TimerID
 
-	k k8sState
-	t ttlState
-	w wallState
+	k  k8sState
+	t  ttlState
+	w  wallState
+	rl redlockState
 }
 
 // New returns a candidate with cfg; peers are all candidates' IDs (ascending,
-// including this one) and store is the lease store's ID. It panics if cfg is
-// invalid.
+// including this one) and store is the lease store's ID. It returns an error
+// if cfg is invalid (and for redlock, which needs NewWithStores).
 func New(cfg Config, peers []sim.NodeID, store sim.NodeID) (*Node, error) {
+	return NewWithStores(cfg, peers, []sim.NodeID{store})
+}
+
+// NewWithStores is New for one or more stores: redlock needs exactly
+// Config.Masters of them (its independent masters); the other flavours
+// use the first.
+func NewWithStores(cfg Config, peers []sim.NodeID, stores []sim.NodeID) (*Node, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Node{cfg: cfg, peers: peers, store: store}, nil
+	want := 1
+	if cfg.Flavor == FlavorRedlock {
+		want = cfg.Masters
+	}
+	if len(stores) < want {
+		return nil, fmt.Errorf("lease: flavor %s needs %d store node(s), got %d", cfg.Flavor, want, len(stores))
+	}
+	return &Node{cfg: cfg, peers: peers, store: stores[0], stores: slices.Clone(stores[:want])}, nil
 }
 
 // MustNew is New for configurations known to be valid (tests, fixed
@@ -103,7 +122,7 @@ func MustNew(cfg Config, peers []sim.NodeID, store sim.NodeID) *Node {
 // Start implements sim.Node. A candidate persists nothing: a restarted
 // process competes afresh (client-go keeps no state across restarts).
 func (n *Node) Start(env sim.Env, _ []byte) {
-	*n = Node{cfg: n.cfg, peers: n.peers, store: n.store, env: env, believed: sim.None}
+	*n = Node{cfg: n.cfg, peers: n.peers, store: n.store, stores: n.stores, env: env, believed: sim.None}
 	if n.cfg.ShutdownAt > 0 {
 		if env.Now() >= n.cfg.ShutdownAt {
 			n.resigned, n.phase = true, phaseStopped
@@ -117,6 +136,10 @@ func (n *Node) Start(env sim.Env, _ []byte) {
 // OnMessage implements sim.Node: a store reply continues the pending request.
 func (n *Node) OnMessage(m sim.Message) {
 	r := ReplyOf(m)
+	if r != nil && n.cfg.Flavor == FlavorRedlock {
+		n.redlockReply(m.From, r)
+		return
+	}
 	if r == nil || n.pendID == 0 || r.ID != n.pendID {
 		return // stale: timed out, abandoned, or from before a restart
 	}
@@ -156,6 +179,11 @@ func (n *Node) OnTimer(id sim.TimerID, tag int) {
 			n.shutdown = 0
 			n.Resign()
 		}
+	case tagRound:
+		if id == n.rl.timer {
+			n.rl.timer = 0
+			n.redlockRoundDone()
+		}
 	case tagRejoin:
 		if id == n.rejoin && n.phase == phaseRejoin {
 			n.rejoin = 0
@@ -182,6 +210,8 @@ func (n *Node) Resign() {
 		n.ttlResign()
 	case FlavorWallTime:
 		n.wallResign()
+	case FlavorRedlock:
+		n.redlockResign()
 	}
 }
 
@@ -212,7 +242,7 @@ func (n *Node) Config() Config { return n.cfg }
 // first attempt is immediate (wait.JitterUntil runs f before waiting).
 func (n *Node) startAcquire() {
 	n.phase = phaseAcquire
-	n.k, n.t, n.w = k8sState{}, ttlState{}, wallState{}
+	n.k, n.t, n.w, n.rl = k8sState{}, ttlState{}, wallState{}, redlockState{}
 	n.attempt()
 }
 
@@ -224,6 +254,8 @@ func (n *Node) attempt() {
 		n.ttlAttempt()
 	case FlavorWallTime:
 		n.wallAttempt()
+	case FlavorRedlock:
+		n.redlockAttempt()
 	}
 }
 
@@ -235,6 +267,8 @@ func (n *Node) onTick() {
 		n.ttlTick()
 	case FlavorWallTime:
 		n.wallTick()
+	case FlavorRedlock:
+		n.redlockTick()
 	}
 }
 
@@ -298,6 +332,8 @@ func (n *Node) afterStop() {
 	n.disarm(&n.tick)
 	n.disarm(&n.deadline)
 	n.disarm(&n.validity)
+	n.disarm(&n.rl.timer)
+	n.rl.round = 0
 	if n.resigned {
 		n.disarm(&n.rejoin)
 		n.phase = phaseStopped

@@ -95,7 +95,8 @@ const (
 	// result as the record's Token (a Lua script).
 	OpSetNX
 	// OpCheckRenew resets the TTL if the key is held by Request.Holder (Lua:
-	// if GET == id then PEXPIRE).
+	// if GET == id then PEXPIRE); with Request.SetIfAbsent an absent key is
+	// set to the requester (go-redsync's touchWithSetNXScript).
 	OpCheckRenew
 	// OpRelease deletes the key if it is held by Request.Holder (Lua: if GET
 	// == id then DEL).
@@ -163,6 +164,10 @@ type Request struct {
 	// ExpiryClock is the store clock that judges TTL (SetNX, CheckRenew);
 	// "" means ExpiryWall (Redis).
 	ExpiryClock ExpiryClock
+	// SetIfAbsent makes CheckRenew set an absent key to the requester, as
+	// go-redsync's WithSetNXOnExtend touch script does ("elseif SET key
+	// value PX ttl NX then return 1").
+	SetIfAbsent bool
 	// FenceKey, if set, names a counter SetNX increments atomically on
 	// success; the result becomes the record's Token.
 	FenceKey string

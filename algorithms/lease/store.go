@@ -289,7 +289,16 @@ func (st *Store) apply(req *Request) *Reply {
 		cur = rec
 		st.effect(EffectAcquired, rec.Key, rec.Holder, rec.Token, rec.Revision)
 	case OpCheckRenew:
-		if !found || cur.Holder != req.Holder {
+		if !found && req.SetIfAbsent {
+			rec := Record{Key: req.Key, Holder: req.Holder, HolderIdentity: req.Identity,
+				AcquireTimeWallNs: req.NowWallNs, RenewTimeWallNs: req.NowWallNs}
+			st.setExpiry(&rec, req)
+			st.write(req.Op, &rec, false, Record{}, "")
+			cur = rec
+			st.effect(EffectAcquired, rec.Key, rec.Holder, rec.Token, rec.Revision)
+			break
+		}
+		if !found || !holds(cur, req) {
 			return fail(ErrNotHolder)
 		}
 		rec := cur
@@ -299,7 +308,7 @@ func (st *Store) apply(req *Request) *Reply {
 		cur = rec
 		st.effect(EffectRenewed, rec.Key, rec.Holder, rec.Token, rec.Revision)
 	case OpRelease:
-		if !found || cur.Holder != req.Holder {
+		if !found || !holds(cur, req) {
 			return fail(ErrNotHolder)
 		}
 		st.write(req.Op, nil, true, cur, "")
@@ -340,6 +349,13 @@ func (st *Store) apply(req *Request) *Reply {
 	}
 	rep.OK, rep.Found, rep.Rec = true, cur.Key != "", cur
 	return rep
+}
+
+// holds reports whether cur is held by the requester: the same holder and,
+// when the request names one, the same identity (Redlock's random value:
+// go-redsync's touch and delete scripts compare GET with it).
+func holds(cur Record, req *Request) bool {
+	return cur.Holder == req.Holder && (req.Identity == "" || cur.HolderIdentity == req.Identity)
 }
 
 // classify names a k8s-style write by how the holder changed.

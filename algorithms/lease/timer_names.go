@@ -15,6 +15,8 @@ func (n *Node) TimerName(tag int) string {
 		return "lease.shutdown"
 	case tagRejoin:
 		return "lease.rejoin"
+	case tagRound:
+		return "lease.redlock_round"
 	}
 	return ""
 }

@@ -1,0 +1,192 @@
+package lease
+
+import (
+	"encoding/hex"
+	"slices"
+	"time"
+
+	"github.com/electsim/electsim/sim"
+)
+
+// The redlock flavour is Redlock ("Distributed Locks with Redis", the
+// Redlock algorithm) over Config.Masters independent Redis masters, each its
+// own store node with its own clocks, as go-redsync implements it (mutex.go,
+// lockContext and ExtendContext):
+//
+//   - acquire: one random value per acquisition (genValue); SET key value
+//     NX PX TTL on every master in parallel, the round bounded by
+//     TTL·TimeoutFactor; with n successes the validity runs until
+//     until = now + TTL − (now − start) − drift, where drift =
+//     TTL·ClockDriftFactor + ClockDriftMargin (go-redsync has no constant
+//     margin: set ClockDriftMargin to 0 for its exact formula); the lock is
+//     held if n ≥ Masters/2+1 and now < until, else the value is deleted
+//     from every master (compare-and-delete) and the client retries after
+//     a random 50–250 ms;
+//   - extend: "if GET == value then PEXPIRE" on every master, bounded by
+//     the request timeout; it holds on with n ≥ quorum and now < until
+//     (recomputed from the extension's start), else the tenure ends;
+//   - release: compare-and-delete on every master.
+//
+// Each master expires keys by its own wall clock (Config.ExpiryClock, as
+// Redis does), so a clock step on one master of the majority can hand the
+// lock to a second client (Kleppmann, "How to do distributed locking").
+// Redlock has no fencing token; for the cron layer's fencing the masters
+// INCR a counter in the SET NX script and the holder uses the highest value
+// its quorum returned — an addition the application makes, not Redlock's,
+// and not monotonic in general (two quorums intersect in one master only).
+
+// redlockOp is what a round does.
+type redlockOp uint8
+
+const (
+	rlAcquire redlockOp = iota + 1
+	rlExtend
+)
+
+// go-redsync's retry delay between acquisition attempts (redsync.go,
+// NewMutex's delayFunc): uniform in [50ms, 250ms).
+const (
+	redsyncMinRetryDelay = 50 * time.Millisecond
+	redsyncMaxRetryDelay = 250 * time.Millisecond
+)
+
+// redlockState is a candidate's Redlock bookkeeping.
+type redlockState struct {
+	value    string        // this acquisition's random value
+	round    int64         // request ID of the round in flight (0: none)
+	op       redlockOp     // what the round does
+	start    time.Duration // monotonic reading before the round was sent
+	answered int           // masters that answered this round
+	ok       int           // masters that applied it
+	token    int64         // highest fence value an applied SET NX returned
+	holder   sim.NodeID    // a holder named by a refusing master
+	timer    sim.TimerID   // the round's timeout
+}
+
+// quorum is go-redsync's len(pools)/2+1.
+func (n *Node) quorum() int { return len(n.stores)/2 + 1 }
+
+// redlockValue draws a fresh random value, as genValue draws 16 bytes.
+func (n *Node) redlockValue() string {
+	var b [16]byte
+	r := n.env.Rand()
+	for i := 0; i < len(b); i += 8 {
+		v := r.Uint64()
+		for j := 0; j < 8; j++ {
+			b[i+j] = byte(v >> (8 * j))
+		}
+	}
+	return n.env.Name() + "-" + hex.EncodeToString(b[:])
+}
+
+func (n *Node) redlockAttempt() {
+	n.rl.value = n.redlockValue()
+	n.redlockRound(rlAcquire, time.Duration(float64(n.cfg.TTL)*n.cfg.TimeoutFactor), func(id int64) *Request {
+		return &Request{ID: id, Op: OpSetNX, Holder: n.env.ID(), Identity: n.rl.value, TTL: n.cfg.TTL,
+			ExpiryClock: n.cfg.ExpiryClock, FenceKey: n.fenceKey(), NowWallNs: n.env.WallNanos()}
+	})
+}
+
+// redlockRound sends one request to every master in parallel.
+func (n *Node) redlockRound(op redlockOp, timeout time.Duration, req func(id int64) *Request) {
+	n.reqSeq++
+	id := n.reqSeq
+	n.rl.round, n.rl.op, n.rl.start = id, op, n.env.Now()
+	n.rl.answered, n.rl.ok, n.rl.token, n.rl.holder = 0, 0, 0, sim.None
+	n.arm(&n.rl.timer, timeout, tagRound)
+	for _, st := range n.stores {
+		r := req(id)
+		r.Key = n.cfg.Key
+		n.env.Send(RequestMessage(st, r))
+	}
+}
+
+// redlockReply counts one master's answer to the round in flight.
+func (n *Node) redlockReply(from sim.NodeID, r *Reply) {
+	if n.rl.round == 0 || r.ID != n.rl.round || !slices.Contains(n.stores, from) {
+		return // stale: an earlier round, timed out or abandoned
+	}
+	n.rl.answered++
+	switch {
+	case r.OK:
+		n.rl.ok++
+		n.rl.token = max(n.rl.token, r.Rec.Token)
+	case r.Found && r.Rec.Holder != sim.None:
+		n.rl.holder = r.Rec.Holder
+	}
+	if n.rl.answered == len(n.stores) {
+		n.redlockRoundDone()
+	}
+}
+
+// redlockRoundDone ends the round: every master answered or it timed out.
+func (n *Node) redlockRoundDone() {
+	n.disarm(&n.rl.timer)
+	n.rl.round = 0
+	now := n.env.Now()
+	// go-redsync: until := now.Add(expiry - now.Sub(start) - expiry*driftFactor)
+	until := now + n.cfg.TTL - (now - n.rl.start) - n.cfg.drift()
+	held := n.rl.ok >= n.quorum() && now < until
+	switch n.rl.op {
+	case rlAcquire:
+		if n.phase != phaseAcquire {
+			return
+		}
+		if !held {
+			n.redlockDelete() // unlock on every master, then retry
+			if n.rl.holder != sim.None {
+				n.believe(n.rl.holder, 0)
+			}
+			n.arm(&n.tick, n.env.Rand().DurationRange(redsyncMinRetryDelay, redsyncMaxRetryDelay-1), tagTick)
+			return
+		}
+		n.lead(n.rl.token)
+		n.believe(n.env.ID(), n.rl.token)
+		n.arm(&n.validity, until-now, tagValidity)
+		n.arm(&n.tick, n.cfg.renewInterval(), tagTick)
+	case rlExtend:
+		if n.phase != phaseLead {
+			return
+		}
+		if !held {
+			n.lost("extend failed") // ErrExtendFailed: the application stops
+			return
+		}
+		n.arm(&n.validity, until-now, tagValidity)
+	}
+}
+
+func (n *Node) redlockTick() {
+	switch n.phase {
+	case phaseAcquire:
+		n.redlockAttempt()
+	case phaseLead:
+		n.arm(&n.tick, n.cfg.renewInterval(), tagTick)
+		if n.rl.round != 0 {
+			return // the previous extension is still out
+		}
+		n.redlockRound(rlExtend, n.cfg.requestTimeout(), func(id int64) *Request {
+			return &Request{ID: id, Op: OpCheckRenew, Holder: n.env.ID(), Identity: n.rl.value, TTL: n.cfg.TTL,
+				ExpiryClock: n.cfg.ExpiryClock, SetIfAbsent: n.cfg.SetNXOnExtend, NowWallNs: n.env.WallNanos()}
+		})
+	}
+}
+
+// redlockDelete runs go-redsync's compare-and-delete on every master,
+// without waiting for the answers.
+func (n *Node) redlockDelete() {
+	for _, st := range n.stores {
+		n.reqSeq++
+		n.env.Send(RequestMessage(st, &Request{ID: n.reqSeq, Op: OpRelease, Key: n.cfg.Key, Holder: n.env.ID(), Identity: n.rl.value}))
+	}
+}
+
+func (n *Node) redlockResign() {
+	if n.leading {
+		n.stopLeading("resign")
+		if n.cfg.ReleaseOnCancel {
+			n.redlockDelete()
+		}
+	}
+	n.afterStop()
+}
