@@ -1,0 +1,146 @@
+package lease
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/electsim/electsim/sim"
+)
+
+// redlockRig is k redlock candidates and m masters (store nodes after them).
+type redlockRig struct {
+	s       *sim.Sim
+	rec     *sim.Recorder
+	nodes   []*Node
+	masters []sim.NodeID
+	stores  []*Store
+}
+
+func newRedlockRig(t *testing.T, seed uint64, k, m int, cfg Config) *redlockRig {
+	t.Helper()
+	r := &redlockRig{rec: &sim.Recorder{}}
+	r.s = sim.New(sim.Config{Seed: seed, MaxTime: time.Hour, Link: sim.LinkConfig{Latency: sim.Uniform(minLat, maxLat)}})
+	r.s.AddSink(r.rec)
+	var ids []sim.NodeID
+	for i := 0; i < k; i++ {
+		ids = append(ids, sim.NodeID(i))
+	}
+	for i := 0; i < m; i++ {
+		r.masters = append(r.masters, sim.NodeID(k+i))
+	}
+	cfg.Flavor, cfg.Masters = FlavorRedlock, m
+	for i := 0; i < k; i++ {
+		nd, err := NewWithStores(cfg, ids, r.masters)
+		require.NoError(t, err)
+		r.nodes = append(r.nodes, nd)
+		r.s.AddNode(fmt.Sprintf("n%d", i), nd)
+	}
+	for i := 0; i < m; i++ {
+		st := NewStore(StoreConfig{})
+		r.stores = append(r.stores, st)
+		require.Equal(t, r.masters[i], r.s.AddNode(fmt.Sprintf("store%d", i+1), st, sim.Service()))
+	}
+	return r
+}
+
+// cut cuts both directions between candidate i and master j.
+func (r *redlockRig) cut(i, j int) {
+	r.s.Cut(sim.NodeID(i), r.masters[j])
+	r.s.Cut(r.masters[j], sim.NodeID(i))
+}
+
+func (r *redlockRig) of(typ sim.RecordType, node sim.NodeID) []sim.Record {
+	var out []sim.Record
+	for _, x := range r.rec.Records {
+		if x.Type == typ && x.Node == node {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// TestRedlockQuorum reproduces go-redsync's acquisition rule (mutex.go,
+// lockContext: "if n >= m.quorum && now.Before(until)", quorum =
+// len(pools)/2+1 from redsync.go NewMutex): a lone client that reaches 3 of
+// 5 masters takes the lock; one that reaches 2 never does, and after each
+// failed round it deletes its value from every master it reached (the
+// release loop after a failed try), so no master keeps its key.
+func TestRedlockQuorum(t *testing.T) {
+	for _, tc := range []struct {
+		cutOff int
+		leads  bool
+	}{{0, true}, {2, true}, {3, false}} {
+		r := newRedlockRig(t, 1, 1, 5, DefaultConfig())
+		for j := 0; j < tc.cutOff; j++ {
+			r.cut(0, j)
+		}
+		r.s.RunFor(5 * time.Second)
+		assert.Equal(t, tc.leads, r.nodes[0].Leading(), "cut off %d of 5 masters", tc.cutOff)
+		if !tc.leads {
+			assert.Empty(t, r.of(sim.RecLead, 0))
+			for j := tc.cutOff; j < 5; j++ {
+				acquired, released := 0, 0
+				for _, e := range r.of(sim.RecEffect, r.masters[j]) {
+					switch e.Name {
+					case EffectAcquired:
+						acquired++
+					case EffectReleased:
+						released++
+					}
+				}
+				// Each failed round waits out TTL·TimeoutFactor (500ms) for the
+				// unreachable masters, then 50–250ms: about 8 rounds in 5s.
+				assert.GreaterOrEqual(t, acquired, 6, "master %d: the client kept retrying", j)
+				assert.LessOrEqual(t, acquired-released, 1, "master %d: every failed round deleted its value (at most the last round's is still out)", j)
+			}
+		}
+	}
+}
+
+// TestRedlockCompareAndDelete: release and extension act only on the
+// acquisition's own random value (go-redsync scripts.go, deleteScript and
+// touchScript: "if redis.call("GET", KEYS[1]) == ARGV[1]"), so a stale
+// client's delete cannot remove a newer acquisition by the same process.
+func TestRedlockCompareAndDelete(t *testing.T) {
+	r := newStoreRig(StoreConfig{})
+	r.s.RunFor(time.Millisecond)
+	require.True(t, r.do(r.a, Request{Op: OpSetNX, Holder: r.ia, Identity: "n1-new", TTL: 8 * time.Second}).OK)
+	assert.Equal(t, ErrNotHolder, r.do(r.a, Request{Op: OpRelease, Holder: r.ia, Identity: "n1-old"}).Err)
+	assert.Equal(t, ErrNotHolder, r.do(r.a, Request{Op: OpCheckRenew, Holder: r.ia, Identity: "n1-old", TTL: 8 * time.Second}).Err)
+	assert.True(t, r.do(r.a, Request{Op: OpCheckRenew, Holder: r.ia, Identity: "n1-new", TTL: 8 * time.Second}).OK)
+	assert.True(t, r.do(r.a, Request{Op: OpRelease, Holder: r.ia, Identity: "n1-new"}).OK)
+	// WithSetNXOnExtend's touch script sets an absent key.
+	assert.True(t, r.do(r.a, Request{Op: OpCheckRenew, Holder: r.ia, Identity: "n1-new", TTL: 8 * time.Second, SetIfAbsent: true}).OK)
+	rec, held := r.st.Get("k")
+	require.True(t, held)
+	assert.Equal(t, "n1-new", rec.HolderIdentity)
+}
+
+// TestRedlockValidity reproduces go-redsync's validity time (mutex.go,
+// lockContext: until := now.Add(m.expiry - now.Sub(start) -
+// time.Duration(int64(float64(m.expiry)*m.driftFactor)))), which is start +
+// expiry − expiry·driftFactor, measured on the client's monotonic clock
+// from just before it sent SET NX: with extensions disabled in practice
+// (RenewInterval just under the TTL), the holder stops acting exactly then,
+// even though every master still holds its key. A client clock running 2×
+// fast stops after half that true time.
+func TestRedlockValidity(t *testing.T) {
+	for _, rate := range []float64{1, 2} {
+		cfg := DefaultConfig()
+		cfg.TTL, cfg.ClockDriftFactor, cfg.ClockDriftMargin = 8*time.Second, 0.01, 0
+		cfg.RenewInterval = cfg.TTL - time.Millisecond
+		r := newRedlockRig(t, 3, 1, 5, cfg)
+		r.s.SetMonoRate(0, sim.Rate(rate))
+		r.s.RunFor(10 * time.Second)
+		leads, stops := r.of(sim.RecLead, 0), r.of(sim.RecStepDown, 0)
+		require.NotEmpty(t, leads)
+		require.NotEmpty(t, stops)
+		want := time.Duration(float64(8*time.Second-80*time.Millisecond) / rate)
+		assert.Equal(t, sim.Time(want), stops[0].At, "rate %v: stops at start + expiry − expiry·driftFactor of its own clock", rate)
+		assert.Equal(t, "lease expired (local estimate)", stops[0].Detail)
+	}
+}
