@@ -94,6 +94,12 @@ type Config struct {
 	// ExtendInterval (walltime) is how often the holder extends lock_until.
 	// Default LockAtMostFor/2 (KeepAliveLockProvider).
 	ExtendInterval time.Duration
+	// TaskDuration (walltime) is how long the leader's task — the section
+	// the lock guards — runs after it took the lock; then it unlocks and
+	// competes again. A failed extension does not end it (ShedLock's
+	// keep-alive only stops extending). Default 0: the task runs until the
+	// process stops.
+	TaskDuration time.Duration
 
 	// RequestTimeout is how long a candidate waits for the store's reply
 	// before treating the request as failed (the client's HTTP or socket
@@ -224,6 +230,8 @@ func (c Config) Validate() error {
 			return fmt.Errorf("lease: LockAtMostFor must be positive, got %v", c.LockAtMostFor)
 		case c.LockAtLeastFor < 0:
 			return fmt.Errorf("lease: LockAtLeastFor must not be negative, got %v", c.LockAtLeastFor)
+		case c.TaskDuration < 0:
+			return fmt.Errorf("lease: TaskDuration must not be negative, got %v", c.TaskDuration)
 		case c.ExtendInterval < 0 || c.extendInterval() <= 0 || c.extendInterval() >= c.LockAtMostFor:
 			return fmt.Errorf("lease: ExtendInterval (%v) must be in (0, LockAtMostFor=%v)", c.extendInterval(), c.LockAtMostFor)
 		}

@@ -24,7 +24,7 @@ func Descriptor() registry.Algorithm {
 			"JitterFactor": "jitter_factor", "RequestTimeout": "request_timeout", "RejoinDelay": "rejoin_delay",
 			"ShutdownAt": "shutdown_at", "TTL": "ttl", "RenewInterval": "renew_interval",
 			"ClockDriftFactor": "clock_drift_factor", "ExpiryClock": "expiry_clock", "Masters": "masters", "TimeoutFactor": "timeout_factor", "SetNXOnExtend": "set_nx_on_extend", "ClockDriftMargin": "clock_drift_margin",
-			"LockAtMostFor": "lock_at_most_for", "LockAtLeastFor": "lock_at_least_for", "ExtendInterval": "extend_interval",
+			"LockAtMostFor": "lock_at_most_for", "LockAtLeastFor": "lock_at_least_for", "ExtendInterval": "extend_interval", "TaskDuration": "task_duration",
 		},
 		Params: []registry.Param{
 			{Key: "flavor", Kind: registry.Enum, Enum: Flavors, Doc: "k8s (client-go), ttl (Redis SET NX PX, one instance), walltime (ShedLock lock_until) or redlock (go-redsync over independent masters); default k8s"},
@@ -44,6 +44,7 @@ func Descriptor() registry.Algorithm {
 			{Key: "lock_at_most_for", Kind: registry.Duration, Doc: "walltime: lock_until ahead of the holder's wall clock, default 30s"},
 			{Key: "lock_at_least_for", Kind: registry.Duration, Doc: "walltime: minimum hold on release, default 0"},
 			{Key: "extend_interval", Kind: registry.Duration, Doc: "walltime: extension interval, default lock_at_most_for/2"},
+			{Key: "task_duration", Kind: registry.Duration, Doc: "walltime: how long the leader's locked task runs before it unlocks and competes again (a failed extension does not stop it), default until the process stops"},
 			{Key: "request_timeout", Kind: registry.Duration, Doc: "store request timeout, default k8s max(1s, renew_deadline/2) (client-go NewFromKubeconfig), else 1s"},
 			{Key: "rejoin_delay", Kind: registry.Duration, Doc: "wait before competing again after losing the lease, default 0"},
 			{Key: "shutdown_at", Kind: registry.Duration, Doc: "graceful shutdown (resign) at this monotonic reading, default never"},
@@ -73,6 +74,7 @@ func Descriptor() registry.Algorithm {
 			registry.SetDuration(v, "lock_at_most_for", &c.LockAtMostFor)
 			registry.SetDuration(v, "lock_at_least_for", &c.LockAtLeastFor)
 			registry.SetDuration(v, "extend_interval", &c.ExtendInterval)
+			registry.SetDuration(v, "task_duration", &c.TaskDuration)
 			registry.SetDuration(v, "request_timeout", &c.RequestTimeout)
 			registry.SetDuration(v, "rejoin_delay", &c.RejoinDelay)
 			registry.SetDuration(v, "shutdown_at", &c.ShutdownAt)

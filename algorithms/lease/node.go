@@ -30,6 +30,7 @@ const (
 	tagShutdown            // Config.ShutdownAt reached
 	tagRejoin              // RejoinDelay elapsed
 	tagRound               // redlock: the round to every master timed out
+	tagTaskDone            // walltime: the leader's task (Config.TaskDuration) ended
 )
 
 // step says what the reply to the pending request continues.
@@ -173,6 +174,11 @@ func (n *Node) OnTimer(id sim.TimerID, tag int) {
 		if id == n.validity && n.phase == phaseLead {
 			n.validity = 0
 			n.lost("lease expired (local estimate)")
+		}
+	case tagTaskDone:
+		if id == n.validity {
+			n.validity = 0
+			n.wallTaskDone()
 		}
 	case tagShutdown:
 		if id == n.shutdown {

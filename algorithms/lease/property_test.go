@@ -23,6 +23,13 @@ const propFaultsFor = 60 * time.Second
 
 var flavors = []string{lease.FlavorK8s, lease.FlavorTTL, lease.FlavorWallTime}
 
+// stopping are the flavours whose holder stops acting when it can no
+// longer renew: a walltime holder whose ShedLock keep-alive stopped goes on
+// with its task (KeepAliveLockProvider only cancels its extension timer),
+// so liveness and partition safety do not hold for it
+// (TestPropertyRefutedWallTimeKeepsActing).
+var stopping = []string{lease.FlavorK8s, lease.FlavorTTL}
+
 type leaseCase struct {
 	seed  uint64
 	k     int
@@ -117,13 +124,17 @@ func (c leaseCase) run(watch bool) *leaseRun {
 // candidates off each other or the store, clock faults and loss: the
 // compare-and-swap on the record is linearizable (docs/algorithms/lease.md).
 // And once the faults stop, within the settle bound exactly one candidate
-// acts as leader, and it is the store's holder.
+// acts as leader, and it is the store's holder (k8s and ttl: a walltime
+// holder whose extension failed acts on, see stopping).
 func TestPropertyUniqueTokensAndLiveness(t *testing.T) {
 	proptest.Check(t, 200, func(t *rapid.T) {
 		c := drawLeaseCase(t, flavors, proptest.AllKinds)
 		r := c.run(true)
 		if len(r.w.Conflicts) > 0 {
 			proptest.Fail(t, "token: %s\n%s", r.w.Conflicts[0].String(r.s), r.w.Window(0, r.w.Conflicts[0].At, 60))
+		}
+		if c.cfg.Flavor == lease.FlavorWallTime {
+			return
 		}
 		ls := r.s.Leaders()
 		rec, _ := r.store.Get(c.cfg.Key)
@@ -137,12 +148,26 @@ func TestPropertyUniqueTokensAndLiveness(t *testing.T) {
 // leader at once, whatever the partitions (candidates cut off each other or
 // the store), crashes, restarts, wall-clock offsets and loss
 // (docs/algorithms/lease.md: k8s tolerates any offset but not rate
-// differences; ttl is safe against partitions when clock rates agree;
-// walltime assumes wall clocks agree, here within LockAtMostFor/8).
+// differences; ttl is safe against partitions when clock rates agree).
 func TestPropertyNoSplitBrainWithoutPausesOrDrift(t *testing.T) {
 	kinds := []proptest.Kind{proptest.Crash, proptest.Restart, proptest.Isolate, proptest.Split, proptest.Offset, proptest.Loss}
 	proptest.Check(t, 200, func(t *rapid.T) {
-		c := drawLeaseCase(t, flavors, kinds)
+		c := drawLeaseCase(t, stopping, kinds)
+		r := c.run(true)
+		if len(r.w.Overlaps) > 0 {
+			proptest.Fail(t, "split-brain: %s\n%s", r.w.Overlaps[0].String(r.s), r.w.Window(0, r.w.Overlaps[0].End, 60))
+		}
+	})
+}
+
+// The walltime flavour follows ShedLock's KeepAliveLockProvider: a failed
+// extension only stops the keep-alive (KeepAliveLock.stop cancels its
+// timer), and the holder's task goes on. So a partition that cuts the
+// holder off the store long enough gives two leaders even with synchronized
+// clocks and no pauses: rapid must find such a schedule.
+func TestPropertyRefutedWallTimeKeepsActing(t *testing.T) {
+	proptest.Refute(t, 100, func(t *rapid.T) {
+		c := drawLeaseCase(t, []string{lease.FlavorWallTime}, []proptest.Kind{proptest.Isolate, proptest.Split})
 		r := c.run(true)
 		if len(r.w.Overlaps) > 0 {
 			proptest.Fail(t, "split-brain: %s\n%s", r.w.Overlaps[0].String(r.s), r.w.Window(0, r.w.Overlaps[0].End, 60))

@@ -23,6 +23,10 @@ const (
 	EffectFailover    = "store.failover"    // FailoverLoseLast ran (A writes lost)
 	EffectUnavailable = "store.unavailable" // the store started ignoring requests
 	EffectAvailable   = "store.available"   // the store serves requests again
+	// EffectKeepAliveStopped is recorded by a walltime holder (not the
+	// store) when ShedLock's keep-alive stops extending (Detail why, A the
+	// holder, B its token); its task, and its tenure, go on.
+	EffectKeepAliveStopped = "shedlock.keepalive_stopped"
 )
 
 // StoreConfig configures the lease store. The zero value is the default.

@@ -17,6 +17,8 @@ func (n *Node) TimerName(tag int) string {
 		return "lease.rejoin"
 	case tagRound:
 		return "lease.redlock_round"
+	case tagTaskDone:
+		return "lease.task"
 	}
 	return ""
 }

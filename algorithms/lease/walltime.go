@@ -11,9 +11,14 @@ import "github.com/electsim/electsim/sim"
 // (or INSERT when the row is absent), extends with "... WHERE locked_by =
 // :lockedBy AND lock_until > :now" and unlocks by setting lock_until, where
 // :now and :lockUntil come from the client's wall clock (ClockProvider). The
-// keep-alive extends every lockAtMostFor/2 and stops when its own
-// currentLockAtMostUntil has passed or an extension fails. Nothing else ends a
-// tenure: the holder acts until the next extension notices.
+// keep-alive extends every lockAtMostFor/2 and stops extending when its own
+// currentLockAtMostUntil has passed or an extension fails: KeepAliveLock.stop
+// only cancels its timer (future.cancel(false)); the task is never
+// interrupted or told (shedlock-core, support/KeepAliveLockProvider.java).
+// So a failed extension does not end a tenure: the holder acts until its
+// task ends (Config.TaskDuration; default never), and then its unlock is
+// not written, because the failed extend invalidated the lock object
+// (AbstractSimpleLock.extend) and KeepAliveLock.doUnlock's unlock throws.
 
 // wallState is the holder's bookkeeping.
 type wallState struct {
@@ -21,6 +26,7 @@ type wallState struct {
 	reqUntil    int64 // the pending Lock's :lockUntil
 	lockedAt    int64 // locked_at of our tenure
 	atMostUntil int64 // KeepAliveLock.currentLockAtMostUntil
+	stopped     bool  // the keep-alive stopped: no more extensions, no unlock
 }
 
 func (n *Node) wallAttempt() {
@@ -39,10 +45,12 @@ func (n *Node) wallTick() {
 		if n.pendID != 0 {
 			return
 		}
+		if n.w.stopped {
+			return
+		}
 		now := n.env.WallNanos()
 		if n.w.atMostUntil < now {
-			n.lost("lock expired (failsafe)")
-			n.believe(sim.None, 0)
+			n.wallStopKeepAlive("lock expired (failsafe)")
 			return
 		}
 		n.w.atMostUntil = now + int64(n.cfg.LockAtMostFor)
@@ -64,27 +72,56 @@ func (n *Node) wallReply(st step, r *Reply) {
 			n.lead(r.Rec.Token)
 			n.believe(n.env.ID(), r.Rec.Token)
 			n.arm(&n.tick, n.cfg.extendInterval(), tagTick)
+			if n.cfg.TaskDuration > 0 {
+				n.arm(&n.validity, n.cfg.TaskDuration, tagTaskDone)
+			}
 		}
 	case stepWallExtend:
 		if r != nil && r.OK {
 			return
 		}
-		n.lost("extend failed")
+		n.wallStopKeepAlive("extend failed")
 		if r != nil {
 			n.believe(r.Rec.Holder, r.Rec.Token)
-		} else {
-			n.believe(sim.None, 0)
 		}
 	}
+}
+
+// wallStopKeepAlive is KeepAliveLock.stop: the extensions end, the task
+// (the tenure) goes on. The effect records it for people and traces.
+func (n *Node) wallStopKeepAlive(why string) {
+	n.w.stopped = true
+	n.disarm(&n.tick)
+	n.env.Effect(sim.Effect{Name: EffectKeepAliveStopped, Detail: why, A: int64(n.env.ID()), B: n.token})
+}
+
+// wallTaskDone ends a tenure whose task finished: unlock (unless the
+// keep-alive had stopped: the invalidated lock writes nothing), then
+// compete again after a jittered RetryPeriod.
+func (n *Node) wallTaskDone() {
+	if n.phase != phaseLead {
+		return
+	}
+	n.stopLeading("task finished")
+	if !n.w.stopped {
+		n.wallUnlock()
+	}
+	n.afterStop()
+}
+
+// wallUnlock is ShedLock's unlock: lock_until = max(now, locked_at +
+// LockAtLeastFor), sent without waiting.
+func (n *Node) wallUnlock() {
+	now := n.env.WallNanos()
+	until := max(now, n.w.lockedAt+int64(n.cfg.LockAtLeastFor))
+	n.sendOneway(&Request{Op: OpUnlock, Holder: n.env.ID(), NowWallNs: now, UntilWallNs: until})
 }
 
 func (n *Node) wallResign() {
 	if n.leading {
 		n.stopLeading("resign")
-		if n.cfg.ReleaseOnCancel {
-			now := n.env.WallNanos()
-			until := max(now, n.w.lockedAt+int64(n.cfg.LockAtLeastFor))
-			n.sendOneway(&Request{Op: OpUnlock, Holder: n.env.ID(), NowWallNs: now, UntilWallNs: until})
+		if n.cfg.ReleaseOnCancel && !n.w.stopped {
+			n.wallUnlock()
 		}
 	}
 	n.afterStop()

@@ -22,15 +22,19 @@ func wallConfig() Config {
 // and KeepAliveLockProvider extends every lockAtMostFor/2. A candidate whose
 // wall clock is X ahead sees the holder's lock_until (holder's now + 30s) pass
 // X early; with X = 20s that is 10s after an extension, 5s before the next:
-// it takes the lock while the holder still acts, until the holder's next
-// extension fails. With X = 5s the lock never looks expired to it.
+// it takes the lock while the holder still acts. The holder's next
+// extension then fails, and KeepAliveLock.extendForNextPeriod only calls
+// stop(), which cancels the extension timer (future.cancel(false)): the
+// task is never interrupted (shedlock-core,
+// support/KeepAliveLockProvider.java). So the holder acts on — here to the
+// end of the run, its task having no end — and the overlap lasts. With
+// X = 5s the lock never looks expired to the other candidate.
 func TestWallTimeSkewedNodeTakesLockEarly(t *testing.T) {
 	cfg := wallConfig()
 	for _, tc := range []struct {
 		offset time.Duration
 		split  bool
 	}{{20 * time.Second, true}, {5 * time.Second, false}} {
-		var overlaps []time.Duration
 		for seed := uint64(1); seed <= 10; seed++ {
 			c := newCluster(t, seed, 2, cfg, 1)
 			c.s.At(sim.Time(time.Second), func() { c.s.Restart(1, true) })
@@ -39,23 +43,53 @@ func TestWallTimeSkewedNodeTakesLockEarly(t *testing.T) {
 			c.s.RunUntil(stepAt)
 			require.Equal(t, sim.NodeID(0), c.leader(t))
 			c.s.RunFor(60 * time.Second)
-			a, led := c.firstLead(stepAt, 0)
+			_, led := c.firstLead(stepAt, 0)
 			if !tc.split {
 				assert.False(t, led, "seed %d: offset %v must not win\n%s", seed, tc.offset, c.timeline())
 				assert.Equal(t, []sim.NodeID{0}, c.s.Leaders())
 				continue
 			}
 			require.True(t, led, "seed %d", seed)
-			down, ok := c.firstStepDown(0, stepAt)
-			require.True(t, ok)
-			assert.Greater(t, down.At, a.At, "seed %d: both act for a while", seed)
-			assert.Equal(t, "extend failed", down.Detail)
-			assert.Equal(t, []sim.NodeID{1}, c.s.Leaders())
-			overlaps = append(overlaps, down.At.Sub(a.At))
+			_, stopped := c.firstStepDown(0, stepAt)
+			assert.False(t, stopped, "seed %d: a failed extension does not stop the task", seed)
+			assert.Equal(t, []sim.NodeID{0, 1}, c.s.Leaders(), "seed %d: both act", seed)
+			var why []string
+			for _, e := range c.rec.Records {
+				if e.Type == sim.RecEffect && e.Name == EffectKeepAliveStopped && e.Node == 0 {
+					why = append(why, e.Detail)
+				}
+			}
+			assert.Equal(t, []string{"extend failed"}, why, "seed %d: the keep-alive stopped once", seed)
 		}
-		if tc.split {
-			t.Logf("offset %v: overlaps %v", tc.offset, overlaps)
+	}
+}
+
+// TestWallTimeTaskEndsWithoutUnlock: with TaskDuration, the task ends and
+// the holder stops acting ("task finished"). If its keep-alive had stopped,
+// no unlock reaches the store: the failed extend left the lock object
+// invalid (AbstractSimpleLock.extend), so KeepAliveLock.doUnlock's unlock
+// throws; otherwise it unlocks (lock_until = max(now, locked_at +
+// LockAtLeastFor)) and the lock is free at once.
+func TestWallTimeTaskEndsWithoutUnlock(t *testing.T) {
+	for _, cut := range []bool{false, true} {
+		cfg := wallConfig()
+		cfg.TaskDuration = 40 * time.Second
+		c := newCluster(t, 1, 1, cfg)
+		if cut {
+			c.s.At(sim.Time(5*time.Second), func() { c.cutFromStore(0) })
+			c.s.At(sim.Time(35*time.Second), func() { c.s.Connect(0, c.store); c.s.Connect(c.store, 0) })
 		}
+		c.s.RunFor(41 * time.Second)
+		down, ok := c.firstStepDown(0, 0)
+		require.True(t, ok, "cut %v", cut)
+		assert.Equal(t, "task finished", down.Detail, "cut %v", cut)
+		unlocks := 0
+		for _, e := range c.rec.Records {
+			if e.Type == sim.RecEffect && e.Node == c.store && e.Name == EffectReleased {
+				unlocks++
+			}
+		}
+		assert.Equal(t, !cut, unlocks == 1, "cut %v: unlocks %d", cut, unlocks)
 	}
 }
 
