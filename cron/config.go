@@ -16,13 +16,26 @@ const (
 	// MisfireSkip never runs a misfired slot; it is recorded missed
 	// (Quartz's MISFIRE_INSTRUCTION_DO_NOTHING).
 	MisfireSkip = "skip"
+	// MisfireQuartz is Quartz's own FIRE_ONCE_NOW (the default SMART_POLICY
+	// of a CronTrigger): the most recent missed slot fires now, and the run
+	// is a new fire time — its scheduledFireTime is the time the misfire
+	// was handled (CronTriggerImpl.updateAfterMisfire: setNextFireTime(new
+	// Date()); JobStoreSupport.triggerFired hands the job getPreviousFireTime
+	// after triggered()), so idempotency and claims keyed on the scheduled
+	// time do not match the old leader's run of the slot. A new leader's
+	// recovery also leaves a slot another node already fired (in progress)
+	// alone unless its job RequestsRecovery (JobStoreSupport.clusterRecover);
+	// a recovered run keeps the slot's original scheduled time. MisfireFireNow
+	// is the slot-keyed variant: the catch-up run keeps the slot's time, and
+	// every incomplete slot is recovered.
+	MisfireQuartz = "quartz"
 )
 
 // Misfire says what happens to a slot handled late — because the node was
 // paused or its wall clock jumped, or because a new leader finds slots that
 // were due during failover.
 type Misfire struct {
-	// Policy is MisfireFireNow (default) or MisfireSkip.
+	// Policy is MisfireFireNow (default), MisfireQuartz or MisfireSkip.
 	Policy string
 	// Threshold is how late a slot may be handled and still count as on time
 	// (Quartz's misfireThreshold). Default 60s.
@@ -76,9 +89,9 @@ func (c *Config) Validate() error {
 	switch c.Misfire.Policy {
 	case "":
 		c.Misfire.Policy = MisfireFireNow
-	case MisfireFireNow, MisfireSkip:
+	case MisfireFireNow, MisfireSkip, MisfireQuartz:
 	default:
-		return fmt.Errorf("misfire policy %q: want %s or %s", c.Misfire.Policy, MisfireFireNow, MisfireSkip)
+		return fmt.Errorf("misfire policy %q: want %s, %s or %s", c.Misfire.Policy, MisfireFireNow, MisfireQuartz, MisfireSkip)
 	}
 	if c.Misfire.Threshold == 0 {
 		c.Misfire.Threshold = time.Minute

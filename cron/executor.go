@@ -33,6 +33,7 @@ type run struct {
 	id       int64
 	job      int
 	slot     int64
+	fire     int64 // the scheduled fire time the job sees (== slot unless a Quartz catch-up run)
 	token    int64
 	startMon time.Duration
 	dur      time.Duration
@@ -153,7 +154,7 @@ func (e *executor) shouldRun(j int, slot int64, late time.Duration, last bool) b
 	if late <= e.cfg.Misfire.Threshold {
 		return true
 	}
-	if e.cfg.Misfire.Policy == MisfireFireNow && last {
+	if (e.cfg.Misfire.Policy == MisfireFireNow || e.cfg.Misfire.Policy == MisfireQuartz) && last {
 		return true
 	}
 	e.missed(j, slot, fmt.Sprintf("misfired %v late (threshold %v, policy %s)", late.Round(time.Millisecond), e.cfg.Misfire.Threshold, e.cfg.Misfire.Policy))
@@ -176,17 +177,30 @@ func (e *executor) startRun(j int, slot int64, token int64, late time.Duration) 
 	e.lastRun = id
 	k := reuse(&e.runs, func(r *run) bool { return r.active })
 	r := &e.runs[k]
-	*r = run{active: true, id: id, job: j, slot: slot, token: token, startMon: mono,
+	*r = run{active: true, id: id, job: j, slot: slot, fire: slot, token: token, startMon: mono,
 		dur: e.env.Rand().DurationRange(job.RunMin, job.RunMax)}
+	if e.cfg.Misfire.Policy == MisfireQuartz && late > e.cfg.Misfire.Threshold {
+		r.fire = e.env.WallNanos() // FIRE_ONCE_NOW: a new fire time, now
+	}
 	e.env.Effect(sim.Effect{Name: "cron.run_started",
 		Detail: fmt.Sprintf("%s token %d run %d duration %v late %v", SlotName(job.Name, slot), token, id, r.dur, late.Round(time.Millisecond)),
 		A:      token, B: slot, C: int64(j), Fact: sim.FactRunStarted})
 	if e.cfg.Policy.Claim {
 		r.claiming = true
-		e.write(sim.Message{Kind: KindClaim, To: e.cfg.Resource, Term: token, Index: slot, A: packJobStep(j, 0), B: id})
+		e.write(sim.Message{Kind: KindClaim, To: e.cfg.Resource, Term: token, Index: slot, A: packJobStep(j, 0), B: id, Body: fireKey(r)})
 		return
 	}
 	e.armStep(k)
+}
+
+// fireKey is the message body that tells the resource a run's scheduled
+// fire time when it differs from its slot (a Quartz catch-up run); nil
+// otherwise, so ordinary writes carry no body.
+func fireKey(r *run) any {
+	if r.fire == r.slot {
+		return nil
+	}
+	return FireTime(r.fire)
 }
 
 // armStep sets the timer for run k's next write: write i of n happens at
@@ -208,7 +222,7 @@ func (e *executor) step(k int) {
 		return
 	}
 	r := &e.runs[k]
-	e.write(sim.Message{Kind: KindWrite, To: e.cfg.Resource, Term: r.token, Index: r.slot, A: packJobStep(r.job, r.sent), B: r.id})
+	e.write(sim.Message{Kind: KindWrite, To: e.cfg.Resource, Term: r.token, Index: r.slot, A: packJobStep(r.job, r.sent), B: r.id, Body: fireKey(r)})
 	r.sent++
 	if r.sent < e.cfg.Jobs[r.job].Writes {
 		e.armStep(k)

@@ -17,6 +17,11 @@ type Job struct {
 	// Writes is the number of side-effect writes a run makes, spread evenly
 	// over the run, the last at its end. Default 1.
 	Writes int
+	// RequestsRecovery, under MisfireQuartz, makes a new leader re-run a
+	// slot another node had fired but not completed (Quartz's
+	// JobDetail.requestsRecovery, default false: clusterRecover drops such
+	// runs).
+	RequestsRecovery bool
 
 	sched Schedule
 }

@@ -127,7 +127,11 @@ func (e *executor) recover(m sim.Message) {
 	if j < 0 || j >= len(e.cfg.Jobs) {
 		return
 	}
-	done, _ := m.Body.([]int64)
+	ans, _ := m.Body.(*QueryAnswer)
+	if ans == nil {
+		ans = &QueryAnswer{}
+	}
+	done := ans.Done
 	now := e.env.WallNanos()
 	to := m.B
 	if to > now {
@@ -136,9 +140,24 @@ func (e *executor) recover(m sim.Message) {
 	var missed []int64
 	for _, t := range SlotsBetween(e.cfg.Jobs[j].sched, time.Unix(0, m.Index).UTC(), time.Unix(0, to).UTC()) {
 		s := t.UnixNano()
-		if !contains(done, s) && !e.hasStarted(j, s) && s < e.jobs[j].next {
-			missed = append(missed, s)
+		if contains(done, s) || e.hasStarted(j, s) || s >= e.jobs[j].next {
+			continue
 		}
+		if e.cfg.Misfire.Policy == MisfireQuartz && contains(ans.Fired, s) {
+			// Fired by another node and not complete: clusterRecover
+			// re-fires it only if the job requests recovery, with its
+			// original scheduled time.
+			if e.cfg.Jobs[j].RequestsRecovery {
+				e.env.Effect(sim.Effect{Name: "cron.recovered",
+					Detail: fmt.Sprintf("%s was in progress on a failed node; the job requests recovery, run now with its original scheduled time", SlotName(e.cfg.Jobs[j].Name, s)),
+					A:      e.token, B: s, C: int64(j)})
+				e.startRun(j, s, e.token, 0)
+			} else {
+				e.missed(j, s, "in progress on another node when this one took over; the job does not request recovery (Quartz clusterRecover)")
+			}
+			continue
+		}
+		missed = append(missed, s)
 	}
 	for i, s := range missed {
 		late := time.Duration(now - s)

@@ -28,3 +28,17 @@ func isCronKind(k sim.MsgKind) bool {
 func packJobStep(job, step int) int64 { return int64(job)<<32 | int64(uint32(step)) }
 
 func unpackJobStep(a int64) (job, step int) { return int(a >> 32), int(uint32(a)) }
+
+// FireTime is the body of a write or claim whose run's scheduled fire time
+// (what the job sees, and what an application keys idempotency on) differs
+// from the slot it runs: Unix ns. Without it the fire time is the slot.
+type FireTime int64
+
+// QueryAnswer is the body of a KindQueryResp: the job's slots in the
+// queried window that are complete (last step applied) and those that were
+// fired — some write or claim of theirs reached the resource — but are not
+// complete (Quartz's fired-trigger rows of a run in progress), both sorted.
+type QueryAnswer struct {
+	Done  []int64
+	Fired []int64
+}

@@ -82,7 +82,8 @@ type LogEntry struct {
 	At       sim.Time
 	Job      string
 	JobIndex int
-	Slot     int64 // scheduled wall time, Unix ns
+	Slot     int64 // scheduled wall time, Unix ns: the slot this run stands for
+	FireTime int64 // the scheduled fire time the run saw (== Slot unless a Quartz catch-up run); idempotency and claims key on it
 	Step     int
 	Token    int64
 	Node     sim.NodeID
@@ -103,6 +104,7 @@ type Resource struct {
 	applied map[stepKey]bool
 	claims  map[slotKey]int64
 	done    map[slotKey]bool
+	fired   map[slotKey]bool // slots some write or claim reached, by truth slot
 	log     []LogEntry
 	trueNow func() sim.Time
 	names   func(sim.NodeID) string
@@ -121,7 +123,7 @@ type stepKey struct {
 // NewResource returns a resource for the job table under policy.
 func NewResource(jobs Table, policy Policy) *Resource {
 	return &Resource{jobs: jobs, policy: policy,
-		highest: map[int]int64{}, applied: map[stepKey]bool{}, claims: map[slotKey]int64{}, done: map[slotKey]bool{}}
+		highest: map[int]int64{}, applied: map[stepKey]bool{}, claims: map[slotKey]int64{}, done: map[slotKey]bool{}, fired: map[slotKey]bool{}}
 }
 
 // Policy returns the resource's policy.
@@ -161,8 +163,10 @@ func (r *Resource) write(m sim.Message) {
 	if job < 0 || job >= len(r.jobs) {
 		return
 	}
-	sk := slotKey{job, m.Index}
-	e := LogEntry{At: 0, Job: r.jobs[job].Name, JobIndex: job, Slot: m.Index, Step: step, Token: m.Term, Node: m.From, Run: m.B, Reason: ReasonAccepted}
+	slot := slotKey{job, m.Index}
+	sk := slotKey{job, fireTimeOf(m)} // what the application keys on
+	r.fired[slot] = true
+	e := LogEntry{At: 0, Job: r.jobs[job].Name, JobIndex: job, Slot: m.Index, FireTime: sk.slot, Step: step, Token: m.Term, Node: m.From, Run: m.B, Reason: ReasonAccepted}
 	hi, seen := r.highest[r.scope(job)]
 	switch {
 	case r.policy.Claim && r.claims[sk] != m.Term:
@@ -182,7 +186,7 @@ func (r *Resource) write(m sim.Message) {
 		}
 		r.applied[stepKey{sk, step}] = true
 		if step == r.jobs[job].Writes-1 {
-			r.done[sk] = true
+			r.done[slot] = true
 		}
 	}
 	r.record(e)
@@ -208,7 +212,8 @@ func (r *Resource) claim(m sim.Message) {
 	if job < 0 || job >= len(r.jobs) {
 		return
 	}
-	sk := slotKey{job, m.Index}
+	r.fired[slotKey{job, m.Index}] = true
+	sk := slotKey{job, fireTimeOf(m)}
 	cur, held := r.claims[sk]
 	won := !held || cur < m.Term
 	if won {
@@ -222,21 +227,36 @@ func (r *Resource) claim(m sim.Message) {
 	r.env.Send(sim.Message{Kind: KindClaimResp, To: m.From, Term: m.Term, Index: m.Index, A: m.A, B: m.B, Flag: won})
 }
 
+// fireTimeOf is the scheduled fire time a write or claim carries (its
+// FireTime body), or its slot.
+func fireTimeOf(m sim.Message) int64 {
+	if f, ok := m.Body.(FireTime); ok {
+		return int64(f)
+	}
+	return m.Index
+}
+
 // query answers which slots of a job in (from, to] are complete (their last
-// step applied).
+// step applied) and which were fired but are not complete (QueryAnswer).
 func (r *Resource) query(m sim.Message) {
 	job, _ := unpackJobStep(m.A)
 	if job < 0 || job >= len(r.jobs) {
 		return
 	}
-	var slots []int64
-	for k := range r.done { // collected then sorted: order cannot leak
-		if k.job == job && k.slot > m.Index && k.slot <= m.B {
-			slots = append(slots, k.slot)
+	a := &QueryAnswer{}
+	for k := range r.fired { // collected then sorted: order cannot leak
+		if k.job != job || k.slot <= m.Index || k.slot > m.B {
+			continue
+		}
+		if r.done[k] {
+			a.Done = append(a.Done, k.slot)
+		} else {
+			a.Fired = append(a.Fired, k.slot)
 		}
 	}
-	sort.Slice(slots, func(i, j int) bool { return slots[i] < slots[j] })
-	r.env.Send(sim.Message{Kind: KindQueryResp, To: m.From, Term: m.Term, A: m.A, Index: m.Index, B: m.B, Body: slots})
+	sort.Slice(a.Done, func(i, j int) bool { return a.Done[i] < a.Done[j] })
+	sort.Slice(a.Fired, func(i, j int) bool { return a.Fired[i] < a.Fired[j] })
+	r.env.Send(sim.Message{Kind: KindQueryResp, To: m.From, Term: m.Term, A: m.A, Index: m.Index, B: m.B, Body: a})
 }
 
 // Completed reports whether the slot's last step has been applied.

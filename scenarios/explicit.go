@@ -109,6 +109,9 @@ func (sc *Scenario) YAML() []byte {
 			if j.Writes > 1 {
 				w(", writes: %d", j.Writes)
 			}
+			if j.RequestsRecovery {
+				w(", requests_recovery: true")
+			}
 			w("}\n")
 		}
 		var pol []string

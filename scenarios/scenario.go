@@ -434,6 +434,7 @@ func (l *loader) readCron(n *ynode, sc *Scenario) *CronSpec {
 		}
 		jm.durRange("duration", &j.RunMin, &j.RunMax, false)
 		jm.integer("writes", &j.Writes, 1, 1000)
+		jm.boolean("requests_recovery", &j.RequestsRecovery)
 		jm.finish()
 		if j.Name != "" {
 			for pi, prev := range c.Jobs {
@@ -462,7 +463,7 @@ func (l *loader) readCron(n *ynode, sc *Scenario) *CronSpec {
 	m.oneOf("fencing_scope", &c.Policy.FencingScope, "job", "global")
 	if mn := m.get("misfire"); mn != nil {
 		mm := l.mapOf(mn, "cron.misfire")
-		mm.oneOf("policy", &c.Misfire.Policy, cron.MisfireFireNow, cron.MisfireSkip)
+		mm.oneOf("policy", &c.Misfire.Policy, cron.MisfireFireNow, cron.MisfireQuartz, cron.MisfireSkip)
 		mm.dur("threshold", &c.Misfire.Threshold)
 		mm.dur("lookback", &c.Misfire.Lookback)
 		mm.finish()
