@@ -51,6 +51,11 @@ type Param struct {
 	Min, Max float64
 	// Doc is one line for the docs table, with the default.
 	Doc string
+	// Fields are the Go configuration fields the parameter sets, when
+	// FieldNames does not map them to its key (e.g. election_timeout sets
+	// ElectionTimeoutMin and ElectionTimeoutMax); FieldError locations use
+	// them (Algorithm.KeyOf).
+	Fields []string
 	// Single: the scenario must give one value, never a range, because the
 	// parameter decides the run's nodes (Algorithm.LeaseStores reads it).
 	Single bool
@@ -107,9 +112,9 @@ type Algorithm struct {
 	Package string
 	// Params are its parameters.
 	Params []Param
-	// FieldNames map its Config's Go field names, as its validation errors
-	// name them, to the words a scenario error uses ("HeartbeatInterval" →
-	// "heartbeat").
+	// FieldNames map its Config's Go field names to the words a scenario
+	// error uses ("HeartbeatInterval" → "heartbeat"): Build validates with
+	// NameBy(FieldNames), so its FieldErrors are written in those words.
 	FieldNames map[string]string
 	// LeaseStore: its runs get a lease store node, and the checker
 	// recognises a leader by holding the lease (from its lead record on)
@@ -220,4 +225,71 @@ func (r *Registry) All() []*Algorithm {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return append([]*Algorithm(nil), r.algos...)
+}
+
+// Namer names a configuration's Go field in an error message: GoName for
+// the Go API, Algorithm.Name for a scenario file's words.
+type Namer func(goField string) string
+
+// GoName is the Namer of the Go API: the field's own name.
+func GoName(goField string) string { return goField }
+
+// NameBy is the Namer that names fields as names maps them (an
+// Algorithm's FieldNames), and any other field by its Go name.
+func NameBy(names map[string]string) Namer {
+	return func(f string) string {
+		if n, ok := names[f]; ok {
+			return n
+		}
+		return f
+	}
+}
+
+// FieldError is a structured validation error: which configuration fields
+// it is about (Go field names, its subject first) and the message, whose
+// field names were written by the Namer it was built with. A scenario
+// loader reports it at the first of Fields the file sets, in Text's own
+// words: no text rewriting.
+type FieldError struct {
+	// Pkg prefixes Error(), e.g. "lease".
+	Pkg string
+	// Fields are the Go fields the error is about, its subject first.
+	Fields []string
+	// Text is the message, e.g. "ttl must be positive, got 0s".
+	Text string
+}
+
+// Error implements error: "pkg: text" (or the text alone without a Pkg).
+func (e *FieldError) Error() string {
+	if e.Pkg == "" {
+		return e.Text
+	}
+	return e.Pkg + ": " + e.Text
+}
+
+// Fail builds a FieldError about fields (the subject first).
+func Fail(pkg string, fields []string, format string, args ...any) *FieldError {
+	return &FieldError{Pkg: pkg, Fields: fields, Text: fmt.Sprintf(format, args...)}
+}
+
+// KeyOf returns the parameter key a Go field is set through: the
+// parameter that lists it in Fields, or whose key FieldNames gives it (a
+// parameter key itself, as PerNode's errors name it, is its own key).
+func (a *Algorithm) KeyOf(goField string) (string, bool) {
+	if _, ok := a.Param(goField); ok {
+		return goField, true
+	}
+	for _, p := range a.Params {
+		for _, f := range p.Fields {
+			if f == goField {
+				return p.Key, true
+			}
+		}
+	}
+	if n, ok := a.FieldNames[goField]; ok {
+		if _, ok := a.Param(n); ok {
+			return n, true
+		}
+	}
+	return "", false
 }

@@ -1,7 +1,6 @@
 package registry
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/electsim/electsim/sim"
@@ -42,7 +41,7 @@ func SetFloat(v Values, key string, out *float64) {
 // none).
 func PerNode(key string, got, candidates int) error {
 	if got != 0 && got != candidates {
-		return fmt.Errorf("%s has %d entries for %d candidates", key, got, candidates)
+		return Fail("", []string{key}, "%s has %d entries for %d candidates", key, got, candidates)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -286,63 +287,38 @@ func (l *loader) readAlgorithm(n *ynode, path string, nodes int) AlgorithmSpec {
 	return spec
 }
 
-// configError reports an algorithm package's validation error in the
-// grammar's words: its Go field names become the parameters' keys, and the
-// error points at the first parameter it names that the file sets.
+// configError reports an algorithm package's validation error. A
+// registry.FieldError (Build validates with the scenario's words) is
+// reported at the first field it is about that the file sets, in its own
+// text; any other error at the algorithm section, as written.
 func (l *loader) configError(n *ynode, path string, def *registry.Algorithm, spec AlgorithmSpec, err error) {
-	msg := strings.TrimPrefix(err.Error(), def.Package+": ")
-	goNames := make([]string, 0, len(def.FieldNames))
-	for g := range def.FieldNames {
-		goNames = append(goNames, g)
+	var fe *registry.FieldError
+	if !errors.As(err, &fe) {
+		l.errAt(n, path, "%s", strings.TrimPrefix(err.Error(), def.Package+": "))
+		return
 	}
-	sort.Strings(goNames) // whole-word replacements: the order only fixes the output
-	for _, g := range goNames {
-		msg = replaceWord(msg, g, def.FieldNames[g])
-	}
-	at, field, first := n, path, len(msg)+1
-	for _, v := range spec.values {
-		if i := indexWord(msg, v.def.Key); i >= 0 && i < first {
-			at, field, first = v.at, join(path, v.def.Key), i
+	at, field := n, path
+	for _, f := range fe.Fields {
+		key, ok := def.KeyOf(f)
+		if !ok {
+			continue
+		}
+		if v, set := spec.value(key); set {
+			at, field = v.at, join(path, key)
+			break
 		}
 	}
-	l.errAt(at, field, "%s", msg)
+	l.errAt(at, field, "%s", fe.Text)
 }
 
-// indexWord finds word in s as a whole word (not inside a longer
-// identifier), or -1.
-func indexWord(s, word string) int {
-	for i := 0; i+len(word) <= len(s); {
-		j := strings.Index(s[i:], word)
-		if j < 0 {
-			return -1
+// value returns the parameter key as the file sets it.
+func (a AlgorithmSpec) value(key string) (paramValue, bool) {
+	for _, v := range a.values {
+		if v.def.Key == key {
+			return v, true
 		}
-		j += i
-		end := j + len(word)
-		if (j == 0 || !isIdentByte(s[j-1])) && (end == len(s) || !isIdentByte(s[end])) {
-			return j
-		}
-		i = j + 1
 	}
-	return -1
-}
-
-// replaceWord replaces every whole-word occurrence of old in s.
-func replaceWord(s, old, repl string) string {
-	var b strings.Builder
-	for {
-		i := indexWord(s, old)
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		b.WriteString(s[:i])
-		b.WriteString(repl)
-		s = s[i+len(old):]
-	}
-}
-
-func isIdentByte(c byte) bool {
-	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+	return paramValue{}, false
 }
 
 func paramOwners(key string) []string {

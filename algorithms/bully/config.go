@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/sim"
 )
 
@@ -60,21 +61,27 @@ func DefaultConfig() Config {
 }
 
 // Validate reports the first invalid field.
-func (c Config) Validate() error {
+func (c Config) Validate() error { return c.validate(registry.GoName) }
+
+// validate is Validate with fields named by n (Build passes its scenario words).
+func (c Config) validate(n registry.Namer) error {
+	fail := func(fields []string, format string, args ...any) error {
+		return registry.Fail("bully", fields, format, args...)
+	}
 	switch {
 	case c.AnswerTimeout <= 0:
-		return fmt.Errorf("bully: AnswerTimeout must be positive, got %v", c.AnswerTimeout)
+		return fail([]string{"AnswerTimeout"}, "%s must be positive, got %v", n("AnswerTimeout"), c.AnswerTimeout)
 	case c.CoordinatorTimeout <= 0:
-		return fmt.Errorf("bully: CoordinatorTimeout must be positive, got %v", c.CoordinatorTimeout)
+		return fail([]string{"CoordinatorTimeout"}, "%s must be positive, got %v", n("CoordinatorTimeout"), c.CoordinatorTimeout)
 	case c.HeartbeatInterval <= 0:
-		return fmt.Errorf("bully: HeartbeatInterval must be positive, got %v", c.HeartbeatInterval)
+		return fail([]string{"HeartbeatInterval"}, "%s must be positive, got %v", n("HeartbeatInterval"), c.HeartbeatInterval)
 	case c.HeartbeatTimeout <= c.HeartbeatInterval:
-		return fmt.Errorf("bully: HeartbeatTimeout (%v) must exceed HeartbeatInterval (%v), or followers suspect a live coordinator between heartbeats", c.HeartbeatTimeout, c.HeartbeatInterval)
+		return fail([]string{"HeartbeatTimeout", "HeartbeatInterval"}, "%s (%v) must exceed %s (%v), or followers suspect a live coordinator between heartbeats", n("HeartbeatTimeout"), c.HeartbeatTimeout, n("HeartbeatInterval"), c.HeartbeatInterval)
 	}
 	for i, p := range c.Priorities {
 		for j := 0; j < i; j++ {
 			if c.Priorities[j] == p {
-				return fmt.Errorf("bully: Priorities[%d] and Priorities[%d] are both %d; priorities must be distinct", j, i, p)
+				return fail([]string{"Priorities"}, "%s[%d] and %s[%d] are both %d; priorities must be distinct", n("Priorities"), j, n("Priorities"), i, p)
 			}
 		}
 	}

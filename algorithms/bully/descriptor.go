@@ -5,15 +5,18 @@ import (
 	"github.com/electsim/electsim/sim"
 )
 
+// fieldNames are the scenario words for Config's fields (registry.NameBy).
+var fieldNames = map[string]string{
+	"AnswerTimeout": "answer_timeout", "CoordinatorTimeout": "coordinator_timeout", "HeartbeatInterval": "heartbeat",
+	"HeartbeatTimeout": "heartbeat_timeout", "Priorities": "priorities", "peers": "candidates",
+}
+
 // Descriptor describes the bully algorithm for the scenario grammar
 // (registry).
 func Descriptor() registry.Algorithm {
 	return registry.Algorithm{
 		Name: "bully", Doc: "Garcia-Molina bully (algorithms/bully)", Package: "bully",
-		FieldNames: map[string]string{
-			"AnswerTimeout": "answer_timeout", "CoordinatorTimeout": "coordinator_timeout", "HeartbeatInterval": "heartbeat",
-			"HeartbeatTimeout": "heartbeat_timeout", "Priorities": "priorities", "peers": "candidates",
-		},
+		FieldNames: fieldNames,
 		Params: []registry.Param{
 			{Key: "answer_timeout", Kind: registry.Duration, Doc: "wait for ANSWER, default 100ms"},
 			{Key: "coordinator_timeout", Kind: registry.Duration, Doc: "wait for COORDINATOR after an ANSWER, default 200ms"},
@@ -41,7 +44,7 @@ func Descriptor() registry.Algorithm {
 					c.Priorities[i] = int(p)
 				}
 			}
-			if err := c.Validate(); err != nil {
+			if err := c.validate(registry.NameBy(fieldNames)); err != nil {
 				return nil, err
 			}
 			// New validates once for this cluster; the factory cannot fail.

@@ -1,8 +1,9 @@
 package etcdraft
 
 import (
-	"fmt"
 	"time"
+
+	"github.com/electsim/electsim/registry"
 )
 
 // Config parameterises the adapter. Time in the library is counted in ticks;
@@ -56,14 +57,20 @@ func DefaultConfig() Config {
 
 // Validate reports the first invalid field, mirroring the library's own
 // checks (raft.Config.validate) so a bad scenario fails before the run.
-func (c Config) Validate() error {
+func (c Config) Validate() error { return c.validate(registry.GoName) }
+
+// validate is Validate with fields named by n (Build passes its scenario words).
+func (c Config) validate(n registry.Namer) error {
+	fail := func(fields []string, format string, args ...any) error {
+		return registry.Fail("etcdraft", fields, format, args...)
+	}
 	switch {
 	case c.TickInterval <= 0:
-		return fmt.Errorf("etcdraft: TickInterval must be positive, got %v", c.TickInterval)
+		return fail([]string{"TickInterval"}, "%s must be positive, got %v", n("TickInterval"), c.TickInterval)
 	case c.HeartbeatTick <= 0:
-		return fmt.Errorf("etcdraft: HeartbeatTick must be positive, got %d", c.HeartbeatTick)
+		return fail([]string{"HeartbeatTick"}, "%s must be positive, got %d", n("HeartbeatTick"), c.HeartbeatTick)
 	case c.ElectionTick <= c.HeartbeatTick:
-		return fmt.Errorf("etcdraft: ElectionTick (%d) must be greater than HeartbeatTick (%d)", c.ElectionTick, c.HeartbeatTick)
+		return fail([]string{"ElectionTick", "HeartbeatTick"}, "%s (%d) must be greater than %s (%d)", n("ElectionTick"), c.ElectionTick, n("HeartbeatTick"), c.HeartbeatTick)
 	}
 	return nil
 }

@@ -5,12 +5,15 @@ import (
 	"github.com/electsim/electsim/sim"
 )
 
+// fieldNames are the scenario words for Config's fields (registry.NameBy).
+var fieldNames = map[string]string{"TickInterval": "tick", "ElectionTick": "election_tick", "HeartbeatTick": "heartbeat_tick"}
+
 // Descriptor describes the etcd raft adapter for the scenario grammar
 // (registry).
 func Descriptor() registry.Algorithm {
 	return registry.Algorithm{
 		Name: "etcdraft", Doc: "the real go.etcd.io/raft/v3 library (algorithms/etcdraft)", Package: "etcdraft",
-		FieldNames: map[string]string{"TickInterval": "tick", "ElectionTick": "election_tick", "HeartbeatTick": "heartbeat_tick"},
+		FieldNames: fieldNames,
 		Params: []registry.Param{
 			{Key: "tick", Kind: registry.Duration, Doc: "tick interval on the node's monotonic clock, default 10ms"},
 			{Key: "election_tick", Kind: registry.Int, Min: 1, Max: 1e6, Doc: "ElectionTick, default 10"},
@@ -27,7 +30,7 @@ func Descriptor() registry.Algorithm {
 			registry.SetBool(v, "prevote", &c.PreVote)
 			registry.SetBool(v, "check_quorum", &c.CheckQuorum)
 			registry.SetBool(v, "persist", &c.Persist)
-			if err := c.Validate(); err != nil {
+			if err := c.validate(registry.NameBy(fieldNames)); err != nil {
 				return nil, err
 			}
 			// New validates once for this cluster; the factory cannot fail.

@@ -1,8 +1,9 @@
 package lease
 
 import (
-	"fmt"
 	"time"
+
+	"github.com/electsim/electsim/registry"
 )
 
 // The flavours (Config.Flavor).
@@ -178,62 +179,68 @@ func (c Config) drift() time.Duration {
 
 // Validate reports the first invalid field. The k8s checks are client-go's
 // NewLeaderElector checks.
-func (c Config) Validate() error {
+func (c Config) Validate() error { return c.validate(registry.GoName) }
+
+// validate is Validate with fields named by n (Build passes its scenario words).
+func (c Config) validate(n registry.Namer) error {
+	fail := func(fields []string, format string, args ...any) error {
+		return registry.Fail("lease", fields, format, args...)
+	}
 	switch {
 	case c.Flavor != FlavorK8s && c.Flavor != FlavorTTL && c.Flavor != FlavorWallTime && c.Flavor != FlavorRedlock:
-		return fmt.Errorf("lease: Flavor must be %q, %q, %q or %q, got %q", FlavorK8s, FlavorTTL, FlavorWallTime, FlavorRedlock, c.Flavor)
+		return fail([]string{"Flavor"}, "%s must be %q, %q, %q or %q, got %q", n("Flavor"), FlavorK8s, FlavorTTL, FlavorWallTime, FlavorRedlock, c.Flavor)
 	case c.Key == "":
-		return fmt.Errorf("lease: Key must not be empty")
+		return fail([]string{"Key"}, "%s must not be empty", n("Key"))
 	case c.RetryPeriod <= 0:
-		return fmt.Errorf("lease: RetryPeriod must be positive, got %v", c.RetryPeriod)
+		return fail([]string{"RetryPeriod"}, "%s must be positive, got %v", n("RetryPeriod"), c.RetryPeriod)
 	case c.JitterFactor < 0:
-		return fmt.Errorf("lease: JitterFactor must not be negative, got %v", c.JitterFactor)
+		return fail([]string{"JitterFactor"}, "%s must not be negative, got %v", n("JitterFactor"), c.JitterFactor)
 	case c.RequestTimeout < 0:
-		return fmt.Errorf("lease: RequestTimeout must not be negative, got %v", c.RequestTimeout)
+		return fail([]string{"RequestTimeout"}, "%s must not be negative, got %v", n("RequestTimeout"), c.RequestTimeout)
 	case c.RejoinDelay < 0:
-		return fmt.Errorf("lease: RejoinDelay must not be negative, got %v", c.RejoinDelay)
+		return fail([]string{"RejoinDelay"}, "%s must not be negative, got %v", n("RejoinDelay"), c.RejoinDelay)
 	case c.ShutdownAt < 0:
-		return fmt.Errorf("lease: ShutdownAt must not be negative, got %v", c.ShutdownAt)
+		return fail([]string{"ShutdownAt"}, "%s must not be negative, got %v", n("ShutdownAt"), c.ShutdownAt)
 	}
 	switch c.Flavor {
 	case FlavorK8s:
 		switch {
 		case c.LeaseDuration < time.Second:
-			return fmt.Errorf("lease: LeaseDuration must be at least 1s (the record keeps whole seconds), got %v", c.LeaseDuration)
+			return fail([]string{"LeaseDuration"}, "%s must be at least 1s (the record keeps whole seconds), got %v", n("LeaseDuration"), c.LeaseDuration)
 		case c.LeaseDuration <= c.RenewDeadline:
-			return fmt.Errorf("lease: LeaseDuration (%v) must be greater than RenewDeadline (%v)", c.LeaseDuration, c.RenewDeadline)
+			return fail([]string{"LeaseDuration", "RenewDeadline"}, "%s (%v) must be greater than %s (%v)", n("LeaseDuration"), c.LeaseDuration, n("RenewDeadline"), c.RenewDeadline)
 		case c.RenewDeadline <= time.Duration(c.JitterFactor*float64(c.RetryPeriod)):
-			return fmt.Errorf("lease: RenewDeadline (%v) must be greater than RetryPeriod*JitterFactor (%v)", c.RenewDeadline, time.Duration(c.JitterFactor*float64(c.RetryPeriod)))
+			return fail([]string{"RenewDeadline", "RetryPeriod", "JitterFactor"}, "%s (%v) must be greater than %s*%s (%v)", n("RenewDeadline"), c.RenewDeadline, n("RetryPeriod"), n("JitterFactor"), time.Duration(c.JitterFactor*float64(c.RetryPeriod)))
 		}
 	case FlavorTTL, FlavorRedlock:
 		switch {
 		case c.Flavor == FlavorRedlock && (c.Masters < 1 || c.Masters > MaxMasters):
-			return fmt.Errorf("lease: Masters must be in 1..%d, got %d", MaxMasters, c.Masters)
+			return fail([]string{"Masters"}, "%s must be in 1..%d, got %d", n("Masters"), MaxMasters, c.Masters)
 		case c.Flavor == FlavorRedlock && (c.TimeoutFactor <= 0 || c.TimeoutFactor >= 1):
-			return fmt.Errorf("lease: TimeoutFactor must be in (0, 1), got %v", c.TimeoutFactor)
+			return fail([]string{"TimeoutFactor"}, "%s must be in (0, 1), got %v", n("TimeoutFactor"), c.TimeoutFactor)
 		case c.TTL <= 0:
-			return fmt.Errorf("lease: TTL must be positive, got %v", c.TTL)
+			return fail([]string{"TTL"}, "%s must be positive, got %v", n("TTL"), c.TTL)
 		case c.ExpiryClock != "" && c.ExpiryClock != ExpiryWall && c.ExpiryClock != ExpiryMonotonic:
-			return fmt.Errorf("lease: ExpiryClock must be %q or %q, got %q", ExpiryWall, ExpiryMonotonic, c.ExpiryClock)
+			return fail([]string{"ExpiryClock"}, "%s must be %q or %q, got %q", n("ExpiryClock"), ExpiryWall, ExpiryMonotonic, c.ExpiryClock)
 		case c.RenewInterval < 0 || c.renewInterval() <= 0 || c.renewInterval() >= c.TTL:
-			return fmt.Errorf("lease: RenewInterval (%v) must be in (0, TTL=%v)", c.renewInterval(), c.TTL)
+			return fail([]string{"RenewInterval", "TTL"}, "%s (%v) must be in (0, %s=%v)", n("RenewInterval"), c.renewInterval(), n("TTL"), c.TTL)
 		case c.ClockDriftFactor < 0 || c.ClockDriftFactor >= 1:
-			return fmt.Errorf("lease: ClockDriftFactor must be in [0, 1), got %v", c.ClockDriftFactor)
+			return fail([]string{"ClockDriftFactor"}, "%s must be in [0, 1), got %v", n("ClockDriftFactor"), c.ClockDriftFactor)
 		case c.ClockDriftMargin < 0:
-			return fmt.Errorf("lease: ClockDriftMargin must not be negative, got %v", c.ClockDriftMargin)
+			return fail([]string{"ClockDriftMargin"}, "%s must not be negative, got %v", n("ClockDriftMargin"), c.ClockDriftMargin)
 		case c.drift() >= c.TTL:
-			return fmt.Errorf("lease: the drift margin (%v) leaves no validity within TTL (%v)", c.drift(), c.TTL)
+			return fail([]string{"TTL"}, "the drift margin (%v) leaves no validity within %s (%v)", c.drift(), n("TTL"), c.TTL)
 		}
 	case FlavorWallTime:
 		switch {
 		case c.LockAtMostFor <= 0:
-			return fmt.Errorf("lease: LockAtMostFor must be positive, got %v", c.LockAtMostFor)
+			return fail([]string{"LockAtMostFor"}, "%s must be positive, got %v", n("LockAtMostFor"), c.LockAtMostFor)
 		case c.LockAtLeastFor < 0:
-			return fmt.Errorf("lease: LockAtLeastFor must not be negative, got %v", c.LockAtLeastFor)
+			return fail([]string{"LockAtLeastFor"}, "%s must not be negative, got %v", n("LockAtLeastFor"), c.LockAtLeastFor)
 		case c.TaskDuration < 0:
-			return fmt.Errorf("lease: TaskDuration must not be negative, got %v", c.TaskDuration)
+			return fail([]string{"TaskDuration"}, "%s must not be negative, got %v", n("TaskDuration"), c.TaskDuration)
 		case c.ExtendInterval < 0 || c.extendInterval() <= 0 || c.extendInterval() >= c.LockAtMostFor:
-			return fmt.Errorf("lease: ExtendInterval (%v) must be in (0, LockAtMostFor=%v)", c.extendInterval(), c.LockAtMostFor)
+			return fail([]string{"ExtendInterval", "LockAtMostFor"}, "%s (%v) must be in (0, %s=%v)", n("ExtendInterval"), c.extendInterval(), n("LockAtMostFor"), c.LockAtMostFor)
 		}
 	}
 	return nil

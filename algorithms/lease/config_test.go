@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/sim"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -96,5 +97,30 @@ func TestDeterministic(t *testing.T) {
 			hashes[i] = c.s.TraceHash()
 		}
 		assert.Equal(t, hashes[0], hashes[1], f)
+	}
+}
+
+// TestValidationErrorsAreStructured: Validate's errors name Go fields for
+// the Go API, and the descriptor's Build validates with the scenario's
+// words, so a loader places the error by its Fields and prints its Text
+// without rewriting any text.
+func TestValidationErrorsAreStructured(t *testing.T) {
+	c := DefaultConfig()
+	c.LeaseDuration = 5 * time.Second
+	var fe *registry.FieldError
+	require.ErrorAs(t, c.Validate(), &fe)
+	assert.Equal(t, []string{"LeaseDuration", "RenewDeadline"}, fe.Fields)
+	assert.Equal(t, "LeaseDuration (5s) must be greater than RenewDeadline (10s)", fe.Text)
+	assert.Equal(t, "lease: LeaseDuration (5s) must be greater than RenewDeadline (10s)", c.Validate().Error())
+
+	require.ErrorAs(t, c.validate(registry.NameBy(fieldNames)), &fe)
+	assert.Equal(t, []string{"LeaseDuration", "RenewDeadline"}, fe.Fields)
+	assert.Equal(t, "lease_duration (5s) must be greater than renew_deadline (10s)", fe.Text)
+	d := Descriptor()
+	for _, f := range fe.Fields {
+		key, ok := d.KeyOf(f)
+		require.True(t, ok, f)
+		_, isParam := d.Param(key)
+		assert.True(t, isParam, "%s → %s", f, key)
 	}
 }

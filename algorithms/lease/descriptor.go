@@ -5,6 +5,16 @@ import (
 	"github.com/electsim/electsim/sim"
 )
 
+// fieldNames are the scenario words for Config's fields (registry.NameBy).
+var fieldNames = map[string]string{
+	"Flavor":        "flavor",
+	"LeaseDuration": "lease_duration", "RenewDeadline": "renew_deadline", "RetryPeriod": "retry_period",
+	"JitterFactor": "jitter_factor", "RequestTimeout": "request_timeout", "RejoinDelay": "rejoin_delay",
+	"ShutdownAt": "shutdown_at", "TTL": "ttl", "RenewInterval": "renew_interval",
+	"ClockDriftFactor": "clock_drift_factor", "ExpiryClock": "expiry_clock", "Masters": "masters", "TimeoutFactor": "timeout_factor", "SetNXOnExtend": "set_nx_on_extend", "ClockDriftMargin": "clock_drift_margin",
+	"LockAtMostFor": "lock_at_most_for", "LockAtLeastFor": "lock_at_least_for", "ExtendInterval": "extend_interval", "TaskDuration": "task_duration",
+}
+
 // Descriptor describes lease-based election for the scenario grammar
 // (registry): its runs get a lease store.
 func Descriptor() registry.Algorithm {
@@ -19,13 +29,7 @@ func Descriptor() registry.Algorithm {
 			}
 			return DefaultConfig().Masters
 		},
-		FieldNames: map[string]string{
-			"LeaseDuration": "lease_duration", "RenewDeadline": "renew_deadline", "RetryPeriod": "retry_period",
-			"JitterFactor": "jitter_factor", "RequestTimeout": "request_timeout", "RejoinDelay": "rejoin_delay",
-			"ShutdownAt": "shutdown_at", "TTL": "ttl", "RenewInterval": "renew_interval",
-			"ClockDriftFactor": "clock_drift_factor", "ExpiryClock": "expiry_clock", "Masters": "masters", "TimeoutFactor": "timeout_factor", "SetNXOnExtend": "set_nx_on_extend", "ClockDriftMargin": "clock_drift_margin",
-			"LockAtMostFor": "lock_at_most_for", "LockAtLeastFor": "lock_at_least_for", "ExtendInterval": "extend_interval", "TaskDuration": "task_duration",
-		},
+		FieldNames: fieldNames,
 		Params: []registry.Param{
 			{Key: "flavor", Kind: registry.Enum, Enum: Flavors, Doc: "k8s (client-go), ttl (Redis SET NX PX, one instance), walltime (ShedLock lock_until) or redlock (go-redsync over independent masters); default k8s"},
 			{Key: "masters", Kind: registry.Int, Min: 1, Max: MaxMasters, Single: true, Doc: "redlock: independent Redis masters (store, store2, …), default 5"},
@@ -78,7 +82,7 @@ func Descriptor() registry.Algorithm {
 			registry.SetDuration(v, "request_timeout", &c.RequestTimeout)
 			registry.SetDuration(v, "rejoin_delay", &c.RejoinDelay)
 			registry.SetDuration(v, "shutdown_at", &c.ShutdownAt)
-			if err := c.Validate(); err != nil {
+			if err := c.validate(registry.NameBy(fieldNames)); err != nil {
 				return nil, err
 			}
 			// NewWithStores validates once for this cluster; the factory

@@ -3,6 +3,8 @@ package raftelect
 import (
 	"fmt"
 	"time"
+
+	"github.com/electsim/electsim/registry"
 )
 
 // Config holds the parameters of one Raft election node. Every node of a
@@ -88,29 +90,35 @@ func DefaultConfig() Config {
 }
 
 // Validate reports the first invalid field.
-func (c Config) Validate() error {
+func (c Config) Validate() error { return c.validate(registry.GoName) }
+
+// validate is Validate with fields named by n (Build passes its scenario words).
+func (c Config) validate(n registry.Namer) error {
+	fail := func(fields []string, format string, args ...any) error {
+		return registry.Fail("raftelect", fields, format, args...)
+	}
 	switch {
 	case c.ElectionTimeoutMin <= 0:
-		return fmt.Errorf("raftelect: ElectionTimeoutMin must be positive, got %v", c.ElectionTimeoutMin)
+		return fail([]string{"ElectionTimeoutMin"}, "%s must be positive, got %v", n("ElectionTimeoutMin"), c.ElectionTimeoutMin)
 	case c.ElectionTimeoutMax < c.ElectionTimeoutMin:
-		return fmt.Errorf("raftelect: ElectionTimeoutMax (%v) must be >= ElectionTimeoutMin (%v)", c.ElectionTimeoutMax, c.ElectionTimeoutMin)
+		return fail([]string{"ElectionTimeoutMax", "ElectionTimeoutMin"}, "%s (%v) must be >= %s (%v)", n("ElectionTimeoutMax"), c.ElectionTimeoutMax, n("ElectionTimeoutMin"), c.ElectionTimeoutMin)
 	case c.HeartbeatInterval <= 0:
-		return fmt.Errorf("raftelect: HeartbeatInterval must be positive, got %v", c.HeartbeatInterval)
+		return fail([]string{"HeartbeatInterval"}, "%s must be positive, got %v", n("HeartbeatInterval"), c.HeartbeatInterval)
 	case c.HeartbeatInterval >= c.ElectionTimeoutMin:
-		return fmt.Errorf("raftelect: HeartbeatInterval (%v) must be below ElectionTimeoutMin (%v), or followers time out between heartbeats", c.HeartbeatInterval, c.ElectionTimeoutMin)
+		return fail([]string{"HeartbeatInterval", "ElectionTimeoutMin"}, "%s (%v) must be below %s (%v), or followers time out between heartbeats", n("HeartbeatInterval"), c.HeartbeatInterval, n("ElectionTimeoutMin"), c.ElectionTimeoutMin)
 	case c.TimerReset != "" && c.TimerReset != TimerFigure2 && c.TimerReset != TimerEtcd:
-		return fmt.Errorf("raftelect: TimerReset must be %q or %q, got %q", TimerFigure2, TimerEtcd, c.TimerReset)
+		return fail([]string{"TimerReset"}, "%s must be %q or %q, got %q", n("TimerReset"), TimerFigure2, TimerEtcd, c.TimerReset)
 	case c.LastLogTerm != nil && c.LastLogIndex != nil && len(c.LastLogTerm) != len(c.LastLogIndex):
-		return fmt.Errorf("raftelect: LastLogTerm has %d entries but LastLogIndex has %d", len(c.LastLogTerm), len(c.LastLogIndex))
+		return fail([]string{"LastLogTerm", "LastLogIndex"}, "%s has %d entries but %s has %d", n("LastLogTerm"), len(c.LastLogTerm), n("LastLogIndex"), len(c.LastLogIndex))
 	}
 	for i, v := range c.LastLogTerm {
 		if v < 0 {
-			return fmt.Errorf("raftelect: LastLogTerm[%d] is negative (%d)", i, v)
+			return fail([]string{"LastLogTerm"}, "%s[%d] is negative (%d)", n("LastLogTerm"), i, v)
 		}
 	}
 	for i, v := range c.LastLogIndex {
 		if v < 0 {
-			return fmt.Errorf("raftelect: LastLogIndex[%d] is negative (%d)", i, v)
+			return fail([]string{"LastLogIndex"}, "%s[%d] is negative (%d)", n("LastLogIndex"), i, v)
 		}
 	}
 	return nil

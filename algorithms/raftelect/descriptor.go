@@ -5,18 +5,21 @@ import (
 	"github.com/electsim/electsim/sim"
 )
 
+// fieldNames are the scenario words for Config's fields (registry.NameBy).
+var fieldNames = map[string]string{
+	"ElectionTimeoutMin": "election_timeout's minimum", "ElectionTimeoutMax": "election_timeout's maximum",
+	"HeartbeatInterval": "heartbeat", "LastLogTerm": "last_log_term", "LastLogIndex": "last_log_index",
+	"peers": "candidates", "TimerReset": "timer_reset",
+}
+
 // Descriptor describes Raft leader election for the scenario grammar
 // (registry): its parameters and how to build its nodes.
 func Descriptor() registry.Algorithm {
 	return registry.Algorithm{
 		Name: "raft", Doc: "Raft leader election (algorithms/raftelect)", Package: "raftelect",
-		FieldNames: map[string]string{
-			"ElectionTimeoutMin": "election_timeout's minimum", "ElectionTimeoutMax": "election_timeout's maximum",
-			"HeartbeatInterval": "heartbeat", "LastLogTerm": "last_log_term", "LastLogIndex": "last_log_index",
-			"peers": "candidates", "TimerReset": "timer_reset",
-		},
+		FieldNames: fieldNames,
 		Params: []registry.Param{
-			{Key: "election_timeout", Kind: registry.DurationRange, Doc: "randomized election timeout range, default 150ms..300ms"},
+			{Key: "election_timeout", Kind: registry.DurationRange, Fields: []string{"ElectionTimeoutMin", "ElectionTimeoutMax"}, Doc: "randomized election timeout range, default 150ms..300ms"},
 			{Key: "heartbeat", Kind: registry.Duration, Doc: "leader heartbeat interval, default 50ms"},
 			{Key: "prevote", Kind: registry.Bool, Doc: "PreVote (thesis §9.6), default false"},
 			{Key: "check_quorum", Kind: registry.Bool, Doc: "CheckQuorum (thesis §6.2), default false"},
@@ -49,7 +52,7 @@ func Descriptor() registry.Algorithm {
 			if err := registry.PerNode("last_log_index", len(c.LastLogIndex), n); err != nil {
 				return nil, err
 			}
-			if err := c.Validate(); err != nil {
+			if err := c.validate(registry.NameBy(fieldNames)); err != nil {
 				return nil, err
 			}
 			// New validates once for this cluster; the factory cannot fail.

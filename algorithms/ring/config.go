@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/sim"
 )
 
@@ -94,28 +95,34 @@ func DefaultConfig() Config {
 }
 
 // Validate reports the first invalid field.
-func (c Config) Validate() error {
+func (c Config) Validate() error { return c.validate(registry.GoName) }
+
+// validate is Validate with fields named by n (Build passes its scenario words).
+func (c Config) validate(n registry.Namer) error {
+	fail := func(fields []string, format string, args ...any) error {
+		return registry.Fail("ring", fields, format, args...)
+	}
 	switch {
 	case c.Variant > CollectAll:
-		return fmt.Errorf("ring: Variant %d is unknown", c.Variant)
+		return fail([]string{"Variant"}, "%s %d is unknown", n("Variant"), c.Variant)
 	case c.AckTimeout <= 0:
-		return fmt.Errorf("ring: AckTimeout must be positive, got %v", c.AckTimeout)
+		return fail([]string{"AckTimeout"}, "%s must be positive, got %v", n("AckTimeout"), c.AckTimeout)
 	case c.HeartbeatInterval <= 0:
-		return fmt.Errorf("ring: HeartbeatInterval must be positive, got %v", c.HeartbeatInterval)
+		return fail([]string{"HeartbeatInterval"}, "%s must be positive, got %v", n("HeartbeatInterval"), c.HeartbeatInterval)
 	case c.HeartbeatTimeout <= c.HeartbeatInterval:
-		return fmt.Errorf("ring: HeartbeatTimeout (%v) must exceed HeartbeatInterval (%v), or followers suspect a live leader between heartbeats", c.HeartbeatTimeout, c.HeartbeatInterval)
+		return fail([]string{"HeartbeatTimeout", "HeartbeatInterval"}, "%s (%v) must exceed %s (%v), or followers suspect a live leader between heartbeats", n("HeartbeatTimeout"), c.HeartbeatTimeout, n("HeartbeatInterval"), c.HeartbeatInterval)
 	}
-	if err := distinct("Order", c.Order); err != nil {
+	if err := distinct(n, "Order", c.Order); err != nil {
 		return err
 	}
-	return distinct("Initiators", c.Initiators)
+	return distinct(n, "Initiators", c.Initiators)
 }
 
-func distinct(field string, ids []sim.NodeID) error {
+func distinct(n registry.Namer, field string, ids []sim.NodeID) error {
 	for i, id := range ids {
 		for j := 0; j < i; j++ {
 			if ids[j] == id {
-				return fmt.Errorf("ring: %s[%d] and %s[%d] are both node %d", field, j, field, i, id)
+				return registry.Fail("ring", []string{field}, "%s[%d] and %s[%d] are both node %d", n(field), j, n(field), i, id)
 			}
 		}
 	}

@@ -7,15 +7,18 @@ import (
 	"github.com/electsim/electsim/sim"
 )
 
+// fieldNames are the scenario words for Config's fields (registry.NameBy).
+var fieldNames = map[string]string{
+	"AckTimeout": "ack_timeout", "HeartbeatInterval": "heartbeat", "HeartbeatTimeout": "heartbeat_timeout",
+	"Order": "order", "Initiators": "initiators", "peers": "candidates",
+}
+
 // Descriptor describes the ring elections for the scenario grammar
 // (registry).
 func Descriptor() registry.Algorithm {
 	return registry.Algorithm{
 		Name: "ring", Doc: "Chang–Roberts ring election and the collect-all variant (algorithms/ring)", Package: "ring",
-		FieldNames: map[string]string{
-			"AckTimeout": "ack_timeout", "HeartbeatInterval": "heartbeat", "HeartbeatTimeout": "heartbeat_timeout",
-			"Order": "order", "Initiators": "initiators", "peers": "candidates",
-		},
+		FieldNames: fieldNames,
 		Params: []registry.Param{
 			{Key: "variant", Kind: registry.Enum, Enum: []string{"chang_roberts", "collect_all"}, Doc: "Chang–Roberts (forward only IDs higher than your own) or collect-all (the message collects every ID and the highest wins), default chang_roberts"},
 			{Key: "arrangement", Kind: registry.Enum, Enum: []string{"sorted", "reversed", "random"}, Doc: "ring order of the IDs: sorted (IDs increase along the ring, best case), reversed (worst case) or random (drawn from the run's seed); default sorted"},
@@ -59,7 +62,7 @@ func Descriptor() registry.Algorithm {
 			registry.SetDuration(v, "heartbeat", &c.HeartbeatInterval)
 			registry.SetDuration(v, "heartbeat_timeout", &c.HeartbeatTimeout)
 			registry.SetBool(v, "persist_epoch", &c.PersistEpoch)
-			if err := c.Validate(); err != nil {
+			if err := c.validate(registry.NameBy(fieldNames)); err != nil {
 				return nil, err
 			}
 			// New validates once for this cluster; the factory cannot fail.
