@@ -10,7 +10,6 @@ package hpe
 
 import (
 	"encoding/binary"
-	"fmt"
 	"time"
 
 	"github.com/electsim/electsim/registry"
@@ -32,16 +31,24 @@ func DefaultConfig() Config {
 	return Config{Heartbeat: 50 * time.Millisecond, Timeout: 200 * time.Millisecond}
 }
 
-// Validate checks the configuration.
-func (c Config) Validate() error {
+// Validate checks the configuration; its errors name the Go fields.
+func (c Config) Validate() error { return c.validate(registry.GoName) }
+
+// validate is Validate with fields named by n: Build passes the scenario's
+// words (registry.NameBy(fieldNames)), so a scenario error reads
+// "timeout (100ms) must exceed heartbeat (200ms)" at the timeout key.
+func (c Config) validate(n registry.Namer) error {
 	if c.Heartbeat <= 0 {
-		return fmt.Errorf("hpe: Heartbeat must be positive")
+		return registry.Fail("hpe", []string{"Heartbeat"}, "%s must be positive", n("Heartbeat"))
 	}
 	if c.Timeout <= c.Heartbeat {
-		return fmt.Errorf("hpe: Timeout (%v) must exceed Heartbeat (%v)", c.Timeout, c.Heartbeat)
+		return registry.Fail("hpe", []string{"Timeout", "Heartbeat"}, "%s (%v) must exceed %s (%v)", n("Timeout"), c.Timeout, n("Heartbeat"), c.Heartbeat)
 	}
 	return nil
 }
+
+// fieldNames are the scenario words for Config's fields.
+var fieldNames = map[string]string{"Heartbeat": "heartbeat", "Timeout": "timeout"}
 
 // Node is one candidate. It implements sim.Node.
 type Node struct {
@@ -135,7 +142,7 @@ func (n *Node) TimerName(int) string { return "hpe.heartbeat" }
 func Descriptor() registry.Algorithm {
 	return registry.Algorithm{
 		Name: "hpe", Doc: "heartbeat-priority election (examples/custom-election)", Package: "hpe",
-		FieldNames: map[string]string{"Heartbeat": "heartbeat", "Timeout": "timeout"},
+		FieldNames: fieldNames,
 		Params: []registry.Param{
 			{Key: "heartbeat", Kind: registry.Duration, Doc: "heartbeat interval, default 50ms"},
 			{Key: "timeout", Kind: registry.Duration, Doc: "silence of every lower candidate before leading, default 200ms"},
@@ -144,7 +151,7 @@ func Descriptor() registry.Algorithm {
 			c := DefaultConfig()
 			registry.SetDuration(v, "heartbeat", &c.Heartbeat)
 			registry.SetDuration(v, "timeout", &c.Timeout)
-			if err := c.Validate(); err != nil {
+			if err := c.validate(registry.NameBy(fieldNames)); err != nil {
 				return nil, err
 			}
 			return func(p []sim.NodeID, _ registry.Services) sim.Node { return New(c, p) }, nil
