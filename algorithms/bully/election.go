@@ -27,7 +27,7 @@ func (n *Node) startElection() {
 		return
 	}
 	for _, p := range n.higher {
-		n.env.Send(sim.Message{Kind: KindElection, To: p, Term: n.epoch, Index: int64(n.owner)})
+		n.env.Send(epochClaim{Epoch: n.epoch, EpochMinter: n.owner}.message(KindElection, p))
 	}
 	n.env.CancelTimer(n.answer)
 	n.answer = n.env.SetTimer(n.cfg.AnswerTimeout, tagAnswer)
@@ -64,7 +64,7 @@ func (n *Node) stopLeading(why string) {
 // broadcast sends a COORDINATOR or HEARTBEAT for the current tenure.
 func (n *Node) broadcast(kind sim.MsgKind, to []sim.NodeID) {
 	for _, p := range to {
-		n.env.Send(sim.Message{Kind: kind, To: p, Term: n.tenure, Index: int64(n.self)})
+		n.env.Send(epochClaim{Epoch: n.tenure, EpochMinter: n.self}.message(kind, p))
 	}
 }
 
@@ -74,18 +74,19 @@ func (n *Node) broadcast(kind sim.MsgKind, to []sim.NodeID) {
 // in a new epoch if the challenger knows an epoch the coordinator did not mint.
 func (n *Node) onElection(m sim.Message) {
 	// known: the challenger knows no epoch the coordinator did not mint.
-	known := m.Term < n.tenure || (m.Term == n.tenure && sim.NodeID(m.Index) == n.self)
-	n.learn(m.Term, sim.NodeID(m.Index))
+	c := epochClaimOf(&m)
+	known := c.Epoch < n.tenure || (c.Epoch == n.tenure && c.EpochMinter == n.self)
+	n.learn(c.Epoch, c.EpochMinter)
 	if !n.outranks(n.self, m.From) {
 		return // ELECTION only goes up; ignore a misconfigured sender
 	}
-	n.env.Send(sim.Message{Kind: KindAnswer, To: m.From, Term: n.epoch, Index: int64(n.owner)})
+	n.env.Send(epochClaim{Epoch: n.epoch, EpochMinter: n.owner}.message(KindAnswer, m.From))
 	switch n.role {
 	case Follower:
 		n.startElection()
 	case Coordinator:
 		if known {
-			n.env.Send(sim.Message{Kind: KindCoordinator, To: m.From, Term: n.tenure, Index: int64(n.self)})
+			n.env.Send(epochClaim{Epoch: n.tenure, EpochMinter: n.self}.message(KindCoordinator, m.From))
 		} else {
 			n.becomeCoordinator()
 		}
@@ -95,7 +96,8 @@ func (n *Node) onElection(m sim.Message) {
 // onAnswer: a higher node is alive and takes over; wait T' for its
 // COORDINATOR.
 func (n *Node) onAnswer(m sim.Message) {
-	n.learn(m.Term, sim.NodeID(m.Index))
+	c := epochClaimOf(&m)
+	n.learn(c.Epoch, c.EpochMinter)
 	if n.role != Electing {
 		return
 	}
@@ -111,7 +113,7 @@ func (n *Node) onAnswer(m sim.Message) {
 // claim from a higher node (it does not know the current epoch, e.g. it just
 // recovered) starts an election, whose ELECTION tells it the epoch to beat.
 func (n *Node) onClaim(m sim.Message) {
-	p, e := m.From, m.Term
+	p, e := m.From, epochClaimOf(&m).Epoch
 	fresh := e > n.epoch || (e == n.epoch && n.owner == p)
 	higher := n.outranks(p, n.self)
 	switch {
@@ -132,7 +134,7 @@ func (n *Node) onClaim(m sim.Message) {
 		}
 	default:
 		if n.role == Coordinator {
-			n.env.Send(sim.Message{Kind: KindCoordinator, To: p, Term: n.tenure, Index: int64(n.self)})
+			n.env.Send(epochClaim{Epoch: n.tenure, EpochMinter: n.self}.message(KindCoordinator, p))
 		}
 	}
 }

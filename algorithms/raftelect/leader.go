@@ -30,7 +30,7 @@ func (n *Node) stepDown(why string) {
 }
 
 func (n *Node) broadcastHeartbeat() {
-	n.broadcast(sim.Message{Kind: KindAppendEntries, Term: n.term})
+	n.broadcast(heartbeat{Term: n.term}.message(sim.None))
 }
 
 func (n *Node) clearActive() {
@@ -66,7 +66,7 @@ func (n *Node) onAppendEntries(m *sim.Message) {
 	if n.role == Leader {
 		// Another leader of this very term: Election Safety is already broken
 		// (only possible with Persist off). Refuse; both keep leading.
-		n.send(sim.Message{Kind: KindAppendEntriesResp, To: m.From, Term: n.term})
+		n.send(heartbeatResp{Term: n.term}.message(m.From))
 		return
 	}
 	n.role = Follower
@@ -74,5 +74,5 @@ func (n *Node) onAppendEntries(m *sim.Message) {
 	n.leaderContact = n.env.Now()
 	n.believe()
 	n.resetElectionTimer()
-	n.send(sim.Message{Kind: KindAppendEntriesResp, To: m.From, Term: n.term, Flag: true})
+	n.send(heartbeatResp{Term: n.term, Success: true}.message(m.From))
 }

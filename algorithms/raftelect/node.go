@@ -217,7 +217,7 @@ func (n *Node) OnMessage(m sim.Message) {
 		case KindAppendEntries:
 			n.onAppendEntries(&m)
 		case KindAppendEntriesResp:
-			if n.role == Leader && m.Term == n.term {
+			if r := heartbeatRespOf(&m); n.role == Leader && r.Term == n.term {
 				n.active[from] = true
 			}
 		}
@@ -237,7 +237,7 @@ func (n *Node) observeTerm(m *sim.Message) bool {
 			// from a leader, neither update the term nor grant the vote.
 			return false
 		}
-		if m.Kind == KindPreVote || (m.Kind == KindPreVoteResp && m.Flag) {
+		if m.Kind == KindPreVote || (m.Kind == KindPreVoteResp && voteRespOf(m).VoteGranted) {
 			// A pre-vote never changes anyone's term (thesis §9.6).
 			return true
 		}
@@ -252,11 +252,11 @@ func (n *Node) observeTerm(m *sim.Message) bool {
 		// sender steps down; drop stale responses.
 		switch m.Kind {
 		case KindAppendEntries:
-			n.send(sim.Message{Kind: KindAppendEntriesResp, To: m.From, Term: n.term})
+			n.send(heartbeatResp{Term: n.term}.message(m.From))
 		case KindRequestVote:
-			n.send(sim.Message{Kind: KindRequestVoteResp, To: m.From, Term: n.term})
+			n.send(voteResp{Term: n.term}.message(KindRequestVoteResp, m.From))
 		case KindPreVote:
-			n.send(sim.Message{Kind: KindPreVoteResp, To: m.From, Term: n.term})
+			n.send(voteResp{Term: n.term}.message(KindPreVoteResp, m.From))
 		}
 		return false
 	}

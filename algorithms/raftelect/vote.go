@@ -45,7 +45,7 @@ func (n *Node) campaign() {
 		n.becomeLeader() // a one-node cluster
 		return
 	}
-	n.broadcast(sim.Message{Kind: KindRequestVote, Term: n.term, Index: n.lastLogIndex, A: n.lastLogTerm})
+	n.broadcast(voteReq{Term: n.term, LastLogIndex: n.lastLogIndex, LastLogTerm: n.lastLogTerm}.message(KindRequestVote, sim.None))
 }
 
 // preCampaign starts a pre-vote round (thesis §9.6): ask at currentTerm+1
@@ -60,20 +60,21 @@ func (n *Node) preCampaign() {
 		n.campaign()
 		return
 	}
-	n.broadcast(sim.Message{Kind: KindPreVote, Term: n.term + 1, Index: n.lastLogIndex, A: n.lastLogTerm})
+	n.broadcast(voteReq{Term: n.term + 1, LastLogIndex: n.lastLogIndex, LastLogTerm: n.lastLogTerm}.message(KindPreVote, sim.None))
 }
 
 // onRequestVote is the RequestVote receiver (Figure 2); m.Term == currentTerm.
 func (n *Node) onRequestVote(m *sim.Message) {
+	req := voteReqOf(m)
 	grant := (n.votedFor == sim.None || n.votedFor == m.From) &&
-		upToDate(m.A, m.Index, n.lastLogTerm, n.lastLogIndex)
+		upToDate(req.LastLogTerm, req.LastLogIndex, n.lastLogTerm, n.lastLogIndex)
 	if grant {
 		n.votedFor = m.From
 		n.markDirty()
 		n.resetElectionTimer() // Figure 2: granting a vote restarts the wait
 	}
 	// send persists the vote before the response leaves.
-	n.send(sim.Message{Kind: KindRequestVoteResp, To: m.From, Term: n.term, Flag: grant})
+	n.send(voteResp{Term: n.term, VoteGranted: grant}.message(KindRequestVoteResp, m.From))
 }
 
 // onPreVote answers a pre-vote (thesis §9.6): grant if this node would vote
@@ -81,13 +82,14 @@ func (n *Node) onRequestVote(m *sim.Message) {
 // heard from a current leader within ElectionTimeoutMin. Granting changes
 // nothing here. m.Term >= currentTerm.
 func (n *Node) onPreVote(m *sim.Message) {
-	canVote := m.Term > n.term || n.votedFor == sim.None || n.votedFor == m.From
-	grant := canVote && upToDate(m.A, m.Index, n.lastLogTerm, n.lastLogIndex) && !n.inLease()
+	req := voteReqOf(m)
+	canVote := req.Term > n.term || n.votedFor == sim.None || n.votedFor == m.From
+	grant := canVote && upToDate(req.LastLogTerm, req.LastLogIndex, n.lastLogTerm, n.lastLogIndex) && !n.inLease()
 	term := n.term
 	if grant {
-		term = m.Term // the pre-candidate matches grants by the term it asked for
+		term = req.Term // the pre-candidate matches grants by the term it asked for
 	}
-	n.send(sim.Message{Kind: KindPreVoteResp, To: m.From, Term: term, Flag: grant})
+	n.send(voteResp{Term: term, VoteGranted: grant}.message(KindPreVoteResp, m.From))
 }
 
 // onRequestVoteResp counts a vote; m.Term == currentTerm.
@@ -95,7 +97,7 @@ func (n *Node) onRequestVoteResp(m *sim.Message, from int) {
 	if n.role != Candidate {
 		return
 	}
-	if m.Flag {
+	if voteRespOf(m).VoteGranted {
 		n.votes[from] = voteGranted
 	} else {
 		n.votes[from] = voteRejected
@@ -119,10 +121,11 @@ func (n *Node) onPreVoteResp(m *sim.Message, from int) {
 	if n.role != PreCandidate {
 		return
 	}
+	resp := voteRespOf(m)
 	switch {
-	case m.Flag && m.Term == n.term+1:
+	case resp.VoteGranted && resp.Term == n.term+1:
 		n.votes[from] = voteGranted
-	case !m.Flag:
+	case !resp.VoteGranted:
 		n.votes[from] = voteRejected
 	default:
 		return // a grant from an older round

@@ -37,7 +37,7 @@ func (n *Node) startElection() {
 	n.enterRound(n.round + 1)
 	n.participant = true
 	n.armMonitor()
-	m := sim.Message{Kind: KindElection, Term: n.round, Index: int64(n.self), B: pack(n.self, 1)}
+	m := lap{Round: n.round, ID: n.self, OriginAndHops: pack(n.self, 1)}.message(KindElection)
 	if n.cfg.Variant == CollectAll {
 		m.Body = []int64{int64(n.self)}
 	}
@@ -46,13 +46,14 @@ func (n *Node) startElection() {
 
 // onRing handles an ELECTION or COORDINATOR after it was acknowledged.
 func (n *Node) onRing(m sim.Message) {
-	if m.Term < n.round {
+	p := lapOf(&m)
+	if p.Round < n.round {
 		return // an older round: extinguished
 	}
-	if m.Term > n.round {
-		n.enterRound(m.Term)
+	if p.Round > n.round {
+		n.enterRound(p.Round)
 	}
-	origin, hops := unpack(m.B)
+	origin, hops := unpack(p.OriginAndHops)
 	if hops >= len(n.order) && origin != n.self {
 		// A full lap without meeting its origin: the origin died after
 		// sending it. Without this the message would circle forever.
@@ -66,13 +67,14 @@ func (n *Node) onRing(m sim.Message) {
 			return
 		}
 		n.enterRound(n.round + 1)
-		m.Term = n.round
+		p.Round = n.round
 	}
 	if !n.leading {
 		n.armMonitor() // the round makes progress
 	}
 	next := m
-	next.B = pack(origin, hops+1)
+	p.OriginAndHops = pack(origin, hops+1)
+	p.into(&next)
 	switch {
 	case m.Kind == KindCoordinator:
 		n.onCoordinator(next, origin)
@@ -87,7 +89,7 @@ func (n *Node) onRing(m sim.Message) {
 // smaller one (sending the node's own instead if it has not yet taken part),
 // and win when the node's own ID comes back.
 func (n *Node) onCandidate(m sim.Message) {
-	j := sim.NodeID(m.Index)
+	j := lapOf(&m).ID
 	switch {
 	case j > n.self:
 		n.participant = true
@@ -95,7 +97,7 @@ func (n *Node) onCandidate(m sim.Message) {
 	case j < n.self:
 		if !n.participant {
 			n.participant = true
-			n.forward(sim.Message{Kind: KindElection, Term: n.round, Index: int64(n.self), B: pack(n.self, 1)})
+			n.forward(lap{Round: n.round, ID: n.self, OriginAndHops: pack(n.self, 1)}.message(KindElection))
 		}
 	default:
 		n.participant = false
@@ -110,7 +112,7 @@ func (n *Node) onCollect(m sim.Message) {
 	if len(ids) == 0 {
 		return // malformed
 	}
-	if sim.NodeID(m.Index) == n.self {
+	if lapOf(&m).ID == n.self {
 		n.participant = false
 		n.announce(sim.NodeID(slices.Max(ids)))
 		return
@@ -130,18 +132,19 @@ func (n *Node) announce(leader sim.NodeID) {
 	} else {
 		n.follow(leader, n.round)
 	}
-	n.forward(sim.Message{Kind: KindCoordinator, Term: n.round, Index: int64(leader), B: pack(n.self, 1)})
+	n.forward(lap{Round: n.round, ID: leader, OriginAndHops: pack(n.self, 1)}.message(KindCoordinator))
 }
 
 // onCoordinator records the leader and passes the announcement on until it
 // is back at its origin.
 func (n *Node) onCoordinator(m sim.Message, origin sim.NodeID) {
 	n.participant = false
-	leader := sim.NodeID(m.Index)
+	p := lapOf(&m)
+	leader := p.ID
 	if leader == n.self {
 		n.lead()
 	} else {
-		n.follow(leader, m.Term)
+		n.follow(leader, p.Round)
 	}
 	if origin != n.self {
 		n.forward(m)
@@ -181,7 +184,7 @@ func (n *Node) follow(leader sim.NodeID, r int64) {
 // resolve to the higher ID. Heartbeats of older rounds are ignored: their
 // sender learns from the newer leader's heartbeats.
 func (n *Node) onHeartbeat(m sim.Message) {
-	p, r := m.From, m.Term
+	p, r := m.From, heartbeatOf(&m).Round
 	if r < n.round {
 		return
 	}
@@ -202,7 +205,7 @@ func (n *Node) candidate(m sim.Message) sim.NodeID {
 	if ids, ok := m.Body.([]int64); ok && len(ids) > 0 {
 		return sim.NodeID(slices.Max(ids))
 	}
-	return sim.NodeID(m.Index)
+	return lapOf(&m).ID
 }
 
 // armMonitor (re)starts the failure-detection timeout: HeartbeatTimeout

@@ -27,7 +27,10 @@ func (n *Node) forward(m sim.Message) {
 		return
 	}
 	n.seq++
-	m.A, m.To = n.seq, n.order[to]
+	p := lapOf(&m)
+	p.HopSeq = n.seq
+	p.into(&m)
+	m.To = n.order[to]
 	n.env.Send(m)
 	t := n.env.SetTimer(n.cfg.AckTimeout, tagAck)
 	n.pending = append(n.pending, hop{seq: n.seq, m: m, to: to, timer: t})
@@ -36,7 +39,7 @@ func (n *Node) forward(m sim.Message) {
 // onAck retires the acknowledged hop.
 func (n *Node) onAck(m sim.Message) {
 	for i, h := range n.pending {
-		if h.seq == m.A && n.order[h.to] == m.From {
+		if h.seq == ackOf(&m).HopSeq && n.order[h.to] == m.From {
 			n.env.CancelTimer(h.timer)
 			n.pending = append(n.pending[:i], n.pending[i+1:]...)
 			return

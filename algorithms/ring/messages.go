@@ -23,7 +23,7 @@ var (
 	// KindCoordinator announces the elected leader around the ring (ELECTED).
 	KindCoordinator = sim.RegisterKind("ring.Coordinator", hopFields)
 	// KindAck acknowledges one ring hop (A = the hop's sequence number).
-	KindAck = sim.RegisterKind("ring.Ack", sim.Fields{A: "hop_seq"})
+	KindAck = sim.RegisterKind("ring.Ack", sim.Fields{Term: "round", A: "hop_seq"})
 	// KindHeartbeat is the leader's liveness signal, sent directly to every
 	// other node (Term = the leader's round).
 	KindHeartbeat = sim.RegisterKind("ring.Heartbeat", sim.Fields{Term: "round"})

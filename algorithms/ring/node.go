@@ -124,7 +124,8 @@ func (n *Node) OnMessage(m sim.Message) {
 	case KindAck:
 		n.onAck(m)
 	case KindElection, KindCoordinator:
-		n.env.Send(sim.Message{Kind: KindAck, To: m.From, Term: m.Term, A: m.A})
+		l := lapOf(&m)
+		n.env.Send(ack{Round: l.Round, HopSeq: l.HopSeq}.message(m.From))
 		n.onRing(m)
 	case KindHeartbeat:
 		n.onHeartbeat(m)
@@ -140,7 +141,7 @@ func (n *Node) OnTimer(id sim.TimerID, tag int) {
 		if id == n.beat && n.leading {
 			for _, p := range n.peers {
 				if p != n.self {
-					n.env.Send(sim.Message{Kind: KindHeartbeat, To: p, Term: n.leadRound, Index: int64(n.self)})
+					n.env.Send(heartbeat{Round: n.leadRound}.message(p))
 				}
 			}
 			n.beat = n.env.SetTimer(n.cfg.HeartbeatInterval, tagHeartbeat)
