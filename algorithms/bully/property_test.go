@@ -82,12 +82,13 @@ func (c bullyCase) run(watch bool) *bullyRun {
 	r := &bullyRun{}
 	r.s, r.w = proptest.Cluster{Seed: c.seed, N: c.n, LatencyMax: c.lat, Fsync: 0,
 		New: func(i int, ids []sim.NodeID) sim.Node {
-			nd := bully.MustNew(c.cfgs[i], ids)
-			r.nodes = append(r.nodes, nd)
-			return nd
+			return bully.MustNew(c.cfgs[i], ids)
 		},
 		Sched: c.sched, FaultsFor: propFaultsFor, Settle: propSettleBound,
 	}.Run(watch)
+	for _, id := range proptest.IDs(c.n) {
+		r.nodes = append(r.nodes, r.s.Node(id).(*bully.Node)) // the current incarnation
+	}
 	return r
 }
 

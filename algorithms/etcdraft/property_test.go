@@ -62,13 +62,14 @@ func (c etcdCase) run(watch bool) *etcdRun {
 	r := &etcdRun{}
 	r.s, r.w = proptest.Cluster{Seed: c.seed, N: c.n, LatencyMax: c.latMax, Fsync: c.fsync,
 		New: func(i int, ids []sim.NodeID) sim.Node {
-			nd := etcdraft.MustNew(c.cfg, ids)
-			r.nodes = append(r.nodes, nd)
-			return nd
+			return etcdraft.MustNew(c.cfg, ids)
 		},
 		Sched: c.sched, FaultsFor: propFaultsFor, Settle: propSettleBound,
 		Effects: []string{etcdraft.EffectPanic},
 	}.Run(watch)
+	for _, id := range proptest.IDs(c.n) {
+		r.nodes = append(r.nodes, r.s.Node(id).(*etcdraft.Node)) // the current incarnation
+	}
 	return r
 }
 

@@ -68,12 +68,13 @@ func (c raftCase) run(watch bool) *raftRun {
 	r := &raftRun{}
 	r.s, r.w = proptest.Cluster{Seed: c.seed, N: c.n, LatencyMax: c.latMax, Fsync: c.fsync,
 		New: func(i int, ids []sim.NodeID) sim.Node {
-			nd := raftelect.MustNew(c.cfg, ids)
-			r.nodes = append(r.nodes, nd)
-			return nd
+			return raftelect.MustNew(c.cfg, ids)
 		},
 		Sched: c.sched, FaultsFor: propFaultsFor, Settle: propSettleBound,
 	}.Run(watch)
+	for _, id := range proptest.IDs(c.n) {
+		r.nodes = append(r.nodes, r.s.Node(id).(*raftelect.Node)) // the current incarnation
+	}
 	return r
 }
 

@@ -123,12 +123,13 @@ func (c ringCase) run(watch bool) *ringRun {
 	r := &ringRun{}
 	r.s, r.w = proptest.Cluster{Seed: c.seed, N: c.n, LatencyMax: c.lat, Fsync: 0,
 		New: func(i int, ids []sim.NodeID) sim.Node {
-			nd := ring.MustNew(c.cfg, ids)
-			r.nodes = append(r.nodes, nd)
-			return nd
+			return ring.MustNew(c.cfg, ids)
 		},
 		Sched: c.sched, FaultsFor: propFaultsFor, Settle: propSettleBound,
 	}.Run(watch)
+	for _, id := range proptest.IDs(c.n) {
+		r.nodes = append(r.nodes, r.s.Node(id).(*ring.Node)) // the current incarnation
+	}
 	return r
 }
 

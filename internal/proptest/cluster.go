@@ -17,7 +17,10 @@ type Cluster struct {
 	N          int
 	LatencyMax time.Duration
 	Fsync      time.Duration
-	// New builds node i of ids (the suite keeps a typed handle if it needs one).
+	// New builds node i of ids. It is called on every boot (the first start
+	// and each restart, sim.AddFreshNode), so a restarted node is a new value
+	// that keeps only what it persisted; read the current one with
+	// s.Node(id).
 	New       func(i int, ids []sim.NodeID) sim.Node
 	Sched     Schedule
 	FaultsFor time.Duration
@@ -33,7 +36,7 @@ func (c Cluster) Run(watch bool) (*sim.Sim, *Watch) {
 	ids := IDs(c.N)
 	names := Names(c.N)
 	for i := range ids {
-		s.AddNode(names[i], c.New(i, ids), sim.Fsync(sim.Uniform(0, c.Fsync)))
+		s.AddFreshNode(names[i], func() sim.Node { return c.New(i, ids) }, sim.Fsync(sim.Uniform(0, c.Fsync)))
 	}
 	var w *Watch
 	if watch {
