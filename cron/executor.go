@@ -187,7 +187,7 @@ func (e *executor) startRun(j int, slot int64, token int64, late time.Duration) 
 		A:      token, B: slot, C: int64(j), Fact: sim.FactRunStarted})
 	if e.cfg.Policy.Claim {
 		r.claiming = true
-		e.write(sim.Message{Kind: KindClaim, To: e.cfg.Resource, Term: token, Index: slot, A: packJobStep(j, 0), B: id, Body: fireKey(r)})
+		e.write(claimReq{Token: token, Slot: slot, Job: j, Run: id}.message(e.cfg.Resource, fireKey(r)))
 		return
 	}
 	e.armStep(k)
@@ -222,7 +222,7 @@ func (e *executor) step(k int) {
 		return
 	}
 	r := &e.runs[k]
-	e.write(sim.Message{Kind: KindWrite, To: e.cfg.Resource, Term: r.token, Index: r.slot, A: packJobStep(r.job, r.sent), B: r.id, Body: fireKey(r)})
+	e.write(writeReq{Token: r.token, Slot: r.slot, JobStep: packJobStep(r.job, r.sent), Run: r.id}.message(e.cfg.Resource, fireKey(r)))
 	r.sent++
 	if r.sent < e.cfg.Jobs[r.job].Writes {
 		e.armStep(k)
@@ -254,17 +254,28 @@ func (e *executor) retry(k int) {
 	}
 	w := &e.unacked[k]
 	if w.tries >= e.cfg.WriteRetries {
-		job, step := unpackJobStep(w.msg.A)
-		what := fmt.Sprintf("%s step %d token %d run %d", SlotName(e.cfg.Jobs[job].Name, w.msg.Index), step, w.msg.Term, w.msg.B)
+		var what string
+		var job int
+		var token, slot int64
 		switch w.msg.Kind {
 		case KindQuery:
+			q := queryOf(&w.msg)
+			job, token = q.Job, q.Tenure
 			what = "recovery query for " + e.cfg.Jobs[job].Name
 		case KindClaim:
-			what = "claim of " + SlotName(e.cfg.Jobs[job].Name, w.msg.Index)
+			c := claimReqOf(&w.msg)
+			job, token, slot = c.Job, c.Token, c.Slot
+			what = "claim of " + SlotName(e.cfg.Jobs[job].Name, slot)
+		default:
+			wr := writeReqOf(&w.msg)
+			var step int
+			job, step = unpackJobStep(wr.JobStep)
+			token, slot = wr.Token, wr.Slot
+			what = fmt.Sprintf("%s step %d token %d run %d", SlotName(e.cfg.Jobs[job].Name, slot), step, token, wr.Run)
 		}
 		e.env.Effect(sim.Effect{Name: "cron.write_abandoned",
 			Detail: fmt.Sprintf("%s: no acknowledgement after %d tries", what, w.tries+1),
-			A:      w.msg.Term, B: w.msg.Index, C: int64(job)})
+			A:      token, B: slot, C: int64(job)})
 		w.live = false
 		return
 	}
@@ -273,16 +284,22 @@ func (e *executor) retry(k int) {
 	e.env.Send(w.msg)
 }
 
-// acked clears the pending write the resource answered.
+// acked clears the pending request the resource answered: the response
+// echoes the request's fields, and its kind answers the request's kind.
 func (e *executor) acked(m sim.Message) {
 	for i := range e.unacked {
 		w := &e.unacked[i]
-		if w.live && w.msg.B == m.B && w.msg.A == m.A && w.msg.Index == m.Index {
+		if w.live && answers(m.Kind, w.msg.Kind) && w.msg.B == m.B && w.msg.A == m.A && w.msg.Index == m.Index {
 			e.env.CancelTimer(w.timer)
 			w.live = false
 			return
 		}
 	}
+}
+
+// answers reports whether a response kind answers a request kind.
+func answers(resp, req sim.MsgKind) bool {
+	return resp == KindWriteResp && req == KindWrite || resp == KindClaimResp && req == KindClaim || resp == KindQueryResp && req == KindQuery
 }
 
 func (e *executor) onMessage(m sim.Message) {
@@ -293,9 +310,9 @@ func (e *executor) onMessage(m sim.Message) {
 		e.acked(m)
 		for k := range e.runs {
 			r := &e.runs[k]
-			if r.active && r.claiming && r.id == m.B {
+			if c := claimRespOf(&m); r.active && r.claiming && r.id == c.Run {
 				r.claiming = false
-				if m.Flag {
+				if c.Won {
 					e.armStep(k)
 				} else {
 					e.env.Effect(sim.Effect{Name: "cron.claim_lost",

@@ -111,8 +111,9 @@ func (n *Node) lead(token int64) {
 		from = n.cfg.NotBefore.UnixNano()
 	}
 	for j := range n.cfg.Jobs {
-		// Term carries the tenure so an answer to an older tenure is ignored.
-		e.write(sim.Message{Kind: KindQuery, To: n.cfg.Resource, Term: e.tenure, A: packJobStep(j, 0), Index: from, B: now})
+		// The tenure comes back with the answer, so an answer to an older
+		// tenure is ignored.
+		e.write(query{Tenure: e.tenure, FromSlot: from, Job: j, ToSlot: now}.message(KindQuery, n.cfg.Resource, nil))
 	}
 }
 
@@ -120,10 +121,11 @@ func (n *Node) lead(token int64) {
 // neither complete nor run by this node are missed; the misfire policy says
 // which of them run now.
 func (e *executor) recover(m sim.Message) {
-	if !e.leading || m.Term != e.tenure {
+	q := queryOf(&m)
+	if !e.leading || q.Tenure != e.tenure {
 		return
 	}
-	j, _ := unpackJobStep(m.A)
+	j := q.Job
 	if j < 0 || j >= len(e.cfg.Jobs) {
 		return
 	}
@@ -133,12 +135,12 @@ func (e *executor) recover(m sim.Message) {
 	}
 	done := ans.Done
 	now := e.env.WallNanos()
-	to := m.B
+	to := q.ToSlot
 	if to > now {
 		to = now
 	}
 	var missed []int64
-	for _, t := range SlotsBetween(e.cfg.Jobs[j].sched, time.Unix(0, m.Index).UTC(), time.Unix(0, to).UTC()) {
+	for _, t := range SlotsBetween(e.cfg.Jobs[j].sched, time.Unix(0, q.FromSlot).UTC(), time.Unix(0, to).UTC()) {
 		s := t.UnixNano()
 		if contains(done, s) || e.hasStarted(j, s) || s >= e.jobs[j].next {
 			continue

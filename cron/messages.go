@@ -16,8 +16,8 @@ var (
 	KindWriteResp = sim.RegisterKind("cron.WriteResp", sim.Fields{Term: "token", Index: "slot", A: "job_step", B: "run", Flag: "accepted"})
 	KindClaim     = sim.RegisterKind("cron.Claim", sim.Fields{Term: "token", Index: "slot", A: "job", B: "run"})
 	KindClaimResp = sim.RegisterKind("cron.ClaimResp", sim.Fields{Term: "token", Index: "slot", A: "job", B: "run", Flag: "won"})
-	KindQuery     = sim.RegisterKind("cron.Query", sim.Fields{Index: "from_slot", A: "job", B: "to_slot"})
-	KindQueryResp = sim.RegisterKind("cron.QueryResp", sim.Fields{Index: "from_slot", A: "job", B: "to_slot"})
+	KindQuery     = sim.RegisterKind("cron.Query", sim.Fields{Term: "tenure", Index: "from_slot", A: "job", B: "to_slot"})
+	KindQueryResp = sim.RegisterKind("cron.QueryResp", sim.Fields{Term: "tenure", Index: "from_slot", A: "job", B: "to_slot"})
 )
 
 func isCronKind(k sim.MsgKind) bool {

@@ -159,20 +159,21 @@ func (r *Resource) scope(job int) int {
 }
 
 func (r *Resource) write(m sim.Message) {
-	job, step := unpackJobStep(m.A)
+	w := writeReqOf(&m)
+	job, step := unpackJobStep(w.JobStep)
 	if job < 0 || job >= len(r.jobs) {
 		return
 	}
-	slot := slotKey{job, m.Index}
+	slot := slotKey{job, w.Slot}
 	sk := slotKey{job, fireTimeOf(m)} // what the application keys on
 	r.fired[slot] = true
-	e := LogEntry{At: 0, Job: r.jobs[job].Name, JobIndex: job, Slot: m.Index, FireTime: sk.slot, Step: step, Token: m.Term, Node: m.From, Run: m.B, Reason: ReasonAccepted}
+	e := LogEntry{At: 0, Job: r.jobs[job].Name, JobIndex: job, Slot: w.Slot, FireTime: sk.slot, Step: step, Token: w.Token, Node: m.From, Run: w.Run, Reason: ReasonAccepted}
 	hi, seen := r.highest[r.scope(job)]
 	switch {
-	case r.policy.Claim && r.claims[sk] != m.Term:
+	case r.policy.Claim && r.claims[sk] != w.Token:
 		e.Reason = ReasonClaimLost
 		e.Detail = fmt.Sprintf("slot claimed by token %d", r.claims[sk])
-	case r.policy.Fencing && seen && m.Term < hi:
+	case r.policy.Fencing && seen && w.Token < hi:
 		e.Reason = ReasonStale
 		e.Detail = fmt.Sprintf("highest accepted token %d", hi)
 	case r.policy.Idempotency && r.applied[stepKey{sk, step}]:
@@ -181,8 +182,8 @@ func (r *Resource) write(m sim.Message) {
 	}
 	e.Accepted = e.Reason == ReasonAccepted
 	if e.Accepted {
-		if !seen || m.Term > hi {
-			r.highest[r.scope(job)] = m.Term
+		if !seen || w.Token > hi {
+			r.highest[r.scope(job)] = w.Token
 		}
 		r.applied[stepKey{sk, step}] = true
 		if step == r.jobs[job].Writes-1 {
@@ -190,7 +191,7 @@ func (r *Resource) write(m sim.Message) {
 		}
 	}
 	r.record(e)
-	r.env.Send(sim.Message{Kind: KindWriteResp, To: m.From, Term: m.Term, Index: m.Index, A: m.A, B: m.B, Flag: e.Accepted})
+	r.env.Send(writeResp{Token: w.Token, Slot: w.Slot, JobStep: w.JobStep, Run: w.Run, Accepted: e.Accepted}.message(m.From))
 }
 
 func (r *Resource) record(e LogEntry) {
@@ -208,44 +209,46 @@ func (r *Resource) record(e LogEntry) {
 }
 
 func (r *Resource) claim(m sim.Message) {
-	job, _ := unpackJobStep(m.A)
+	c := claimReqOf(&m)
+	job := c.Job
 	if job < 0 || job >= len(r.jobs) {
 		return
 	}
-	r.fired[slotKey{job, m.Index}] = true
+	r.fired[slotKey{job, c.Slot}] = true
 	sk := slotKey{job, fireTimeOf(m)}
 	cur, held := r.claims[sk]
-	won := !held || cur < m.Term
+	won := !held || cur < c.Token
 	if won {
-		r.claims[sk] = m.Term
+		r.claims[sk] = c.Token
 	}
 	name := "resource.claim_won"
 	if !won {
 		name = "resource.claim_lost"
 	}
-	r.env.Effect(sim.Effect{Name: name, Detail: fmt.Sprintf("%s token %d from %s (current claim %d)", SlotName(r.jobs[job].Name, m.Index), m.Term, r.nodeName(m.From), cur), A: m.Term, B: m.Index, C: int64(m.From)})
-	r.env.Send(sim.Message{Kind: KindClaimResp, To: m.From, Term: m.Term, Index: m.Index, A: m.A, B: m.B, Flag: won})
+	r.env.Effect(sim.Effect{Name: name, Detail: fmt.Sprintf("%s token %d from %s (current claim %d)", SlotName(r.jobs[job].Name, c.Slot), c.Token, r.nodeName(m.From), cur), A: c.Token, B: c.Slot, C: int64(m.From)})
+	r.env.Send(claimResp{Token: c.Token, Slot: c.Slot, Job: c.Job, Run: c.Run, Won: won}.message(m.From))
 }
 
 // fireTimeOf is the scheduled fire time a write or claim carries (its
-// FireTime body), or its slot.
+// FireTime body), or its slot (both kinds carry the slot in Index).
 func fireTimeOf(m sim.Message) int64 {
 	if f, ok := m.Body.(FireTime); ok {
 		return int64(f)
 	}
-	return m.Index
+	return writeReqOf(&m).Slot
 }
 
 // query answers which slots of a job in (from, to] are complete (their last
 // step applied) and which were fired but are not complete (QueryAnswer).
 func (r *Resource) query(m sim.Message) {
-	job, _ := unpackJobStep(m.A)
+	q := queryOf(&m)
+	job := q.Job
 	if job < 0 || job >= len(r.jobs) {
 		return
 	}
 	a := &QueryAnswer{}
 	for k := range r.fired { // collected then sorted: order cannot leak
-		if k.job != job || k.slot <= m.Index || k.slot > m.B {
+		if k.job != job || k.slot <= q.FromSlot || k.slot > q.ToSlot {
 			continue
 		}
 		if r.done[k] {
@@ -256,7 +259,7 @@ func (r *Resource) query(m sim.Message) {
 	}
 	sort.Slice(a.Done, func(i, j int) bool { return a.Done[i] < a.Done[j] })
 	sort.Slice(a.Fired, func(i, j int) bool { return a.Fired[i] < a.Fired[j] })
-	r.env.Send(sim.Message{Kind: KindQueryResp, To: m.From, Term: m.Term, A: m.A, Index: m.Index, B: m.B, Body: a})
+	r.env.Send(q.message(KindQueryResp, m.From, a))
 }
 
 // Completed reports whether the slot's last step has been applied.
