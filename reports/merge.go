@@ -76,6 +76,32 @@ func Merge(parts []*Summary) (*Summary, error) {
 		}
 		return a.Seed < b.Seed
 	})
+	// A part cut short by a signal leaves seeds out: the merge says so
+	// (Partial) instead of refusing the gap.
+	for _, p := range parts {
+		if p.Partial == nil {
+			continue
+		}
+		if out.Partial == nil {
+			out.Partial = &Partial{Reason: p.Partial.Reason}
+			for _, q := range parts {
+				if q.Partial == nil {
+					out.Partial.RunsDone += len(q.Runs)
+					out.Partial.RunsPlanned += len(q.Runs)
+				}
+			}
+		}
+		out.Partial.RunsDone += p.Partial.RunsDone
+		out.Partial.RunsPlanned += p.Partial.RunsPlanned
+	}
+	if out.Partial != nil {
+		out.Seeds = SeedRange{First: parts[0].Seeds.First}
+		for _, r := range out.Runs {
+			out.Seeds.Count = max(out.Seeds.Count, int(r.Seed-out.Seeds.First)+1)
+		}
+		out.Aggregate()
+		return out, nil
+	}
 	seeds, err := coveredSeeds(out.Runs, parts[0].Seeds.First)
 	if err != nil {
 		return nil, err

@@ -81,3 +81,25 @@ func TestMergeRejects(t *testing.T) {
 	_, err = Merge([]*Summary{s0, s1})
 	assert.NoError(t, err)
 }
+
+// TestMergePartial: a shard cut short by a signal merges into a summary
+// marked partial (its gap is reported, not refused), counting the runs
+// done and planned over every part.
+func TestMergePartial(t *testing.T) {
+	cfg := &Config{ScenarioSHA256: "x", Algorithms: []string{"raft"}}
+	run := func(seed uint64) RunSummary { return RunSummary{Algorithm: "raft", Seed: seed, OK: true} }
+	a := &Summary{Schema: Schema, Config: cfg, Seeds: SeedRange{First: 1, Count: 4}, Shard: &Shard{Index: 0, Count: 2},
+		Runs: []RunSummary{run(1), run(3)}}
+	b := &Summary{Schema: Schema, Config: cfg, Seeds: SeedRange{First: 1, Count: 4}, Shard: &Shard{Index: 1, Count: 2},
+		Runs: []RunSummary{run(4)}, Partial: &Partial{Reason: "interrupt", RunsDone: 1, RunsPlanned: 2}}
+	m, err := Merge([]*Summary{a, b})
+	require.NoError(t, err)
+	require.NotNil(t, m.Partial)
+	assert.Equal(t, Partial{Reason: "interrupt", RunsDone: 3, RunsPlanned: 4}, *m.Partial)
+	assert.Len(t, m.Runs, 3)
+	assert.Equal(t, SeedRange{First: 1, Count: 4}, m.Seeds)
+
+	b.Partial = nil
+	_, err = Merge([]*Summary{a, b})
+	assert.ErrorContains(t, err, "missing", "without Partial a gap is still refused")
+}

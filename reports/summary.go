@@ -31,9 +31,22 @@ type Summary struct {
 	// scenario (n/a, as in the matrix), with why.
 	NotApplicable []NotApplicable `json:"not_applicable,omitempty"`
 	Runs          []RunSummary    `json:"runs"`
+	// Partial is set when the sweep was interrupted (SIGINT, SIGTERM):
+	// Runs, and everything aggregated from them, cover only the runs that
+	// finished.
+	Partial *Partial `json:"partial,omitempty"`
 	// Timing is wall-clock information about the sweep; it is the only part
 	// that differs between identical sweeps.
 	Timing *Timing `json:"timing,omitempty"`
+}
+
+// Partial says why a sweep stopped before its last run, and how far it got.
+type Partial struct {
+	// Reason is the signal that stopped it, e.g. "interrupt".
+	Reason string `json:"reason"`
+	// RunsDone and RunsPlanned count the finished and the planned runs.
+	RunsDone    int `json:"runs_done"`
+	RunsPlanned int `json:"runs_planned"`
 }
 
 // Config is a sweep's configuration fingerprint: everything besides the

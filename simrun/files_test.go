@@ -4,6 +4,7 @@ package simrun
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/electsim/electsim/reports"
 )
 
 // simrun replaces an output folder only if it made it (the marker) or it is
@@ -124,35 +127,82 @@ func TestStaleTemporariesRemoved(t *testing.T) {
 	assert.DirExists(t, live)
 }
 
-// SIGINT or SIGTERM stops simrun, removes its temporaries and exits 130 or
-// 143; nothing half-written stays.
+// SIGINT or SIGTERM during a sweep stops it after the runs in progress:
+// simrun writes a valid summary of the runs done, marked partial, and exits
+// 130 or 143 with no temporaries left (issue "Sweeps at scale", point 4). A
+// second signal stops it at once: temporaries removed, nothing
+// half-written.
 func TestSignalsCleanUp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs simrun as a child process")
 	}
-	for _, c := range []struct {
-		sig  syscall.Signal
-		code int
-	}{{syscall.SIGINT, exitSIGINT}, {syscall.SIGTERM, exitSIGTERM}} {
-		dir := t.TempDir()
+	start := func(dir string) (*exec.Cmd, *bytes.Buffer) {
 		exe, err := os.Executable()
 		require.NoError(t, err)
 		abs, err := filepath.Abs(partition)
 		require.NoError(t, err)
-		cmd := exec.Command(exe, "-scenario", abs, "-seeds", "100000", "-quiet", "-out", filepath.Join(dir, "o"), "-json", filepath.Join(dir, "s.json"))
+		cmd := exec.Command(exe, "-scenario", abs, "-seeds", "100000", "-quiet", "-shrink=false", "-out", filepath.Join(dir, "o"), "-json", filepath.Join(dir, "s.json"))
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "SIMRUN_AS_MAIN=1")
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		require.NoError(t, cmd.Start())
+		return cmd, &stderr
+	}
+	noTemps := func(dir string) {
+		entries, err := os.ReadDir(dir)
+		require.NoError(t, err)
+		for _, e := range entries {
+			assert.NotContains(t, e.Name(), tmpTag, "a temporary was left behind")
+		}
+	}
+	for _, c := range []struct {
+		sig    syscall.Signal
+		code   int
+		reason string
+	}{{syscall.SIGINT, exitSIGINT, "interrupt"}, {syscall.SIGTERM, exitSIGTERM, "terminated"}} {
+		dir := t.TempDir()
+		cmd, stderr := start(dir)
 		time.Sleep(500 * time.Millisecond)
 		require.NoError(t, cmd.Process.Signal(c.sig))
-		err = cmd.Wait()
+		err := cmd.Wait()
 		ee, ok := err.(*exec.ExitError)
 		require.True(t, ok, "%v %s", err, stderr.String())
 		assert.Equal(t, c.code, ee.ExitCode(), stderr.String())
-		entries, err := os.ReadDir(dir)
-		require.NoError(t, err)
-		assert.Empty(t, entries, "nothing left behind")
+		noTemps(dir)
+		for _, f := range []string{filepath.Join(dir, "s.json"), filepath.Join(dir, "o", "summary.json")} {
+			b, err := os.ReadFile(f)
+			require.NoError(t, err, "%s: the runs done are summarized", f)
+			var s reports.Summary
+			require.NoError(t, json.Unmarshal(b, &s), f)
+			require.NotNil(t, s.Partial, "%s: marked partial", f)
+			assert.Equal(t, c.reason, s.Partial.Reason)
+			assert.Equal(t, 100000, s.Partial.RunsPlanned)
+			assert.Equal(t, len(s.Runs), s.Partial.RunsDone)
+			assert.Positive(t, s.Partial.RunsDone)
+			assert.Less(t, s.Partial.RunsDone, 100000)
+			total := 0
+			for _, a := range s.Algorithms {
+				total += a.Runs
+			}
+			assert.Equal(t, len(s.Runs), total, "the aggregate covers exactly the runs done")
+		}
+		assert.FileExists(t, filepath.Join(dir, "o", "report.html"))
+	}
+
+	// Twice: at once, nothing half-written.
+	dir := t.TempDir()
+	cmd, stderr := start(dir)
+	time.Sleep(500 * time.Millisecond)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	time.Sleep(20 * time.Millisecond)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	err := cmd.Wait()
+	ee, ok := err.(*exec.ExitError)
+	require.True(t, ok, "%v %s", err, stderr.String())
+	assert.Equal(t, exitSIGINT, ee.ExitCode(), stderr.String())
+	noTemps(dir)
+	if b, err := os.ReadFile(filepath.Join(dir, "s.json")); err == nil {
+		assert.True(t, json.Valid(b), "s.json, if written at all, is whole")
 	}
 }

@@ -24,13 +24,17 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
 // Main is simrun: it parses args (without the program name), runs, and
 // returns the exit status. The first call installs a process-wide SIGINT and
-// SIGTERM handler (one goroutine, for the process's life) that removes
-// simrun's temporary files and exits the process with 130 or 143.
+// SIGTERM handler (one goroutine, for the process's life). During a sweep
+// the first signal stops it after the runs in progress, and simrun writes a
+// summary of the runs done, marked partial, and exits 130 or 143; a second
+// signal, or one outside a sweep, removes simrun's temporary files and exits
+// the process at once.
 func Main(args []string, stdout, stderr io.Writer) int {
 	signalsOnce.Do(handleSignals)
 	return run(args, stdout, stderr)
@@ -42,10 +46,15 @@ var signalsOnce sync.Once
 // temporary files and folders are removed (nothing half-written stays) and
 // the process exits 130 or 143, as a shell reports a process killed by them.
 func handleSignals() {
-	c := make(chan os.Signal, 1)
+	c := make(chan os.Signal, 2)
 	signal.Notify(c, syscall.SIGINT, syscall.SIGTERM)
 	go func() {
 		sig := <-c
+		if sweeping.Load() > 0 {
+			interrupted.Store(int32(sig.(syscall.Signal)))
+			fmt.Fprintf(os.Stderr, "\nsimrun: %v: finishing the runs in progress, then writing a partial summary (again to stop at once)\n", sig)
+			sig = <-c
+		}
 		removeTemps()
 		fmt.Fprintf(os.Stderr, "\nsimrun: %v: stopped; temporary files removed\n", sig)
 		if sig == syscall.SIGTERM {
@@ -53,6 +62,25 @@ func handleSignals() {
 		}
 		os.Exit(exitSIGINT)
 	}()
+}
+
+// sweeping counts the sweeps under way (a signal then stops them
+// gracefully); interrupted is the signal that asked them to stop (0: none).
+var (
+	sweeping    atomic.Int32
+	interrupted atomic.Int32
+)
+
+// interruption names the signal that stopped the sweeps, and its exit
+// status; ok is false if none did.
+func interruption() (reason string, code int, ok bool) {
+	switch syscall.Signal(interrupted.Load()) {
+	case syscall.SIGINT:
+		return "interrupt", exitSIGINT, true
+	case syscall.SIGTERM:
+		return "terminated", exitSIGTERM, true
+	}
+	return "", 0, false
 }
 
 // Exit statuses.

@@ -141,13 +141,27 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 	}
 	prog := newProgress(stderr, total, o.quiet)
 	start := time.Now()
+	done, stopped := 0, false
+	sweeping.Add(1) // a signal between two scenarios' sweeps stops gracefully too
+	defer sweeping.Add(-1)
 	for _, p := range plans {
+		if interrupted.Load() != 0 {
+			stopped = true
+			break
+		}
 		sc := scs[p.i]
 		res := runSweep(sc, p.jobs, o.workers, false, o.porcupine, prog)
 		if len(res.errs) > 0 {
 			return exitUsage, res.errs[0]
 		}
-		s := &reports.Summary{Runs: res.runs}
+		s := &reports.Summary{}
+		for i, r := range res.runs {
+			if res.done[i] {
+				s.Runs = append(s.Runs, r)
+			}
+		}
+		done += len(s.Runs)
+		stopped = stopped || res.interrupted
 		s.Aggregate()
 		for _, as := range s.Algorithms {
 			for k, a := range m.Algorithms {
@@ -162,6 +176,13 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 	prog.finish()
 	md := matrixMarkdown(m, scs, table, seeds)
 	htm := matrixHTML(m, scs, table, seeds)
+	if stopped {
+		reason, _, _ := interruption()
+		note := fmt.Sprintf("partial: %s after %d of %d runs; each cell counts the runs that finished", reason, done, total)
+		md = "> " + note + "\n\n" + md
+		htm = strings.Replace(htm, "<body>", "<body><p><strong>"+html.EscapeString(note)+"</strong></p>", 1)
+		fmt.Fprintln(stderr, "simrun:", note)
+	}
 	err = writeFolder(out, func(tmp string) error {
 		for _, f := range []struct{ name, body string }{{"matrix.md", md}, {"matrix.html", htm}} {
 			if err := os.WriteFile(filepath.Join(tmp, f.name), []byte(f.body), 0o644); err != nil {
@@ -176,6 +197,9 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 	if !o.quiet {
 		fmt.Fprint(stdout, md)
 		fmt.Fprintf(stdout, "\n%d runs in %.1fs on %d workers (%s) · %s\n", total, time.Since(start).Seconds(), o.workers, runtime.Version(), filepath.Join(out, "matrix.html"))
+	}
+	if _, code, ok := interruption(); ok && stopped {
+		return code, nil
 	}
 	// Like a single scenario: 1 when a run of any cell failed its
 	// scenario's expectations (n/a cells are not runs).

@@ -223,6 +223,9 @@ func printSummary(w io.Writer, sc *scenarios.Scenario, s *reports.Summary, res s
 			failed++
 		}
 	}
+	if s.Partial != nil {
+		fmt.Fprintf(w, "partial: %s after %d of %d runs; the summary covers the runs that finished\n", s.Partial.Reason, s.Partial.RunsDone, s.Partial.RunsPlanned)
+	}
 	switch {
 	case res.stopped:
 		fmt.Fprintf(w, "stopped at the first failing run (-fail-fast): %d of %d runs done\n", len(s.Runs), len(res.runs))

@@ -94,6 +94,11 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		if len(res.errs) > 0 {
 			return exitUsage, res.errs[0]
 		}
+		if res.interrupted && !anyDone(res) {
+			_, code, _ := interruption()
+			fmt.Fprintln(stderr, "simrun: interrupted before any run finished; nothing written")
+			return code, nil
+		}
 	}
 	// The sweep judged runs without their story. The failing runs the
 	// summary prints are run again with it, so their violations come
@@ -130,6 +135,10 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 			s.Runs = append(s.Runs, r)
 		}
 	}
+	if res.interrupted {
+		reason, _, _ := interruption()
+		s.Partial = &reports.Partial{Reason: reason, RunsDone: len(s.Runs), RunsPlanned: jobs.len()}
+	}
 	s.Aggregate()
 	s.Timing = &reports.Timing{WallSeconds: round3(res.wall.Seconds()), Workers: min(o.workers, jobs.len()),
 		RunsPerSecond: round3(float64(len(s.Runs)) / res.wall.Seconds())}
@@ -144,7 +153,10 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	// Every output is staged, then all are put in place together: a run
 	// that fails (exit 2) writes nothing.
 	repStart := time.Now()
-	shrunk := maybeShrink(o, sc, fr, stderr)
+	var shrunk *shrinkResult
+	if !res.interrupted { // asked to stop: no 30 s of shrinking
+		shrunk = maybeShrink(o, sc, fr, stderr)
+	}
 	folder, err := stageOutputs(out, s, fr, o, shrunk)
 	if err != nil {
 		ex.abort()
@@ -192,6 +204,9 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 			code = exitViolation
 		}
 	}
+	if _, c, ok := interruption(); ok && res.interrupted {
+		code = c
+	}
 	if !o.quiet {
 		printSummary(humanOut(o, stdout, stderr), sc, s, res, out, shrunk)
 	}
@@ -217,10 +232,25 @@ func scenarioInfo(sc *scenarios.Scenario) reports.ScenarioInfo {
 		DurationMs: ms(sc.Duration), SettleMs: ms(sc.Settle.For), Nodes: sc.Nodes}
 }
 
+// anyDone reports whether some run of the sweep finished.
+func anyDone(res sweepResult) bool {
+	for _, d := range res.done {
+		if d {
+			return true
+		}
+	}
+	return false
+}
+
 func featured(jobs jobList, res sweepResult) job {
 	for i, r := range res.runs {
 		if res.done[i] && !r.OK {
 			return jobs.at(i)
+		}
+	}
+	for i := range res.runs {
+		if res.done[i] {
+			return jobs.at(i) // the first that finished (an interrupted sweep may not have run 0)
 		}
 	}
 	return jobs.at(0)

@@ -24,8 +24,10 @@ type sweepResult struct {
 	runs    []reports.RunSummary
 	done    []bool
 	stopped bool // -fail-fast stopped it early
-	wall    time.Duration
-	errs    []error
+	// interrupted: a SIGINT or SIGTERM stopped it after the runs in progress.
+	interrupted bool
+	wall        time.Duration
+	errs        []error
 }
 
 // jobList is the runs of a sweep, computed on demand (a sweep of ten
@@ -60,10 +62,13 @@ func (l jobList) at(i int) job {
 }
 
 // runSweep runs jobs on workers goroutines. Results land at their job's
-// index, so the output never depends on scheduling.
+// index, so the output never depends on scheduling. A SIGINT or SIGTERM
+// (interrupted) stops it after the runs in progress; res.interrupted says so.
 func runSweep(sc *scenarios.Scenario, jobs jobList, workers int, failFast bool, porcupine time.Duration, progress *progress) sweepResult {
 	n := jobs.len()
 	res := sweepResult{runs: make([]reports.RunSummary, n), done: make([]bool, n)}
+	sweeping.Add(1)
+	defer sweeping.Add(-1)
 	start := time.Now()
 	var next atomic.Int64
 	var stop atomic.Bool
@@ -78,7 +83,7 @@ func runSweep(sc *scenarios.Scenario, jobs jobList, workers int, failFast bool, 
 			defer wg.Done()
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= n || stop.Load() {
+				if i >= n || stop.Load() || interrupted.Load() != 0 {
 					return
 				}
 				j := jobs.at(i)
@@ -92,7 +97,7 @@ func runSweep(sc *scenarios.Scenario, jobs jobList, workers int, failFast bool, 
 				}
 				res.runs[i] = summarize(r)
 				res.done[i] = true
-				progress.add(1)
+				progress.add(r.OK)
 				if failFast && !r.OK {
 					stop.Store(true)
 				}
@@ -102,6 +107,7 @@ func runSweep(sc *scenarios.Scenario, jobs jobList, workers int, failFast bool, 
 	wg.Wait()
 	res.wall = time.Since(start)
 	res.stopped = stop.Load() && len(res.errs) == 0
+	res.interrupted = interrupted.Load() != 0
 	return res
 }
 
@@ -115,11 +121,14 @@ func algoOverride(sc *scenarios.Scenario, algo string) string {
 }
 
 // progress reports a sweep's progress on stderr: a bar on a terminal,
-// periodic lines otherwise, nothing when quiet.
+// periodic lines otherwise, nothing when quiet. Each report says runs per
+// second, the time left at that rate, and the findings so far (runs that did
+// not meet the scenario's expectations).
 type progress struct {
 	w       io.Writer
 	total   int
 	n       atomic.Int64
+	failed  atomic.Int64
 	tty     bool
 	quiet   bool
 	start   time.Time
@@ -141,8 +150,12 @@ func newProgress(w io.Writer, total int, quiet bool) *progress {
 	return p
 }
 
-func (p *progress) add(k int) {
-	n := int(p.n.Add(int64(k)))
+// add counts one finished run; ok is whether it met the expectations.
+func (p *progress) add(ok bool) {
+	n := int(p.n.Add(1))
+	if !ok {
+		p.failed.Add(1)
+	}
 	if p.quiet {
 		return
 	}
@@ -154,17 +167,40 @@ func (p *progress) add(k int) {
 	}
 	p.last = now
 	el := now.Sub(p.start).Seconds()
+	status := progressStatus(n, p.total, int(p.failed.Load()), el)
 	if p.tty {
 		const width = 30
 		fill := width * n / p.total
-		fmt.Fprintf(p.w, "\r[%s%s] %d/%d runs %5.1fs", strings.Repeat("=", fill), strings.Repeat(" ", width-fill), n, p.total, el)
+		fmt.Fprintf(p.w, "\r[%s%s] %s", strings.Repeat("=", fill), strings.Repeat(" ", width-fill), status)
 		p.printed = true
 		if n == p.total {
 			fmt.Fprintln(p.w)
 		}
 		return
 	}
-	fmt.Fprintf(p.w, "simrun: %d/%d runs (%d%%), %.1fs\n", n, p.total, 100*n/p.total, el)
+	fmt.Fprintf(p.w, "simrun: %s\n", status)
+}
+
+// progressStatus is one progress report: "120/1000 runs (12%), 340 runs/s,
+// ETA 2.6s, 3 failing" after el seconds.
+func progressStatus(n, total, failed int, el float64) string {
+	s := fmt.Sprintf("%d/%d runs (%d%%), %.1fs", n, total, 100*n/total, el)
+	if el > 0 && n > 0 {
+		rate := float64(n) / el
+		s += fmt.Sprintf(", %.0f runs/s", rate)
+		if n < total {
+			s += ", ETA " + (time.Duration(float64(total-n) / rate * float64(time.Second))).Round(100*time.Millisecond).String()
+		}
+	}
+	switch failed {
+	case 0:
+		s += ", no findings"
+	case 1:
+		s += ", 1 failing run"
+	default:
+		s += fmt.Sprintf(", %d failing runs", failed)
+	}
+	return s
 }
 
 // finish ends the bar's line if a sweep stopped early.
