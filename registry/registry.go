@@ -126,6 +126,10 @@ type Algorithm struct {
 	// parameters (and defaults), so every run of a scenario has the same
 	// nodes.
 	LeaseStores func(v Values) int
+	// ProcessWide: its nodes share process-wide state (etcdraft holds a
+	// lock around the raft library's global entropy), so parallel runs in
+	// one process serialize; simrun runs its sweeps in worker processes.
+	ProcessWide bool
 	// Build validates the values for a cluster of candidates and returns
 	// the node factory, or the configuration's error. It may draw from r.
 	Build func(v Values, candidates int, r *sim.Rand) (Factory, error)

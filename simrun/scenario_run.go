@@ -89,7 +89,16 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		res = sweepResult{runs: []reports.RunSummary{summarize(r)}, done: []bool{true}, wall: time.Since(start)}
 	} else {
 		prog := newProgress(stderr, jobs.len(), o.quiet)
-		res = runSweep(sc, jobs, o.workers, o.failFast, o.porcupine, prog)
+		if needsProcesses(algos, o.workers, jobs.len()) {
+			if !o.quiet {
+				fmt.Fprintf(stderr, "simrun: %s in %d worker processes (its nodes share process-wide state)\n", strings.Join(algos, ", "), min(o.workers, jobs.len()))
+			}
+			if res, err = processSweep(o, jobs, first, prog); err != nil {
+				return exitUsage, err
+			}
+		} else {
+			res = runSweep(sc, jobs, o.workers, o.failFast, o.porcupine, prog)
+		}
 		prog.finish()
 		if len(res.errs) > 0 {
 			return exitUsage, res.errs[0]

@@ -153,9 +153,22 @@ func newProgress(w io.Writer, total int, quiet bool) *progress {
 // add counts one finished run; ok is whether it met the expectations.
 func (p *progress) add(ok bool) {
 	n := int(p.n.Add(1))
+	failed := int(p.failed.Load())
 	if !ok {
-		p.failed.Add(1)
+		failed = int(p.failed.Add(1))
 	}
+	p.show(n, failed)
+}
+
+// set reports totals counted elsewhere (worker processes' progress lines).
+func (p *progress) set(n, failed int) {
+	p.n.Store(int64(n))
+	p.failed.Store(int64(failed))
+	p.show(n, failed)
+}
+
+// show prints the progress if it is due: at most every p.every, and at the end.
+func (p *progress) show(n, failed int) {
 	if p.quiet {
 		return
 	}
@@ -166,11 +179,10 @@ func (p *progress) add(ok bool) {
 		return
 	}
 	p.last = now
-	el := now.Sub(p.start).Seconds()
-	status := progressStatus(n, p.total, int(p.failed.Load()), el)
+	status := progressStatus(n, p.total, failed, now.Sub(p.start).Seconds())
 	if p.tty {
 		const width = 30
-		fill := width * n / p.total
+		fill := width * min(n, p.total) / p.total
 		fmt.Fprintf(p.w, "\r[%s%s] %s", strings.Repeat("=", fill), strings.Repeat(" ", width-fill), status)
 		p.printed = true
 		if n == p.total {

@@ -14,6 +14,9 @@ func Descriptor() registry.Algorithm {
 	return registry.Algorithm{
 		Name: "etcdraft", Doc: "the real go.etcd.io/raft/v3 library (algorithms/etcdraft)", Package: "etcdraft",
 		FieldNames: fieldNames,
+		// rand.go: library calls hold a process-wide lock while
+		// crypto/rand.Reader points at the calling node's stream.
+		ProcessWide: true,
 		Params: []registry.Param{
 			{Key: "tick", Kind: registry.Duration, Doc: "tick interval on the node's monotonic clock, default 10ms"},
 			{Key: "election_tick", Kind: registry.Int, Min: 1, Max: 1e6, Doc: "ElectionTick, default 10"},

@@ -1,0 +1,212 @@
+package simrun
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/electsim/electsim/registry"
+	"github.com/electsim/electsim/reports"
+)
+
+// Worker processes. An algorithm whose nodes share process-wide state
+// (registry.Algorithm.ProcessWide: etcdraft swaps crypto/rand.Reader under
+// a process-wide lock) serializes inside one process, so a sweep of it
+// with -workers W > 1 runs in W child processes of this executable instead:
+// each runs a sub-shard of the seeds (the shard machinery), writes its
+// summary as JSON, and the parent merges them (reports.Merge) into the same
+// summary a single process would produce (runs are deterministic; only the
+// timing differs). docs/engine.md, "Worker processes".
+
+// envWorker marks a child process: it never spawns workers itself.
+const envWorker = "SIMRUN_WORKER"
+
+// needsProcesses reports whether the sweep of algos with workers should run
+// in worker processes.
+func needsProcesses(algos []string, workers, runs int) bool {
+	if workers < 2 || runs < 2 || os.Getenv(envWorker) == "1" {
+		return false
+	}
+	for _, a := range algos {
+		if d, ok := registry.Default.Lookup(a); ok && d.ProcessWide {
+			return true
+		}
+	}
+	return false
+}
+
+var childProgressRe = regexp.MustCompile(`^simrun: (\d+)/(\d+) runs\b.*?(?:, (\d+) failing runs?|, no findings)`)
+
+// processSweep runs jobs in o.workers child processes and returns their
+// merged runs at their job indexes, as runSweep does.
+func processSweep(o *options, jobs jobList, first uint64, prog *progress) (sweepResult, error) {
+	start := time.Now()
+	n := jobs.len()
+	w := min(o.workers, n)
+	tmp, err := os.MkdirTemp("", "simrun-workers-")
+	if err != nil {
+		return sweepResult{}, err
+	}
+	defer os.RemoveAll(tmp)
+	exe, err := os.Executable()
+	if err != nil {
+		return sweepResult{}, err
+	}
+	shardN := max(o.shardCount, 1)
+	type child struct {
+		cmd    *exec.Cmd
+		stderr bytes.Buffer
+		json   string
+		n, bad int
+	}
+	kids := make([]*child, w)
+	var mu sync.Mutex
+	report := func() {
+		done, bad := 0, 0
+		for _, k := range kids {
+			done += k.n
+			bad += k.bad
+		}
+		prog.set(done, bad)
+	}
+	var readers sync.WaitGroup
+	for j := range kids {
+		k := &child{json: filepath.Join(tmp, fmt.Sprintf("shard%d.json", j))}
+		kids[j] = k
+		// The scenario path as given (the children share the working
+		// directory): summaries and replay commands name it the same way.
+		args := []string{"-scenario", o.scenario, "-seed", strconv.FormatUint(first, 10), "-seeds", strconv.Itoa(o.seeds),
+			"-algo", strings.Join(jobs.algos, ","), "-workers", "1",
+			"-shard", fmt.Sprintf("%d/%d", o.shardIndex+shardN*j, shardN*w),
+			"-json", k.json, "-out", filepath.Join(tmp, fmt.Sprintf("out%d", j)), "-shrink=false",
+			"-porcupine-timeout", o.porcupine.String()}
+		for _, s := range o.sets {
+			args = append(args, "-set", s)
+		}
+		if o.failFast {
+			args = append(args, "-fail-fast")
+		}
+		k.cmd = exec.Command(exe, args...)
+		// One worker process is one worker: one core for its runs and its
+		// garbage collector (two children with the default GOMAXPROCS
+		// contend for both cores, measured 14 s against 10.7 s per child).
+		k.cmd.Env = append(os.Environ(), envWorker+"=1", "SIMRUN_AS_MAIN=1", "GOMAXPROCS=1")
+		k.cmd.Stdout = io.Discard
+		ownGroup(k.cmd) // the parent forwards signals once; a terminal's Ctrl-C must not reach the children twice
+		pipe, err := k.cmd.StderrPipe()
+		if err != nil {
+			return sweepResult{}, err
+		}
+		if err := k.cmd.Start(); err != nil {
+			return sweepResult{}, err
+		}
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			sc := bufio.NewScanner(pipe)
+			for sc.Scan() {
+				line := sc.Text()
+				mu.Lock()
+				if m := childProgressRe.FindStringSubmatch(line); m != nil {
+					k.n, _ = strconv.Atoi(m[1])
+					k.bad, _ = strconv.Atoi(m[3])
+					report()
+				} else {
+					k.stderr.WriteString(line + "\n")
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	sweeping.Add(1)
+	defer sweeping.Add(-1)
+	stopForward := make(chan struct{})
+	go func() { // forward a graceful stop to the children, once
+		t := time.NewTicker(50 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stopForward:
+				return
+			case <-t.C:
+				if sig := interrupted.Load(); sig != 0 {
+					for _, k := range kids {
+						_ = k.cmd.Process.Signal(signalOf(sig))
+					}
+					return
+				}
+			}
+		}
+	}()
+	readers.Wait()
+	var errs []error
+	for j, k := range kids {
+		err := k.cmd.Wait()
+		if ee, ok := err.(*exec.ExitError); ok {
+			switch ee.ExitCode() {
+			case exitViolation, exitSIGINT, exitSIGTERM:
+				err = nil
+			}
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("worker process %d: %v: %s", j, err, strings.TrimSpace(k.stderr.String())))
+		}
+	}
+	close(stopForward)
+	if len(errs) > 0 {
+		return sweepResult{}, errs[0]
+	}
+	var parts []*reports.Summary
+	for _, k := range kids {
+		b, err := os.ReadFile(k.json)
+		if err != nil {
+			if interrupted.Load() != 0 {
+				continue // stopped before any of its runs finished
+			}
+			return sweepResult{}, err
+		}
+		var s reports.Summary
+		if err := json.Unmarshal(b, &s); err != nil {
+			return sweepResult{}, fmt.Errorf("worker summary %s: %v", k.json, err)
+		}
+		parts = append(parts, &s)
+	}
+	res := sweepResult{runs: make([]reports.RunSummary, n), done: make([]bool, n), interrupted: interrupted.Load() != 0}
+	if len(parts) > 0 {
+		merged, err := reports.Merge(parts)
+		if err != nil {
+			return sweepResult{}, err
+		}
+		index := make(map[jobKey]int, n)
+		for i := 0; i < n; i++ {
+			j := jobs.at(i)
+			index[jobKey{j.algo, j.seed}] = i
+		}
+		for _, r := range merged.Runs {
+			i, ok := index[jobKey{r.Algorithm, r.Seed}]
+			if !ok {
+				return sweepResult{}, fmt.Errorf("worker processes ran seed %d under %s, which is not in this sweep", r.Seed, r.Algorithm)
+			}
+			res.runs[i], res.done[i] = r, true
+		}
+		res.stopped = o.failFast && merged.Partial == nil && len(merged.Runs) < n
+	}
+	res.wall = time.Since(start)
+	return res, nil
+}
+
+// jobKey names a run of a sweep.
+type jobKey struct {
+	algo string
+	seed uint64
+}
