@@ -88,7 +88,7 @@ func processSweep(o *options, jobs jobList, first uint64, prog *progress) (sweep
 		args := []string{"-scenario", o.scenario, "-seed", strconv.FormatUint(first, 10), "-seeds", strconv.Itoa(o.seeds),
 			"-algo", strings.Join(jobs.algos, ","), "-workers", "1",
 			"-shard", fmt.Sprintf("%d/%d", o.shardIndex+shardN*j, shardN*w),
-			"-json", k.json, "-out", filepath.Join(tmp, fmt.Sprintf("out%d", j)), "-shrink=false",
+			"-json", k.json, "-out", filepath.Join(tmp, fmt.Sprintf("out%d", j)), "-shrink=false", // a worker writes only its -json
 			"-porcupine-timeout", o.porcupine.String()}
 		for _, s := range o.sets {
 			args = append(args, "-set", s)

@@ -45,6 +45,15 @@ func TestWorkerProcessesMatchOneProcess(t *testing.T) {
 	s := readSummary(t, filepath.Join(dir, "o2", "summary.json"))
 	assert.Len(t, s.Runs, 12)
 	assert.Nil(t, s.Partial)
+
+	// Every run failing: the parent explains the same first failing runs
+	// (in seed order) as one process does; workers explain none.
+	for _, w := range []string{"1", "2"} {
+		code, _, e = simrun(t, "-scenario", partition, "-algo", "etcdraft", "-seeds", seeds, "-workers", w, "-quiet", "-shrink=false",
+			"-set", "expect.failover_under=1ms", "-out", filepath.Join(dir, "f"+w), "-json", filepath.Join(dir, "f"+w+".json"))
+		require.Equal(t, exitViolation, code, e)
+	}
+	assert.Equal(t, summaryWithoutTiming(t, filepath.Join(dir, "f1.json")), summaryWithoutTiming(t, filepath.Join(dir, "f2.json")))
 }
 
 // TestNeedsProcesses: only a sweep of a process-wide algorithm with more

@@ -3,6 +3,7 @@ package simrun
 import (
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -112,10 +113,11 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	// The sweep judged runs without their story. The failing runs the
 	// summary prints are run again with it, so their violations come
 	// explained; runs are deterministic, so the verdict is the same.
+	worker := os.Getenv(envWorker) == "1" // a worker process: the parent explains, features and reports
 	explained := 0
 	for i := range res.runs {
-		if fr != nil {
-			break // the single run already has its story
+		if fr != nil || worker {
+			break // the single run already has its story; a worker's parent tells the stories
 		}
 		if !res.done[i] || res.runs[i].OK || explained >= maxPrintedFailures {
 			continue
@@ -152,6 +154,9 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	s.Timing = &reports.Timing{WallSeconds: round3(res.wall.Seconds()), Workers: min(o.workers, jobs.len()),
 		RunsPerSecond: round3(float64(len(s.Runs)) / res.wall.Seconds())}
 
+	if worker {
+		return writeWorkerSummary(o, stdout, s, res)
+	}
 	// The featured run: the first that failed its expectations, else the
 	// first. Runs are deterministic, so it is simply run again in full.
 	if fr == nil {
@@ -339,4 +344,30 @@ func rerun(sc *scenarios.Scenario, j job, o *options, stdout io.Writer) (*scenar
 		}
 	}
 	return r, ex, nil
+}
+
+// writeWorkerSummary is a worker process's whole output: its summary as
+// JSON (-json), nothing else; its exit status is the sweep's.
+func writeWorkerSummary(o *options, stdout io.Writer, s *reports.Summary, res sweepResult) (int, error) {
+	js, err := createOutput(o.json, stdout)
+	if err == nil {
+		if err = reports.WriteJSON(js.w, s); err == nil {
+			err = js.commit()
+		} else {
+			js.abort()
+		}
+	}
+	if err != nil {
+		return exitUsage, err
+	}
+	code := exitOK
+	for _, r := range s.Runs {
+		if !r.OK {
+			code = exitViolation
+		}
+	}
+	if _, c, ok := interruption(); ok && res.interrupted {
+		code = c
+	}
+	return code, nil
 }
