@@ -124,8 +124,12 @@ func (n *Node) Role() Role { return n.role }
 // (itself when leading, sim.None if unknown).
 func (n *Node) Leader() sim.NodeID { return n.leader }
 
-// pos returns id's position in peers, or -1.
+// pos returns id's position in peers, or -1. Peers are usually the IDs
+// 0..n-1, where the position is the ID itself.
 func (n *Node) pos(id sim.NodeID) int {
+	if id >= 0 && int(id) < len(n.peers) && n.peers[id] == id {
+		return int(id)
+	}
 	lo, hi := 0, len(n.peers)
 	for lo < hi {
 		m := (lo + hi) / 2
