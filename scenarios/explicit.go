@@ -311,4 +311,3 @@ func intRange(r faults.IntRange) string {
 	}
 	return strconv.Itoa(r.Min) + ".." + strconv.Itoa(r.Max)
 }
-
