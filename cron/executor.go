@@ -230,7 +230,7 @@ func (e *executor) step(k int) {
 	}
 	e.env.Effect(sim.Effect{Name: "cron.run_finished",
 		Detail: fmt.Sprintf("%s token %d run %d", SlotName(e.cfg.Jobs[r.job].Name, r.slot), r.token, r.id),
-		A:      r.token, B: r.slot, C: int64(r.job)})
+		A:      r.token, B: r.slot, C: int64(r.job), Fact: sim.FactRunFinished})
 	r.active = false
 	if e.onFinish != nil {
 		e.onFinish(r)

@@ -75,18 +75,21 @@ const (
 	EventElected = "elected"
 	// EventSteppedDown: a step_down record (StopLeading) of the node.
 	EventSteppedDown = "stepped_down"
-	// EventRenew: the store's lease.renewed effect for Environment.LeaseKey;
-	// the event's node is the holder that renewed (the effect's A).
+	// EventRenew: a store effect with sim.FactLeaseRenewed for
+	// Environment.LeaseKey; the event's node is the holder that renewed
+	// (the effect's A).
 	EventRenew = "renew"
-	// EventAcquired: the store's lease.acquired effect for the lease key;
-	// the event's node is the new holder.
+	// EventAcquired: a store effect with sim.FactLeaseAcquired for the lease
+	// key; the event's node is the new holder.
 	EventAcquired = "acquired"
-	// EventExpired: the store's lease.expired effect for the lease key; the
-	// event's node is the holder whose lease expired.
+	// EventExpired: a store effect with sim.FactLeaseExpired for the lease
+	// key; the event's node is the holder whose lease expired.
 	EventExpired = "expired"
-	// EventJobStarted: a cron.run_started effect of the node.
+	// EventJobStarted: an effect with sim.FactRunStarted (the cron layer's
+	// cron.run_started) of the node.
 	EventJobStarted = "job_started"
-	// EventJobFinished: a cron.run_finished effect of the node.
+	// EventJobFinished: an effect with sim.FactRunFinished (cron.run_finished)
+	// of the node.
 	EventJobFinished = "job_finished"
 )
 

@@ -21,6 +21,7 @@ type act struct {
 	Stop   bool
 	Epoch  int64
 	Effect string
+	Fact   sim.Fact // the effect's typed fact, which triggers read
 }
 
 // scripted is a tiny deterministic test node that plays a fixed schedule of
@@ -54,7 +55,7 @@ func (n *scripted) OnTimer(_ sim.TimerID, tag int) {
 	case a.Stop:
 		n.env.StopLeading("script")
 	case a.Effect != "":
-		n.env.Effect(sim.Effect{Name: a.Effect})
+		n.env.Effect(sim.Effect{Name: a.Effect, Fact: a.Fact})
 	}
 }
 

@@ -2,10 +2,10 @@ package faults
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
-	"github.com/electsim/electsim/algorithms/lease"
 	"github.com/electsim/electsim/sim"
 )
 
@@ -37,14 +37,37 @@ type Environment struct {
 	// Store is the lease store's node, or sim.None.
 	Store sim.NodeID
 	// StoreNode is the lease store itself, for lease_holder and store
-	// faults; if nil and Store is a *lease.Store node, it is found from Store.
-	StoreNode *lease.Store
-	// LeaseKey is the lease record's key. Default lease.DefaultConfig().Key
-	// ("leader").
+	// faults; if nil and Store's node is a StoreService, it is found from
+	// Store.
+	StoreNode StoreService
+	// LeaseKey is the lease record's key. Default DefaultLeaseKey.
 	LeaseKey string
 	// Resource is the fenced resource's node, or sim.None.
 	Resource sim.NodeID
 }
+
+// StoreService is a lease-holding service node as faults see it: store
+// faults make it unavailable or fail it over, and lease_holder targets ask
+// it who holds the lease. The lease store (algorithms/lease.Store)
+// implements it; so can the coordination services an algorithm brings.
+type StoreService interface {
+	sim.Node
+	// Unavailable reports whether it ignores requests.
+	Unavailable() bool
+	// SetUnavailable makes it ignore requests (or serve them again).
+	SetUnavailable(on bool)
+	// FailoverLoseLast fails it over to a replica that lost its last n
+	// acknowledged writes; it returns how many were lost.
+	FailoverLoseLast(n int) int
+	// LeaseHolder returns who holds the lease named key and its token, as
+	// the service judges it at its own clock readings (monotonic and wall,
+	// nanoseconds); ok is false when the lease is free or has expired.
+	LeaseHolder(key string, monoNs, wallNs int64) (holder sim.NodeID, token int64, ok bool)
+}
+
+// DefaultLeaseKey is Environment.LeaseKey's default: the key the lease
+// algorithms elect through unless configured otherwise.
+const DefaultLeaseKey = "leader"
 
 // Injector schedules, resolves, applies and reverts faults on one Sim.
 //
@@ -119,7 +142,7 @@ func New(s *sim.Sim, env Environment, faults []Fault, nemeses []Nemesis) (*Injec
 		holds: make([]int32, n*n), pauseHolds: make([]int32, n), crashHolds: make([]int32, n),
 		downByFault: make([]bool, n), effHolder: sim.None}
 	if in.env.LeaseKey == "" {
-		in.env.LeaseKey = lease.DefaultConfig().Key
+		in.env.LeaseKey = DefaultLeaseKey
 	}
 	if err := in.checkEnv(); err != nil {
 		return nil, err
@@ -193,10 +216,15 @@ func (in *Injector) checkEnv() error {
 			return fmt.Errorf("%s: node %s is a candidate; use sim.None when there is none", svc.name, s.NodeName(svc.id))
 		}
 	}
-	if in.env.StoreNode == nil && in.env.Store != sim.None {
-		in.env.StoreNode, _ = s.Node(in.env.Store).(*lease.Store)
+	if in.env.StoreNode != nil {
+		if v := reflect.ValueOf(in.env.StoreNode); v.Kind() == reflect.Pointer && v.IsNil() {
+			in.env.StoreNode = nil // a nil *Store passed as the interface: no store
+		}
 	}
-	if in.env.StoreNode != nil && (in.env.Store == sim.None || s.Node(in.env.Store) != sim.Node(in.env.StoreNode)) {
+	if in.env.StoreNode == nil && in.env.Store != sim.None {
+		in.env.StoreNode, _ = s.Node(in.env.Store).(StoreService)
+	}
+	if in.env.StoreNode != nil && (in.env.Store == sim.None || s.Node(in.env.Store) != in.env.StoreNode) {
 		return fmt.Errorf("env.Store: must be the ID of env.StoreNode")
 	}
 	for i := 0; i < n; i++ {
@@ -520,18 +548,8 @@ func (in *Injector) holder() (sim.NodeID, int64, bool) {
 	if st == nil {
 		return in.effHolder, in.effToken, in.effHolder != sim.None
 	}
-	rec, ok := st.Get(in.env.LeaseKey)
-	if !ok || rec.Holder == sim.None {
-		return sim.None, 0, false
-	}
 	clk := in.s.Clock(in.env.Store)
-	if rec.ExpiredAt(int64(clk.Mono), clk.Wall.UnixNano()) {
-		return sim.None, 0, false // expired by the store's clock, not yet swept
-	}
-	if rec.LockUntilWallNs != 0 && rec.LockUntilWallNs <= clk.Wall.UnixNano() {
-		return sim.None, 0, false // a ShedLock row whose lock_until has passed
-	}
-	return rec.Holder, rec.Token, true
+	return st.LeaseHolder(in.env.LeaseKey, int64(clk.Mono), clk.Wall.UnixNano())
 }
 
 func (in *Injector) upCandidates() []sim.NodeID {

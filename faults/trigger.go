@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/electsim/electsim/algorithms/lease"
 	"github.com/electsim/electsim/sim"
 )
 
@@ -24,12 +23,6 @@ type sink struct{ in *Injector }
 // Record implements sim.Sink.
 func (k sink) Record(r *sim.Record) { k.in.observe(r) }
 
-// Effect names the cron layer records (cron/executor.go).
-const (
-	effectJobStarted  = "cron.run_started"
-	effectJobFinished = "cron.run_finished"
-)
-
 // observe classifies a record as a trigger event and fires matching triggers.
 func (in *Injector) observe(r *sim.Record) {
 	var event string
@@ -40,22 +33,24 @@ func (in *Injector) observe(r *sim.Record) {
 	case sim.RecStepDown:
 		event = EventSteppedDown
 	case sim.RecEffect:
-		switch r.Name {
-		case effectJobStarted:
+		// Typed facts, emitted once by their owners (sim.Fact); the lease
+		// store names the record an effect concerns in Detail (its key).
+		switch r.Fact {
+		case sim.FactRunStarted:
 			event = EventJobStarted
-		case effectJobFinished:
+		case sim.FactRunFinished:
 			event = EventJobFinished
-		default:
+		case sim.FactLeaseAcquired, sim.FactLeaseRenewed, sim.FactLeaseReleased, sim.FactLeaseExpired, sim.FactLeaseReverted:
 			if r.Node != in.env.Store || r.Detail != in.env.LeaseKey {
 				return
 			}
 			in.followHolder(r)
-			switch r.Name {
-			case lease.EffectRenewed:
+			switch r.Fact {
+			case sim.FactLeaseRenewed:
 				event = EventRenew
-			case lease.EffectAcquired:
+			case sim.FactLeaseAcquired:
 				event = EventAcquired
-			case lease.EffectExpired:
+			case sim.FactLeaseExpired:
 				event = EventExpired
 			}
 			subject = sim.NodeID(r.A)
@@ -80,10 +75,10 @@ func (in *Injector) observe(r *sim.Record) {
 // followHolder tracks the lease holder from the store's effects (used only
 // when there is no StoreNode to read).
 func (in *Injector) followHolder(r *sim.Record) {
-	switch r.Name {
-	case lease.EffectAcquired, lease.EffectRenewed, lease.EffectReverted:
+	switch r.Fact {
+	case sim.FactLeaseAcquired, sim.FactLeaseRenewed, sim.FactLeaseReverted:
 		in.effHolder, in.effToken = sim.NodeID(r.A), r.B
-	case lease.EffectReleased, lease.EffectExpired:
+	case sim.FactLeaseReleased, sim.FactLeaseExpired:
 		in.effHolder, in.effToken = sim.None, 0
 	}
 }

@@ -72,10 +72,12 @@ func TestTriggerElectedEventNode(t *testing.T) {
 	}, h.notes("fault."))
 }
 
-// job_started is the cron layer's cron.run_started effect (cron/executor.go);
-// the trigger's node picks whose.
+// job_started is the cron layer's run-started fact (sim.FactRunStarted, on
+// its cron.run_started effect); the trigger's node picks whose. An effect
+// with the same name but no fact is not a trigger event: triggers read
+// typed facts, never names.
 func TestTriggerJobStarted(t *testing.T) {
-	run := func(at float64) act { return act{At: sec(at), Effect: "cron.run_started"} }
+	run := func(at float64) act { return act{At: sec(at), Effect: "cron.run_started", Fact: sim.FactRunStarted} }
 	h := newHarness(t, opts{seed: 1}, []act{run(2)}, []act{run(1)})
 	h.inject([]faults.Fault{{After: &faults.Trigger{Event: faults.EventJobStarted, Node: faults.Nodes(0), Delay: faults.Dur(sec(0.25))},
 		For: durp(time.Second), Pause: &faults.Pause{Target: faults.Of(faults.TargetEventNode)}}})
@@ -85,4 +87,11 @@ func TestTriggerJobStarted(t *testing.T) {
 		"2.250s fault.pause faults[0]: pause n0 (event_node) for 1.000s",
 		"3.250s fault.revert faults[0]: resume n0",
 	}, h.notes("fault."))
+
+	named := func(at float64) act { return act{At: sec(at), Effect: "cron.run_started"} } // the name alone
+	h = newHarness(t, opts{seed: 1}, []act{named(2)}, []act{named(1)})
+	h.inject([]faults.Fault{{After: &faults.Trigger{Event: faults.EventJobStarted, Delay: faults.Dur(sec(0.25))},
+		For: durp(time.Second), Pause: &faults.Pause{Target: faults.Of(faults.TargetEventNode)}}})
+	h.s.RunUntil(at(5))
+	assert.Empty(t, h.notes("fault."), "an effect's name is for people; without the fact nothing fires")
 }

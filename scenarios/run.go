@@ -251,7 +251,11 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	for _, k := range opts.Sinks {
 		s.AddSink(k)
 	}
-	inj, err := faults.New(s, faults.Environment{Candidates: r.Candidates, Store: r.StoreID, StoreNode: r.Store, Resource: r.ResourceID},
+	env := faults.Environment{Candidates: r.Candidates, Store: r.StoreID, Resource: r.ResourceID}
+	if r.Store != nil { // a nil *lease.Store in the interface would not be a nil StoreService
+		env.StoreNode = r.Store
+	}
+	inj, err := faults.New(s, env,
 		sc.Faults, sc.Nemeses)
 	if err != nil {
 		return nil, err

@@ -57,11 +57,14 @@ const (
 	// FactRunSkipped: on RecEffect of a cron node, it did not run slot B of
 	// job index C (misfire policy, lock held elsewhere).
 	FactRunSkipped
+	// FactRunFinished: on RecEffect of a cron node, its run of slot B of job
+	// index C (fencing token A) made its last write.
+	FactRunFinished
 	numFacts
 )
 
 var factNames = [...]string{"", "crashed", "links_cut", "links_restored", "resigning", "service_down", "service_up",
-	"lease_acquired", "lease_renewed", "lease_released", "lease_expired", "lease_reverted", "run_started", "run_skipped"}
+	"lease_acquired", "lease_renewed", "lease_released", "lease_expired", "lease_reverted", "run_started", "run_skipped", "run_finished"}
 
 // factNames has one name per Fact: a Fact added without its name, or a
 // name without its Fact, does not compile.

@@ -145,6 +145,24 @@ func (st *Store) Get(key string) (Record, bool) {
 	return st.records[i], true
 }
 
+// LeaseHolder returns who holds the record named key and its token, as the
+// store judges it at its clock readings: nobody if the record is absent or
+// free, its TTL has run out (Record.ExpiredAt; not yet swept), or a ShedLock
+// row's lock_until has passed by the store's wall clock. It makes the store
+// a faults.StoreService.
+func (st *Store) LeaseHolder(key string, monoNs, wallNs int64) (sim.NodeID, int64, bool) {
+	rec, ok := st.Get(key)
+	switch {
+	case !ok || rec.Holder == sim.None:
+		return sim.None, 0, false
+	case rec.ExpiredAt(monoNs, wallNs):
+		return sim.None, 0, false
+	case rec.LockUntilWallNs != 0 && rec.LockUntilWallNs <= wallNs:
+		return sim.None, 0, false
+	}
+	return rec.Holder, rec.Token, true
+}
+
 // Records returns a copy of every record, sorted by key.
 func (st *Store) Records() []Record { return slices.Clone(st.records) }
 
