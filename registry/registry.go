@@ -126,6 +126,11 @@ type Algorithm struct {
 	// parameters (and defaults), so every run of a scenario has the same
 	// nodes.
 	LeaseStores func(v Values) int
+	// NewStore, if set, builds the algorithm's lease-holding service node
+	// (for example a simulated etcd) instead of the lease store
+	// (algorithms/lease). The node must offer what store faults and
+	// lease_holder targets need (faults.StoreService).
+	NewStore func(v Values) sim.Node
 	// ProcessWide: its nodes share process-wide state (etcdraft holds a
 	// lock around the raft library's global entropy), so parallel runs in
 	// one process serialize; simrun runs its sweeps in worker processes.

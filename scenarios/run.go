@@ -63,10 +63,10 @@ type Run struct {
 	// StoreID and Store are the lease store (sim.None / nil if none); with
 	// several (Redlock's masters), the first.
 	StoreID sim.NodeID
-	Store   *lease.Store
+	Store   faults.StoreService
 	// StoreIDs and Stores are every lease store, the first included.
 	StoreIDs []sim.NodeID
-	Stores   []*lease.Store
+	Stores   []faults.StoreService
 	// ResourceID and Resource are the fenced resource (sim.None / nil if none).
 	ResourceID sim.NodeID
 	Resource   *cron.Resource
@@ -174,6 +174,15 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	}
 	if hasStore {
 		r.Store = lease.NewStore(lease.StoreConfig{})
+		if d := findAlgo(spec.Name); d != nil && d.NewStore != nil && !shedlock {
+			// The algorithm brings its own service (a simulated etcd); its
+			// parameters take no ranges (they are read at their minimum).
+			st, ok := d.NewStore(spec.draw(nil, -1)).(faults.StoreService)
+			if !ok {
+				return nil, fmt.Errorf("algorithm %s: its store node is not a faults.StoreService", spec.Name)
+			}
+			r.Store = st
+		}
 		s.AddNode("store", r.Store, sim.Service())
 		r.Stores = append(r.Stores, r.Store)
 	}
@@ -252,9 +261,7 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 		s.AddSink(k)
 	}
 	env := faults.Environment{Candidates: r.Candidates, Store: r.StoreID, Resource: r.ResourceID}
-	if r.Store != nil { // a nil *lease.Store in the interface would not be a nil StoreService
-		env.StoreNode = r.Store
-	}
+	env.StoreNode = r.Store
 	inj, err := faults.New(s, env,
 		sc.Faults, sc.Nemeses)
 	if err != nil {

@@ -1,10 +1,11 @@
 // Package builtin registers electsim's own algorithms in registry.Default,
-// in the order simrun lists them: raft, etcdraft, bully, ring, lease.
+// in the order simrun lists them: raft, etcdraft, bully, ring, lease, etcd.
 // Import it for its effect (the scenario loader does).
 package builtin
 
 import (
 	"github.com/electsim/electsim/algorithms/bully"
+	"github.com/electsim/electsim/algorithms/etcdelect"
 	"github.com/electsim/electsim/algorithms/etcdraft"
 	"github.com/electsim/electsim/algorithms/lease"
 	"github.com/electsim/electsim/algorithms/raftelect"
@@ -13,7 +14,7 @@ import (
 )
 
 func init() {
-	for _, a := range []registry.Algorithm{raftelect.Descriptor(), etcdraft.Descriptor(), bully.Descriptor(), ring.Descriptor(), lease.Descriptor()} {
+	for _, a := range []registry.Algorithm{raftelect.Descriptor(), etcdraft.Descriptor(), bully.Descriptor(), ring.Descriptor(), lease.Descriptor(), etcdelect.Descriptor()} {
 		registry.Default.MustRegister(a)
 	}
 }

@@ -1,0 +1,39 @@
+package etcdelect
+
+import (
+	"github.com/electsim/electsim/registry"
+	"github.com/electsim/electsim/sim"
+)
+
+// fieldNames are the scenario words for Config's fields (registry.NameBy).
+var fieldNames = map[string]string{"TTL": "ttl", "RequestTimeout": "request_timeout", "RejoinDelay": "rejoin_delay", "Name": "name"}
+
+// Descriptor describes etcd election for the scenario grammar (registry):
+// its runs get a simulated etcd server as their store node.
+func Descriptor() registry.Algorithm {
+	return registry.Algorithm{
+		Name: "etcd", Doc: "etcd v3 concurrency.Election over leases (algorithms/etcdelect)", Package: "etcdelect",
+		FieldNames: fieldNames, LeaseStore: true,
+		NewStore: func(v registry.Values) sim.Node {
+			cfg := ServerConfig{}
+			registry.SetDuration(v, "promote_extend", &cfg.PromoteExtend)
+			return NewServer(cfg)
+		},
+		Params: []registry.Param{
+			{Key: "ttl", Kind: registry.Duration, Doc: "session lease TTL (concurrency.WithTTL), whole seconds, default 60s"},
+			{Key: "request_timeout", Kind: registry.Duration, Doc: "Grant/Put/Range/Watch/Delete timeout, then sent again, default 5s"},
+			{Key: "rejoin_delay", Kind: registry.Duration, Doc: "wait before a new session after the last one ended, default 0"},
+			{Key: "promote_extend", Kind: registry.Duration, Single: true, Doc: "server: what a failover adds to every lease beyond its TTL (lessor Promote), default 1s"},
+		},
+		Build: func(v registry.Values, n int, _ *sim.Rand) (registry.Factory, error) {
+			c := DefaultConfig()
+			registry.SetDuration(v, "ttl", &c.TTL)
+			registry.SetDuration(v, "request_timeout", &c.RequestTimeout)
+			registry.SetDuration(v, "rejoin_delay", &c.RejoinDelay)
+			if err := c.validate(registry.NameBy(fieldNames)); err != nil {
+				return nil, err
+			}
+			return func(_ []sim.NodeID, svc registry.Services) sim.Node { return MustNew(c, svc.LeaseStore) }, nil
+		},
+	}
+}

@@ -1,0 +1,353 @@
+package etcdelect
+
+import (
+	"cmp"
+	"encoding/json"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/electsim/electsim/sim"
+)
+
+// The server's effects. Detail is the election name; A the holder, B its
+// token (the key's create revision). Checkers act on the typed facts.
+const (
+	EffectLeader   = "etcd.leader"   // a key became the lowest of the election: its holder leads (FactLeaseAcquired)
+	EffectRenewed  = "etcd.renewed"  // the leading key's lease was kept alive (FactLeaseRenewed)
+	EffectReleased = "etcd.released" // the leading key was deleted (FactLeaseReleased)
+	EffectExpired  = "etcd.expired"  // the leading key's lease expired by the server's clock (FactLeaseExpired)
+	EffectPromote  = "etcd.promote"  // a server failover extended every lease (lessor Promote)
+)
+
+// ServerConfig configures the server. The zero value is the default.
+type ServerConfig struct {
+	// Name is the election name: keys live under Name + "/", and effects
+	// name it in Detail. Default "leader".
+	Name string
+	// PromoteExtend is how much a failover adds to every lease beyond its
+	// full TTL (etcd's lessor Promote(extend), extend being the server's
+	// election timeout). Default 1s (etcd's 100 ms heartbeat × 10).
+	PromoteExtend time.Duration
+}
+
+type leaseRec struct {
+	ID       int64
+	TTLNs    int64
+	ExpiryNs int64 // by the server's monotonic clock
+}
+
+type kv struct {
+	Key       string
+	Holder    sim.NodeID
+	CreateRev int64
+	Lease     int64
+}
+
+type watch struct {
+	key string
+	who sim.NodeID
+	id  int64
+}
+
+type snapshot struct {
+	Rev, NextLease int64
+	Leases         []leaseRec
+	Keys           []kv
+}
+
+// Server is the simulated etcd: one logical service node, linearizable,
+// durable (its state survives its own crash, as a raft-replicated etcd's
+// does), with leases judged by its monotonic clock.
+type Server struct {
+	cfg         ServerConfig
+	env         sim.Env
+	rev         int64
+	nextLease   int64
+	leases      []leaseRec // sorted by ID
+	keys        []kv       // sorted by Key
+	watches     []watch
+	unavailable bool
+	leader      kv // the lowest key of the election as last reported (Holder sim.None: none)
+	timer       sim.TimerID
+	armed       bool
+}
+
+// NewServer returns a server node.
+func NewServer(cfg ServerConfig) *Server {
+	if cfg.Name == "" {
+		cfg.Name = "leader"
+	}
+	if cfg.PromoteExtend == 0 {
+		cfg.PromoteExtend = time.Second
+	}
+	return &Server{cfg: cfg}
+}
+
+// Start implements sim.Node: the state comes back from disk, and the server
+// takes over its leases as a new etcd leader does (Promote).
+func (s *Server) Start(env sim.Env, restored []byte) {
+	*s = Server{cfg: s.cfg, env: env, unavailable: s.unavailable, leader: kv{Holder: sim.None}}
+	if len(restored) > 0 {
+		var snap snapshot
+		if json.Unmarshal(restored, &snap) == nil {
+			s.rev, s.nextLease, s.leases, s.keys = snap.Rev, snap.NextLease, snap.Leases, snap.Keys
+			s.promote()
+		}
+	}
+	s.report()
+	s.rearm()
+}
+
+// OnMessage implements sim.Node.
+func (s *Server) OnMessage(m sim.Message) {
+	req, ok := m.Body.(*Request)
+	if !ok || req.Op == 0 || req.Op >= numOps || m.Kind != opKinds[req.Op] || s.unavailable {
+		return
+	}
+	s.expire()
+	rep := &Response{ID: req.ID, Op: req.Op}
+	switch req.Op {
+	case OpGrant:
+		s.nextLease++
+		l := leaseRec{ID: s.nextLease, TTLNs: int64(req.TTL), ExpiryNs: s.now() + int64(req.TTL)}
+		s.leases = append(s.leases, l)
+		rep.Lease, rep.TTL = l.ID, req.TTL
+	case OpKeepAlive:
+		if i, ok := s.findLease(req.Lease); ok {
+			l := &s.leases[i]
+			l.ExpiryNs = s.now() + l.TTLNs
+			rep.Lease, rep.TTL = l.ID, time.Duration(l.TTLNs)
+			if s.leader.Holder != sim.None && s.leader.Lease == l.ID {
+				s.effect(EffectRenewed, s.leader, sim.FactLeaseRenewed)
+			}
+		}
+	case OpPut:
+		if i, ok := s.findKey(req.Key); ok {
+			rep.Found, rep.Key, rep.Holder, rep.CreateRev = true, req.Key, s.keys[i].Holder, s.keys[i].CreateRev
+			break
+		}
+		if _, ok := s.findLease(req.Lease); !ok {
+			break // lease gone: the put fails (etcd: lease not found)
+		}
+		s.rev++
+		k := kv{Key: req.Key, Holder: req.Holder, CreateRev: s.rev, Lease: req.Lease}
+		i, _ := s.findKey(req.Key)
+		s.keys = slices.Insert(s.keys, i, k)
+		rep.Found, rep.Key, rep.Holder, rep.CreateRev = true, k.Key, k.Holder, k.CreateRev
+	case OpRangeBelow:
+		var best *kv
+		for i := range s.keys {
+			k := &s.keys[i]
+			if strings.HasPrefix(k.Key, req.Key) && k.CreateRev <= req.MaxCreateRev && (best == nil || k.CreateRev > best.CreateRev) {
+				best = k
+			}
+		}
+		if best != nil {
+			rep.Found, rep.Key, rep.Holder, rep.CreateRev = true, best.Key, best.Holder, best.CreateRev
+		}
+	case OpWatchDelete:
+		if _, ok := s.findKey(req.Key); ok {
+			// One watch per client and key: a re-sent watch replaces it.
+			s.watches = slices.DeleteFunc(s.watches, func(w watch) bool { return w.who == m.From && w.key == req.Key })
+			s.watches = append(s.watches, watch{key: req.Key, who: m.From, id: req.ID})
+			s.persist()
+			s.report()
+			s.rearm()
+			return // answered when the key goes
+		}
+	case OpDelete:
+		s.deleteKey(req.Key)
+	}
+	s.persist()
+	s.report()
+	s.rearm()
+	s.env.Send(sim.Message{Kind: KindResponse, To: m.From, Index: req.ID, Body: rep})
+}
+
+// OnTimer implements sim.Node: the earliest lease may have expired.
+func (s *Server) OnTimer(sim.TimerID, int) {
+	s.armed = false
+	s.expire()
+	s.persist()
+	s.report()
+	s.rearm()
+}
+
+// TimerName implements sim.TimerNamer.
+func (s *Server) TimerName(int) string { return "etcd.lease_expiry" }
+
+// --- faults.StoreService ---
+
+// Unavailable reports whether the server ignores requests.
+func (s *Server) Unavailable() bool { return s.unavailable }
+
+// SetUnavailable makes the server ignore requests (clients time out);
+// leases keep running.
+func (s *Server) SetUnavailable(on bool) {
+	if s.unavailable == on {
+		return
+	}
+	s.unavailable = on
+	if s.env != nil {
+		f := sim.FactServiceUp
+		if on {
+			f = sim.FactServiceDown
+		}
+		s.env.Effect(sim.Effect{Name: "store.available", A: int64(sim.None), Fact: f})
+	}
+}
+
+// FailoverLoseLast is an etcd leader change: a raft-replicated etcd loses
+// no acknowledged write, and the new leader extends every lease to its full
+// TTL plus PromoteExtend (server/lease/lessor.go, Promote → refresh). It
+// returns 0 (writes lost).
+func (s *Server) FailoverLoseLast(int) int {
+	if s.env == nil {
+		return 0
+	}
+	s.promote()
+	s.persist()
+	s.rearm()
+	return 0
+}
+
+// LeaseHolder returns the election's leader as the server judges it: the
+// holder of the lowest create revision under the election's prefix whose
+// lease has not run out by the server's clock, and that revision.
+func (s *Server) LeaseHolder(key string, monoNs, _ int64) (sim.NodeID, int64, bool) {
+	if key != s.cfg.Name {
+		return sim.None, 0, false
+	}
+	k, ok := s.lowest(monoNs)
+	return k.Holder, k.CreateRev, ok
+}
+
+// --- internals ---
+
+func (s *Server) now() int64 { return int64(s.env.Now()) }
+
+func (s *Server) promote() {
+	now := s.now()
+	for i := range s.leases {
+		s.leases[i].ExpiryNs = now + int64(s.cfg.PromoteExtend) + s.leases[i].TTLNs
+	}
+	s.env.Effect(sim.Effect{Name: EffectPromote, Detail: s.cfg.Name, A: int64(len(s.leases))})
+}
+
+// expire revokes every lease whose TTL has run out, deleting its keys.
+func (s *Server) expire() {
+	now := s.now()
+	for i := 0; i < len(s.leases); {
+		if s.leases[i].ExpiryNs > now {
+			i++
+			continue
+		}
+		id := s.leases[i].ID
+		s.leases = slices.Delete(s.leases, i, i+1)
+		if s.leader.Holder != sim.None && s.leader.Lease == id {
+			s.effect(EffectExpired, s.leader, sim.FactLeaseExpired)
+			s.leader = kv{Holder: sim.None}
+		}
+		for j := 0; j < len(s.keys); {
+			if s.keys[j].Lease == id {
+				s.deleteKey(s.keys[j].Key)
+				continue
+			}
+			j++
+		}
+	}
+}
+
+func (s *Server) deleteKey(key string) {
+	i, ok := s.findKey(key)
+	if !ok {
+		return
+	}
+	k := s.keys[i]
+	s.keys = slices.Delete(s.keys, i, i+1)
+	s.rev++
+	if s.leader.Holder != sim.None && s.leader.Key == k.Key {
+		s.effect(EffectReleased, s.leader, sim.FactLeaseReleased)
+		s.leader = kv{Holder: sim.None}
+	}
+	kept := s.watches[:0]
+	for _, w := range s.watches {
+		if w.key == key {
+			s.env.Send(sim.Message{Kind: KindResponse, To: w.who, Index: w.id, Body: &Response{ID: w.id, Op: OpWatchDelete}})
+			continue
+		}
+		kept = append(kept, w)
+	}
+	s.watches = kept
+}
+
+// lowest is the election's lowest key whose lease is alive at monoNs.
+func (s *Server) lowest(monoNs int64) (kv, bool) {
+	best, found := kv{Holder: sim.None}, false
+	prefix := s.cfg.Name + "/"
+	for _, k := range s.keys {
+		if !strings.HasPrefix(k.Key, prefix) {
+			continue
+		}
+		if i, ok := s.findLease(k.Lease); !ok || s.leases[i].ExpiryNs <= monoNs {
+			continue
+		}
+		if !found || k.CreateRev < best.CreateRev {
+			best, found = k, true
+		}
+	}
+	return best, found
+}
+
+// report records a new leader of the election (the lowest key changed).
+func (s *Server) report() {
+	k, ok := s.lowest(s.now())
+	if !ok || (s.leader.Holder != sim.None && k.Key == s.leader.Key && k.CreateRev == s.leader.CreateRev) {
+		return
+	}
+	s.leader = k
+	s.effect(EffectLeader, k, sim.FactLeaseAcquired)
+}
+
+func (s *Server) effect(name string, k kv, f sim.Fact) {
+	s.env.Effect(sim.Effect{Name: name, Detail: s.cfg.Name, A: int64(k.Holder), B: k.CreateRev, C: s.rev, Fact: f})
+}
+
+// rearm points the expiry timer at the earliest lease expiry.
+func (s *Server) rearm() {
+	var next int64
+	for _, l := range s.leases {
+		if next == 0 || l.ExpiryNs < next {
+			next = l.ExpiryNs
+		}
+	}
+	if next == 0 {
+		if s.armed {
+			s.env.CancelTimer(s.timer)
+			s.armed = false
+		}
+		return
+	}
+	d := time.Duration(max(next-s.now(), 0))
+	if s.armed && s.env.ResetTimer(s.timer, d) {
+		return
+	}
+	s.timer, s.armed = s.env.SetTimer(d, 0), true
+}
+
+func (s *Server) persist() {
+	b, err := json.Marshal(snapshot{Rev: s.rev, NextLease: s.nextLease, Leases: s.leases, Keys: s.keys})
+	if err != nil {
+		panic(err) // plain structs always marshal
+	}
+	s.env.Persist(b)
+}
+
+func (s *Server) findLease(id int64) (int, bool) {
+	return slices.BinarySearchFunc(s.leases, id, func(l leaseRec, id int64) int { return cmp.Compare(l.ID, id) })
+}
+
+func (s *Server) findKey(key string) (int, bool) {
+	return slices.BinarySearchFunc(s.keys, key, func(k kv, key string) int { return cmp.Compare(k.Key, key) })
+}
