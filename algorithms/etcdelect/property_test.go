@@ -41,7 +41,9 @@ func drawEtcdCase(t *rapid.T, kinds []proptest.Kind) etcdCase {
 // last keep-alive was at most TTL/3 + 500 ms earlier; a server restart adds
 // Promote's extend), then the next candidate's watch and range take a few
 // request timeouts at worst.
-func (c etcdCase) settleBound() time.Duration { return 3*c.cfg.TTL + 5*c.cfg.RequestTimeout + 2*time.Second }
+func (c etcdCase) settleBound() time.Duration {
+	return 3*c.cfg.TTL + 5*c.cfg.RequestTimeout + 2*time.Second
+}
 
 func (c etcdCase) run(watch bool) (*sim.Sim, *etcdelect.Server, *proptest.Watch) {
 	s := sim.New(sim.Config{Seed: c.seed, MaxTime: 24 * time.Hour, Link: sim.LinkConfig{Latency: sim.Uniform(time.Millisecond/2, 10*time.Millisecond)}})
