@@ -1,5 +1,6 @@
 // Package builtin registers electsim's own algorithms in registry.Default,
-// in the order simrun lists them: raft, etcdraft, bully, ring, lease, etcd.
+// in the order simrun lists them: raft, etcdraft, bully, ring, lease, etcd,
+// zookeeper.
 // Import it for its effect (the scenario loader does).
 package builtin
 
@@ -10,11 +11,12 @@ import (
 	"github.com/electsim/electsim/algorithms/lease"
 	"github.com/electsim/electsim/algorithms/raftelect"
 	"github.com/electsim/electsim/algorithms/ring"
+	"github.com/electsim/electsim/algorithms/zkelect"
 	"github.com/electsim/electsim/registry"
 )
 
 func init() {
-	for _, a := range []registry.Algorithm{raftelect.Descriptor(), etcdraft.Descriptor(), bully.Descriptor(), ring.Descriptor(), lease.Descriptor(), etcdelect.Descriptor()} {
+	for _, a := range []registry.Algorithm{raftelect.Descriptor(), etcdraft.Descriptor(), bully.Descriptor(), ring.Descriptor(), lease.Descriptor(), etcdelect.Descriptor(), zkelect.Descriptor()} {
 		registry.Default.MustRegister(a)
 	}
 }

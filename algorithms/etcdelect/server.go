@@ -182,13 +182,20 @@ func (s *Server) TimerName(int) string { return "etcd.lease_expiry" }
 // Unavailable reports whether the server ignores requests.
 func (s *Server) Unavailable() bool { return s.unavailable }
 
-// SetUnavailable makes the server ignore requests (clients time out);
-// leases keep running.
+// SetUnavailable makes the server ignore requests (clients time out), as
+// an etcd cluster without a leader does. No lease expires meanwhile (only a
+// leader's lessor revokes), and when it serves again the new leader
+// extends every lease (Promote).
 func (s *Server) SetUnavailable(on bool) {
 	if s.unavailable == on {
 		return
 	}
 	s.unavailable = on
+	if s.env != nil && !on {
+		s.promote()
+		s.persist()
+		s.rearm()
+	}
 	if s.env != nil {
 		f := sim.FactServiceUp
 		if on {
@@ -237,6 +244,9 @@ func (s *Server) promote() {
 
 // expire revokes every lease whose TTL has run out, deleting its keys.
 func (s *Server) expire() {
+	if s.unavailable {
+		return
+	}
 	now := s.now()
 	for i := 0; i < len(s.leases); {
 		if s.leases[i].ExpiryNs > now {

@@ -1,0 +1,64 @@
+package zkelect
+
+import (
+	"time"
+
+	"github.com/electsim/electsim/registry"
+)
+
+// The connection-state error policies of Curator's LeaderLatch.
+const (
+	// PolicyStandard is StandardConnectionStateErrorPolicy, Curator's
+	// default: SUSPENDED and LOST are errors, so the latch gives up
+	// leadership as soon as the connection is suspended.
+	PolicyStandard = "standard"
+	// PolicySession is SessionConnectionStateErrorPolicy: only LOST is an
+	// error, so the latch keeps leadership through SUSPENDED, trusting the
+	// session to still be alive.
+	PolicySession = "session"
+)
+
+// Config holds a candidate's parameters. Start from DefaultConfig.
+type Config struct {
+	// Name is the latch: znodes live under /Name/. Default "leader".
+	Name string
+	// SessionTimeout is the timeout the client asks for; the server
+	// negotiates it into [2·tickTime, 20·tickTime]. Default 60s (Curator's
+	// default sessionTimeoutMs).
+	SessionTimeout time.Duration
+	// Policy is PolicyStandard (default) or PolicySession.
+	Policy string
+	// RequestTimeout bounds a create, children or watch request; then it is
+	// sent again. Default 5s.
+	RequestTimeout time.Duration
+	// RejoinDelay is how long a candidate whose session was lost waits
+	// before it opens a new one. Default 0.
+	RejoinDelay time.Duration
+}
+
+// DefaultConfig returns the defaults.
+func DefaultConfig() Config {
+	return Config{Name: "leader", SessionTimeout: 60 * time.Second, Policy: PolicyStandard, RequestTimeout: 5 * time.Second}
+}
+
+// Validate reports the first invalid field, naming Go fields.
+func (c Config) Validate() error { return c.validate(registry.GoName) }
+
+func (c Config) validate(n registry.Namer) error {
+	fail := func(fields []string, format string, args ...any) error {
+		return registry.Fail("zkelect", fields, format, args...)
+	}
+	switch {
+	case c.Name == "":
+		return fail([]string{"Name"}, "%s must not be empty", n("Name"))
+	case c.SessionTimeout <= 0:
+		return fail([]string{"SessionTimeout"}, "%s must be positive, got %v", n("SessionTimeout"), c.SessionTimeout)
+	case c.Policy != PolicyStandard && c.Policy != PolicySession:
+		return fail([]string{"Policy"}, "%s must be %q or %q, got %q", n("Policy"), PolicyStandard, PolicySession, c.Policy)
+	case c.RequestTimeout <= 0:
+		return fail([]string{"RequestTimeout"}, "%s must be positive, got %v", n("RequestTimeout"), c.RequestTimeout)
+	case c.RejoinDelay < 0:
+		return fail([]string{"RejoinDelay"}, "%s must not be negative, got %v", n("RejoinDelay"), c.RejoinDelay)
+	}
+	return nil
+}

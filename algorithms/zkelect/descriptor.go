@@ -1,0 +1,44 @@
+package zkelect
+
+import (
+	"github.com/electsim/electsim/registry"
+	"github.com/electsim/electsim/sim"
+)
+
+// fieldNames are the scenario words for Config's fields (registry.NameBy).
+var fieldNames = map[string]string{"SessionTimeout": "session_timeout", "Policy": "policy", "RequestTimeout": "request_timeout", "RejoinDelay": "rejoin_delay", "Name": "name"}
+
+// Descriptor describes ZooKeeper/Curator LeaderLatch election for the
+// scenario grammar (registry): its runs get a simulated ZooKeeper as their
+// store node.
+func Descriptor() registry.Algorithm {
+	return registry.Algorithm{
+		Name: "zookeeper", Doc: "ZooKeeper with Curator's LeaderLatch (algorithms/zkelect)", Package: "zkelect",
+		FieldNames: fieldNames, LeaseStore: true,
+		NewStore: func(v registry.Values) sim.Node {
+			cfg := ServerConfig{}
+			registry.SetDuration(v, "tick_time", &cfg.TickTime)
+			return NewServer(cfg)
+		},
+		Params: []registry.Param{
+			{Key: "session_timeout", Kind: registry.Duration, Doc: "requested session timeout, negotiated into [2, 20] ticks, default 60s"},
+			{Key: "policy", Kind: registry.Enum, Enum: []string{PolicyStandard, PolicySession}, Doc: "LeaderLatch's connection-state error policy: standard (give up on SUSPENDED) or session (keep until LOST), default standard"},
+			{Key: "request_timeout", Kind: registry.Duration, Doc: "create/children/watch timeout, then sent again, default 5s"},
+			{Key: "rejoin_delay", Kind: registry.Duration, Doc: "wait before a new session after LOST, default 0"},
+			{Key: "tick_time", Kind: registry.Duration, Single: true, Doc: "server: tickTime, bounding session timeouts to [2, 20] ticks, default 2s"},
+		},
+		Build: func(v registry.Values, n int, _ *sim.Rand) (registry.Factory, error) {
+			c := DefaultConfig()
+			registry.SetDuration(v, "session_timeout", &c.SessionTimeout)
+			if v.Has("policy") {
+				c.Policy = v.String("policy")
+			}
+			registry.SetDuration(v, "request_timeout", &c.RequestTimeout)
+			registry.SetDuration(v, "rejoin_delay", &c.RejoinDelay)
+			if err := c.validate(registry.NameBy(fieldNames)); err != nil {
+				return nil, err
+			}
+			return func(_ []sim.NodeID, svc registry.Services) sim.Node { return MustNew(c, svc.LeaseStore) }, nil
+		},
+	}
+}

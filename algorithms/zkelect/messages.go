@@ -1,0 +1,84 @@
+package zkelect
+
+import (
+	"time"
+
+	"github.com/electsim/electsim/sim"
+)
+
+// Op is a server operation.
+type Op uint8
+
+// The server's operations, each applied atomically on delivery.
+const (
+	// OpConnect opens a session with Request.Timeout (negotiated).
+	OpConnect Op = iota + 1
+	// OpPing keeps Request.Session alive (or learns it expired).
+	OpPing
+	// OpCreate creates an ephemeral sequential znode Request.Path+<seq>
+	// owned by Request.Session for Request.Holder.
+	OpCreate
+	// OpChildren lists the znodes under Request.Path, by sequence.
+	OpChildren
+	// OpWatch answers once znode Request.Path is deleted (at once if it is
+	// absent): exists() with a watch.
+	OpWatch
+	// OpDelete deletes znode Request.Path.
+	OpDelete
+	numOps
+)
+
+var opNames = [numOps]string{"", "Connect", "Ping", "Create", "Children", "Watch", "Delete"}
+
+// String names the operation.
+func (o Op) String() string {
+	if o < numOps {
+		return opNames[o]
+	}
+	return "Op?"
+}
+
+// Message kinds: one per request operation, one for responses.
+var (
+	opKinds      [numOps]sim.MsgKind
+	KindResponse = sim.RegisterKind("zk.Response", sim.Fields{Index: "request_id"})
+)
+
+func init() {
+	for o := OpConnect; o < numOps; o++ {
+		opKinds[o] = sim.RegisterKind("zk."+opNames[o], sim.Fields{Index: "request_id"})
+	}
+}
+
+// Request is a client request, carried as a *Request in Message.Body.
+type Request struct {
+	ID      int64
+	Op      Op
+	Session int64
+	Timeout time.Duration
+	Path    string
+	Holder  sim.NodeID
+}
+
+// Znode is one ephemeral sequential znode of the latch.
+type Znode struct {
+	Path   string
+	Seq    int64
+	Czxid  int64
+	Holder sim.NodeID
+}
+
+// Response answers a request, carried as a *Response in Message.Body.
+type Response struct {
+	ID      int64
+	Op      Op
+	Expired bool          // the session has expired
+	Session int64         // Connect: the session ID
+	Timeout time.Duration // Connect: the negotiated session timeout
+	Node    Znode         // Create: the znode
+	Nodes   []Znode       // Children: by sequence
+}
+
+func requestMessage(to sim.NodeID, r *Request) sim.Message {
+	return sim.Message{Kind: opKinds[r.Op], To: to, Index: r.ID, Body: r}
+}

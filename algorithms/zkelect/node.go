@@ -1,0 +1,341 @@
+package zkelect
+
+import (
+	"time"
+
+	"github.com/electsim/electsim/sim"
+)
+
+// Timer tags.
+const (
+	tagPing    = iota + 1 // ping when idle for a third of the session timeout
+	tagSuspend            // nothing heard for the read timeout: SUSPENDED
+	tagLost               // SUSPENDED for a whole session timeout: LOST (Curator)
+	tagRequest            // the pending latch request timed out
+	tagRejoin             // RejoinDelay elapsed
+)
+
+// connection is Curator's ConnectionState as the latch sees it.
+type connection uint8
+
+const (
+	connNone connection = iota
+	connConnected
+	connSuspended
+)
+
+type step uint8
+
+const (
+	stepConnect step = iota + 1
+	stepCreate
+	stepChildren
+	stepWatch
+)
+
+// Node is a Curator LeaderLatch candidate on a ZooKeeper session.
+type Node struct {
+	cfg    Config
+	server sim.NodeID
+	env    sim.Env
+
+	session  int64
+	timeout  time.Duration // negotiated
+	conn     connection
+	myNode   Znode
+	leading  bool
+	believed sim.NodeID
+	believeE int64
+
+	reqSeq   int64
+	pendID   int64
+	pendStep step
+	pendReq  *Request
+	reqTimer sim.TimerID
+	ping     sim.TimerID
+	suspend  sim.TimerID
+	lost     sim.TimerID
+	rejoin   sim.TimerID
+}
+
+// New returns a candidate talking to the server.
+func New(cfg Config, server sim.NodeID) (*Node, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Node{cfg: cfg, server: server}, nil
+}
+
+// MustNew is New for configurations known to be valid.
+func MustNew(cfg Config, server sim.NodeID) *Node {
+	n, err := New(cfg, server)
+	if err != nil {
+		panic(err)
+	}
+	return n
+}
+
+// Start implements sim.Node: a fresh process opens a new session.
+func (n *Node) Start(env sim.Env, _ []byte) {
+	*n = Node{cfg: n.cfg, server: n.server, env: env, believed: sim.None}
+	n.connect()
+}
+
+// Leading reports whether the latch has leadership.
+func (n *Node) Leading() bool { return n.leading }
+
+// TimerName implements sim.TimerNamer.
+func (n *Node) TimerName(tag int) string {
+	switch tag {
+	case tagPing:
+		return "zk.ping"
+	case tagSuspend:
+		return "zk.read_timeout"
+	case tagLost:
+		return "curator.lost"
+	case tagRequest:
+		return "zk.request"
+	case tagRejoin:
+		return "zk.rejoin"
+	}
+	return ""
+}
+
+// OnMessage implements sim.Node.
+func (n *Node) OnMessage(m sim.Message) {
+	rep, ok := m.Body.(*Response)
+	if !ok || m.Kind != KindResponse {
+		return
+	}
+	if rep.Op != OpConnect {
+		if n.session == 0 {
+			return
+		}
+		if rep.Expired {
+			n.sessionLost("session expired")
+			return
+		}
+		n.heard()
+	}
+	if rep.Op == OpPing || n.pendID == 0 || rep.ID != n.pendID {
+		return
+	}
+	st := n.pendStep
+	n.pendID, n.pendReq = 0, nil
+	n.disarm(&n.reqTimer)
+	switch st {
+	case stepConnect:
+		n.session, n.timeout = rep.Session, rep.Timeout
+		n.conn = connConnected
+		n.heard()
+		n.createLatchNode()
+	case stepCreate:
+		n.myNode = rep.Node
+		n.checkLeadership()
+	case stepChildren:
+		var pred *Znode
+		for i := range rep.Nodes {
+			z := &rep.Nodes[i]
+			if z.Seq < n.myNode.Seq && (pred == nil || z.Seq > pred.Seq) {
+				pred = z
+			}
+		}
+		mine := false
+		for _, z := range rep.Nodes {
+			mine = mine || z.Path == n.myNode.Path
+		}
+		switch {
+		case !mine:
+			n.createLatchNode() // our znode is gone (the session was renewed away): start over
+		case pred == nil:
+			n.takeLeadership()
+		default:
+			first := rep.Nodes[0]
+			for _, z := range rep.Nodes {
+				if z.Seq < first.Seq {
+					first = z
+				}
+			}
+			n.believe(first.Holder, first.Czxid)
+			n.request(&Request{Op: OpWatch, Session: n.session, Path: pred.Path}, stepWatch)
+		}
+	case stepWatch:
+		n.checkLeadership()
+	}
+}
+
+// OnTimer implements sim.Node.
+func (n *Node) OnTimer(id sim.TimerID, tag int) {
+	switch tag {
+	case tagPing:
+		if id == n.ping && n.session != 0 {
+			n.ping = 0
+			n.reqSeq++
+			n.env.Send(requestMessage(n.server, &Request{ID: n.reqSeq, Op: OpPing, Session: n.session}))
+			n.arm(&n.ping, n.timeout/3, tagPing)
+		}
+	case tagSuspend:
+		if id == n.suspend {
+			n.suspend = 0
+			n.suspended()
+		}
+	case tagLost:
+		if id == n.lost {
+			n.lost = 0
+			n.sessionLost("connection lost for the session timeout")
+		}
+	case tagRequest:
+		if id == n.reqTimer && n.pendReq != nil {
+			n.reqTimer = 0
+			req := *n.pendReq
+			n.request(&req, n.pendStep)
+		}
+	case tagRejoin:
+		if id == n.rejoin {
+			n.rejoin = 0
+			n.connect()
+		}
+	}
+}
+
+// Resign closes the latch: leadership ends and the znode is deleted.
+func (n *Node) Resign() {
+	if n.env == nil {
+		return
+	}
+	if n.leading {
+		n.leading = false
+		n.env.StopLeading("resign")
+	}
+	if n.myNode.Path != "" {
+		n.reqSeq++
+		n.env.Send(requestMessage(n.server, &Request{ID: n.reqSeq, Op: OpDelete, Session: n.session, Path: n.myNode.Path}))
+	}
+	n.stop()
+}
+
+// --- connection states ---
+
+func (n *Node) connect() {
+	n.session, n.myNode = 0, Znode{}
+	n.request(&Request{Op: OpConnect, Timeout: n.cfg.SessionTimeout}, stepConnect)
+}
+
+// heard: a reply came; the read timeout restarts. In SUSPENDED this is
+// RECONNECTED: LeaderLatch resets (a new znode) when SUSPENDED counts as
+// an error or it does not lead (LeaderLatch.handleStateChange).
+func (n *Node) heard() {
+	n.arm(&n.suspend, 2*n.timeout/3, tagSuspend)
+	if n.ping == 0 {
+		n.arm(&n.ping, n.timeout/3, tagPing)
+	}
+	if n.conn != connSuspended {
+		return
+	}
+	n.conn = connConnected
+	n.disarm(&n.lost)
+	if n.cfg.Policy == PolicyStandard || !n.leading {
+		n.reset()
+	}
+}
+
+// suspended is SUSPENDED: under the standard policy the latch gives up
+// leadership at once; Curator's LOST follows a session timeout later.
+func (n *Node) suspended() {
+	if n.conn != connConnected {
+		return
+	}
+	n.conn = connSuspended
+	if n.cfg.Policy == PolicyStandard && n.leading {
+		n.leading = false
+		n.env.StopLeading("connection suspended")
+	}
+	n.arm(&n.lost, n.timeout, tagLost)
+}
+
+// sessionLost is LOST: leadership ends; a new session starts after
+// RejoinDelay (Curator reconnects with a new session).
+func (n *Node) sessionLost(why string) {
+	if n.leading {
+		n.leading = false
+		n.env.StopLeading("connection lost: " + why)
+	}
+	n.stop()
+	n.arm(&n.rejoin, n.cfg.RejoinDelay, tagRejoin)
+}
+
+func (n *Node) stop() {
+	n.session, n.conn, n.myNode = 0, connNone, Znode{}
+	n.pendID, n.pendReq = 0, nil
+	n.disarm(&n.reqTimer)
+	n.disarm(&n.ping)
+	n.disarm(&n.suspend)
+	n.disarm(&n.lost)
+}
+
+// reset is LeaderLatch.reset: leadership off, the old znode deleted, a new
+// one created.
+func (n *Node) reset() {
+	if n.leading {
+		n.leading = false
+		n.env.StopLeading("latch reset")
+	}
+	if n.myNode.Path != "" {
+		n.reqSeq++
+		n.env.Send(requestMessage(n.server, &Request{ID: n.reqSeq, Op: OpDelete, Session: n.session, Path: n.myNode.Path}))
+	}
+	n.createLatchNode()
+}
+
+// --- the latch ---
+
+func (n *Node) createLatchNode() {
+	n.myNode = Znode{}
+	n.request(&Request{Op: OpCreate, Session: n.session, Path: "/" + n.cfg.Name + "/latch-", Holder: n.env.ID()}, stepCreate)
+}
+
+func (n *Node) checkLeadership() {
+	n.request(&Request{Op: OpChildren, Session: n.session, Path: "/" + n.cfg.Name + "/latch-"}, stepChildren)
+}
+
+func (n *Node) takeLeadership() {
+	if n.leading {
+		return
+	}
+	if n.conn != connConnected {
+		return
+	}
+	n.leading = true
+	n.env.ActAsLeader(n.myNode.Czxid, n.myNode.Czxid)
+	n.believe(n.env.ID(), n.myNode.Czxid)
+}
+
+func (n *Node) believe(holder sim.NodeID, epoch int64) {
+	if holder == n.believed && epoch == n.believeE {
+		return
+	}
+	n.believed, n.believeE = holder, epoch
+	n.env.BelieveLeader(holder, epoch)
+}
+
+func (n *Node) request(req *Request, st step) {
+	n.reqSeq++
+	req.ID = n.reqSeq
+	n.pendID, n.pendStep, n.pendReq = req.ID, st, req
+	n.arm(&n.reqTimer, n.cfg.RequestTimeout, tagRequest)
+	n.env.Send(requestMessage(n.server, req))
+}
+
+func (n *Node) arm(t *sim.TimerID, d time.Duration, tag int) {
+	if *t != 0 {
+		n.env.CancelTimer(*t)
+	}
+	*t = n.env.SetTimer(d, tag)
+}
+
+func (n *Node) disarm(t *sim.TimerID) {
+	if *t != 0 {
+		n.env.CancelTimer(*t)
+		*t = 0
+	}
+}

@@ -1,0 +1,358 @@
+package zkelect
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/electsim/electsim/sim"
+)
+
+// The server's effects. Detail is the latch name; A the holder, B its token
+// (the znode's czxid). Checkers act on the typed facts.
+const (
+	EffectLeader   = "zk.leader"   // a znode became the latch's first: its holder leads (FactLeaseAcquired)
+	EffectRenewed  = "zk.renewed"  // the leading session pinged (FactLeaseRenewed)
+	EffectReleased = "zk.released" // the leading znode was deleted by its client (FactLeaseReleased)
+	EffectExpired  = "zk.expired"  // the leading session expired by the server's clock (FactLeaseExpired)
+)
+
+// ServerConfig configures the server. The zero value is the default.
+type ServerConfig struct {
+	// Name is the latch: znodes live under /Name/latch-. Default "leader".
+	Name string
+	// TickTime bounds session timeouts to [2, 20] ticks. Default 2s
+	// (ZooKeeper's sample zoo.cfg).
+	TickTime time.Duration
+}
+
+type session struct {
+	ID        int64
+	TimeoutNs int64
+	LastNs    int64 // last heard from, by the server's monotonic clock
+}
+
+type snapshot struct {
+	Zxid, NextSession, NextSeq int64
+	Sessions                   []session
+	Nodes                      []ownedNode
+}
+
+type ownedNode struct {
+	Znode
+	Session int64
+}
+
+type watch struct {
+	path string
+	who  sim.NodeID
+	id   int64
+}
+
+// Server is the simulated ZooKeeper ensemble as one logical node: durable
+// znodes and sessions, session expiry judged by its monotonic clock.
+type Server struct {
+	cfg         ServerConfig
+	env         sim.Env
+	zxid        int64
+	nextSession int64
+	nextSeq     int64
+	sessions    []session // sorted by ID
+	nodes       []ownedNode
+	watches     []watch
+	unavailable bool
+	leader      ownedNode // the latch's first znode as last reported (Holder sim.None: none)
+	timer       sim.TimerID
+	armed       bool
+}
+
+// NewServer returns a server node.
+func NewServer(cfg ServerConfig) *Server {
+	if cfg.Name == "" {
+		cfg.Name = "leader"
+	}
+	if cfg.TickTime == 0 {
+		cfg.TickTime = 2 * time.Second
+	}
+	return &Server{cfg: cfg}
+}
+
+func (s *Server) prefix() string { return "/" + s.cfg.Name + "/latch-" }
+
+// Start implements sim.Node: durable state comes back, and every session
+// gets a fresh timeout, as a newly elected ZooKeeper leader's session
+// tracker does.
+func (s *Server) Start(env sim.Env, restored []byte) {
+	*s = Server{cfg: s.cfg, env: env, unavailable: s.unavailable, leader: ownedNode{Znode: Znode{Holder: sim.None}}}
+	if len(restored) > 0 {
+		var snap snapshot
+		if json.Unmarshal(restored, &snap) == nil {
+			s.zxid, s.nextSession, s.nextSeq, s.sessions, s.nodes = snap.Zxid, snap.NextSession, snap.NextSeq, snap.Sessions, snap.Nodes
+			s.touchAll()
+		}
+	}
+	s.report()
+	s.rearm()
+}
+
+// OnMessage implements sim.Node.
+func (s *Server) OnMessage(m sim.Message) {
+	req, ok := m.Body.(*Request)
+	if !ok || req.Op == 0 || req.Op >= numOps || m.Kind != opKinds[req.Op] || s.unavailable {
+		return
+	}
+	s.expire()
+	rep := &Response{ID: req.ID, Op: req.Op}
+	if req.Op != OpConnect {
+		i, live := s.findSession(req.Session)
+		if !live {
+			rep.Expired = true
+			s.finish(m, rep)
+			return
+		}
+		s.sessions[i].LastNs = s.now()
+		if s.leader.Holder != sim.None && s.leader.Session == req.Session && req.Op == OpPing {
+			s.effect(EffectRenewed, s.leader, sim.FactLeaseRenewed)
+		}
+	}
+	switch req.Op {
+	case OpConnect:
+		t := min(max(req.Timeout, 2*s.cfg.TickTime), 20*s.cfg.TickTime)
+		s.nextSession++
+		s.sessions = append(s.sessions, session{ID: s.nextSession, TimeoutNs: int64(t), LastNs: s.now()})
+		rep.Session, rep.Timeout = s.nextSession, t
+	case OpCreate:
+		s.zxid++
+		s.nextSeq++
+		n := ownedNode{Znode: Znode{Path: fmt.Sprintf("%s%010d", req.Path, s.nextSeq), Seq: s.nextSeq, Czxid: s.zxid, Holder: req.Holder}, Session: req.Session}
+		s.nodes = append(s.nodes, n)
+		rep.Node = n.Znode
+	case OpChildren:
+		for _, n := range s.nodes {
+			if strings.HasPrefix(n.Path, req.Path) {
+				rep.Nodes = append(rep.Nodes, n.Znode)
+			}
+		}
+	case OpWatch:
+		if s.find(req.Path) >= 0 {
+			s.watches = slices.DeleteFunc(s.watches, func(w watch) bool { return w.who == m.From && w.path == req.Path })
+			s.watches = append(s.watches, watch{path: req.Path, who: m.From, id: req.ID})
+			s.persist()
+			s.report()
+			s.rearm()
+			return // answered when it goes
+		}
+	case OpDelete:
+		s.zxid++
+		s.remove(req.Path, false)
+	}
+	s.finish(m, rep)
+}
+
+func (s *Server) finish(m sim.Message, rep *Response) {
+	s.persist()
+	s.report()
+	s.rearm()
+	s.env.Send(sim.Message{Kind: KindResponse, To: m.From, Index: rep.ID, Body: rep})
+}
+
+// OnTimer implements sim.Node: a session may have expired.
+func (s *Server) OnTimer(sim.TimerID, int) {
+	s.armed = false
+	s.expire()
+	s.persist()
+	s.report()
+	s.rearm()
+}
+
+// TimerName implements sim.TimerNamer.
+func (s *Server) TimerName(int) string { return "zk.session_expiry" }
+
+// Unavailable reports whether the server ignores requests.
+func (s *Server) Unavailable() bool { return s.unavailable }
+
+// SetUnavailable makes the ensemble ignore requests, as one that lost its
+// quorum does. No session expires meanwhile (only a serving leader's
+// session tracker expires sessions), and when it serves again every
+// session's timeout starts afresh, as under a newly elected leader.
+func (s *Server) SetUnavailable(on bool) {
+	if s.unavailable == on {
+		return
+	}
+	s.unavailable = on
+	if s.env != nil && !on {
+		s.touchAll()
+		s.rearm()
+	}
+	if s.env != nil {
+		f := sim.FactServiceUp
+		if on {
+			f = sim.FactServiceDown
+		}
+		s.env.Effect(sim.Effect{Name: "store.available", A: int64(sim.None), Fact: f})
+	}
+}
+
+// FailoverLoseLast is a ZooKeeper leader change: no committed write is
+// lost, and the new leader's session tracker starts every session's
+// timeout afresh. It returns 0.
+func (s *Server) FailoverLoseLast(int) int {
+	if s.env == nil {
+		return 0
+	}
+	s.touchAll()
+	s.persist()
+	s.rearm()
+	return 0
+}
+
+// LeaseHolder returns the latch's leader as the server sees it: the holder
+// of the first znode of a live session, and its czxid.
+func (s *Server) LeaseHolder(key string, monoNs, _ int64) (sim.NodeID, int64, bool) {
+	if key != s.cfg.Name {
+		return sim.None, 0, false
+	}
+	n, ok := s.first(monoNs)
+	return n.Holder, n.Czxid, ok
+}
+
+func (s *Server) now() int64 { return int64(s.env.Now()) }
+
+func (s *Server) touchAll() {
+	now := s.now()
+	for i := range s.sessions {
+		s.sessions[i].LastNs = now
+	}
+}
+
+// expire ends every session not heard from within its timeout, deleting
+// its ephemeral znodes.
+func (s *Server) expire() {
+	if s.unavailable {
+		return
+	}
+	now := s.now()
+	for i := 0; i < len(s.sessions); {
+		ss := s.sessions[i]
+		if now-ss.LastNs <= ss.TimeoutNs {
+			i++
+			continue
+		}
+		s.sessions = slices.Delete(s.sessions, i, i+1)
+		s.zxid++
+		for j := 0; j < len(s.nodes); {
+			if s.nodes[j].Session == ss.ID {
+				s.remove(s.nodes[j].Path, true)
+				continue
+			}
+			j++
+		}
+	}
+}
+
+func (s *Server) remove(path string, expired bool) {
+	i := s.find(path)
+	if i < 0 {
+		return
+	}
+	n := s.nodes[i]
+	s.nodes = slices.Delete(s.nodes, i, i+1)
+	if s.leader.Holder != sim.None && s.leader.Path == n.Path {
+		if expired {
+			s.effect(EffectExpired, s.leader, sim.FactLeaseExpired)
+		} else {
+			s.effect(EffectReleased, s.leader, sim.FactLeaseReleased)
+		}
+		s.leader = ownedNode{Znode: Znode{Holder: sim.None}}
+	}
+	kept := s.watches[:0]
+	for _, w := range s.watches {
+		if w.path == path {
+			s.env.Send(sim.Message{Kind: KindResponse, To: w.who, Index: w.id, Body: &Response{ID: w.id, Op: OpWatch}})
+			continue
+		}
+		kept = append(kept, w)
+	}
+	s.watches = kept
+}
+
+// first is the latch's first znode whose session is alive at monoNs.
+func (s *Server) first(monoNs int64) (ownedNode, bool) {
+	best, found := ownedNode{Znode: Znode{Holder: sim.None}}, false
+	for _, n := range s.nodes {
+		if !strings.HasPrefix(n.Path, s.prefix()) {
+			continue
+		}
+		if i, ok := s.findSession(n.Session); !ok || monoNs-s.sessions[i].LastNs > s.sessions[i].TimeoutNs {
+			continue
+		}
+		if !found || n.Seq < best.Seq {
+			best, found = n, true
+		}
+	}
+	return best, found
+}
+
+func (s *Server) report() {
+	n, ok := s.first(s.now())
+	if !ok || (s.leader.Holder != sim.None && n.Path == s.leader.Path) {
+		return
+	}
+	s.leader = n
+	s.effect(EffectLeader, n, sim.FactLeaseAcquired)
+}
+
+func (s *Server) effect(name string, n ownedNode, f sim.Fact) {
+	s.env.Effect(sim.Effect{Name: name, Detail: s.cfg.Name, A: int64(n.Holder), B: n.Czxid, C: s.zxid, Fact: f})
+}
+
+func (s *Server) rearm() {
+	var next int64
+	armed := false
+	for _, ss := range s.sessions {
+		at := ss.LastNs + ss.TimeoutNs + 1
+		if !armed || at < next {
+			next, armed = at, true
+		}
+	}
+	if !armed {
+		if s.armed {
+			s.env.CancelTimer(s.timer)
+			s.armed = false
+		}
+		return
+	}
+	d := time.Duration(max(next-s.now(), 0))
+	if s.armed && s.env.ResetTimer(s.timer, d) {
+		return
+	}
+	s.timer, s.armed = s.env.SetTimer(d, 0), true
+}
+
+func (s *Server) persist() {
+	b, err := json.Marshal(snapshot{Zxid: s.zxid, NextSession: s.nextSession, NextSeq: s.nextSeq, Sessions: s.sessions, Nodes: s.nodes})
+	if err != nil {
+		panic(err)
+	}
+	s.env.Persist(b)
+}
+
+func (s *Server) findSession(id int64) (int, bool) {
+	for i := range s.sessions {
+		if s.sessions[i].ID == id {
+			return i, true
+		}
+	}
+	return -1, false
+}
+
+func (s *Server) find(path string) int {
+	for i := range s.nodes {
+		if s.nodes[i].Path == path {
+			return i
+		}
+	}
+	return -1
+}
