@@ -58,6 +58,10 @@ type Request struct {
 	Timeout time.Duration
 	Path    string
 	Holder  sim.NodeID
+	// Protect is Curator's protection ID (CreateBuilder.withProtection):
+	// a create re-sent with the same ID in the same session finds the
+	// znode the first one made instead of making a second.
+	Protect int64
 }
 
 // Znode is one ephemeral sequential znode of the latch.

@@ -31,6 +31,7 @@ const (
 	stepCreate
 	stepChildren
 	stepWatch
+	stepDeleteOld
 )
 
 // Node is a Curator LeaderLatch candidate on a ZooKeeper session.
@@ -161,6 +162,8 @@ func (n *Node) OnMessage(m sim.Message) {
 		}
 	case stepWatch:
 		n.checkLeadership()
+	case stepDeleteOld:
+		n.createLatchNode()
 	}
 }
 
@@ -273,25 +276,31 @@ func (n *Node) stop() {
 	n.disarm(&n.lost)
 }
 
-// reset is LeaderLatch.reset: leadership off, the old znode deleted, a new
-// one created.
+// reset is LeaderLatch.reset: leadership off, the old znode deleted (a
+// guaranteed delete: re-sent until answered), then a new one created.
 func (n *Node) reset() {
 	if n.leading {
 		n.leading = false
 		n.env.StopLeading("latch reset")
 	}
 	if n.myNode.Path != "" {
-		n.reqSeq++
-		n.env.Send(requestMessage(n.server, &Request{ID: n.reqSeq, Op: OpDelete, Session: n.session, Path: n.myNode.Path}))
+		old := n.myNode.Path
+		n.myNode = Znode{}
+		n.request(&Request{Op: OpDelete, Session: n.session, Path: old}, stepDeleteOld)
+		return
 	}
 	n.createLatchNode()
 }
 
 // --- the latch ---
 
+// createLatchNode creates the latch's protected ephemeral sequential znode
+// (LeaderLatch uses withProtection, so a create re-sent after a lost reply
+// finds its znode instead of leaving an orphan ahead of itself).
 func (n *Node) createLatchNode() {
 	n.myNode = Znode{}
-	n.request(&Request{Op: OpCreate, Session: n.session, Path: "/" + n.cfg.Name + "/latch-", Holder: n.env.ID()}, stepCreate)
+	n.reqSeq++
+	n.request(&Request{Op: OpCreate, Session: n.session, Path: "/" + n.cfg.Name + "/latch-", Holder: n.env.ID(), Protect: n.reqSeq}, stepCreate)
 }
 
 func (n *Node) checkLeadership() {

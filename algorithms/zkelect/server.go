@@ -43,6 +43,7 @@ type snapshot struct {
 type ownedNode struct {
 	Znode
 	Session int64
+	Protect int64
 }
 
 type watch struct {
@@ -124,9 +125,15 @@ func (s *Server) OnMessage(m sim.Message) {
 		s.sessions = append(s.sessions, session{ID: s.nextSession, TimeoutNs: int64(t), LastNs: s.now()})
 		rep.Session, rep.Timeout = s.nextSession, t
 	case OpCreate:
+		if i := slices.IndexFunc(s.nodes, func(n ownedNode) bool {
+			return req.Protect != 0 && n.Session == req.Session && n.Protect == req.Protect
+		}); i >= 0 {
+			rep.Node = s.nodes[i].Znode // a protected create re-sent: the same znode
+			break
+		}
 		s.zxid++
 		s.nextSeq++
-		n := ownedNode{Znode: Znode{Path: fmt.Sprintf("%s%010d", req.Path, s.nextSeq), Seq: s.nextSeq, Czxid: s.zxid, Holder: req.Holder}, Session: req.Session}
+		n := ownedNode{Znode: Znode{Path: fmt.Sprintf("%s%010d", req.Path, s.nextSeq), Seq: s.nextSeq, Czxid: s.zxid, Holder: req.Holder}, Session: req.Session, Protect: req.Protect}
 		s.nodes = append(s.nodes, n)
 		rep.Node = n.Znode
 	case OpChildren:
