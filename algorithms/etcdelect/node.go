@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/electsim/electsim/algorithms/internal/coord"
 	"github.com/electsim/electsim/sim"
 )
 
@@ -37,8 +38,7 @@ type Node struct {
 	myRev    int64
 	leading  bool
 	resigned bool
-	believed sim.NodeID
-	believeE int64
+	belief   coord.Belief
 
 	reqSeq   int64
 	pendID   int64 // the request (or watch) awaited
@@ -69,7 +69,7 @@ func MustNew(cfg Config, server sim.NodeID) *Node {
 
 // Start implements sim.Node: a fresh process starts a new session.
 func (n *Node) Start(env sim.Env, _ []byte) {
-	*n = Node{cfg: n.cfg, server: n.server, env: env, believed: sim.None}
+	*n = Node{cfg: n.cfg, server: n.server, env: env}
 	n.newSession()
 }
 
@@ -241,13 +241,7 @@ func (n *Node) stop() {
 	n.disarm(&n.deadline)
 }
 
-func (n *Node) believe(holder sim.NodeID, epoch int64) {
-	if holder == n.believed && epoch == n.believeE {
-		return
-	}
-	n.believed, n.believeE = holder, epoch
-	n.env.BelieveLeader(holder, epoch)
-}
+func (n *Node) believe(holder sim.NodeID, epoch int64) { n.belief.Report(n.env, holder, epoch) }
 
 // request sends req as the one pending request, resent after
 // RequestTimeout.
@@ -261,16 +255,6 @@ func (n *Node) request(req *Request, st step) {
 
 func (n *Node) armDeadline(ttl time.Duration) { n.arm(&n.deadline, ttl, tagDeadline) }
 
-func (n *Node) arm(t *sim.TimerID, d time.Duration, tag int) {
-	if *t != 0 {
-		n.env.CancelTimer(*t)
-	}
-	*t = n.env.SetTimer(d, tag)
-}
+func (n *Node) arm(t *sim.TimerID, d time.Duration, tag int) { coord.Arm(n.env, t, d, tag) }
 
-func (n *Node) disarm(t *sim.TimerID) {
-	if *t != 0 {
-		n.env.CancelTimer(*t)
-		*t = 0
-	}
-}
+func (n *Node) disarm(t *sim.TimerID) { coord.Disarm(n.env, t) }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/electsim/electsim/algorithms/internal/coord"
 	"github.com/electsim/electsim/sim"
 )
 
@@ -44,12 +45,6 @@ type kv struct {
 	Lease     int64
 }
 
-type watch struct {
-	key string
-	who sim.NodeID
-	id  int64
-}
-
 type snapshot struct {
 	Rev, NextLease int64
 	Leases         []leaseRec
@@ -66,11 +61,10 @@ type Server struct {
 	nextLease   int64
 	leases      []leaseRec // sorted by ID
 	keys        []kv       // sorted by Key
-	watches     []watch
+	watches     coord.Watches
 	unavailable bool
 	leader      kv // the lowest key of the election as last reported (Holder sim.None: none)
-	timer       sim.TimerID
-	armed       bool
+	timer       coord.Timer
 }
 
 // NewServer returns a server node.
@@ -148,9 +142,7 @@ func (s *Server) OnMessage(m sim.Message) {
 		}
 	case OpWatchDelete:
 		if _, ok := s.findKey(req.Key); ok {
-			// One watch per client and key: a re-sent watch replaces it.
-			s.watches = slices.DeleteFunc(s.watches, func(w watch) bool { return w.who == m.From && w.key == req.Key })
-			s.watches = append(s.watches, watch{key: req.Key, who: m.From, id: req.ID})
+			s.watches.Add(req.Key, m.From, req.ID) // a re-sent watch replaces the older one
 			s.persist()
 			s.report()
 			s.rearm()
@@ -167,7 +159,7 @@ func (s *Server) OnMessage(m sim.Message) {
 
 // OnTimer implements sim.Node: the earliest lease may have expired.
 func (s *Server) OnTimer(sim.TimerID, int) {
-	s.armed = false
+	s.timer.Fired()
 	s.expire()
 	s.persist()
 	s.report()
@@ -191,18 +183,15 @@ func (s *Server) SetUnavailable(on bool) {
 		return
 	}
 	s.unavailable = on
-	if s.env != nil && !on {
+	if s.env == nil {
+		return
+	}
+	if !on {
 		s.promote()
 		s.persist()
 		s.rearm()
 	}
-	if s.env != nil {
-		f := sim.FactServiceUp
-		if on {
-			f = sim.FactServiceDown
-		}
-		s.env.Effect(sim.Effect{Name: "store.available", A: int64(sim.None), Fact: f})
-	}
+	coord.Availability(s.env, on)
 }
 
 // FailoverLoseLast is an etcd leader change: a raft-replicated etcd loses
@@ -281,15 +270,9 @@ func (s *Server) deleteKey(key string) {
 		s.effect(EffectReleased, s.leader, sim.FactLeaseReleased)
 		s.leader = kv{Holder: sim.None}
 	}
-	kept := s.watches[:0]
-	for _, w := range s.watches {
-		if w.key == key {
-			s.env.Send(sim.Message{Kind: KindResponse, To: w.who, Index: w.id, Body: &Response{ID: w.id, Op: OpWatchDelete}})
-			continue
-		}
-		kept = append(kept, w)
-	}
-	s.watches = kept
+	s.watches.Fire(key, func(who sim.NodeID, id int64) {
+		s.env.Send(sim.Message{Kind: KindResponse, To: who, Index: id, Body: &Response{ID: id, Op: OpWatchDelete}})
+	})
 }
 
 // lowest is the election's lowest key whose lease is alive at monoNs.
@@ -326,32 +309,15 @@ func (s *Server) effect(name string, k kv, f sim.Fact) {
 
 // rearm points the expiry timer at the earliest lease expiry.
 func (s *Server) rearm() {
-	var next int64
+	var e coord.Earliest
 	for _, l := range s.leases {
-		if next == 0 || l.ExpiryNs < next {
-			next = l.ExpiryNs
-		}
+		e.Consider(l.ExpiryNs)
 	}
-	if next == 0 {
-		if s.armed {
-			s.env.CancelTimer(s.timer)
-			s.armed = false
-		}
-		return
-	}
-	d := time.Duration(max(next-s.now(), 0))
-	if s.armed && s.env.ResetTimer(s.timer, d) {
-		return
-	}
-	s.timer, s.armed = s.env.SetTimer(d, 0), true
+	s.timer.Point(s.env, e)
 }
 
 func (s *Server) persist() {
-	b, err := json.Marshal(snapshot{Rev: s.rev, NextLease: s.nextLease, Leases: s.leases, Keys: s.keys})
-	if err != nil {
-		panic(err) // plain structs always marshal
-	}
-	s.env.Persist(b)
+	coord.PersistJSON(s.env, snapshot{Rev: s.rev, NextLease: s.nextLease, Leases: s.leases, Keys: s.keys})
 }
 
 func (s *Server) findLease(id int64) (int, bool) {

@@ -298,6 +298,5 @@ func (n *Node) k8sReport() {
 	if id == "" {
 		holder = sim.None
 	}
-	n.believed, n.believeE = holder, n.k.observed.Transitions
-	n.env.BelieveLeader(holder, n.k.observed.Transitions)
+	n.belief.Set(n.env, holder, n.k.observed.Transitions)
 }

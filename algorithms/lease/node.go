@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/electsim/electsim/algorithms/internal/coord"
 	"github.com/electsim/electsim/sim"
 )
 
@@ -66,8 +67,7 @@ type Node struct {
 	resigned bool
 	leading  bool
 	token    int64
-	believed sim.NodeID
-	believeE int64
+	belief   coord.Belief
 
 	reqSeq   int64
 	pendID   int64
@@ -123,7 +123,7 @@ func MustNew(cfg Config, peers []sim.NodeID, store sim.NodeID) *Node {
 // Start implements sim.Node. A candidate persists nothing: a restarted
 // process competes afresh (client-go keeps no state across restarts).
 func (n *Node) Start(env sim.Env, _ []byte) {
-	*n = Node{cfg: n.cfg, peers: n.peers, store: n.store, stores: n.stores, env: env, believed: sim.None}
+	*n = Node{cfg: n.cfg, peers: n.peers, store: n.store, stores: n.stores, env: env}
 	if n.cfg.ShutdownAt > 0 {
 		if env.Now() >= n.cfg.ShutdownAt {
 			n.resigned, n.phase = true, phaseStopped
@@ -230,7 +230,7 @@ func (n *Node) Leading() bool { return n.leading }
 func (n *Node) Token() int64 { return n.token }
 
 // Holder returns the holder the candidate last believed in (sim.None: none).
-func (n *Node) Holder() sim.NodeID { return n.believed }
+func (n *Node) Holder() sim.NodeID { return n.belief.Holder() }
 
 // Resigned reports whether Resign ran.
 func (n *Node) Resigned() bool { return n.resigned }
@@ -317,13 +317,7 @@ func (n *Node) stopLeading(why string) {
 }
 
 // believe reports the holder the candidate now believes in, if it changed.
-func (n *Node) believe(holder sim.NodeID, epoch int64) {
-	if holder == n.believed && epoch == n.believeE {
-		return
-	}
-	n.believed, n.believeE = holder, epoch
-	n.env.BelieveLeader(holder, epoch)
-}
+func (n *Node) believe(holder sim.NodeID, epoch int64) { n.belief.Report(n.env, holder, epoch) }
 
 // lost ends a tenure that the candidate did not give up by itself.
 func (n *Node) lost(why string) {
@@ -377,16 +371,6 @@ func (n *Node) abandon() {
 	n.disarm(&n.reqTimer)
 }
 
-func (n *Node) arm(t *sim.TimerID, d time.Duration, tag int) {
-	if *t != 0 {
-		n.env.CancelTimer(*t)
-	}
-	*t = n.env.SetTimer(d, tag)
-}
+func (n *Node) arm(t *sim.TimerID, d time.Duration, tag int) { coord.Arm(n.env, t, d, tag) }
 
-func (n *Node) disarm(t *sim.TimerID) {
-	if *t != 0 {
-		n.env.CancelTimer(*t)
-		*t = 0
-	}
-}
+func (n *Node) disarm(t *sim.TimerID) { coord.Disarm(n.env, t) }

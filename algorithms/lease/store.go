@@ -4,8 +4,8 @@ import (
 	"cmp"
 	"encoding/json"
 	"slices"
-	"time"
 
+	"github.com/electsim/electsim/algorithms/internal/coord"
 	"github.com/electsim/electsim/sim"
 )
 
@@ -13,16 +13,16 @@ import (
 // lease history. Detail is the key; A is the holder (sim.None when free), B
 // the fencing token and C the revision after the change.
 const (
-	EffectAcquired    = "lease.acquired"    // a holder took the lease (A holder, B token)
-	EffectRenewed     = "lease.renewed"     // the holder renewed or extended it
-	EffectReleased    = "lease.released"    // the holder gave it up
-	EffectUpdated     = "lease.updated"     // a write that changed no holder (e.g. k8s update of a free record)
-	EffectExpired     = "lease.expired"     // the store's clock expired a TTL key (A old holder, B its token)
-	EffectIncr        = "lease.incr"        // a counter was incremented (Detail counter, B value)
-	EffectReverted    = "lease.reverted"    // FailoverLoseLast undid a write (A, B, C: the restored record; A None if absent)
-	EffectFailover    = "store.failover"    // FailoverLoseLast ran (A writes lost)
-	EffectUnavailable = "store.unavailable" // the store started ignoring requests
-	EffectAvailable   = "store.available"   // the store serves requests again
+	EffectAcquired    = "lease.acquired"        // a holder took the lease (A holder, B token)
+	EffectRenewed     = "lease.renewed"         // the holder renewed or extended it
+	EffectReleased    = "lease.released"        // the holder gave it up
+	EffectUpdated     = "lease.updated"         // a write that changed no holder (e.g. k8s update of a free record)
+	EffectExpired     = "lease.expired"         // the store's clock expired a TTL key (A old holder, B its token)
+	EffectIncr        = "lease.incr"            // a counter was incremented (Detail counter, B value)
+	EffectReverted    = "lease.reverted"        // FailoverLoseLast undid a write (A, B, C: the restored record; A None if absent)
+	EffectFailover    = "store.failover"        // FailoverLoseLast ran (A writes lost)
+	EffectUnavailable = coord.EffectUnavailable // the store started ignoring requests
+	EffectAvailable   = coord.EffectAvailable   // the store serves requests again
 	// EffectKeepAliveStopped is recorded by a walltime holder (not the
 	// store) when ShedLock's keep-alive stops extending (Detail why, A the
 	// holder, B its token); its task, and its tenure, go on.
@@ -86,8 +86,7 @@ type Store struct {
 	log         []writeEntry
 	unavailable bool
 	ignored     uint64
-	expiry      sim.TimerID
-	expiryArmed bool
+	expiry      coord.Timer
 }
 
 // NewStore returns a store node.
@@ -129,7 +128,7 @@ func (st *Store) OnMessage(m sim.Message) {
 
 // OnTimer implements sim.Node: the expiry timer fired.
 func (st *Store) OnTimer(_ sim.TimerID, _ int) {
-	st.expiryArmed = false
+	st.expiry.Fired()
 	st.expireDue()
 	st.rearmExpiry()
 }
@@ -195,15 +194,7 @@ func (st *Store) SetUnavailable(on bool) {
 	}
 	st.unavailable = on
 	if st.env != nil {
-		name := EffectAvailable
-		if on {
-			name = EffectUnavailable
-		}
-		fact := sim.FactServiceUp
-		if on {
-			fact = sim.FactServiceDown
-		}
-		st.env.Effect(sim.Effect{Name: name, A: int64(sim.None), Fact: fact})
+		coord.Availability(st.env, on)
 	}
 }
 
@@ -509,35 +500,17 @@ func (st *Store) expireDue() {
 // checks again and rearms, and any request meanwhile expires the key first.
 func (st *Store) rearmExpiry() {
 	now, wall := st.now(), st.env.WallNanos()
-	var next int64 // nanoseconds of monotonic time until the earliest expiry
-	armed := false
-	consider := func(left int64) {
-		if !armed || left < next {
-			next, armed = left, true
-		}
-	}
+	var e coord.Earliest // monotonic deadlines: a wall expiry its remaining wall time from now
 	for i := range st.records {
 		r := &st.records[i]
 		if r.ExpiresAtStoreMonoNs != 0 {
-			consider(r.ExpiresAtStoreMonoNs - now)
+			e.Consider(r.ExpiresAtStoreMonoNs)
 		}
 		if r.ExpiresAtStoreWallNs != 0 {
-			consider(r.ExpiresAtStoreWallNs - wall)
+			e.Consider(now + r.ExpiresAtStoreWallNs - wall)
 		}
 	}
-	if !armed {
-		if st.expiryArmed {
-			st.env.CancelTimer(st.expiry)
-			st.expiryArmed = false
-		}
-		return
-	}
-	d := time.Duration(max(next, 0))
-	if st.expiryArmed && st.env.ResetTimer(st.expiry, d) {
-		return
-	}
-	st.expiry = st.env.SetTimer(d, 0)
-	st.expiryArmed = true
+	st.expiry.Point(st.env, e)
 }
 
 // --- sorted-slice helpers ---

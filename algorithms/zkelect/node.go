@@ -3,6 +3,7 @@ package zkelect
 import (
 	"time"
 
+	"github.com/electsim/electsim/algorithms/internal/coord"
 	"github.com/electsim/electsim/sim"
 )
 
@@ -40,13 +41,12 @@ type Node struct {
 	server sim.NodeID
 	env    sim.Env
 
-	session  int64
-	timeout  time.Duration // negotiated
-	conn     connection
-	myNode   Znode
-	leading  bool
-	believed sim.NodeID
-	believeE int64
+	session int64
+	timeout time.Duration // negotiated
+	conn    connection
+	myNode  Znode
+	leading bool
+	belief  coord.Belief
 
 	reqSeq   int64
 	pendID   int64
@@ -78,7 +78,7 @@ func MustNew(cfg Config, server sim.NodeID) *Node {
 
 // Start implements sim.Node: a fresh process opens a new session.
 func (n *Node) Start(env sim.Env, _ []byte) {
-	*n = Node{cfg: n.cfg, server: n.server, env: env, believed: sim.None}
+	*n = Node{cfg: n.cfg, server: n.server, env: env}
 	n.connect()
 }
 
@@ -319,13 +319,7 @@ func (n *Node) takeLeadership() {
 	n.believe(n.env.ID(), n.myNode.Czxid)
 }
 
-func (n *Node) believe(holder sim.NodeID, epoch int64) {
-	if holder == n.believed && epoch == n.believeE {
-		return
-	}
-	n.believed, n.believeE = holder, epoch
-	n.env.BelieveLeader(holder, epoch)
-}
+func (n *Node) believe(holder sim.NodeID, epoch int64) { n.belief.Report(n.env, holder, epoch) }
 
 func (n *Node) request(req *Request, st step) {
 	n.reqSeq++
@@ -335,16 +329,6 @@ func (n *Node) request(req *Request, st step) {
 	n.env.Send(requestMessage(n.server, req))
 }
 
-func (n *Node) arm(t *sim.TimerID, d time.Duration, tag int) {
-	if *t != 0 {
-		n.env.CancelTimer(*t)
-	}
-	*t = n.env.SetTimer(d, tag)
-}
+func (n *Node) arm(t *sim.TimerID, d time.Duration, tag int) { coord.Arm(n.env, t, d, tag) }
 
-func (n *Node) disarm(t *sim.TimerID) {
-	if *t != 0 {
-		n.env.CancelTimer(*t)
-		*t = 0
-	}
-}
+func (n *Node) disarm(t *sim.TimerID) { coord.Disarm(n.env, t) }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/electsim/electsim/algorithms/internal/coord"
 	"github.com/electsim/electsim/sim"
 )
 
@@ -46,12 +47,6 @@ type ownedNode struct {
 	Protect int64
 }
 
-type watch struct {
-	path string
-	who  sim.NodeID
-	id   int64
-}
-
 // Server is the simulated ZooKeeper ensemble as one logical node: durable
 // znodes and sessions, session expiry judged by its monotonic clock.
 type Server struct {
@@ -62,11 +57,10 @@ type Server struct {
 	nextSeq     int64
 	sessions    []session // sorted by ID
 	nodes       []ownedNode
-	watches     []watch
+	watches     coord.Watches
 	unavailable bool
 	leader      ownedNode // the latch's first znode as last reported (Holder sim.None: none)
-	timer       sim.TimerID
-	armed       bool
+	timer       coord.Timer
 }
 
 // NewServer returns a server node.
@@ -144,8 +138,7 @@ func (s *Server) OnMessage(m sim.Message) {
 		}
 	case OpWatch:
 		if s.find(req.Path) >= 0 {
-			s.watches = slices.DeleteFunc(s.watches, func(w watch) bool { return w.who == m.From && w.path == req.Path })
-			s.watches = append(s.watches, watch{path: req.Path, who: m.From, id: req.ID})
+			s.watches.Add(req.Path, m.From, req.ID) // a re-sent watch replaces the older one
 			s.persist()
 			s.report()
 			s.rearm()
@@ -167,7 +160,7 @@ func (s *Server) finish(m sim.Message, rep *Response) {
 
 // OnTimer implements sim.Node: a session may have expired.
 func (s *Server) OnTimer(sim.TimerID, int) {
-	s.armed = false
+	s.timer.Fired()
 	s.expire()
 	s.persist()
 	s.report()
@@ -189,17 +182,14 @@ func (s *Server) SetUnavailable(on bool) {
 		return
 	}
 	s.unavailable = on
-	if s.env != nil && !on {
+	if s.env == nil {
+		return
+	}
+	if !on {
 		s.touchAll()
 		s.rearm()
 	}
-	if s.env != nil {
-		f := sim.FactServiceUp
-		if on {
-			f = sim.FactServiceDown
-		}
-		s.env.Effect(sim.Effect{Name: "store.available", A: int64(sim.None), Fact: f})
-	}
+	coord.Availability(s.env, on)
 }
 
 // FailoverLoseLast is a ZooKeeper leader change: no committed write is
@@ -274,15 +264,9 @@ func (s *Server) remove(path string, expired bool) {
 		}
 		s.leader = ownedNode{Znode: Znode{Holder: sim.None}}
 	}
-	kept := s.watches[:0]
-	for _, w := range s.watches {
-		if w.path == path {
-			s.env.Send(sim.Message{Kind: KindResponse, To: w.who, Index: w.id, Body: &Response{ID: w.id, Op: OpWatch}})
-			continue
-		}
-		kept = append(kept, w)
-	}
-	s.watches = kept
+	s.watches.Fire(path, func(who sim.NodeID, id int64) {
+		s.env.Send(sim.Message{Kind: KindResponse, To: who, Index: id, Body: &Response{ID: id, Op: OpWatch}})
+	})
 }
 
 // first is the latch's first znode whose session is alive at monoNs.
@@ -315,35 +299,17 @@ func (s *Server) effect(name string, n ownedNode, f sim.Fact) {
 	s.env.Effect(sim.Effect{Name: name, Detail: s.cfg.Name, A: int64(n.Holder), B: n.Czxid, C: s.zxid, Fact: f})
 }
 
+// rearm points the expiry timer just past the earliest session deadline.
 func (s *Server) rearm() {
-	var next int64
-	armed := false
+	var e coord.Earliest
 	for _, ss := range s.sessions {
-		at := ss.LastNs + ss.TimeoutNs + 1
-		if !armed || at < next {
-			next, armed = at, true
-		}
+		e.Consider(ss.LastNs + ss.TimeoutNs + 1)
 	}
-	if !armed {
-		if s.armed {
-			s.env.CancelTimer(s.timer)
-			s.armed = false
-		}
-		return
-	}
-	d := time.Duration(max(next-s.now(), 0))
-	if s.armed && s.env.ResetTimer(s.timer, d) {
-		return
-	}
-	s.timer, s.armed = s.env.SetTimer(d, 0), true
+	s.timer.Point(s.env, e)
 }
 
 func (s *Server) persist() {
-	b, err := json.Marshal(snapshot{Zxid: s.zxid, NextSession: s.nextSession, NextSeq: s.nextSeq, Sessions: s.sessions, Nodes: s.nodes})
-	if err != nil {
-		panic(err)
-	}
-	s.env.Persist(b)
+	coord.PersistJSON(s.env, snapshot{Zxid: s.zxid, NextSession: s.nextSession, NextSeq: s.nextSeq, Sessions: s.sessions, Nodes: s.nodes})
 }
 
 func (s *Server) findSession(id int64) (int, bool) {

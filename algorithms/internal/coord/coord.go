@@ -1,0 +1,154 @@
+// Package coord holds the mechanics the simulated coordination services
+// (the lease store, etcd, ZooKeeper) and their clients share: one timer
+// aimed at the earliest deadline, the availability effect store faults and
+// the checker read, pending watches, JSON persistence, and a client's
+// re-armable timers and leader belief. It names no algorithm.
+package coord
+
+import (
+	"encoding/json"
+	"slices"
+	"time"
+
+	"github.com/electsim/electsim/sim"
+)
+
+// The availability effects every service records (Fact FactServiceDown /
+// FactServiceUp; A is sim.None).
+const (
+	EffectUnavailable = "store.unavailable" // the service started ignoring requests
+	EffectAvailable   = "store.available"   // the service serves requests again
+)
+
+// Availability records that the service became unavailable (on) or
+// available again, with the typed fact the checker reads.
+func Availability(env sim.Env, on bool) {
+	name, fact := EffectAvailable, sim.FactServiceUp
+	if on {
+		name, fact = EffectUnavailable, sim.FactServiceDown
+	}
+	env.Effect(sim.Effect{Name: name, A: int64(sim.None), Fact: fact})
+}
+
+// Earliest collects deadlines (monotonic nanoseconds) and keeps the first.
+type Earliest struct {
+	ns int64
+	ok bool
+}
+
+// Consider offers one deadline.
+func (e *Earliest) Consider(ns int64) {
+	if !e.ok || ns < e.ns {
+		e.ns, e.ok = ns, true
+	}
+}
+
+// Timer is a service's one engine timer, aimed at its earliest deadline.
+type Timer struct {
+	id    sim.TimerID
+	armed bool
+}
+
+// Fired records that the timer went off.
+func (t *Timer) Fired() { t.armed = false }
+
+// Point aims the timer at e's deadline (at once if it has passed), or
+// cancels it when e holds none.
+func (t *Timer) Point(env sim.Env, e Earliest) {
+	if !e.ok {
+		if t.armed {
+			env.CancelTimer(t.id)
+			t.armed = false
+		}
+		return
+	}
+	d := time.Duration(max(e.ns-int64(env.Now()), 0))
+	if t.armed && env.ResetTimer(t.id, d) {
+		return
+	}
+	t.id, t.armed = env.SetTimer(d, 0), true
+}
+
+// Watches are pending answers to clients waiting for a key to go: one per
+// client and key (a re-sent watch replaces the older one).
+type Watches struct {
+	list []watch
+}
+
+type watch struct {
+	key string
+	who sim.NodeID
+	id  int64
+}
+
+// Add registers client who's request id waiting on key.
+func (w *Watches) Add(key string, who sim.NodeID, id int64) {
+	w.list = slices.DeleteFunc(w.list, func(x watch) bool { return x.who == who && x.key == key })
+	w.list = append(w.list, watch{key: key, who: who, id: id})
+}
+
+// Fire answers, and forgets, every watch on key.
+func (w *Watches) Fire(key string, answer func(who sim.NodeID, id int64)) {
+	kept := w.list[:0]
+	for _, x := range w.list {
+		if x.key == key {
+			answer(x.who, x.id)
+			continue
+		}
+		kept = append(kept, x)
+	}
+	w.list = kept
+}
+
+// PersistJSON writes v, plain data, as the node's durable state.
+func PersistJSON(env sim.Env, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // plain structs of ints and strings always marshal
+	}
+	env.Persist(b)
+}
+
+// Arm (re)starts a client timer: *t fires after d with tag.
+func Arm(env sim.Env, t *sim.TimerID, d time.Duration, tag int) {
+	if *t != 0 {
+		env.CancelTimer(*t)
+	}
+	*t = env.SetTimer(d, tag)
+}
+
+// Disarm cancels a client timer, if set.
+func Disarm(env sim.Env, t *sim.TimerID) {
+	if *t != 0 {
+		env.CancelTimer(*t)
+		*t = 0
+	}
+}
+
+// Belief is the leader a client last reported believing in. The zero
+// value believes in nobody at epoch 0, as a freshly started client does
+// (nothing is reported until that changes).
+type Belief struct {
+	holder1 int64 // the holder's ID + 1, so that the zero value is sim.None
+	epoch   int64
+}
+
+// Report tells the engine the client now believes holder leads epoch, if
+// that changed.
+func (b *Belief) Report(env sim.Env, holder sim.NodeID, epoch int64) {
+	if int64(holder)+1 == b.holder1 && epoch == b.epoch {
+		return
+	}
+	b.holder1, b.epoch = int64(holder)+1, epoch
+	env.BelieveLeader(holder, epoch)
+}
+
+// Set reports the belief whether or not it changed (client-go's
+// maybeReportTransition decides by identity, not by holder and epoch).
+func (b *Belief) Set(env sim.Env, holder sim.NodeID, epoch int64) {
+	b.holder1, b.epoch = int64(holder)+1, epoch
+	env.BelieveLeader(holder, epoch)
+}
+
+// Holder is the believed holder (sim.None before any report).
+func (b *Belief) Holder() sim.NodeID { return sim.NodeID(b.holder1 - 1) }

@@ -1,0 +1,128 @@
+package coord
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/electsim/electsim/sim"
+	"github.com/electsim/electsim/sim/simtest"
+)
+
+// effects records the typed effects a service emits, on top of the
+// recording environment.
+type effects struct {
+	*simtest.Env
+	got []sim.Effect
+}
+
+func (e *effects) Effect(x sim.Effect) { e.got = append(e.got, x); e.Env.Effect(x) }
+
+func newEnv() *effects {
+	return &effects{Env: simtest.New(0, []string{"s", "n1", "n2"}, 1)}
+}
+
+func TestAvailabilityEmitsTheMatchingFact(t *testing.T) {
+	env := newEnv()
+	Availability(env, true)
+	Availability(env, false)
+	require.Len(t, env.got, 2)
+	assert.Equal(t, EffectUnavailable, env.got[0].Name)
+	assert.Equal(t, sim.FactServiceDown, env.got[0].Fact)
+	assert.Equal(t, EffectAvailable, env.got[1].Name)
+	assert.Equal(t, sim.FactServiceUp, env.got[1].Fact)
+	assert.Equal(t, int64(sim.None), env.got[0].A)
+}
+
+func TestTimerAimsAtTheEarliestDeadline(t *testing.T) {
+	env := newEnv()
+	var tm Timer
+	var e Earliest
+	e.Consider(int64(5 * time.Second))
+	e.Consider(int64(2 * time.Second))
+	e.Consider(int64(9 * time.Second))
+	tm.Point(env, e)
+	assert.Equal(t, "timer tag=0 in 2s\n", env.Output())
+
+	// A later earliest deadline moves the one timer rather than adding one.
+	env.Advance(time.Second)
+	var later Earliest
+	later.Consider(int64(4 * time.Second))
+	tm.Point(env, later)
+	assert.Equal(t, "timer tag=0 reset to 3s\n", env.Output())
+	assert.Equal(t, "tag=0 in 3s", env.Timers())
+
+	// A deadline already past fires at once.
+	var past Earliest
+	past.Consider(0)
+	tm.Point(env, past)
+	assert.Equal(t, "timer tag=0 reset to 0s\n", env.Output())
+
+	// No deadline cancels it; after Fired, Point sets a fresh timer.
+	tm.Point(env, Earliest{})
+	assert.Equal(t, "timer tag=0 cancelled\n", env.Output())
+	assert.Equal(t, "none", env.Timers())
+	tm.Point(env, later)
+	tm.Fired()
+	tm.Point(env, later)
+	assert.Equal(t, "timer tag=0 in 3s\ntimer tag=0 in 3s\n", env.Output())
+}
+
+func TestWatchesDedupePerClientAndKeyAndFireOnce(t *testing.T) {
+	var w Watches
+	w.Add("a", 1, 10)
+	w.Add("a", 2, 20)
+	w.Add("b", 1, 30)
+	w.Add("a", 1, 11) // re-sent: replaces request 10
+	type answer struct {
+		who sim.NodeID
+		id  int64
+	}
+	var got []answer
+	w.Fire("a", func(who sim.NodeID, id int64) { got = append(got, answer{who, id}) })
+	assert.Equal(t, []answer{{2, 20}, {1, 11}}, got)
+
+	got = nil
+	w.Fire("a", func(who sim.NodeID, id int64) { got = append(got, answer{who, id}) })
+	assert.Empty(t, got, "fired watches are forgotten")
+	w.Fire("b", func(who sim.NodeID, id int64) { got = append(got, answer{who, id}) })
+	assert.Equal(t, []answer{{1, 30}}, got)
+}
+
+func TestBeliefReportsOnlyChanges(t *testing.T) {
+	env := newEnv()
+	var b Belief
+	assert.Equal(t, sim.None, b.Holder(), "zero value believes in nobody")
+	b.Report(env, sim.None, 0)
+	assert.Empty(t, env.Output(), "the zero value is already none at epoch 0")
+	b.Report(env, 1, 3)
+	b.Report(env, 1, 3)
+	assert.Equal(t, "believe n1 leads epoch 3\n", env.Output())
+	assert.Equal(t, sim.NodeID(1), b.Holder())
+	b.Report(env, 1, 4)
+	b.Report(env, sim.None, 4)
+	assert.Equal(t, "believe n1 leads epoch 4\nbelieve none leads epoch 4\n", env.Output())
+	// Set reports even an unchanged belief.
+	b.Set(env, sim.None, 4)
+	assert.Equal(t, "believe none leads epoch 4\n", env.Output())
+}
+
+func TestArmRestartsAndDisarmClears(t *testing.T) {
+	env := newEnv()
+	var id sim.TimerID
+	Arm(env, &id, time.Second, 7)
+	Arm(env, &id, 2*time.Second, 7)
+	assert.Equal(t, "timer tag=7 in 1s\ntimer tag=7 cancelled\ntimer tag=7 in 2s\n", env.Output())
+	Disarm(env, &id)
+	Disarm(env, &id)
+	assert.Equal(t, "timer tag=7 cancelled\n", env.Output())
+	assert.Zero(t, id)
+}
+
+func TestPersistJSON(t *testing.T) {
+	env := newEnv()
+	PersistJSON(env, struct{ Rev int64 }{7})
+	assert.Equal(t, `{"Rev":7}`, string(env.Durable()))
+}
