@@ -40,11 +40,7 @@ type Node struct {
 	resigned bool
 	belief   coord.Belief
 
-	reqSeq   int64
-	pendID   int64 // the request (or watch) awaited
-	pendStep step
-	pendReq  *Request
-	reqTimer sim.TimerID
+	pend     coord.Pending[*Request, step] // the request (or watch) awaited
 	kaTimer  sim.TimerID
 	deadline sim.TimerID
 	rejoin   sim.TimerID
@@ -89,12 +85,10 @@ func (n *Node) OnMessage(m sim.Message) {
 		n.onKeepAlive(rep)
 		return
 	}
-	if n.pendID == 0 || rep.ID != n.pendID {
+	st, ok := n.pend.Answer(n.env, rep.ID)
+	if !ok {
 		return // stale: timed out, or from an older session
 	}
-	st := n.pendStep
-	n.pendID, n.pendReq = 0, nil
-	n.disarm(&n.reqTimer)
 	switch st {
 	case stepGrant:
 		n.lease = rep.Lease
@@ -127,8 +121,7 @@ func (n *Node) OnTimer(id sim.TimerID, tag int) {
 	case tagKeepAlive:
 		if id == n.kaTimer && n.lease != 0 {
 			n.kaTimer = 0
-			n.reqSeq++
-			n.env.Send(requestMessage(n.server, &Request{ID: n.reqSeq, Op: OpKeepAlive, Lease: n.lease}))
+			n.env.Send(requestMessage(n.server, &Request{ID: n.pend.NextID(), Op: OpKeepAlive, Lease: n.lease}))
 			n.arm(&n.kaTimer, keepAliveRetry, tagKeepAlive) // until a response moves it
 		}
 	case tagDeadline:
@@ -137,12 +130,11 @@ func (n *Node) OnTimer(id sim.TimerID, tag int) {
 			n.sessionDone("session done: keep-alive deadline passed")
 		}
 	case tagRequest:
-		if id == n.reqTimer && n.pendReq != nil {
-			n.reqTimer = 0
+		if req, st, ok := n.pend.Expired(id); ok {
 			// Sent again — a watch too: a restarted server has forgotten
 			// it, as a reconnecting clientv3 re-establishes its watches.
-			req := *n.pendReq
-			n.request(&req, n.pendStep) // send it again
+			again := *req
+			n.request(&again, st)
 		}
 	case tagRejoin:
 		if id == n.rejoin {
@@ -179,8 +171,7 @@ func (n *Node) Resign() {
 		n.env.StopLeading("resign")
 	}
 	if n.myKey != "" {
-		n.reqSeq++
-		n.env.Send(requestMessage(n.server, &Request{ID: n.reqSeq, Op: OpDelete, Key: n.myKey}))
+		n.env.Send(requestMessage(n.server, &Request{ID: n.pend.NextID(), Op: OpDelete, Key: n.myKey}))
 	}
 	n.stop()
 }
@@ -235,8 +226,7 @@ func (n *Node) sessionDone(why string) {
 
 func (n *Node) stop() {
 	n.lease = 0
-	n.pendID, n.pendReq = 0, nil
-	n.disarm(&n.reqTimer)
+	n.pend.Drop(n.env)
 	n.disarm(&n.kaTimer)
 	n.disarm(&n.deadline)
 }
@@ -246,10 +236,8 @@ func (n *Node) believe(holder sim.NodeID, epoch int64) { n.belief.Report(n.env, 
 // request sends req as the one pending request, resent after
 // RequestTimeout.
 func (n *Node) request(req *Request, st step) {
-	n.reqSeq++
-	req.ID = n.reqSeq
-	n.pendID, n.pendStep, n.pendReq = req.ID, st, req
-	n.arm(&n.reqTimer, n.cfg.RequestTimeout, tagRequest)
+	req.ID = n.pend.NextID()
+	n.pend.Await(n.env, req.ID, st, req, n.cfg.RequestTimeout, tagRequest)
 	n.env.Send(requestMessage(n.server, req))
 }
 

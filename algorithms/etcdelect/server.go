@@ -143,17 +143,13 @@ func (s *Server) OnMessage(m sim.Message) {
 	case OpWatchDelete:
 		if _, ok := s.findKey(req.Key); ok {
 			s.watches.Add(req.Key, m.From, req.ID) // a re-sent watch replaces the older one
-			s.persist()
-			s.report()
-			s.rearm()
+			s.settle()
 			return // answered when the key goes
 		}
 	case OpDelete:
 		s.deleteKey(req.Key)
 	}
-	s.persist()
-	s.report()
-	s.rearm()
+	s.settle()
 	s.env.Send(sim.Message{Kind: KindResponse, To: m.From, Index: req.ID, Body: rep})
 }
 
@@ -161,9 +157,7 @@ func (s *Server) OnMessage(m sim.Message) {
 func (s *Server) OnTimer(sim.TimerID, int) {
 	s.timer.Fired()
 	s.expire()
-	s.persist()
-	s.report()
-	s.rearm()
+	s.settle()
 }
 
 // TimerName implements sim.TimerNamer.
@@ -188,8 +182,7 @@ func (s *Server) SetUnavailable(on bool) {
 	}
 	if !on {
 		s.promote()
-		s.persist()
-		s.rearm()
+		s.settle()
 	}
 	coord.Availability(s.env, on)
 }
@@ -203,8 +196,7 @@ func (s *Server) FailoverLoseLast(int) int {
 		return 0
 	}
 	s.promote()
-	s.persist()
-	s.rearm()
+	s.settle()
 	return 0
 }
 
@@ -314,6 +306,14 @@ func (s *Server) rearm() {
 		e.Consider(l.ExpiryNs)
 	}
 	s.timer.Point(s.env, e)
+}
+
+// settle follows every change of state: it writes the durable state,
+// reports a new leader and re-aims the expiry timer.
+func (s *Server) settle() {
+	s.persist()
+	s.report()
+	s.rearm()
 }
 
 func (s *Server) persist() {

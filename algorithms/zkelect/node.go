@@ -48,15 +48,11 @@ type Node struct {
 	leading bool
 	belief  coord.Belief
 
-	reqSeq   int64
-	pendID   int64
-	pendStep step
-	pendReq  *Request
-	reqTimer sim.TimerID
-	ping     sim.TimerID
-	suspend  sim.TimerID
-	lost     sim.TimerID
-	rejoin   sim.TimerID
+	pend    coord.Pending[*Request, step] // the request (or watch) awaited
+	ping    sim.TimerID
+	suspend sim.TimerID
+	lost    sim.TimerID
+	rejoin  sim.TimerID
 }
 
 // New returns a candidate talking to the server.
@@ -118,12 +114,13 @@ func (n *Node) OnMessage(m sim.Message) {
 		}
 		n.heard()
 	}
-	if rep.Op == OpPing || n.pendID == 0 || rep.ID != n.pendID {
+	if rep.Op == OpPing {
 		return
 	}
-	st := n.pendStep
-	n.pendID, n.pendReq = 0, nil
-	n.disarm(&n.reqTimer)
+	st, ok := n.pend.Answer(n.env, rep.ID)
+	if !ok {
+		return // stale: timed out, or from an older session
+	}
 	switch st {
 	case stepConnect:
 		n.session, n.timeout = rep.Session, rep.Timeout
@@ -173,8 +170,7 @@ func (n *Node) OnTimer(id sim.TimerID, tag int) {
 	case tagPing:
 		if id == n.ping && n.session != 0 {
 			n.ping = 0
-			n.reqSeq++
-			n.env.Send(requestMessage(n.server, &Request{ID: n.reqSeq, Op: OpPing, Session: n.session}))
+			n.env.Send(requestMessage(n.server, &Request{ID: n.pend.NextID(), Op: OpPing, Session: n.session}))
 			n.arm(&n.ping, n.timeout/3, tagPing)
 		}
 	case tagSuspend:
@@ -188,10 +184,9 @@ func (n *Node) OnTimer(id sim.TimerID, tag int) {
 			n.sessionLost("connection lost for the session timeout")
 		}
 	case tagRequest:
-		if id == n.reqTimer && n.pendReq != nil {
-			n.reqTimer = 0
-			req := *n.pendReq
-			n.request(&req, n.pendStep)
+		if req, st, ok := n.pend.Expired(id); ok {
+			again := *req
+			n.request(&again, st)
 		}
 	case tagRejoin:
 		if id == n.rejoin {
@@ -211,8 +206,7 @@ func (n *Node) Resign() {
 		n.env.StopLeading("resign")
 	}
 	if n.myNode.Path != "" {
-		n.reqSeq++
-		n.env.Send(requestMessage(n.server, &Request{ID: n.reqSeq, Op: OpDelete, Session: n.session, Path: n.myNode.Path}))
+		n.env.Send(requestMessage(n.server, &Request{ID: n.pend.NextID(), Op: OpDelete, Session: n.session, Path: n.myNode.Path}))
 	}
 	n.stop()
 }
@@ -269,8 +263,7 @@ func (n *Node) sessionLost(why string) {
 
 func (n *Node) stop() {
 	n.session, n.conn, n.myNode = 0, connNone, Znode{}
-	n.pendID, n.pendReq = 0, nil
-	n.disarm(&n.reqTimer)
+	n.pend.Drop(n.env)
 	n.disarm(&n.ping)
 	n.disarm(&n.suspend)
 	n.disarm(&n.lost)
@@ -299,8 +292,7 @@ func (n *Node) reset() {
 // finds its znode instead of leaving an orphan ahead of itself).
 func (n *Node) createLatchNode() {
 	n.myNode = Znode{}
-	n.reqSeq++
-	n.request(&Request{Op: OpCreate, Session: n.session, Path: "/" + n.cfg.Name + "/latch-", Holder: n.env.ID(), Protect: n.reqSeq}, stepCreate)
+	n.request(&Request{Op: OpCreate, Session: n.session, Path: "/" + n.cfg.Name + "/latch-", Holder: n.env.ID(), Protect: n.pend.NextID()}, stepCreate)
 }
 
 func (n *Node) checkLeadership() {
@@ -322,10 +314,8 @@ func (n *Node) takeLeadership() {
 func (n *Node) believe(holder sim.NodeID, epoch int64) { n.belief.Report(n.env, holder, epoch) }
 
 func (n *Node) request(req *Request, st step) {
-	n.reqSeq++
-	req.ID = n.reqSeq
-	n.pendID, n.pendStep, n.pendReq = req.ID, st, req
-	n.arm(&n.reqTimer, n.cfg.RequestTimeout, tagRequest)
+	req.ID = n.pend.NextID()
+	n.pend.Await(n.env, req.ID, st, req, n.cfg.RequestTimeout, tagRequest)
 	n.env.Send(requestMessage(n.server, req))
 }
 

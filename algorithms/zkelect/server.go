@@ -139,9 +139,7 @@ func (s *Server) OnMessage(m sim.Message) {
 	case OpWatch:
 		if s.find(req.Path) >= 0 {
 			s.watches.Add(req.Path, m.From, req.ID) // a re-sent watch replaces the older one
-			s.persist()
-			s.report()
-			s.rearm()
+			s.settle()
 			return // answered when it goes
 		}
 	case OpDelete:
@@ -152,9 +150,7 @@ func (s *Server) OnMessage(m sim.Message) {
 }
 
 func (s *Server) finish(m sim.Message, rep *Response) {
-	s.persist()
-	s.report()
-	s.rearm()
+	s.settle()
 	s.env.Send(sim.Message{Kind: KindResponse, To: m.From, Index: rep.ID, Body: rep})
 }
 
@@ -162,9 +158,7 @@ func (s *Server) finish(m sim.Message, rep *Response) {
 func (s *Server) OnTimer(sim.TimerID, int) {
 	s.timer.Fired()
 	s.expire()
-	s.persist()
-	s.report()
-	s.rearm()
+	s.settle()
 }
 
 // TimerName implements sim.TimerNamer.
@@ -187,7 +181,7 @@ func (s *Server) SetUnavailable(on bool) {
 	}
 	if !on {
 		s.touchAll()
-		s.rearm()
+		s.settle()
 	}
 	coord.Availability(s.env, on)
 }
@@ -200,8 +194,7 @@ func (s *Server) FailoverLoseLast(int) int {
 		return 0
 	}
 	s.touchAll()
-	s.persist()
-	s.rearm()
+	s.settle()
 	return 0
 }
 
@@ -306,6 +299,14 @@ func (s *Server) rearm() {
 		e.Consider(ss.LastNs + ss.TimeoutNs + 1)
 	}
 	s.timer.Point(s.env, e)
+}
+
+// settle follows every change of state: it writes the durable state,
+// reports a new leader and re-aims the expiry timer.
+func (s *Server) settle() {
+	s.persist()
+	s.report()
+	s.rearm()
 }
 
 func (s *Server) persist() {

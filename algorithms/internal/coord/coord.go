@@ -152,3 +152,57 @@ func (b *Belief) Set(env sim.Env, holder sim.NodeID, epoch int64) {
 
 // Holder is the believed holder (sim.None before any report).
 func (b *Belief) Holder() sim.NodeID { return sim.NodeID(b.holder1 - 1) }
+
+// Pending is the one request a client awaits: its ID, the step its answer
+// advances, and the request itself, sent again when its timer fires. R is
+// the client's request type (a pointer), S its step type.
+type Pending[R any, S any] struct {
+	seq   int64 // the last request ID the client handed out
+	id    int64 // the awaited request's ID, 0 when none
+	step  S
+	req   R
+	timer sim.TimerID
+}
+
+// NextID numbers a request: every request the client sends, awaited or
+// not, takes the next ID, so a late answer never matches a newer request.
+func (p *Pending[R, S]) NextID() int64 {
+	p.seq++
+	return p.seq
+}
+
+// Await makes req, numbered id, the awaited request advancing step, and
+// (re)arms its timer to fire after timeout with tag.
+func (p *Pending[R, S]) Await(env sim.Env, id int64, step S, req R, timeout time.Duration, tag int) {
+	p.id, p.step, p.req = id, step, req
+	Arm(env, &p.timer, timeout, tag)
+}
+
+// Answer takes the answer to request id: if that is the awaited request,
+// it is forgotten and its step returned; otherwise the answer is stale (the
+// request timed out and was re-sent, or belongs to an older session).
+func (p *Pending[R, S]) Answer(env sim.Env, id int64) (step S, ok bool) {
+	if p.id == 0 || id != p.id {
+		return step, false
+	}
+	step = p.step
+	p.Drop(env)
+	return step, true
+}
+
+// Expired reports, for timer id, the awaited request and step to send
+// again, if id is its timer.
+func (p *Pending[R, S]) Expired(id sim.TimerID) (req R, step S, ok bool) {
+	if p.id == 0 || id != p.timer {
+		return req, step, false
+	}
+	p.timer = 0
+	return p.req, p.step, true
+}
+
+// Drop forgets the awaited request and cancels its timer.
+func (p *Pending[R, S]) Drop(env sim.Env) {
+	var zero R
+	p.id, p.req = 0, zero
+	Disarm(env, &p.timer)
+}

@@ -126,3 +126,42 @@ func TestPersistJSON(t *testing.T) {
 	PersistJSON(env, struct{ Rev int64 }{7})
 	assert.Equal(t, `{"Rev":7}`, string(env.Durable()))
 }
+
+func TestPendingMatchesOnlyTheAwaitedRequest(t *testing.T) {
+	env := newEnv()
+	type req struct{ id int64 }
+	var p Pending[*req, string]
+	fireAndForget := p.NextID()
+	first := &req{id: p.NextID()}
+	p.Await(env, first.id, "grant", first, time.Second, 3)
+	assert.Equal(t, "timer tag=3 in 1s\n", env.Output())
+
+	_, ok := p.Answer(env, fireAndForget)
+	assert.False(t, ok, "an answer to another request is stale")
+
+	// The timer fires: the request is handed back to send again, under a
+	// new ID; the answer to the first sending is then stale.
+	again, step, ok := p.Expired(sim.TimerID(1))
+	require.True(t, ok)
+	assert.Same(t, first, again)
+	assert.Equal(t, "grant", step)
+	second := &req{id: p.NextID()}
+	p.Await(env, second.id, step, second, time.Second, 3)
+	_, ok = p.Answer(env, first.id)
+	assert.False(t, ok)
+
+	step, ok = p.Answer(env, second.id)
+	require.True(t, ok)
+	assert.Equal(t, "grant", step)
+	assert.Contains(t, env.Output(), "timer tag=3 cancelled\n")
+	_, ok = p.Answer(env, second.id)
+	assert.False(t, ok, "an answer is taken once")
+	_, _, ok = p.Expired(sim.TimerID(2))
+	assert.False(t, ok, "nothing awaited, nothing to resend")
+
+	p.Await(env, p.NextID(), "put", &req{}, time.Second, 3)
+	p.Drop(env)
+	assert.Equal(t, "timer tag=3 in 1s\ntimer tag=3 cancelled\n", env.Output())
+	_, _, ok = p.Expired(sim.TimerID(3))
+	assert.False(t, ok)
+}
