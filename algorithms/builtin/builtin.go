@@ -1,11 +1,12 @@
 // Package builtin registers electsim's own algorithms in registry.Default,
 // in the order simrun lists them: raft, etcdraft, bully, ring, lease, etcd,
-// zookeeper.
+// zookeeper, consul.
 // Import it for its effect (the scenario loader does).
 package builtin
 
 import (
 	"github.com/electsim/electsim/algorithms/bully"
+	"github.com/electsim/electsim/algorithms/consulelect"
 	"github.com/electsim/electsim/algorithms/etcdelect"
 	"github.com/electsim/electsim/algorithms/etcdraft"
 	"github.com/electsim/electsim/algorithms/lease"
@@ -16,7 +17,7 @@ import (
 )
 
 func init() {
-	for _, a := range []registry.Algorithm{raftelect.Descriptor(), etcdraft.Descriptor(), bully.Descriptor(), ring.Descriptor(), lease.Descriptor(), etcdelect.Descriptor(), zkelect.Descriptor()} {
+	for _, a := range []registry.Algorithm{raftelect.Descriptor(), etcdraft.Descriptor(), bully.Descriptor(), ring.Descriptor(), lease.Descriptor(), etcdelect.Descriptor(), zkelect.Descriptor(), consulelect.Descriptor()} {
 		registry.Default.MustRegister(a)
 	}
 }

@@ -200,6 +200,9 @@ func (p *Pending[R, S]) Expired(id sim.TimerID) (req R, step S, ok bool) {
 	return p.req, p.step, true
 }
 
+// Waiting reports whether a request is awaited.
+func (p *Pending[R, S]) Waiting() bool { return p.id != 0 }
+
 // Drop forgets the awaited request and cancels its timer.
 func (p *Pending[R, S]) Drop(env sim.Env) {
 	var zero R

@@ -1,0 +1,96 @@
+package consulelect
+
+import (
+	"time"
+
+	"github.com/electsim/electsim/registry"
+)
+
+// Health-check bindings of a lock's session.
+const (
+	// ChecksSerf binds the session to its node's serfHealth check, the
+	// server's default when a session names no checks (api.Lock's
+	// sessions name none).
+	ChecksSerf = "serf"
+	// ChecksNone binds it to no check: only its TTL ends it
+	// (SessionEntry{Checks: []string{}}).
+	ChecksNone = "none"
+)
+
+// Config holds a candidate's parameters. Start from DefaultConfig.
+type Config struct {
+	// Key is the lock's KV key (api.LockOptions.Key, the application's
+	// choice). Default "leader".
+	Key string
+	// SessionTTL is the session's TTL; the client renews every TTL/2 and
+	// the server invalidates the session 2·TTL after the last renewal.
+	// Default 15s (api.DefaultLockSessionTTL).
+	SessionTTL time.Duration
+	// LockDelay is the session's lock-delay: after it is invalidated, the
+	// keys it held cannot be locked for this long. Default 15s (the
+	// server's default); 0 turns it off.
+	LockDelay time.Duration
+	// Checks is ChecksSerf (default) or ChecksNone.
+	Checks string
+	// LockRetryTime is how long Lock waits after Acquire failed on a free
+	// key (a lock-delay in force). Default 5s (api.DefaultLockRetryTime).
+	LockRetryTime time.Duration
+	// QueryWait is a blocking query's wait. Default 5m (the server's
+	// default query time).
+	QueryWait time.Duration
+	// RequestTimeout is how long a request that is not a blocking query
+	// may go unanswered before it fails: the agent's rpc_hold_timeout,
+	// for which it retries an RPC the servers cannot serve. A blocking
+	// query may take QueryWait + QueryWait/16 longer. Default 7s.
+	RequestTimeout time.Duration
+	// KeepAliveInterval is how often the RPC connection is pinged
+	// (yamux KeepAliveInterval). Default 30s.
+	KeepAliveInterval time.Duration
+	// KeepAliveTimeout is how long a ping may go unanswered before the
+	// connection is declared dead and every request on it fails (yamux
+	// ConnectionWriteTimeout). Default 10s.
+	KeepAliveTimeout time.Duration
+	// RejoinDelay is how long a candidate that lost the lock, or whose
+	// Lock call failed, waits before it calls Lock again. Default 0.
+	RejoinDelay time.Duration
+}
+
+// DefaultConfig returns the defaults.
+func DefaultConfig() Config {
+	return Config{Key: "leader", SessionTTL: 15 * time.Second, LockDelay: 15 * time.Second, Checks: ChecksSerf,
+		LockRetryTime: 5 * time.Second, QueryWait: 5 * time.Minute, RequestTimeout: 7 * time.Second,
+		KeepAliveInterval: 30 * time.Second, KeepAliveTimeout: 10 * time.Second}
+}
+
+// Validate reports the first invalid field, naming Go fields.
+func (c Config) Validate() error { return c.validate(registry.GoName) }
+
+func (c Config) validate(n registry.Namer) error {
+	fail := func(fields []string, format string, args ...any) error {
+		return registry.Fail("consulelect", fields, format, args...)
+	}
+	positive := []struct {
+		name string
+		d    time.Duration
+	}{{"LockRetryTime", c.LockRetryTime}, {"QueryWait", c.QueryWait}, {"RequestTimeout", c.RequestTimeout}, {"KeepAliveInterval", c.KeepAliveInterval}, {"KeepAliveTimeout", c.KeepAliveTimeout}}
+	switch {
+	case c.Key == "":
+		return fail([]string{"Key"}, "%s must not be empty", n("Key"))
+	case c.SessionTTL < 10*time.Second || c.SessionTTL > 24*time.Hour:
+		// Session.Apply rejects TTLs outside [SessionTTLMin, SessionTTLMax].
+		return fail([]string{"SessionTTL"}, "%s must be within [10s, 24h] (Consul's session_ttl_min and maximum), got %v", n("SessionTTL"), c.SessionTTL)
+	case c.LockDelay < 0 || c.LockDelay > time.Minute:
+		// structs.MaxLockDelay is 60s.
+		return fail([]string{"LockDelay"}, "%s must be within [0, 60s], got %v", n("LockDelay"), c.LockDelay)
+	case c.Checks != ChecksSerf && c.Checks != ChecksNone:
+		return fail([]string{"Checks"}, "%s must be %q or %q, got %q", n("Checks"), ChecksSerf, ChecksNone, c.Checks)
+	case c.RejoinDelay < 0:
+		return fail([]string{"RejoinDelay"}, "%s must not be negative, got %v", n("RejoinDelay"), c.RejoinDelay)
+	}
+	for _, p := range positive {
+		if p.d <= 0 {
+			return fail([]string{p.name}, "%s must be positive, got %v", n(p.name), p.d)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,58 @@
+package consulelect
+
+import (
+	"github.com/electsim/electsim/registry"
+	"github.com/electsim/electsim/sim"
+)
+
+// fieldNames are the scenario words for Config's fields (registry.NameBy).
+var fieldNames = map[string]string{"Key": "key", "SessionTTL": "session_ttl", "LockDelay": "lock_delay", "Checks": "checks",
+	"LockRetryTime": "lock_retry_time", "QueryWait": "query_wait", "RequestTimeout": "request_timeout",
+	"KeepAliveInterval": "keepalive_interval", "KeepAliveTimeout": "keepalive_timeout", "RejoinDelay": "rejoin_delay"}
+
+// Descriptor describes Consul session-lock election for the scenario
+// grammar (registry): its runs get a simulated Consul cluster as their
+// store node.
+func Descriptor() registry.Algorithm {
+	return registry.Algorithm{
+		Name: "consul", Doc: "Consul session locks as api.Lock takes them (algorithms/consulelect)", Package: "consulelect",
+		FieldNames: fieldNames, LeaseStore: true,
+		NewStore: func(v registry.Values) sim.Node {
+			cfg := ServerConfig{}
+			registry.SetDuration(v, "probe_interval", &cfg.ProbeInterval)
+			registry.SetDuration(v, "serf_timeout", &cfg.SerfTimeout)
+			return NewServer(cfg)
+		},
+		Params: []registry.Param{
+			{Key: "session_ttl", Kind: registry.Duration, Doc: "session TTL, renewed every TTL/2, invalidated 2·TTL after the last renewal, within [10s, 24h], default 15s"},
+			{Key: "lock_delay", Kind: registry.Duration, Doc: "the session's lock-delay: an invalidated session's keys cannot be locked for this long (server wall clock), within [0, 60s], default 15s"},
+			{Key: "checks", Kind: registry.Enum, Enum: []string{ChecksSerf, ChecksNone}, Doc: "health checks the session is bound to: serf (its node's serfHealth, the default) or none (TTL only)"},
+			{Key: "lock_retry_time", Kind: registry.Duration, Doc: "wait after Acquire failed on a free key (lock-delay), default 5s"},
+			{Key: "query_wait", Kind: registry.Duration, Doc: "a blocking query's wait, default 5m"},
+			{Key: "request_timeout", Kind: registry.Duration, Doc: "a request other than a blocking query fails after this (rpc_hold_timeout), default 7s"},
+			{Key: "keepalive_interval", Kind: registry.Duration, Doc: "the RPC connection's keep-alive ping interval (yamux), default 30s"},
+			{Key: "keepalive_timeout", Kind: registry.Duration, Doc: "an unanswered ping kills the connection after this (yamux ConnectionWriteTimeout), default 10s"},
+			{Key: "rejoin_delay", Kind: registry.Duration, Doc: "wait before calling Lock again after losing the lock or a failed Lock, default 0"},
+			{Key: "probe_interval", Kind: registry.Duration, Single: true, Doc: "server: serf's probe interval, default 1s"},
+			{Key: "serf_timeout", Kind: registry.Duration, Single: true, Doc: "server: a node unheard for this long fails serfHealth, default 4.5s"},
+		},
+		Build: func(v registry.Values, n int, _ *sim.Rand) (registry.Factory, error) {
+			c := DefaultConfig()
+			registry.SetDuration(v, "session_ttl", &c.SessionTTL)
+			registry.SetDuration(v, "lock_delay", &c.LockDelay)
+			if v.Has("checks") {
+				c.Checks = v.String("checks")
+			}
+			registry.SetDuration(v, "lock_retry_time", &c.LockRetryTime)
+			registry.SetDuration(v, "query_wait", &c.QueryWait)
+			registry.SetDuration(v, "request_timeout", &c.RequestTimeout)
+			registry.SetDuration(v, "keepalive_interval", &c.KeepAliveInterval)
+			registry.SetDuration(v, "keepalive_timeout", &c.KeepAliveTimeout)
+			registry.SetDuration(v, "rejoin_delay", &c.RejoinDelay)
+			if err := c.validate(registry.NameBy(fieldNames)); err != nil {
+				return nil, err
+			}
+			return func(_ []sim.NodeID, svc registry.Services) sim.Node { return MustNew(c, svc.LeaseStore) }, nil
+		},
+	}
+}
