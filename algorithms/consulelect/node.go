@@ -173,6 +173,10 @@ func (n *Node) answered(st step, rep *Response) {
 			n.request(&Request{Op: OpAcquire, Session: n.session, Key: n.cfg.Key}, stepAcquire, n.cfg.RequestTimeout)
 		}
 	case stepAcquire:
+		if rep.Invalid {
+			n.lockFailed() // Lock returns the error; the application calls it again
+			return
+		}
 		if rep.OK {
 			n.lead(rep.Pair.ModifyIndex)
 			return

@@ -172,7 +172,9 @@ func (s *Server) OnMessage(m sim.Message) {
 			rep.OK = true
 		}
 	case OpAcquire:
-		rep.OK = s.acquire(req, m.From)
+		_, live := s.findSession(req.Session)
+		rep.Invalid = !live
+		rep.OK = live && s.acquire(req, m.From)
 		rep.Pair = s.pair(req.Key)
 	case OpRelease:
 		if i := s.findPair(req.Key); i >= 0 && s.pairs[i].Session == req.Session && req.Session != 0 {
@@ -201,11 +203,8 @@ func (s *Server) OnMessage(m sim.Message) {
 
 // acquire is kvsLockTxn behind the endpoint's lock-delay check: a free key
 // whose lock-delay has passed (by the server's wall clock) goes to the
-// session, which must exist; its holder may acquire it again.
+// session (which exists); its holder may acquire it again.
 func (s *Server) acquire(req *Request, from sim.NodeID) bool {
-	if _, ok := s.findSession(req.Session); !ok {
-		return false
-	}
 	for _, d := range s.delays {
 		if d.key == req.Key && s.env.WallNanos() < d.untilWall {
 			return false
