@@ -148,3 +148,42 @@ func TestZKPoliciesUnderOutage(t *testing.T) {
 		assert.Len(t, r.s.Leaders(), 1, "%s: a leader afterwards", tc.policy)
 	}
 }
+
+// TestZKReconnectsAfterBlip: disconnected, the client tries the server
+// again after a random back-off under a second (ClientCnxn.SendThread:
+// Thread.sleep(r.nextInt(1000)) before startConnect), so a blip the
+// session outlives ends in RECONNECTED, not LOST: the session policy keeps
+// the same session and leadership, the standard policy gave up leadership
+// at SUSPENDED and resets its latch.
+func TestZKReconnectsAfterBlip(t *testing.T) {
+	for _, policy := range []string{PolicySession, PolicyStandard} {
+		for seed := uint64(1); seed <= 5; seed++ {
+			r := newRig(t, seed, 3, cfgT(policy))
+			r.s.RunFor(5 * time.Second)
+			l := r.s.Leaders()[0]
+			sess := r.nodes[l].session
+			// Cut just after a ping is answered (the latch is idle by now, so
+			// any answer is a ping's): SUSPENDED comes 2T/3 later, the
+			// session would expire T later.
+			before := len(r.records(sim.RecDeliver, l))
+			for len(r.records(sim.RecDeliver, l)) == before {
+				r.s.RunFor(time.Millisecond)
+			}
+			r.s.Cut(l, r.server)
+			r.s.Cut(r.server, l)
+			r.s.RunFor(8 * time.Second) // SUSPENDED at 6.7 s
+			r.s.ConnectLinks([]sim.Link{{From: l, To: r.server}, {From: r.server, To: l}})
+			r.s.RunFor(time.Second + 100*time.Millisecond) // back before the session's 10 s
+			assert.Equal(t, sess, r.nodes[l].session, "%s seed %d: the same session", policy, seed)
+			assert.Equal(t, connConnected, r.nodes[l].conn, "%s seed %d: RECONNECTED", policy, seed)
+			downs := r.records(sim.RecStepDown, l)
+			if policy == PolicySession {
+				assert.Empty(t, downs, "seed %d: the session policy keeps leadership", seed)
+				assert.True(t, r.nodes[l].Leading())
+				continue
+			}
+			require.NotEmpty(t, downs, "seed %d", seed)
+			assert.Equal(t, "connection suspended", downs[0].Detail)
+		}
+	}
+}

@@ -45,6 +45,7 @@ type Node struct {
 	timeout time.Duration // negotiated
 	conn    connection
 	myNode  Znode
+	protect int64 // the protection ID of the latch znode being created, until its create is answered
 	leading bool
 	belief  coord.Belief
 
@@ -128,7 +129,7 @@ func (n *Node) OnMessage(m sim.Message) {
 		n.heard()
 		n.createLatchNode()
 	case stepCreate:
-		n.myNode = rep.Node
+		n.myNode, n.protect = rep.Node, 0
 		n.checkLeadership()
 	case stepChildren:
 		var pred *Znode
@@ -171,7 +172,7 @@ func (n *Node) OnTimer(id sim.TimerID, tag int) {
 		if id == n.ping && n.session != 0 {
 			n.ping = 0
 			n.env.Send(requestMessage(n.server, &Request{ID: n.pend.NextID(), Op: OpPing, Session: n.session}))
-			n.arm(&n.ping, n.timeout/3, tagPing)
+			n.arm(&n.ping, n.pingInterval(), tagPing)
 		}
 	case tagSuspend:
 		if id == n.suspend {
@@ -214,7 +215,7 @@ func (n *Node) Resign() {
 // --- connection states ---
 
 func (n *Node) connect() {
-	n.session, n.myNode = 0, Znode{}
+	n.session, n.myNode, n.protect = 0, Znode{}, 0
 	n.request(&Request{Op: OpConnect, Timeout: n.cfg.SessionTimeout}, stepConnect)
 }
 
@@ -231,6 +232,7 @@ func (n *Node) heard() {
 	}
 	n.conn = connConnected
 	n.disarm(&n.lost)
+	n.arm(&n.ping, n.timeout/3, tagPing)
 	if n.cfg.Policy == PolicyStandard || !n.leading {
 		n.reset()
 	}
@@ -248,6 +250,18 @@ func (n *Node) suspended() {
 		n.env.StopLeading("connection suspended")
 	}
 	n.arm(&n.lost, n.timeout, tagLost)
+	n.arm(&n.ping, n.pingInterval(), tagPing)
+}
+
+// pingInterval is when the client next tries the server: connected, a ping
+// when idle for T/3; disconnected, a reconnection after a random back-off
+// under a second (ClientCnxn.SendThread: Thread.sleep(r.nextInt(1000))
+// before each startConnect), which revalidates the session if it lives.
+func (n *Node) pingInterval() time.Duration {
+	if n.conn == connSuspended {
+		return n.env.Rand().DurationRange(0, time.Second)
+	}
+	return n.timeout / 3
 }
 
 // sessionLost is LOST: leadership ends; a new session starts after
@@ -262,7 +276,7 @@ func (n *Node) sessionLost(why string) {
 }
 
 func (n *Node) stop() {
-	n.session, n.conn, n.myNode = 0, connNone, Znode{}
+	n.session, n.conn, n.myNode, n.protect = 0, connNone, Znode{}, 0
 	n.pend.Drop(n.env)
 	n.disarm(&n.ping)
 	n.disarm(&n.suspend)
@@ -290,9 +304,18 @@ func (n *Node) reset() {
 // createLatchNode creates the latch's protected ephemeral sequential znode
 // (LeaderLatch uses withProtection, so a create re-sent after a lost reply
 // finds its znode instead of leaving an orphan ahead of itself).
+//
+// A create still unanswered when the latch resets keeps its protection ID:
+// the server may have made its znode, and the new create must find that
+// one rather than queue a second znode behind it. (Curator reaches the
+// same end another way: the late create's callback calls setNode, which
+// deletes the znode it replaces.)
 func (n *Node) createLatchNode() {
 	n.myNode = Znode{}
-	n.request(&Request{Op: OpCreate, Session: n.session, Path: "/" + n.cfg.Name + "/latch-", Holder: n.env.ID(), Protect: n.pend.NextID()}, stepCreate)
+	if n.protect == 0 {
+		n.protect = n.pend.NextID()
+	}
+	n.request(&Request{Op: OpCreate, Session: n.session, Path: "/" + n.cfg.Name + "/latch-", Holder: n.env.ID(), Protect: n.protect}, stepCreate)
 }
 
 func (n *Node) checkLeadership() {
