@@ -291,3 +291,30 @@ func TestConsulConfigValidate(t *testing.T) {
 		assert.Contains(t, err.Error(), tc.want)
 	}
 }
+
+// TestConsulAnswerOutlivesShortPartition: the holder is isolated for 10 s;
+// serf invalidates its session meanwhile and the server answers its
+// monitor query into the partition. The answer travels on a TCP
+// connection that outlives the partition (its keep-alive did not fail), so
+// it is retransmitted with TCP's doubling timeout (RFC 6298 §5; Linux
+// TCP_RTO_MIN 200 ms) and arrives after the heal: the holder stops, on
+// the changed key, before the lock-delay lets its successor lock.
+func TestConsulAnswerOutlivesShortPartition(t *testing.T) {
+	for seed := uint64(1); seed <= 5; seed++ {
+		r := newRig(t, seed, 3, DefaultConfig())
+		r.s.RunFor(31 * time.Second) // just after a keep-alive: the next is after the heal
+		l := r.leader(t)
+		cut := r.s.Now()
+		r.s.Isolate(l)
+		r.s.RunFor(10 * time.Second)
+		r.s.Heal()
+		r.s.RunFor(30 * time.Second)
+		downs := r.records(sim.RecStepDown, l)
+		require.NotEmpty(t, downs, "seed %d", seed)
+		assert.Contains(t, downs[0].Detail, "names another session", "seed %d", seed)
+		next := r.nextLead(l, cut)
+		require.NotZero(t, next.At, "seed %d", seed)
+		assert.Less(t, downs[0].At, next.At, "seed %d: no overlap", seed)
+		assert.Less(t, downs[0].At.Sub(cut), 20*time.Second, "seed %d: a retransmission after the heal, before the next keep-alive", seed)
+	}
+}

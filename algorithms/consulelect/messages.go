@@ -73,6 +73,7 @@ type Request struct {
 	Index     int64         // Get: block until the key's index exceeds it
 	Wait      time.Duration // Get: the blocking query's wait
 	Node      sim.NodeID    // Probe: the node probed; Ping with ID 0: the node that answered a probe
+	Conn      uint64        // the client's connection: a new one on every start and after a dead one
 }
 
 // Pair is the lock's KV entry.
@@ -93,7 +94,8 @@ type Response struct {
 	Session int64 // SessionCreate: the new session
 	Pair    Pair  // Get, Acquire: the key as it is now (Key "" when absent)
 	Index   int64 // Get: the index to block on next (X-Consul-Index)
-	Boot    int64 // the server process answering: a new one resets connections
+	Boot    int64  // the server process answering: a new one resets connections
+	Conn    uint64 // the request's connection
 }
 
 func requestMessage(to sim.NodeID, r *Request) sim.Message {

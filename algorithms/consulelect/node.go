@@ -39,7 +39,8 @@ type Node struct {
 	session   int64
 	leading   bool
 	token     int64
-	boot      int64 // the server process the connection reaches (0: none yet)
+	boot      int64  // the server process the connection reaches (0: none yet)
+	conn      uint64 // this connection's identity (the server retransmits only on it)
 	lastRenew time.Duration
 	belief    coord.Belief
 
@@ -73,6 +74,7 @@ func MustNew(cfg Config, server sim.NodeID) *Node {
 // Lock, which creates a new session.
 func (n *Node) Start(env sim.Env, _ []byte) {
 	*n = Node{cfg: n.cfg, server: n.server, env: env}
+	n.conn = env.Rand().Uint64()
 	n.arm(&n.keepAlive, n.cfg.KeepAliveInterval, tagKeepAlive)
 	n.createSession()
 }
@@ -112,8 +114,8 @@ func (n *Node) OnMessage(m sim.Message) {
 		return
 	}
 	rep, ok := m.Body.(*Response)
-	if !ok || m.Kind != KindResponse {
-		return
+	if !ok || m.Kind != KindResponse || rep.Conn != n.conn {
+		return // an answer on a connection that is gone
 	}
 	if n.boot != rep.Boot {
 		reset := n.boot != 0
@@ -149,7 +151,7 @@ func (n *Node) gossip(m sim.Message, req *Request) {
 	case m.Kind == opKinds[OpProbe] && req.Op == OpProbe:
 		n.env.Send(requestMessage(req.Node, &Request{Op: OpProbe, Node: req.Node}))
 	case m.Kind == opKinds[OpPing] && req.Op == OpPing && req.ID == 0 && m.From != n.server:
-		n.env.Send(requestMessage(n.server, &Request{Op: OpPing, Node: req.Node}))
+		n.send(&Request{Op: OpPing, Node: req.Node})
 	}
 }
 
@@ -211,7 +213,7 @@ func (n *Node) OnTimer(id sim.TimerID, tag int) {
 			n.renewT = 0
 			r := &Request{ID: n.lock.NextID(), Op: OpSessionRenew, Session: n.session}
 			n.renew.Await(n.env, r.ID, 0, r, n.cfg.RequestTimeout, tagRenewRequest)
-			n.env.Send(requestMessage(n.server, r))
+			n.send(r)
 		}
 	case tagRenewRequest:
 		if _, _, ok := n.renew.Expired(id); ok {
@@ -222,7 +224,7 @@ func (n *Node) OnTimer(id sim.TimerID, tag int) {
 			n.keepAlive = 0
 			r := &Request{ID: n.lock.NextID(), Op: OpPing}
 			n.ping.Await(n.env, r.ID, 0, r, n.cfg.KeepAliveTimeout, tagPingRequest)
-			n.env.Send(requestMessage(n.server, r))
+			n.send(r)
 			n.arm(&n.keepAlive, n.cfg.KeepAliveInterval, tagKeepAlive)
 		}
 	case tagPingRequest:
@@ -285,6 +287,7 @@ func (n *Node) renewFailed() {
 // connectionFailed: the RPC connection died (a ping went unanswered, or the
 // server restarted): every request on it fails.
 func (n *Node) connectionFailed() {
+	n.conn = n.env.Rand().Uint64() // the next request opens a new connection
 	n.ping.Drop(n.env)
 	if n.renew.Waiting() {
 		n.renew.Drop(n.env)
@@ -322,14 +325,14 @@ func (n *Node) lost(why string) {
 // the session (RenewPeriodic's doneCh). Neither answer is awaited.
 func (n *Node) unlock() {
 	if n.session != 0 {
-		n.env.Send(requestMessage(n.server, &Request{ID: n.lock.NextID(), Op: OpRelease, Session: n.session, Key: n.cfg.Key}))
+		n.send(&Request{ID: n.lock.NextID(), Op: OpRelease, Session: n.session, Key: n.cfg.Key})
 	}
 	n.destroy()
 }
 
 func (n *Node) destroy() {
 	if n.session != 0 {
-		n.env.Send(requestMessage(n.server, &Request{ID: n.lock.NextID(), Op: OpSessionDestroy, Session: n.session}))
+		n.send(&Request{ID: n.lock.NextID(), Op: OpSessionDestroy, Session: n.session})
 	}
 	n.session, n.token = 0, 0
 	n.lock.Drop(n.env)
@@ -361,7 +364,13 @@ func (n *Node) believe(holder sim.NodeID, epoch int64) { n.belief.Report(n.env, 
 func (n *Node) request(req *Request, st step, timeout time.Duration) {
 	req.ID = n.lock.NextID()
 	n.lock.Await(n.env, req.ID, st, req, timeout, tagLockRequest)
-	n.env.Send(requestMessage(n.server, req))
+	n.send(req)
+}
+
+// send sends a request on the current connection.
+func (n *Node) send(r *Request) {
+	r.Conn = n.conn
+	n.env.Send(requestMessage(n.server, r))
 }
 
 func (n *Node) arm(t *sim.TimerID, d time.Duration, tag int) { coord.Arm(n.env, t, d, tag) }

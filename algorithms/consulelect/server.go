@@ -60,11 +60,28 @@ type delay struct {
 // query is a blocking query held until its key changes or its wait ends.
 type query struct {
 	who        sim.NodeID
+	conn       uint64
 	id         int64
 	key        string
 	index      int64
 	deadlineNs int64
 }
+
+// unacked is a blocking query's answer the client has not shown it
+// received: the network may have lost it where TCP would retransmit it.
+type unacked struct {
+	who    sim.NodeID
+	rep    *Response
+	nextNs int64 // the next retransmission
+	rtoNs  int64 // the retransmission timeout, doubled after each
+}
+
+// TCP's retransmission timeout: Linux's minimum to start with, doubled
+// after each retransmission up to its maximum (TCP_RTO_MIN, TCP_RTO_MAX).
+const (
+	rtoMin = 200 * time.Millisecond
+	rtoMax = 120 * time.Second
+)
 
 // heard is the last time the serf failure detector heard from a node.
 type heard struct {
@@ -92,6 +109,7 @@ type Server struct {
 	pairs       []Pair
 	delays      []delay // in memory only, like the state store's lockDelay
 	queries     []query
+	unacked     []unacked
 	heard       []heard
 	nextProbeNs int64
 	unavailable bool
@@ -142,14 +160,14 @@ func (s *Server) OnMessage(m sim.Message) {
 	}
 	s.tick()
 	s.hear(m.From)
-	rep := &Response{ID: req.ID, Op: req.Op, Boot: s.boot}
+	rep := &Response{ID: req.ID, Op: req.Op, Boot: s.boot, Conn: req.Conn}
+	if req.Op == OpPing && req.ID == 0 {
+		s.hear(req.Node) // a probe's answer, maybe relayed: nothing to send back
+		s.settle()
+		return
+	}
+	s.acked(m.From, req)
 	switch req.Op {
-	case OpPing:
-		if req.ID == 0 {
-			s.hear(req.Node) // a probe's answer, maybe relayed: nothing to send back
-			s.settle()
-			return
-		}
 	case OpSessionCreate:
 		s.nextSession++
 		s.index++
@@ -191,7 +209,7 @@ func (s *Server) OnMessage(m sim.Message) {
 			if w := int64(req.Wait) / 16; w > 0 {
 				jitter = s.env.Rand().Int63Range(0, w)
 			}
-			s.queries = append(s.queries, query{who: m.From, id: req.ID, key: req.Key, index: req.Index, deadlineNs: s.now() + int64(req.Wait) + jitter})
+			s.queries = append(s.queries, query{who: m.From, conn: req.Conn, id: req.ID, key: req.Key, index: req.Index, deadlineNs: s.now() + int64(req.Wait) + jitter})
 			s.settle()
 			return
 		}
@@ -234,7 +252,38 @@ func (s *Server) acquire(req *Request, from sim.NodeID) bool {
 }
 
 func (s *Server) respond(q query) {
-	s.env.Send(responseMessage(q.who, &Response{ID: q.id, Op: OpGet, Pair: s.pair(q.key), Index: s.keyIndex(q.key), Boot: s.boot}))
+	rep := &Response{ID: q.id, Op: OpGet, Pair: s.pair(q.key), Index: s.keyIndex(q.key), Boot: s.boot, Conn: q.conn}
+	s.unacked = append(s.unacked, unacked{who: q.who, rep: rep, nextNs: s.now() + int64(rtoMin), rtoNs: int64(rtoMin)})
+	s.env.Send(responseMessage(q.who, rep))
+}
+
+// retransmit sends again, with TCP's doubling timeout, the blocking-query
+// answers not yet acknowledged. Messages here are datagrams, but the real
+// answer travels on a TCP connection that outlives a short partition and
+// delivers it after the heal.
+func (s *Server) retransmit() {
+	now := s.now()
+	for i := range s.unacked {
+		u := &s.unacked[i]
+		if now < u.nextNs {
+			continue
+		}
+		s.env.Send(responseMessage(u.who, u.rep))
+		u.rtoNs = min(2*u.rtoNs, int64(rtoMax))
+		u.nextNs = now + u.rtoNs
+	}
+}
+
+// acked forgets the answers a client's request shows it has: its Lock
+// loop (Get, Acquire, SessionCreate; not RenewPeriodic, which runs beside
+// it) sends its next request only after reading the previous answer, and
+// a request on another connection means the old one is gone (a reset
+// connection retransmits nothing).
+func (s *Server) acked(who sim.NodeID, req *Request) {
+	s.unacked = slices.DeleteFunc(s.unacked, func(u unacked) bool {
+		lockLoop := req.Op == OpGet || req.Op == OpAcquire || req.Op == OpSessionCreate
+		return u.who == who && (u.rep.Conn != req.Conn || (lockLoop && u.rep.ID < req.ID))
+	})
 }
 
 // OnTimer implements sim.Node: a session, a query's wait or a probe is due.
@@ -265,6 +314,7 @@ func (s *Server) tick() {
 		}
 		s.invalidate(ss.ID, EffectExpired, sim.FactLeaseExpired) // removes sessions[i]
 	}
+	s.retransmit()
 	kept := s.queries[:0]
 	for _, q := range s.queries {
 		if now >= q.deadlineNs {
@@ -466,6 +516,9 @@ func (s *Server) rearm() {
 		}
 		for _, q := range s.queries {
 			e.Consider(q.deadlineNs)
+		}
+		for _, u := range s.unacked {
+			e.Consider(u.nextNs)
 		}
 		if s.anySerf() {
 			e.Consider(s.nextProbeNs)
