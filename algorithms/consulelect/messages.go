@@ -89,11 +89,11 @@ type Pair struct {
 type Response struct {
 	ID      int64
 	Op      Op
-	OK      bool  // Acquire: locked; Renew: the session lives; Release: released
-	Invalid bool  // Acquire: the session does not exist, an error (kvsLockTxn: "invalid session")
-	Session int64 // SessionCreate: the new session
-	Pair    Pair  // Get, Acquire: the key as it is now (Key "" when absent)
-	Index   int64 // Get: the index to block on next (X-Consul-Index)
+	OK      bool   // Acquire: locked; Renew: the session lives; Release: released
+	Invalid bool   // Acquire: the session does not exist, an error (kvsLockTxn: "invalid session")
+	Session int64  // SessionCreate: the new session
+	Pair    Pair   // Get, Acquire: the key as it is now (Key "" when absent)
+	Index   int64  // Get: the index to block on next (X-Consul-Index)
 	Boot    int64  // the server process answering: a new one resets connections
 	Conn    uint64 // the request's connection
 }
