@@ -318,3 +318,31 @@ func TestConsulAnswerOutlivesShortPartition(t *testing.T) {
 		assert.Less(t, downs[0].At.Sub(cut), 20*time.Second, "seed %d: a retransmission after the heal, before the next keep-alive", seed)
 	}
 }
+
+// TestConsulOutageAndFailoverRestartTimers: without a leader the servers
+// run no session timers (clearAllSessionTimers), and a new leader starts
+// every one afresh (initializeSessionTimers): a leader paused through a
+// 40 s outage (TTL-only session) is invalidated 2·TTL after the cluster
+// serves again, not 2·TTL after its last renewal; a failover likewise
+// pushes the invalidation to 2·TTL after it.
+func TestConsulOutageAndFailoverRestartTimers(t *testing.T) {
+	for _, failover := range []bool{false, true} {
+		r := newRig(t, 6, 3, ttlOnly())
+		r.s.RunFor(10 * time.Second)
+		l := r.leader(t)
+		r.s.Pause(l)
+		var back sim.Time
+		if failover {
+			back = r.s.Now().Add(20 * time.Second)
+			r.s.At(back, func() { r.srv.FailoverLoseLast(0) })
+		} else {
+			r.s.At(r.s.Now(), func() { r.srv.SetUnavailable(true) })
+			back = r.s.Now().Add(40 * time.Second)
+			r.s.At(back, func() { r.srv.SetUnavailable(false) })
+		}
+		r.s.RunFor(2 * time.Minute)
+		expired := r.effects(EffectExpired)
+		require.Len(t, expired, 1, "failover %v", failover)
+		assert.Equal(t, 30*time.Second+time.Nanosecond, expired[0].At.Sub(back), "failover %v", failover)
+	}
+}
