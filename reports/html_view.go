@@ -27,6 +27,21 @@ type view struct {
 	Porcupine   []Link
 	Matrix      template.HTML
 	Schema      string
+	Grid        []metaItem  // a parameter sweep's dimensions
+	Heat        []heatTable // a two-dimensional sweep's heat metric per cell
+}
+
+// heatTable is a two-dimensional sweep's heat metric for one algorithm:
+// rows the first dimension's values, columns the second's.
+type heatTable struct {
+	Title    string
+	ColHeads []string
+	Rows     []heatRow
+}
+
+type heatRow struct {
+	Head  string
+	Cells []string
 }
 
 type statusView struct {
@@ -164,8 +179,9 @@ func buildView(path string, s *Summary, plots []Plot, dir string, x HTMLExtras) 
 		v.Status = statusView{Text: fmt.Sprintf("%d of %d runs failed the scenario's expectations.", failing, len(s.Runs))}
 	}
 	for _, a := range algos {
-		v.Algos = append(v.Algos, algoRow(a, swatch[a.Algorithm]))
+		v.Algos = append(v.Algos, algoRow(a, swatch[a.Key()]))
 	}
+	v.Grid, v.Heat = gridViews(s)
 	var err error
 	if v.Plots, err = embedPlots(path, plots, dir); err != nil {
 		return nil, err
@@ -179,7 +195,7 @@ func buildView(path string, s *Summary, plots []Plot, dir string, x HTMLExtras) 
 			v.FailingMore++
 			continue
 		}
-		v.Failing = append(v.Failing, failingRun{Seed: r.Seed, Algorithm: r.Algorithm, Swatch: swatch[r.Algorithm],
+		v.Failing = append(v.Failing, failingRun{Seed: r.Seed, Algorithm: r.Key(), Swatch: swatch[r.Key()],
 			Outcome: r.Outcome, Problems: r.Problems})
 	}
 	return v, nil
@@ -221,7 +237,7 @@ func seedsText(r SeedRange) string {
 }
 
 func algoRow(a AlgoSummary, swatch template.CSS) algoView {
-	row := algoView{Name: a.Algorithm, Swatch: swatch, Runs: a.Runs, AllOK: a.OK == a.Runs,
+	row := algoView{Name: a.Key(), Swatch: swatch, Runs: a.Runs, AllOK: a.OK == a.Runs,
 		OK:         fmt.Sprintf("%d (%s)", a.OK, pct(a.OK, a.Runs)),
 		Leaderless: fmtNum(a.LeaderlessMs.Mean),
 		Elections:  fmtRatio(a.ElectionsPerFailover),
@@ -295,7 +311,7 @@ func violationGroups(s *Summary, swatch map[string]template.CSS) ([]violationGro
 			if story == "" {
 				story = vs.Details
 			}
-			g.Items = append(g.Items, violationView{Seed: r.Seed, Algorithm: r.Algorithm, Swatch: swatch[r.Algorithm],
+			g.Items = append(g.Items, violationView{Seed: r.Seed, Algorithm: r.Key(), Swatch: swatch[r.Key()],
 				At: "t=" + fmtSec(vs.AtMs) + " s", Story: storyLines(story), Replay: vs.Replay, RunFailed: !r.OK})
 		}
 	}
@@ -372,4 +388,44 @@ func fmtSec(ms float64) string {
 	s := fmt.Sprintf("%.3f", ms/1000)
 	s = strings.TrimRight(s, "0")
 	return strings.TrimSuffix(s, ".")
+}
+
+// gridViews describes a parameter sweep: its dimensions, and for two the
+// heat metric's table per algorithm (the numbers beside the heatmap).
+func gridViews(s *Summary) ([]metaItem, []heatTable) {
+	if s.Grid == nil {
+		return nil, nil
+	}
+	var dims []metaItem
+	for _, d := range s.Grid.Dims {
+		dims = append(dims, metaItem{d.Path, strings.Join(d.Values, ", ")})
+	}
+	cells := s.HeatCells()
+	if len(cells) == 0 {
+		return dims, nil
+	}
+	d := s.Grid.Dims
+	var tables []heatTable
+	for _, c := range cells {
+		if len(tables) == 0 || !strings.HasPrefix(tables[len(tables)-1].Title, c.Algorithm+":") {
+			t := heatTable{Title: fmt.Sprintf("%s: %s by %s (rows) and %s (columns)", c.Algorithm, heatTitle(s.Grid.Heat), d[0].Path, d[1].Path), ColHeads: d[1].Values}
+			for _, rv := range d[0].Values {
+				t.Rows = append(t.Rows, heatRow{Head: rv, Cells: make([]string, len(d[1].Values))})
+			}
+			tables = append(tables, t)
+		}
+		t := &tables[len(tables)-1]
+		if c.Row < 0 || c.Col < 0 {
+			continue
+		}
+		text := "—"
+		switch {
+		case c.Has && c.Rate:
+			text = fmt.Sprintf("%.1f%% [%.1f–%.1f%%] of %d", 100*c.Value, 100*c.Lo, 100*c.Hi, c.Runs)
+		case c.Has:
+			text = fmtMs(c.Value) + " ms"
+		}
+		t.Rows[c.Row].Cells[c.Col] = text
+	}
+	return dims, tables
 }

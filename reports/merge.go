@@ -44,10 +44,10 @@ func Merge(parts []*Summary) (*Summary, error) {
 
 	rank := map[string]int{}
 	var goVersions []string
-	out := &Summary{Schema: Schema, Scenario: parts[0].Scenario, Config: parts[0].Config}
+	out := &Summary{Schema: Schema, Scenario: parts[0].Scenario, Config: parts[0].Config, Grid: parts[0].Grid}
 	type runKey struct {
-		algo string
-		seed uint64
+		group string
+		seed  uint64
 	}
 	seen := map[runKey]int{}
 	for i, p := range parts {
@@ -60,9 +60,9 @@ func Merge(parts []*Summary) (*Summary, error) {
 			goVersions = append(goVersions, p.GoVersion)
 		}
 		for _, r := range p.Runs {
-			k := runKey{r.Algorithm, r.Seed}
+			k := runKey{r.Key(), r.Seed}
 			if j, dup := seen[k]; dup {
-				return nil, fmt.Errorf("reports: merge: seed %d under %s is in summaries %d and %d", r.Seed, r.Algorithm, j, i)
+				return nil, fmt.Errorf("reports: merge: seed %d under %s is in summaries %d and %d", r.Seed, r.Key(), j, i)
 			}
 			seen[k] = i
 			out.Runs = append(out.Runs, r)
@@ -71,8 +71,8 @@ func Merge(parts []*Summary) (*Summary, error) {
 	out.GoVersion = strings.Join(goVersions, ", ")
 	sort.SliceStable(out.Runs, func(i, j int) bool {
 		a, b := &out.Runs[i], &out.Runs[j]
-		if a.Algorithm != b.Algorithm {
-			return rank[a.Algorithm] < rank[b.Algorithm]
+		if a.Key() != b.Key() {
+			return rank[a.Key()] < rank[b.Key()]
 		}
 		return a.Seed < b.Seed
 	})
@@ -146,7 +146,7 @@ func coveredSeeds(runs []RunSummary, first uint64) (SeedRange, error) {
 	var ref []uint64 // the first algorithm's seeds
 	for i := 0; i < len(runs); {
 		j := i
-		for j < len(runs) && runs[j].Algorithm == runs[i].Algorithm {
+		for j < len(runs) && runs[j].Key() == runs[i].Key() {
 			j++
 		}
 		seeds := make([]uint64, 0, j-i)
@@ -158,12 +158,12 @@ func coveredSeeds(runs []RunSummary, first uint64) (SeedRange, error) {
 			for k := 1; k < len(ref); k++ {
 				if ref[k] != ref[k-1]+1 {
 					return SeedRange{}, fmt.Errorf("reports: merge: seeds %d to %d are missing under %s (a shard missing?)",
-						ref[k-1]+1, ref[k]-1, runs[i].Algorithm)
+						ref[k-1]+1, ref[k]-1, runs[i].Key())
 				}
 			}
 		} else if !slices.Equal(ref, seeds) {
 			return SeedRange{}, fmt.Errorf("reports: merge: %s ran %d seeds from %d, %s %d seeds from %d",
-				runs[0].Algorithm, len(ref), ref[0], runs[i].Algorithm, len(seeds), seeds[0])
+				runs[0].Key(), len(ref), ref[0], runs[i].Key(), len(seeds), seeds[0])
 		}
 		i = j
 	}

@@ -74,6 +74,10 @@ func WritePlots(dir string, s *Summary, tl *Timeline) ([]Plot, error) {
 	if err := add(PlotMessagesPerElection, fig, err); err != nil {
 		return nil, err
 	}
+	fig, err = heatmap(s)
+	if err := add(PlotHeatmap, fig, err); err != nil {
+		return nil, err
+	}
 
 	b := newBatch(dir)
 	defer b.abort()
@@ -98,21 +102,21 @@ func WritePlots(dir string, s *Summary, tl *Timeline) ([]Plot, error) {
 	return out, nil
 }
 
-// algoOrder is the sweep's algorithms in summary order (Algorithms, then any
-// algorithm only the runs name).
+// algoOrder is the sweep's groups (algorithms, or algorithms in grid
+// cells) in summary order (Algorithms, then any group only the runs name).
 func algoOrder(s *Summary) []string {
 	var order []string
 	seen := map[string]bool{}
 	for _, a := range s.Algorithms {
-		if !seen[a.Algorithm] {
-			seen[a.Algorithm] = true
-			order = append(order, a.Algorithm)
+		if !seen[a.Key()] {
+			seen[a.Key()] = true
+			order = append(order, a.Key())
 		}
 	}
 	for _, r := range s.Runs {
-		if !seen[r.Algorithm] {
-			seen[r.Algorithm] = true
-			order = append(order, r.Algorithm)
+		if !seen[r.Key()] {
+			seen[r.Key()] = true
+			order = append(order, r.Key())
 		}
 	}
 	return order

@@ -29,13 +29,15 @@ const logSpread = 8
 // newLatencyAxis chooses the axis for lat (sorted latencies per algorithm,
 // at least one non-empty). Linear from 0 to just past the largest latency,
 // unless
-//   - the algorithms' medians differ by logSpread or more: logarithmic,
-//     from just below the fastest to just above the slowest failover;
+//   - the algorithms' medians differ by logSpread or more, or one's p99 is
+//     logSpread times its median or more (a long tail: Raft with too narrow
+//     an election timeout range): logarithmic, from just below the fastest
+//     to just above the slowest failover;
 //   - a few stragglers lie far (> 3×) beyond every algorithm's p99: linear
 //     but cut at 1.5 × the largest p99, so one 30-second failover does not
 //     squash the rest into the left edge. The label says how many are cut.
 func newLatencyAxis(lat [][]float64) latencyAxis {
-	var lo, hi, p99 float64
+	var lo, hi, p99, tail float64
 	loMed, hiMed := math.Inf(1), 0.0
 	lo = math.Inf(1)
 	for _, l := range lat {
@@ -49,8 +51,11 @@ func newLatencyAxis(lat [][]float64) latencyAxis {
 		p99 = max(p99, Percentile(l, 99))
 		med := Percentile(l, 50)
 		loMed, hiMed = min(loMed, med), max(hiMed, med)
+		if med > 0 {
+			tail = max(tail, Percentile(l, 99)/med)
+		}
 	}
-	if loMed > 0 && hiMed/loMed >= logSpread && !math.IsInf(lo, 1) {
+	if loMed > 0 && (hiMed/loMed >= logSpread || tail >= logSpread) && !math.IsInf(lo, 1) {
 		return latencyAxis{min: lo / 1.15, max: hi * 1.1, log: true, label: "failover latency (ms, log scale)"}
 	}
 	if p99 <= 0 || hi <= 3*p99 {

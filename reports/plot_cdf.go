@@ -26,7 +26,7 @@ func failoverLatencies(s *Summary, algos []string) (lat [][]float64, total []int
 	lat = make([][]float64, len(algos))
 	total = make([]int, len(algos))
 	for _, r := range s.Runs {
-		i := idx[r.Algorithm]
+		i := idx[r.Key()]
 		for _, f := range r.Failovers {
 			total[i]++
 			if f.Completed && f.LatencyMs != nil && finite(*f.LatencyMs) {
@@ -78,9 +78,6 @@ func failoverCDF(s *Summary, algos []string) (*figure, error) {
 		line.Width = vg.Points(1.6)
 		p.Add(line)
 		label := fmt.Sprintf("%s\np50 %s · p99 %s ms\n%d failovers", a, fmtMs(Percentile(lat[i], 50)), fmtMs(Percentile(lat[i], 99)), total[i])
-		if never := total[i] - len(lat[i]); never > 0 {
-			label += fmt.Sprintf(", %d never", never)
-		}
 		if inc := total[i] - len(lat[i]); inc > 0 {
 			label += fmt.Sprintf(", %d never\nrecovered", inc)
 		}

@@ -24,7 +24,7 @@ func messagesPerElection(s *Summary, algos []string) (*figure, error) {
 	}
 	vals := make([][]float64, len(algos))
 	for _, r := range s.Runs {
-		i := idx[r.Algorithm]
+		i := idx[r.Key()]
 		for _, f := range r.Failovers {
 			if f.Elections > 0 && f.Messages >= 0 {
 				vals[i] = append(vals[i], float64(f.Messages)/float64(f.Elections))

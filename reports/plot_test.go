@@ -146,6 +146,17 @@ func TestLatencyAxis(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"200", "500", "1000", "2000", "5000", "10000"}, labels)
+	// One long tail (p99 ≥ 8 × p50) is logarithmic too: Figure 16's
+	// narrowest timeout range beside the wide ones.
+	tailed := make([]float64, 100)
+	for i := range tailed {
+		tailed[i] = 100
+		if i >= 95 {
+			tailed[i] = float64(1000 * (i - 94)) // p99 (rank 99) is 4000
+		}
+	}
+	assert.True(t, newLatencyAxis([][]float64{tailed, {100, 110, 120}}).log, "medians alike, one long tail")
+	assert.False(t, newLatencyAxis([][]float64{tailed[:95], {100, 110, 120}}).log)
 	assert.Equal(t, 0.0, floorLogScale{}.Normalize(100, 1000, 0), "zero sits at the minimum")
 	assert.InDelta(t, 0.5, floorLogScale{}.Normalize(100, 10000, 1000), 1e-12)
 }

@@ -27,6 +27,10 @@ type Summary struct {
 	// different configurations.
 	Config     *Config       `json:"config,omitempty"`
 	Algorithms []AlgoSummary `json:"algorithms"`
+	// Grid describes a parameter sweep (simrun -vary): its dimensions and
+	// values. Runs and Algorithms then carry the grid cell they belong to
+	// (Vary) and the group label they are shown under (Group).
+	Grid *Grid `json:"grid,omitempty"`
 	// NotApplicable lists the algorithms asked for that cannot run the
 	// scenario (n/a, as in the matrix), with why.
 	NotApplicable []NotApplicable `json:"not_applicable,omitempty"`
@@ -38,6 +42,22 @@ type Summary struct {
 	// Timing is wall-clock information about the sweep; it is the only part
 	// that differs between identical sweeps.
 	Timing *Timing `json:"timing,omitempty"`
+}
+
+// Grid is a parameter sweep's grid: every combination of its dimensions'
+// values ran (docs/studies.md).
+type Grid struct {
+	Dims []GridDim `json:"dims"`
+	// Heat is the rate a two-dimensional grid's heatmap shows: one of
+	// HeatMetrics.
+	Heat string `json:"heat,omitempty"`
+}
+
+// GridDim is one dimension of a grid: a scenario path (as -set writes it)
+// and its values, in order.
+type GridDim struct {
+	Path   string   `json:"path"`
+	Values []string `json:"values"`
 }
 
 // Partial says why a sweep stopped before its last run, and how far it got.
@@ -59,6 +79,8 @@ type Config struct {
 	Sets []string `json:"sets,omitempty"`
 	// Algorithms are the algorithms run (-algo, or the scenario's).
 	Algorithms []string `json:"algorithms"`
+	// Vary are the -vary dimensions, as given.
+	Vary []string `json:"vary,omitempty"`
 	// Simrun is simrun's version (module version and VCS revision).
 	Simrun string `json:"simrun"`
 	// FailFast records -fail-fast, which stops runs at their first
@@ -79,6 +101,8 @@ func (c *Config) Diff(d *Config) string {
 		return fmt.Sprintf("the -set overrides differ (%q and %q)", c.Sets, d.Sets)
 	case !slices.Equal(c.Algorithms, d.Algorithms):
 		return fmt.Sprintf("the algorithms differ (%v and %v)", c.Algorithms, d.Algorithms)
+	case !slices.Equal(c.Vary, d.Vary):
+		return fmt.Sprintf("the -vary grids differ (%q and %q)", c.Vary, d.Vary)
 	case c.Simrun != d.Simrun:
 		return fmt.Sprintf("simrun versions differ (%s and %s)", c.Simrun, d.Simrun)
 	case c.FailFast != d.FailFast:
@@ -127,9 +151,14 @@ type Stats struct {
 	Max   float64 `json:"max"`
 }
 
-// AlgoSummary aggregates the runs of one algorithm.
+// AlgoSummary aggregates the runs of one algorithm (of one grid cell, in
+// a parameter sweep).
 type AlgoSummary struct {
 	Algorithm string `json:"algorithm"`
+	// Vary is the grid cell's values, one per Grid dimension, and Group
+	// the label its runs are shown under; both empty outside a sweep.
+	Vary  []string `json:"vary,omitempty"`
+	Group string   `json:"group,omitempty"`
 	Runs      int    `json:"runs"`
 	OK        int    `json:"ok"`
 	// Violations counts runs with a (non-harmless) violation, by check.
@@ -160,8 +189,12 @@ func Ms(x float64) *float64 { return &x }
 
 // RunSummary is one run (one seed under one algorithm).
 type RunSummary struct {
-	Seed           uint64             `json:"seed"`
-	Algorithm      string             `json:"algorithm"`
+	Seed      uint64 `json:"seed"`
+	Algorithm string `json:"algorithm"`
+	// Vary and Group: the run's grid cell and group label in a parameter
+	// sweep (AlgoSummary).
+	Vary           []string           `json:"vary,omitempty"`
+	Group          string             `json:"group,omitempty"`
 	OK             bool               `json:"ok"`
 	Problems       []string           `json:"problems,omitempty"`
 	Outcome        string             `json:"outcome"`
@@ -250,23 +283,41 @@ func Percentile(sorted []float64, p float64) float64 {
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 
-// Aggregate fills s.Algorithms from s.Runs, in the order algorithms first
-// appear. Merging shards is: concatenate Runs, sort by (algorithm order,
+// Key is the group a run is aggregated and shown in: its Group in a
+// parameter sweep, else its algorithm.
+func (r *RunSummary) Key() string {
+	if r.Group != "" {
+		return r.Group
+	}
+	return r.Algorithm
+}
+
+// Key is the group's key (RunSummary.Key).
+func (a *AlgoSummary) Key() string {
+	if a.Group != "" {
+		return a.Group
+	}
+	return a.Algorithm
+}
+
+// Aggregate fills s.Algorithms from s.Runs, one entry per group (an
+// algorithm, or an algorithm in one grid cell) in the order groups first
+// appear. Merging shards is: concatenate Runs, sort by (group order,
 // seed), Aggregate.
 func (s *Summary) Aggregate() {
 	var order []string
 	by := map[string][]*RunSummary{}
 	for i := range s.Runs {
 		r := &s.Runs[i]
-		if _, ok := by[r.Algorithm]; !ok {
-			order = append(order, r.Algorithm)
+		if _, ok := by[r.Key()]; !ok {
+			order = append(order, r.Key())
 		}
-		by[r.Algorithm] = append(by[r.Algorithm], r)
+		by[r.Key()] = append(by[r.Key()], r)
 	}
 	s.Algorithms = s.Algorithms[:0]
 	for _, a := range order {
 		runs := by[a]
-		as := AlgoSummary{Algorithm: a, Runs: len(runs), Violations: map[string]int{}, Harmless: map[string]int{}}
+		as := AlgoSummary{Algorithm: runs[0].Algorithm, Vary: runs[0].Vary, Group: runs[0].Group, Runs: len(runs), Violations: map[string]int{}, Harmless: map[string]int{}}
 		var fo, ll []float64
 		elections, messages, failovers := 0, 0, 0
 		split, double := 0, 0

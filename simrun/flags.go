@@ -44,7 +44,12 @@ type options struct {
 	shrinkTime  time.Duration
 	materialize string
 	porcupine   time.Duration
+	vary        []string
+	heat        string
 	args        []string
+
+	dims  []varyDim  // parsed -vary
+	cells []gridCell // their grid (one empty cell without -vary)
 }
 
 type listFlag []string
@@ -86,6 +91,8 @@ func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
 		return nil
 	})
 	fs.Var((*listFlag)(&o.sets), "set", "override a scenario value, `path=value` (repeatable), e.g. -set algorithm.election_timeout=150ms..155ms")
+	fs.Var((*listFlag)(&o.vary), "vary", "run every value of a scenario value, `path=V1,V2,…` (repeatable, up to 2 dimensions; each value anything -set takes), e.g. -vary algorithm.election_timeout=150ms..151ms,150ms..300ms")
+	fs.StringVar(&o.heat, "heat", "failed", "what a two-dimensional -vary sweep's heatmap shows: `METRIC` "+strings.Join(HeatMetrics, ", "))
 	fs.StringVar(&o.out, "out", "", "output `DIR` for summary.json, plots, report.html (default out/<scenario name>)")
 	fs.StringVar(&o.json, "json", "", "also write the JSON summary to `FILE` (- for stdout)")
 	fs.StringVar(&o.trace, "trace", "", "write the trace of one run (the first failing run, else the first) as JSON lines to `FILE`")
@@ -188,5 +195,36 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	if dedup := dedupe(o.algos); len(dedup) != len(o.algos) {
 		o.algos = dedup
 	}
+	if err := parseGrid(o); err != nil {
+		return nil, err
+	}
 	return o, nil
+}
+
+// parseGrid reads -vary and -heat into o.dims and o.cells.
+func parseGrid(o *options) error {
+	switch {
+	case len(o.vary) > MaxVaryDims:
+		return usagef("-vary: %d dimensions, at most %d", len(o.vary), MaxVaryDims)
+	case len(o.vary) > 0 && o.matrix != "":
+		return usagef("-vary sweeps one scenario: it does not combine with -matrix")
+	case len(o.vary) > 0 && o.materialize != "":
+		return usagef("-materialize writes one scenario: give the value with -set instead of -vary")
+	case !slices.Contains(HeatMetrics, o.heat):
+		return usagef("-heat %q: one of %s", o.heat, strings.Join(HeatMetrics, ", "))
+	}
+	for _, spec := range o.vary {
+		d, err := parseVary(spec)
+		if err != nil {
+			return err
+		}
+		for _, e := range o.dims {
+			if e.path == d.path {
+				return usagef("-vary %s is given twice", d.path)
+			}
+		}
+		o.dims = append(o.dims, d)
+	}
+	o.cells = gridOf(o.dims)
+	return nil
 }

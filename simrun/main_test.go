@@ -239,7 +239,7 @@ func BenchmarkSweep(b *testing.B) {
 	b.ResetTimer()
 	var runs int
 	for i := 0; i < b.N; i++ {
-		res := runSweep(sc, jobs, 2, false, 0, newProgress(&bytes.Buffer{}, jobs.len(), true))
+		res := runSweep([]*scenarios.Scenario{sc}, jobs, 2, false, 0, newProgress(&bytes.Buffer{}, jobs.len(), true))
 		runs += len(res.runs)
 	}
 	b.ReportMetric(float64(runs)/b.Elapsed().Seconds(), "seeds/s")

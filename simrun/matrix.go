@@ -150,7 +150,7 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 			break
 		}
 		sc := scs[p.i]
-		res := runSweep(sc, p.jobs, o.workers, false, o.porcupine, prog)
+		res := runSweep([]*scenarios.Scenario{sc}, p.jobs, o.workers, false, o.porcupine, prog)
 		if len(res.errs) > 0 {
 			return exitUsage, res.errs[0]
 		}

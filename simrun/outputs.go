@@ -162,7 +162,7 @@ func sortedKeys(m map[string]int) []string {
 const maxPrintedFailures = 3
 
 // printSummary prints the human summary.
-func printSummary(w io.Writer, sc *scenarios.Scenario, s *reports.Summary, res sweepResult, out string, sh *shrinkResult) {
+func printSummary(w io.Writer, sc *scenarios.Scenario, s *reports.Summary, res sweepResult, out string, sh *shrinkResult, scOf func(reports.RunSummary) *scenarios.Scenario) {
 	if sc.Description != "" {
 		fmt.Fprintf(w, "%s — %s\n", sc.Name, sc.Description)
 	} else {
@@ -173,9 +173,17 @@ func printSummary(w io.Writer, sc *scenarios.Scenario, s *reports.Summary, res s
 		fmt.Fprintf(w, " (shard %d/%d)", s.Shard.Index, s.Shard.Count)
 	}
 	fmt.Fprintf(w, " · %s in %.2fs (%.0f runs/s, %s)\n\n", plural(len(s.Runs), "run", "runs"), s.Timing.WallSeconds, s.Timing.RunsPerSecond, plural(s.Timing.Workers, "worker", "workers"))
-	fmt.Fprintf(w, "%-10s %6s %6s  %-22s %s\n", "algorithm", "runs", "ok", "failover p50/p99/max", "findings")
+	width := 10
+	for _, a := range s.Algorithms {
+		width = max(width, len([]rune(a.Key())))
+	}
+	head := "algorithm"
+	if s.Grid != nil {
+		head = "group"
+	}
+	fmt.Fprintf(w, "%-*s %6s %6s  %-22s %s\n", width, head, "runs", "ok", "failover p50/p99/max", "findings")
 	for _, na := range s.NotApplicable {
-		fmt.Fprintf(w, "%-10s %6s %6s  %-22s %s\n", na.Algorithm, "n/a", "", "", na.Reason)
+		fmt.Fprintf(w, "%-*s %6s %6s  %-22s %s\n", width, na.Algorithm, "n/a", "", "", na.Reason)
 	}
 	for _, a := range s.Algorithms {
 		fo := "—"
@@ -187,7 +195,10 @@ func printSummary(w io.Writer, sc *scenarios.Scenario, s *reports.Summary, res s
 		case a.FailoversNever > 0:
 			fo = fmt.Sprintf("never (%d)", a.FailoversNever)
 		}
-		fmt.Fprintf(w, "%-10s %6d %6d  %-22s %s\n", a.Algorithm, a.Runs, a.OK, fo, findings(a))
+		fmt.Fprintf(w, "%-*s %6d %6d  %-22s %s\n", width+len(a.Key())-len([]rune(a.Key())), a.Key(), a.Runs, a.OK, fo, findings(a))
+	}
+	if s.Grid != nil {
+		printGrid(w, s)
 	}
 	shown := 0
 	for _, r := range s.Runs {
@@ -195,7 +206,7 @@ func printSummary(w io.Writer, sc *scenarios.Scenario, s *reports.Summary, res s
 			continue
 		}
 		shown++
-		fmt.Fprintf(w, "\nseed %d (%s) did not meet the expectations:\n", r.Seed, r.Algorithm)
+		fmt.Fprintf(w, "\nseed %d (%s) did not meet the expectations:\n", r.Seed, r.Key())
 		for _, p := range r.Problems {
 			fmt.Fprintf(w, "  - %s\n", p)
 		}
@@ -209,11 +220,12 @@ func printSummary(w io.Writer, sc *scenarios.Scenario, s *reports.Summary, res s
 				break
 			}
 		}
-		fmt.Fprintf(w, "  replay: %s\n", sc.ReplayCommand(r.Seed, algoOverride(sc, r.Algorithm)))
+		rsc := scOf(r)
+		fmt.Fprintf(w, "  replay: %s\n", rsc.ReplayCommand(r.Seed, algoOverride(rsc, r.Algorithm)))
 	}
 	for _, a := range s.Algorithms {
 		for _, k := range sortedKeys(a.Unknown) {
-			fmt.Fprintf(w, "\n%s: %s unknown in %d run(s): porcupine ran out of its wall-time bound (-porcupine-timeout); such a run fails unless the check is allowed, and this count can differ between identical sweeps\n", a.Algorithm, k, a.Unknown[k])
+			fmt.Fprintf(w, "\n%s: %s unknown in %d run(s): porcupine ran out of its wall-time bound (-porcupine-timeout); such a run fails unless the check is allowed, and this count can differ between identical sweeps\n", a.Key(), k, a.Unknown[k])
 		}
 	}
 	fmt.Fprintln(w)
@@ -270,4 +282,69 @@ func findings(a reports.AlgoSummary) string {
 		return "none"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// printGrid prints a parameter sweep's table: failover latency per group
+// (p50/p90/p99/max and how many never recovered) and, for two dimensions,
+// the heatmap's rate per cell with its Wilson 95% interval.
+func printGrid(w io.Writer, s *reports.Summary) {
+	width := 10
+	for _, a := range s.Algorithms {
+		width = max(width, len([]rune(a.Key())))
+	}
+	fmt.Fprintf(w, "\nfailover latency (ms) per value\n%-*s %8s %8s %8s %8s %6s\n", width, "group", "p50", "p90", "p99", "max", "never")
+	for _, a := range s.Algorithms {
+		f := a.FailoverMs
+		cell := func(x float64) string {
+			if f.Count == 0 {
+				return "—"
+			}
+			return num(x)
+		}
+		fmt.Fprintf(w, "%-*s %8s %8s %8s %8s %6d\n", width+len(a.Key())-len([]rune(a.Key())), a.Key(), cell(f.P50), cell(f.P90), cell(f.P99), cell(f.Max), a.FailoversNever)
+	}
+	cells := s.HeatCells()
+	if len(cells) == 0 {
+		return
+	}
+	d := s.Grid.Dims
+	fmt.Fprintf(w, "\n%s by %s (rows) × %s (columns)", s.Grid.Heat, d[0].Path, d[1].Path)
+	if cells[0].Rate {
+		fmt.Fprint(w, ", with Wilson 95% intervals")
+	}
+	fmt.Fprintln(w)
+	for _, algo := range s.Config.Algorithms {
+		if len(s.Config.Algorithms) > 1 {
+			fmt.Fprintf(w, "%s:\n", algo)
+		}
+		fmt.Fprintf(w, "%-16s", "")
+		for _, v := range d[1].Values {
+			fmt.Fprintf(w, " %-22s", v)
+		}
+		fmt.Fprintln(w)
+		for r, rv := range d[0].Values {
+			fmt.Fprintf(w, "%-16s", rv)
+			for c := range d[1].Values {
+				fmt.Fprintf(w, " %-22s", heatText(cells, algo, r, c))
+			}
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+// heatText is one heatmap cell as text: "12% [7–19%]" or "412 ms".
+func heatText(cells []reports.HeatCell, algo string, r, c int) string {
+	for _, x := range cells {
+		if x.Algorithm != algo || x.Row != r || x.Col != c {
+			continue
+		}
+		switch {
+		case !x.Has:
+			return "—"
+		case !x.Rate:
+			return num(x.Value) + " ms"
+		}
+		return fmt.Sprintf("%s%% [%s–%s%%]", num(100*x.Value), num(100*x.Lo), num(100*x.Hi))
+	}
+	return "n/a"
 }

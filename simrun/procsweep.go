@@ -93,6 +93,9 @@ func processSweep(o *options, jobs jobList, first uint64, prog *progress) (sweep
 		for _, s := range o.sets {
 			args = append(args, "-set", s)
 		}
+		for _, d := range o.dims {
+			args = append(args, "-vary", d.spec)
+		}
 		if o.failFast {
 			args = append(args, "-fail-fast")
 		}
@@ -190,12 +193,12 @@ func processSweep(o *options, jobs jobList, first uint64, prog *progress) (sweep
 		index := make(map[jobKey]int, n)
 		for i := 0; i < n; i++ {
 			j := jobs.at(i)
-			index[jobKey{j.algo, j.seed}] = i
+			index[jobKey{groupLabel(o.cells[j.cell], j.algo, len(jobs.algos)), j.algo, j.seed}] = i
 		}
 		for _, r := range merged.Runs {
-			i, ok := index[jobKey{r.Algorithm, r.Seed}]
+			i, ok := index[jobKey{r.Group, r.Algorithm, r.Seed}]
 			if !ok {
-				return sweepResult{}, fmt.Errorf("worker processes ran seed %d under %s, which is not in this sweep", r.Seed, r.Algorithm)
+				return sweepResult{}, fmt.Errorf("worker processes ran seed %d under %s, which is not in this sweep", r.Seed, r.Key())
 			}
 			res.runs[i], res.done[i] = r, true
 		}
@@ -207,6 +210,7 @@ func processSweep(o *options, jobs jobList, first uint64, prog *progress) (sweep
 
 // jobKey names a run of a sweep.
 type jobKey struct {
-	algo string
-	seed uint64
+	group string
+	algo  string
+	seed  uint64
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,10 +17,11 @@ import (
 
 // runScenario runs one scenario over the seeds and algorithms of o.
 func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
-	sc, err := scenarios.LoadWith(o.scenario, o.sets)
+	scs, err := loadCells(o, o.cells)
 	if err != nil {
-		return exitUsage, usageError{err.Error()}
+		return exitUsage, err
 	}
+	sc := scs[0]
 	first := sc.Seed
 	if o.seedSet {
 		first = o.seed
@@ -61,7 +63,10 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, usagef("%s: no algorithm of %s can run it (%s)", o.scenario, strings.Join(algos, ", "), na[0].Reason)
 	}
 	algos = can
-	jobs = sweepJobs(algos, first, o.seeds, o.shardIndex, o.shardCount)
+	jobs = sweepJobs(algos, first, o.seeds, o.shardIndex, o.shardCount).inCells(len(o.cells))
+	if n := len(o.cells) * len(algos) * o.seeds; n > MaxSeeds {
+		return exitUsage, usagef("%d grid cells × %d algorithms × %d seeds is %d runs, more than %d (MaxSeeds): split the sweep with -shard", len(o.cells), len(algos), o.seeds, n, MaxSeeds)
+	}
 	out := o.out
 	if out == "" {
 		out = filepath.Join("out", sc.Name)
@@ -98,7 +103,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 				return exitUsage, err
 			}
 		} else {
-			res = runSweep(sc, jobs, o.workers, o.failFast, o.porcupine, prog)
+			res = runSweep(scs, jobs, o.workers, o.failFast, o.porcupine, prog)
 		}
 		prog.finish()
 		if len(res.errs) > 0 {
@@ -113,6 +118,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	// The sweep judged runs without their story. The failing runs the
 	// summary prints are run again with it, so their violations come
 	// explained; runs are deterministic, so the verdict is the same.
+	labelRuns(o, jobs, res)
 	worker := os.Getenv(envWorker) == "1" // a worker process: the parent explains, features and reports
 	explained := 0
 	for i := range res.runs {
@@ -123,12 +129,14 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 			continue
 		}
 		explained++
-		r, err := sc.Run(scenarios.RunOptions{Seed: jobs.at(i).seed, Algorithm: algoOverride(sc, jobs.at(i).algo), PorcupineTimeout: o.porcupine, Story: true, StopAtViolation: o.failFast})
+		j := jobs.at(i)
+		jsc := scs[j.cell]
+		r, err := jsc.Run(scenarios.RunOptions{Seed: j.seed, Algorithm: algoOverride(jsc, j.algo), PorcupineTimeout: o.porcupine, Story: true, StopAtViolation: o.failFast})
 		if err != nil {
 			return exitUsage, err
 		}
-		sum := summarize(r)
-		res.runs[i] = sum
+		res.runs[i] = summarize(r)
+		labelRun(o, jobs, j, &res.runs[i])
 	}
 	s := &reports.Summary{
 		Schema:    reports.Schema,
@@ -140,7 +148,8 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		s.Shard = &reports.Shard{Index: o.shardIndex, Count: o.shardCount}
 	}
 	s.NotApplicable = na
-	s.Config = &reports.Config{ScenarioSHA256: sc.SourceSHA256, Sets: sc.Sets, Algorithms: algos, Simrun: simrunVersion(), FailFast: o.failFast}
+	s.Config = &reports.Config{ScenarioSHA256: sc.SourceSHA256, Sets: o.sets, Algorithms: algos, Vary: o.vary, Simrun: simrunVersion(), FailFast: o.failFast}
+	s.Grid = gridSummary(o.dims, o.heat)
 	for i, r := range res.runs {
 		if res.done[i] {
 			s.Runs = append(s.Runs, r)
@@ -159,8 +168,11 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	}
 	// The featured run: the first that failed its expectations, else the
 	// first. Runs are deterministic, so it is simply run again in full.
+	fsc := sc // the featured run's scenario (its grid cell's)
 	if fr == nil {
-		if fr, ex, err = rerun(sc, featured(jobs, res), o, stdout); err != nil {
+		fj := featured(jobs, res)
+		fsc = scs[fj.cell]
+		if fr, ex, err = rerun(fsc, fj, o, stdout); err != nil {
 			return exitUsage, err
 		}
 	}
@@ -169,7 +181,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	repStart := time.Now()
 	var shrunk *shrinkResult
 	if !res.interrupted { // asked to stop: no 30 s of shrinking
-		shrunk = maybeShrink(o, sc, fr, stderr)
+		shrunk = maybeShrink(o, fsc, fr, stderr)
 	}
 	folder, err := stageOutputs(out, s, fr, o, shrunk)
 	if err != nil {
@@ -222,9 +234,37 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		code = c
 	}
 	if !o.quiet {
-		printSummary(humanOut(o, stdout, stderr), sc, s, res, out, shrunk)
+		printSummary(humanOut(o, stdout, stderr), sc, s, res, out, shrunk, func(r reports.RunSummary) *scenarios.Scenario { return scs[cellOf(o, r)] })
 	}
 	return code, nil
+}
+
+// labelRuns gives every finished run of a parameter sweep its grid cell
+// and group label.
+func labelRuns(o *options, jobs jobList, res sweepResult) {
+	for i := range res.runs {
+		if res.done[i] {
+			labelRun(o, jobs, jobs.at(i), &res.runs[i])
+		}
+	}
+}
+
+func labelRun(o *options, jobs jobList, j job, r *reports.RunSummary) {
+	c := o.cells[j.cell]
+	if c.label == "" {
+		return
+	}
+	r.Vary, r.Group = c.values, groupLabel(c, j.algo, len(jobs.algos))
+}
+
+// cellOf is the grid cell a run ran in.
+func cellOf(o *options, r reports.RunSummary) int {
+	for i, c := range o.cells {
+		if slices.Equal(c.values, r.Vary) {
+			return i
+		}
+	}
+	return 0
 }
 
 func validAlgo(a string) bool {

@@ -13,10 +13,12 @@ import (
 	"github.com/electsim/electsim/scenarios"
 )
 
-// job is one run of a sweep: an algorithm under a seed.
+// job is one run of a sweep: an algorithm under a seed, in a grid cell
+// (0 outside a parameter sweep).
 type job struct {
 	algo string
 	seed uint64
+	cell int
 }
 
 // sweepResult is a finished sweep, in job order.
@@ -31,10 +33,11 @@ type sweepResult struct {
 }
 
 // jobList is the runs of a sweep, computed on demand (a sweep of ten
-// million seeds has no list of ten million jobs): every algorithm × every
-// seed of the shard, algorithms outermost.
+// million seeds has no list of ten million jobs): every grid cell × every
+// algorithm × every seed of the shard, cells outermost.
 type jobList struct {
 	algos                  []string
+	cells                  int // grid cells (1 outside a parameter sweep)
 	first                  uint64
 	perAlgo                int // seeds of the shard
 	count, shard, shardsOf int
@@ -49,22 +52,29 @@ func sweepJobs(algos []string, first uint64, count, shardIndex, shardCount int) 
 	if shardIndex < count {
 		per = (count - shardIndex + shardCount - 1) / shardCount
 	}
-	return jobList{algos: algos, first: first, perAlgo: per, count: count, shard: shardIndex, shardsOf: shardCount}
+	return jobList{algos: algos, cells: 1, first: first, perAlgo: per, count: count, shard: shardIndex, shardsOf: shardCount}
+}
+
+// inCells makes the list run every algorithm and seed in each of n grid
+// cells.
+func (l jobList) inCells(n int) jobList {
+	l.cells = max(n, 1)
+	return l
 }
 
 // len is the number of runs.
-func (l jobList) len() int { return l.perAlgo * len(l.algos) }
+func (l jobList) len() int { return l.perAlgo * len(l.algos) * l.cells }
 
 // at is run i.
 func (l jobList) at(i int) job {
-	a, k := i/l.perAlgo, i%l.perAlgo
-	return job{algo: l.algos[a], seed: l.first + uint64(l.shard+k*l.shardsOf)}
+	g, k := i/l.perAlgo, i%l.perAlgo
+	return job{algo: l.algos[g%len(l.algos)], cell: g / len(l.algos), seed: l.first + uint64(l.shard+k*l.shardsOf)}
 }
 
 // runSweep runs jobs on workers goroutines. Results land at their job's
 // index, so the output never depends on scheduling. A SIGINT or SIGTERM
 // (interrupted) stops it after the runs in progress; res.interrupted says so.
-func runSweep(sc *scenarios.Scenario, jobs jobList, workers int, failFast bool, porcupine time.Duration, progress *progress) sweepResult {
+func runSweep(scs []*scenarios.Scenario, jobs jobList, workers int, failFast bool, porcupine time.Duration, progress *progress) sweepResult {
 	n := jobs.len()
 	res := sweepResult{runs: make([]reports.RunSummary, n), done: make([]bool, n)}
 	sweeping.Add(1)
@@ -87,6 +97,7 @@ func runSweep(sc *scenarios.Scenario, jobs jobList, workers int, failFast bool, 
 					return
 				}
 				j := jobs.at(i)
+				sc := scs[j.cell]
 				r, err := sc.Run(scenarios.RunOptions{Seed: j.seed, Algorithm: algoOverride(sc, j.algo), PorcupineTimeout: porcupine, StopAtViolation: failFast})
 				if err != nil {
 					mu.Lock()

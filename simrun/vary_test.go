@@ -1,0 +1,145 @@
+package simrun
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/electsim/electsim/reports"
+)
+
+const leaderCrash = "../scenarios/leader-crash.yaml"
+
+// A two-dimensional -vary over a 3×3 grid: nine groups in the summary,
+// each with its cell's values, the grid recorded, the heat table printed
+// with Wilson intervals, the heatmap drawn and the report's table written.
+func TestVaryTwoDimensions(t *testing.T) {
+	dir := t.TempDir()
+	code, out, e := simrun(t, "-scenario", partition, "-seeds", "4", "-out", dir, "-shrink=false",
+		"-vary", "algorithm.election_timeout=150ms..151ms,150ms..175ms,150ms..300ms",
+		"-vary", "network.latency=1ms..2ms,1ms..10ms,1ms..50ms", "-heat", "split_brain")
+	require.Contains(t, []int{exitOK, exitViolation}, code, e)
+	s := readSummary(t, filepath.Join(dir, "summary.json"))
+	require.NotNil(t, s.Grid)
+	require.Len(t, s.Grid.Dims, 2)
+	assert.Equal(t, "algorithm.election_timeout", s.Grid.Dims[0].Path)
+	assert.Equal(t, []string{"1ms..2ms", "1ms..10ms", "1ms..50ms"}, s.Grid.Dims[1].Values)
+	assert.Equal(t, "split_brain", s.Grid.Heat)
+	require.Len(t, s.Algorithms, 9)
+	assert.Len(t, s.Runs, 36)
+	seen := map[string]bool{}
+	for _, a := range s.Algorithms {
+		require.Len(t, a.Vary, 2)
+		assert.Equal(t, 4, a.Runs, a.Group)
+		assert.Equal(t, "election_timeout="+a.Vary[0]+", latency="+a.Vary[1], a.Group)
+		seen[a.Group] = true
+	}
+	assert.Len(t, seen, 9)
+	assert.Len(t, s.HeatCells(), 9)
+	assert.Contains(t, out, "split_brain by algorithm.election_timeout (rows) × network.latency (columns), with Wilson 95% intervals")
+	assert.Contains(t, out, "failover latency (ms) per value")
+	for _, f := range []string{"heatmap.png", "heatmap.svg", "failover_cdf.png"} {
+		_, err := os.Stat(filepath.Join(dir, f))
+		assert.NoError(t, err, f)
+	}
+	html, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	require.NoError(t, err)
+	assert.Contains(t, string(html), `<table class="heat">`)
+	assert.Equal(t, 3, strings.Count(string(html), `<tr><th class="l">150ms..`), "three rows of the heat table")
+	// Failing runs print the replay command with their cell's values.
+	if code == exitViolation {
+		assert.Regexp(t, `replay: simrun -scenario \S+ -set algorithm.election_timeout=\S+ -set network.latency=\S+ -seed \d+`, out)
+	}
+}
+
+// -vary composes with -algo (a group per algorithm and value), -set (kept
+// beside the values) and -shard/merge (the merged grid equals the
+// unsharded one).
+func TestVaryComposes(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"-scenario", leaderCrash, "-seeds", "6", "-algo", "raft,bully", "-set", "network.latency=2ms..4ms",
+		"-vary", "cron.jobs[0].duration=100ms,200ms", "-shrink=false", "-quiet"}
+	code, _, e := simrun(t, append(args, "-out", filepath.Join(dir, "all"))...)
+	require.Contains(t, []int{exitOK, exitViolation}, code, e)
+	whole := readSummary(t, filepath.Join(dir, "all", "summary.json"))
+	var groups []string
+	for _, a := range whole.Algorithms {
+		groups = append(groups, a.Group)
+	}
+	assert.Equal(t, []string{"raft · duration=100ms", "bully · duration=100ms", "raft · duration=200ms", "bully · duration=200ms"}, groups)
+	assert.Equal(t, []string{"network.latency=2ms..4ms"}, whole.Config.Sets)
+	assert.Equal(t, []string{"cron.jobs[0].duration=100ms,200ms"}, whole.Config.Vary)
+
+	var parts []string
+	for i := 0; i < 2; i++ {
+		p := filepath.Join(dir, "shard"+string(rune('0'+i)))
+		c, _, e := simrun(t, append(args, "-shard", string(rune('0'+i))+"/2", "-out", p)...)
+		require.Contains(t, []int{exitOK, exitViolation}, c, e)
+		parts = append(parts, p)
+	}
+	c, _, e := simrun(t, append([]string{"merge", "-quiet", "-out", filepath.Join(dir, "merged")}, parts...)...)
+	require.Equal(t, code, c, e)
+	merged := readSummary(t, filepath.Join(dir, "merged", "summary.json"))
+	merged.GoVersion = whole.GoVersion
+	// Which failing runs carry an explanation depends on which each
+	// invocation printed (docs/output.md); the rest must be equal.
+	for _, s := range []*reports.Summary{whole, merged} {
+		for i := range s.Runs {
+			for j := range s.Runs[i].Violations {
+				s.Runs[i].Violations[j].Explanation = ""
+			}
+		}
+	}
+	assert.Equal(t, canonical(t, whole), canonical(t, merged))
+}
+
+// The failover CDF has one line per value: the groups the plots draw are
+// the grid's cells, in order.
+func TestVaryCDFHasOneLinePerValue(t *testing.T) {
+	dir := t.TempDir()
+	values := []string{"150ms..151ms", "150ms..155ms", "150ms..175ms", "150ms..300ms"}
+	code, _, e := simrun(t, "-scenario", leaderCrash, "-seeds", "3", "-out", dir, "-shrink=false", "-quiet",
+		"-vary", "algorithm.election_timeout="+strings.Join(values, ","))
+	require.Contains(t, []int{exitOK, exitViolation}, code, e)
+	s := readSummary(t, filepath.Join(dir, "summary.json"))
+	lines := reports.CDFLines(s)
+	require.Len(t, lines, len(values))
+	for i, v := range values {
+		assert.Equal(t, "election_timeout="+v, lines[i])
+	}
+}
+
+// Bad -vary input is a usage error naming what is wrong, before any run.
+func TestVaryBadInput(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-vary", "algorithm.election_timeout"}, "want PATH=V1,V2"},
+		{[]string{"-vary", "algorithm.election_timeout=150ms..300ms"}, "at least two values"},
+		{[]string{"-vary", "algorithm.heartbeat=50ms,50ms"}, "given twice"},
+		{[]string{"-vary", "algorithm.heartbeat=50ms,"}, "value 2 is empty"},
+		{[]string{"-vary", "a=1,2", "-vary", "b=1,2", "-vary", "c=1,2"}, "at most 2"},
+		{[]string{"-vary", "algorithm.heartbeat=50ms,60ms", "-vary", "algorithm.heartbeat=1ms,2ms"}, "given twice"},
+		{[]string{"-vary", "algorithm.heartbeat=50ms,fast"}, "heartbeat=fast"},
+		{[]string{"-vary", "algorithm.heartbeat=50ms,60ms", "-heat", "nonsense"}, "-heat"},
+	} {
+		code, _, e := simrun(t, append([]string{"-scenario", leaderCrash, "-out", filepath.Join(dir, "o")}, tc.args...)...)
+		assert.Equal(t, exitUsage, code, "%v", tc.args)
+		assert.Contains(t, e, tc.want, "%v", tc.args)
+		_, err := os.Stat(filepath.Join(dir, "o"))
+		assert.True(t, os.IsNotExist(err), "%v: nothing written", tc.args)
+	}
+	code, _, e := simrun(t, "-matrix", "../scenarios/matrix.yaml", "-vary", "a=1,2")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, e, "does not combine with -matrix")
+}
+
+func TestSplitTopLevel(t *testing.T) {
+	assert.Equal(t, []string{"[a, b]", "{x: 1, y: 2}", "'p,q'", "3"}, splitTopLevel("[a, b], {x: 1, y: 2}, 'p,q', 3"))
+}
