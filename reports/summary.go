@@ -159,8 +159,8 @@ type AlgoSummary struct {
 	// the label its runs are shown under; both empty outside a sweep.
 	Vary  []string `json:"vary,omitempty"`
 	Group string   `json:"group,omitempty"`
-	Runs      int    `json:"runs"`
-	OK        int    `json:"ok"`
+	Runs  int      `json:"runs"`
+	OK    int      `json:"ok"`
 	// Violations counts runs with a (non-harmless) violation, by check.
 	Violations map[string]int `json:"violations"`
 	// Harmless counts runs with only harmless findings, by check.
