@@ -211,7 +211,7 @@ func metaItems(s *Summary, algos []string) []metaItem {
 		metaItem{"Nodes", fmt.Sprint(sc.Nodes)},
 		metaItem{"Duration", fmt.Sprintf("%s s, then %s s settle", fmtSec(sc.DurationMs), fmtSec(sc.SettleMs))},
 		metaItem{"Seeds", seedsText(s.Seeds)},
-		metaItem{"Algorithms", strings.Join(algos, ", ")},
+		metaItem{"Algorithms", strings.Join(algoNames(s, algos), ", ")},
 		metaItem{"Runs", fmt.Sprint(len(s.Runs))},
 	)
 	if s.Shard != nil {
@@ -428,4 +428,13 @@ func gridViews(s *Summary) ([]metaItem, []heatTable) {
 		t.Rows[c.Row].Cells[c.Col] = text
 	}
 	return dims, tables
+}
+
+// algoNames are the sweep's algorithms: the configured ones, or the
+// groups' (a summary without a configuration is all plain groups).
+func algoNames(s *Summary, groups []string) []string {
+	if s.Config != nil && len(s.Config.Algorithms) > 0 {
+		return s.Config.Algorithms
+	}
+	return groups
 }

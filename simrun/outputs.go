@@ -121,6 +121,12 @@ func commandLine(o *options) string {
 	for _, s := range o.sets {
 		parts = append(parts, "-set", scenarios.ShellQuote(s))
 	}
+	for _, v := range o.vary {
+		parts = append(parts, "-vary", scenarios.ShellQuote(v))
+	}
+	if len(o.dims) == 2 && o.heat != "failed" {
+		parts = append(parts, "-heat", o.heat)
+	}
 	if o.shardCount > 1 {
 		parts = append(parts, "-shard", fmt.Sprintf("%d/%d", o.shardIndex, o.shardCount))
 	}
