@@ -1,10 +1,15 @@
 package simrun
 
 import (
+	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -142,4 +147,43 @@ func TestVaryBadInput(t *testing.T) {
 
 func TestSplitTopLevel(t *testing.T) {
 	assert.Equal(t, []string{"[a, b]", "{x: 1, y: 2}", "'p,q'", "3"}, splitTopLevel("[a, b], {x: 1, y: 2}, 'p,q', 3"))
+}
+
+// BenchmarkVarySweepReports measures the acceptance ratio of a parameter
+// sweep: six election-timeout ranges × VARY_BENCH_SEEDS seeds (default
+// 1,000) of leader-crash.yaml, bare (the runs only) against simrun with
+// every output (summary, plots with the CDF family, report, the featured
+// run again; no shrinking). It reports both times and their ratio
+// (target ≤ 1.2).
+//
+//	go test ./simrun -run '^$' -bench VarySweepReports -benchtime 1x
+func BenchmarkVarySweepReports(b *testing.B) {
+	seeds := 1000
+	if v := os.Getenv("VARY_BENCH_SEEDS"); v != "" {
+		_, err := fmt.Sscan(v, &seeds)
+		require.NoError(b, err)
+	}
+	vary := "algorithm.election_timeout=150ms..151ms,150ms..155ms,150ms..175ms,150ms..200ms,150ms..300ms,150ms..350ms"
+	o, err := parseOptions([]string{"-scenario", leaderCrash, "-seeds", strconv.Itoa(seeds), "-vary", vary, "-workers", "2"}, io.Discard)
+	require.NoError(b, err)
+	scs, err := loadCells(o, o.cells)
+	require.NoError(b, err)
+	var bare, full time.Duration
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		jobs := sweepJobs([]string{"raft"}, 1, seeds, 0, 1).inCells(len(o.cells))
+		res := runSweep(scs, jobs, 2, false, 0, newProgress(io.Discard, jobs.len(), true))
+		require.Empty(b, res.errs)
+		bare += time.Since(start)
+
+		dir := b.TempDir()
+		start = time.Now()
+		var out, errb bytes.Buffer
+		code := run([]string{"-scenario", leaderCrash, "-seeds", strconv.Itoa(seeds), "-vary", vary, "-workers", "2", "-shrink=false", "-quiet", "-out", filepath.Join(dir, "o")}, &out, &errb)
+		require.Contains(b, []int{exitOK, exitViolation}, code, errb.String())
+		full += time.Since(start)
+	}
+	b.ReportMetric(bare.Seconds()/float64(b.N), "bare-s")
+	b.ReportMetric(full.Seconds()/float64(b.N), "with-reports-s")
+	b.ReportMetric(full.Seconds()/bare.Seconds(), "ratio")
 }
