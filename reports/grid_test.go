@@ -22,3 +22,30 @@ func TestWilson95(t *testing.T) {
 	lo, hi := Wilson95(0, 0)
 	assert.Equal(t, [2]float64{0, 1}, [2]float64{lo, hi})
 }
+
+// A two-dimensional grid under two algorithms: groups come cell by cell
+// (raft, bully, raft, bully, …), yet each algorithm gets one heat table
+// and one heatmap panel with all its cells.
+func TestHeatPerAlgorithm(t *testing.T) {
+	s := &Summary{Grid: &Grid{Dims: []GridDim{{Path: "a", Values: []string{"1", "2"}}, {Path: "b", Values: []string{"x", "y"}}}, Heat: "failed"},
+		Config: &Config{Algorithms: []string{"raft", "bully"}}}
+	for _, a := range []string{"1", "2"} {
+		for _, b := range []string{"x", "y"} {
+			for _, algo := range []string{"raft", "bully"} {
+				ok := algo == "raft" || a == "1"
+				s.Runs = append(s.Runs, RunSummary{Seed: 1, Algorithm: algo, Vary: []string{a, b}, Group: algo + " · a=" + a + ", b=" + b, OK: ok})
+			}
+		}
+	}
+	s.Aggregate()
+	cells := s.HeatCells()
+	assert.Len(t, cells, 8)
+	_, tables := gridViews(s)
+	assert.Len(t, tables, 2)
+	assert.Equal(t, "100.0% [20.7–100.0%] of 1", tables[1].Rows[1].Cells[0], "bully fails at a=2")
+	assert.Equal(t, "0.0% [0.0–79.3%] of 1", tables[0].Rows[1].Cells[0])
+	fig, err := heatmap(s)
+	assert.NoError(t, err)
+	_, _, err = fig.render()
+	assert.NoError(t, err)
+}

@@ -406,15 +406,19 @@ func gridViews(s *Summary) ([]metaItem, []heatTable) {
 	}
 	d := s.Grid.Dims
 	var tables []heatTable
+	byAlgo := map[string]int{}
 	for _, c := range cells {
-		if len(tables) == 0 || !strings.HasPrefix(tables[len(tables)-1].Title, c.Algorithm+":") {
+		k, ok := byAlgo[c.Algorithm]
+		if !ok {
 			t := heatTable{Title: fmt.Sprintf("%s: %s by %s (rows) and %s (columns)", c.Algorithm, heatTitle(s.Grid.Heat), d[0].Path, d[1].Path), ColHeads: d[1].Values}
 			for _, rv := range d[0].Values {
 				t.Rows = append(t.Rows, heatRow{Head: rv, Cells: make([]string, len(d[1].Values))})
 			}
+			k = len(tables)
+			byAlgo[c.Algorithm] = k
 			tables = append(tables, t)
 		}
-		t := &tables[len(tables)-1]
+		t := &tables[k]
 		if c.Row < 0 || c.Col < 0 {
 			continue
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -25,7 +26,7 @@ func heatmap(s *Summary) (*figure, error) {
 	var algos []string
 	maxVal := 0.0
 	for _, c := range cells {
-		if len(algos) == 0 || algos[len(algos)-1] != c.Algorithm {
+		if !slices.Contains(algos, c.Algorithm) {
 			algos = append(algos, c.Algorithm)
 		}
 		if c.Has {
@@ -40,7 +41,7 @@ func heatmap(s *Summary) (*figure, error) {
 	const cellW, cellH = 1.25 * vg.Inch, 0.55 * vg.Inch
 	labelW := vg.Inch * 1.6
 	panelH := vg.Length(rows)*cellH + vg.Points(46)
-	width := labelW + vg.Length(cols)*cellW + vg.Points(24)
+	width := max(labelW+vg.Length(cols)*cellW+vg.Points(24), 8*vg.Inch)
 	height := vg.Points(30) + vg.Length(len(algos))*panelH
 	title := "Heatmap: " + heatTitle(s.Grid.Heat)
 	return &figure{title: title, width: width, height: height, draw: func(c draw.Canvas) {
