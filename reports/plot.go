@@ -33,11 +33,13 @@ const (
 
 // WritePlots renders the sweep's plots into dir as PNG and SVG: the
 // failover-latency CDF and box plots per algorithm, the leadership timeline
-// of tl (skipped when tl is nil) and the messages-per-election histograms.
+// of each of tls (nil ones skipped; a comparison passes one per
+// algorithm), the messages-per-election histograms and, for a
+// two-dimensional sweep, the heatmap.
 // Plots without data (a sweep with no failovers) are skipped, not an error.
 // All files are written under temporary names and renamed only once every
 // plot rendered, so an error leaves no partial files behind.
-func WritePlots(dir string, s *Summary, tl *Timeline) ([]Plot, error) {
+func WritePlots(dir string, s *Summary, tls ...*Timeline) ([]Plot, error) {
 	if s == nil {
 		return nil, fmt.Errorf("reports: WritePlots: nil summary")
 	}
@@ -64,9 +66,18 @@ func WritePlots(dir string, s *Summary, tl *Timeline) ([]Plot, error) {
 	if err := add(PlotFailoverBox, fig, err); err != nil {
 		return nil, err
 	}
-	if tl != nil {
+	first := true
+	for _, tl := range tls {
+		if tl == nil {
+			continue
+		}
+		name := PlotTimeline
+		if !first {
+			name += "-" + fileSafe(tl.Algorithm)
+		}
+		first = false
 		fig, err = timelinePlot(tl)
-		if err := add(PlotTimeline, fig, err); err != nil {
+		if err := add(name, fig, err); err != nil {
 			return nil, err
 		}
 	}
@@ -209,4 +220,19 @@ type figure struct {
 // single is a figure of one plot.
 func single(title string, p *plot.Plot, w, h vg.Length) *figure {
 	return &figure{title: title, width: w, height: h, draw: p.Draw}
+}
+
+// fileSafe keeps letters, digits, '-' and '_' of s (for plot file names).
+func fileSafe(s string) string {
+	var b []byte
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' {
+			b = append(b, c)
+		}
+	}
+	if len(b) == 0 {
+		return "x"
+	}
+	return string(b)
 }

@@ -25,14 +25,40 @@ const (
 )
 
 var (
-	tenureFill    = color.RGBA{0x4e, 0x79, 0xa7, 0xff}
-	tenureEdge    = color.RGBA{0x2c, 0x4a, 0x6e, 0xff}
-	faultFill     = color.RGBA{0xf0, 0xb4, 0xb4, 0xff} // drawn under everything, so opaque
-	faultEdge     = color.RGBA{0xc8, 0x50, 0x50, 0xff}
-	faultInk      = color.RGBA{0x9a, 0x2a, 0x2a, 0xff}
-	writeOKColor  = color.RGBA{0x2e, 0x8b, 0x3e, 0xff}
-	writeBadColor = color.RGBA{0xd6, 0x1f, 0x1f, 0xff}
+	tenureFill     = color.RGBA{0x4e, 0x79, 0xa7, 0xff}
+	tenureEdge     = color.RGBA{0x2c, 0x4a, 0x6e, 0xff}
+	faultFill      = color.RGBA{0xf0, 0xb4, 0xb4, 0xff}
+	faultInk       = color.RGBA{0x9a, 0x2a, 0x2a, 0xff}
+	writeOKColor   = color.RGBA{0x2e, 0x8b, 0x3e, 0xff}
+	writeBadColor  = color.RGBA{0xd6, 0x1f, 0x1f, 0xff}
+	writeTwice     = color.RGBA{0xe0, 0x7b, 0x00, 0xff}
+	settleFill     = color.RGBA{0xee, 0xee, 0xf2, 0xff}
+	overlapFill    = color.NRGBA{0xff, 0xc1, 0x07, 0x90}
+	overlapEdge    = color.RGBA{0xb8, 0x86, 0x00, 0xff}
+	faultKindOrder = []string{"pause", "down", "partition", "clock", "link", "store", "disk", "resign"}
 )
+
+// faultKindFill is a fault kind's band colour, translucent (not
+// premultiplied) so that two faults on one node both show.
+func faultKindFill(kind string) color.NRGBA {
+	switch kind {
+	case "pause":
+		return color.NRGBA{0xf2, 0x8e, 0x2b, 0x80}
+	case "down", "resign":
+		return color.NRGBA{0x79, 0x70, 0x6e, 0x80}
+	case "partition":
+		return color.NRGBA{0xe1, 0x57, 0x59, 0x70}
+	case "clock":
+		return color.NRGBA{0xb0, 0x7a, 0xa1, 0x80}
+	case "link":
+		return color.NRGBA{0xed, 0xc9, 0x48, 0x90}
+	case "store":
+		return color.NRGBA{0x76, 0xb7, 0xb2, 0x90}
+	case "disk":
+		return color.NRGBA{0x9c, 0x75, 0x5f, 0x80}
+	}
+	return color.NRGBA{faultFill.R, faultFill.G, faultFill.B, 0xa0}
+}
 
 // timelinePlot draws tl: one row per node (first on top) with its
 // leadership tenures as bars labelled with their epoch, faults shaded (a
@@ -108,13 +134,21 @@ func timelinePlot(tl *Timeline) (*figure, error) {
 		title += " — " + tl.Title
 	}
 	const titlePt, legendPt = 24.0, 20.0
-	h := vg.Points(float64(n)*tlRowPt + tlLanePt + titlePt + legendPt + 48)
+	faultItems := faultLegend(tl)
+	legends := 1.0
+	if len(faultItems) > 0 {
+		legends = 2
+	}
+	h := vg.Points(float64(n)*tlRowPt + tlLanePt + titlePt + legends*legendPt + 48)
 	return &figure{title: title, width: plotWidth, height: h, draw: func(c draw.Canvas) {
 		ts := textStyle(13)
 		ts.XAlign, ts.YAlign = draw.XCenter, draw.YTop
 		c.FillText(ts, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y - 4}, title)
 		drawLegendRow(c, c.Max.Y-vg.Points(titlePt+legendPt/2), timelineLegend)
-		p.Draw(draw.Crop(c, 6, -8, 0, -vg.Points(titlePt+legendPt)))
+		if len(faultItems) > 0 {
+			drawLegendRow(c, c.Max.Y-vg.Points(titlePt+legendPt*1.5), append([]legendItem{{"faults:", func(*draw.Canvas, vg.Point) {}}}, faultItems...))
+		}
+		p.Draw(draw.Crop(c, 6, -8, 0, -vg.Points(titlePt+legends*legendPt)))
 	}}, nil
 }
 
@@ -150,8 +184,12 @@ func (t *timelinePlotter) Plot(c draw.Canvas, p *plot.Plot) {
 		return []vg.Point{{X: X0, Y: Y0}, {X: X1, Y: Y0}, {X: X1, Y: Y1}, {X: X0, Y: Y1}}
 	}
 	top := float64(len(t.names)) - 0.5
-	// Faults first: they are the background.
-	edge := draw.LineStyle{Color: faultEdge, Width: vg.Points(0.6)}
+	// The settle phase is the backdrop.
+	if t.tl.SettleMs > 0 && t.tl.SettleMs < t.endMs {
+		c.FillPolygon(settleFill, c.ClipPolygonXY(rect(t.tl.SettleMs, t.endMs, -0.5, top)))
+	}
+	// Faults next, each on its own node's row (cluster-wide ones on every
+	// row), in its kind's colour.
 	for _, f := range t.tl.Faults {
 		y0, y1 := -0.5, top
 		if f.Node != "" {
@@ -159,8 +197,15 @@ func (t *timelinePlotter) Plot(c draw.Canvas, p *plot.Plot) {
 			y0, y1 = y-tlBandHalf, y+tlBandHalf
 		}
 		pts := rect(f.FromMs, f.ToMs, y0, y1)
-		c.FillPolygon(faultFill, c.ClipPolygonXY(pts))
-		c.StrokeLines(edge, c.ClipLinesXY([]vg.Point{pts[0], pts[3]})...)
+		c.FillPolygon(faultKindFill(f.Kind), c.ClipPolygonXY(pts))
+		c.StrokeLines(draw.LineStyle{Color: opaque(faultKindFill(f.Kind)), Width: vg.Points(0.8)}, c.ClipLinesXY([]vg.Point{pts[0], pts[3]})...)
+	}
+	// Split-brain overlaps: an amber band around the tenure bars involved.
+	for _, o := range t.tl.Overlaps {
+		y := t.y(o.Node)
+		pts := rect(o.FromMs, o.ToMs, y+tlBarLo-0.1, y+tlBarHi+0.1)
+		c.FillPolygon(overlapFill, c.ClipPolygonXY(pts))
+		c.StrokeLines(draw.LineStyle{Color: overlapEdge, Width: vg.Points(1)}, c.ClipLinesXY(append(pts, pts[0]))...)
 	}
 	// Tenures, labelled with their epoch where the bar is wide enough.
 	label := textStyle(8)
@@ -185,6 +230,10 @@ func (t *timelinePlotter) Plot(c draw.Canvas, p *plot.Plot) {
 		if !c.Contains(pt) {
 			continue
 		}
+		if m.Double {
+			drawDoubleMark(&c, pt)
+			continue
+		}
 		drawWriteMark(&c, pt, m.Accepted)
 	}
 	// Fault labels in the lane above the rows, in two levels, skipping any
@@ -197,7 +246,11 @@ func (t *timelinePlotter) Plot(c draw.Canvas, p *plot.Plot) {
 	for i := range levelEnd {
 		levelEnd[i] = c.Min.X - 1
 	}
-	for _, f := range t.tl.Faults {
+	labels := append([]Span(nil), t.tl.Faults...)
+	if t.tl.SettleMs > 0 && t.tl.SettleMs < t.endMs {
+		labels = append(labels, Span{FromMs: t.tl.SettleMs, Label: "settle"})
+	}
+	for _, f := range labels {
 		label := faultLabel(f)
 		if label == "" {
 			continue
@@ -226,6 +279,19 @@ func faultLabel(f Span) string {
 	return f.Node + ": " + f.Label
 }
 
+// opaque is c without its transparency.
+func opaque(c color.NRGBA) color.NRGBA {
+	c.A = 0xff
+	return c
+}
+
+// drawDoubleMark draws an accepted write of a slot that ran twice: an
+// orange diamond.
+func drawDoubleMark(c *draw.Canvas, pt vg.Point) {
+	c.DrawGlyphNoClip(draw.GlyphStyle{Color: color.White, Radius: vg.Points(5), Shape: draw.PyramidGlyph{}}, pt)
+	c.DrawGlyphNoClip(draw.GlyphStyle{Color: writeTwice, Radius: vg.Points(4), Shape: draw.PyramidGlyph{}}, pt)
+}
+
 // drawWriteMark draws a cron write: a green dot if the resource accepted it,
 // a red cross if it rejected it.
 func drawWriteMark(c *draw.Canvas, pt vg.Point, accepted bool) {
@@ -252,13 +318,30 @@ var timelineLegend = []legendItem{
 		pts := boxAround(at, 9, 4)
 		c.FillPolygon(tenureFill, pts)
 	}},
-	{"fault", func(c *draw.Canvas, at vg.Point) {
+	{"split-brain overlap", func(c *draw.Canvas, at vg.Point) {
 		pts := boxAround(at, 9, 6)
-		c.FillPolygon(faultFill, pts)
-		c.StrokeLine2(draw.LineStyle{Color: faultEdge, Width: vg.Points(0.6)}, pts[0].X, pts[0].Y, pts[3].X, pts[3].Y)
+		c.FillPolygon(overlapFill, pts)
+		c.StrokeLines(draw.LineStyle{Color: overlapEdge, Width: vg.Points(1)}, append(pts, pts[0]))
 	}},
+	{"settle phase", func(c *draw.Canvas, at vg.Point) { c.FillPolygon(settleFill, boxAround(at, 9, 6)) }},
 	{"cron write accepted", func(c *draw.Canvas, at vg.Point) { drawWriteMark(c, at, true) }},
-	{"cron write rejected (fenced)", func(c *draw.Canvas, at vg.Point) { drawWriteMark(c, at, false) }},
+	{"rejected (fenced)", func(c *draw.Canvas, at vg.Point) { drawWriteMark(c, at, false) }},
+	{"slot run twice", func(c *draw.Canvas, at vg.Point) { drawDoubleMark(c, at) }},
+}
+
+// faultLegend is a legend entry per fault kind the timeline shows.
+func faultLegend(tl *Timeline) []legendItem {
+	var items []legendItem
+	for _, k := range faultKindOrder {
+		for _, f := range tl.Faults {
+			if f.Kind == k {
+				fill := faultKindFill(k)
+				items = append(items, legendItem{k, func(c *draw.Canvas, at vg.Point) { c.FillPolygon(fill, boxAround(at, 9, 6)) }})
+				break
+			}
+		}
+	}
+	return items
 }
 
 // boxAround is a rectangle of half-width hw and half-height hh points

@@ -382,12 +382,20 @@ func (s *Summary) Aggregate() {
 
 // Timeline is what the leadership-timeline plot shows for one run.
 type Timeline struct {
-	Title   string
-	Nodes   []string // candidates, top to bottom
-	EndMs   float64
-	Tenures []Span // leadership: Node, FromMs, ToMs, Label "e=3"
-	Faults  []Span // shaded: Node ("" = whole cluster), FromMs, ToMs, Label
-	Writes  []Mark // cron writes at the resource, by writer
+	Title string
+	// Algorithm names the run's algorithm: a comparison draws one timeline
+	// per algorithm, the first named "timeline", the others
+	// "timeline-<algorithm>".
+	Algorithm string
+	Nodes     []string // candidates, top to bottom
+	EndMs     float64
+	// SettleMs is when the settle phase began (0: none): shaded to the end.
+	SettleMs float64
+	Tenures  []Span // leadership: Node, FromMs, ToMs, Label "e=3"
+	Faults   []Span // shaded: Node ("" = whole cluster), FromMs, ToMs, Kind, Label
+	// Overlaps are split-brain overlaps, one span per node involved.
+	Overlaps []Span
+	Writes   []Mark // cron writes at the resource, by writer
 }
 
 // Span is an interval on one node's row.
@@ -396,6 +404,9 @@ type Span struct {
 	FromMs float64
 	ToMs   float64
 	Label  string
+	// Kind is a fault's kind (pause, down, partition, clock, link, store,
+	// disk, resign), which picks its colour.
+	Kind string
 }
 
 // Mark is an instant on one node's row.
@@ -404,4 +415,7 @@ type Mark struct {
 	AtMs     float64
 	Accepted bool
 	Label    string
+	// Double marks an accepted write of a slot that ran twice (a
+	// double_execution finding).
+	Double bool
 }

@@ -1,9 +1,12 @@
 package simrun
 
 import (
+	"slices"
 	"sort"
 	"time"
 
+	"github.com/electsim/electsim/checker"
+	"github.com/electsim/electsim/cron"
 	"github.com/electsim/electsim/reports"
 	"github.com/electsim/electsim/scenarios"
 	"github.com/electsim/electsim/sim"
@@ -54,13 +57,19 @@ func summarize(r *scenarios.Run) reports.RunSummary {
 	return rs
 }
 
-// timeline extracts the leadership timeline of one run for the plot.
+// timeline extracts the leadership timeline of one run for the plot:
+// tenures, every fault on the rows of the nodes it hit (coloured by kind),
+// the settle phase, split-brain overlaps and the cron writes, with the
+// writes of slots that ran twice marked.
 func timeline(r *scenarios.Run) *reports.Timeline {
-	tl := &reports.Timeline{Title: r.Scenario.Name + " · " + r.Algorithm + " · seed " + uitoa(r.Seed)}
+	tl := &reports.Timeline{Title: r.Scenario.Name + " · " + r.Algorithm + " · seed " + uitoa(r.Seed), Algorithm: r.Algorithm}
 	for _, id := range r.Candidates {
 		tl.Nodes = append(tl.Nodes, r.Sim.NodeName(id))
 	}
 	tl.EndMs = msT(r.Sim.Now())
+	if r.SettleStart > 0 && r.SettleStart < r.Sim.Now() {
+		tl.SettleMs = msT(r.SettleStart)
+	}
 	open := map[sim.NodeID]int{}
 	pausedAt := map[sim.NodeID]float64{}
 	downAt := map[sim.NodeID]float64{}
@@ -84,40 +93,91 @@ func timeline(r *scenarios.Run) *reports.Timeline {
 			pausedAt[rec.Node] = at
 		case sim.RecResume:
 			if from, ok := pausedAt[rec.Node]; ok {
-				tl.Faults = append(tl.Faults, reports.Span{Node: name, FromMs: from, ToMs: at, Label: "paused"})
+				tl.Faults = append(tl.Faults, reports.Span{Node: name, FromMs: from, ToMs: at, Label: "paused", Kind: "pause"})
 				delete(pausedAt, rec.Node)
 			}
 		case sim.RecCrash:
 			downAt[rec.Node] = at
 		case sim.RecStart:
 			if from, ok := downAt[rec.Node]; ok {
-				tl.Faults = append(tl.Faults, reports.Span{Node: name, FromMs: from, ToMs: at, Label: "down"})
+				tl.Faults = append(tl.Faults, reports.Span{Node: name, FromMs: from, ToMs: at, Label: "down", Kind: "down"})
 				delete(downAt, rec.Node)
 			}
 		}
 	}
-	for id, from := range pausedAt {
-		tl.Faults = append(tl.Faults, reports.Span{Node: r.Sim.NodeName(id), FromMs: from, ToMs: tl.EndMs, Label: "paused"})
+	for _, id := range sortedIDs(pausedAt) {
+		tl.Faults = append(tl.Faults, reports.Span{Node: r.Sim.NodeName(id), FromMs: pausedAt[id], ToMs: tl.EndMs, Label: "paused", Kind: "pause"})
 	}
-	for id, from := range downAt {
-		tl.Faults = append(tl.Faults, reports.Span{Node: r.Sim.NodeName(id), FromMs: from, ToMs: tl.EndMs, Label: "down"})
+	for _, id := range sortedIDs(downAt) {
+		tl.Faults = append(tl.Faults, reports.Span{Node: r.Sim.NodeName(id), FromMs: downAt[id], ToMs: tl.EndMs, Label: "down", Kind: "down"})
+	}
+	candidate := map[sim.NodeID]bool{}
+	for _, id := range r.Candidates {
+		candidate[id] = true
 	}
 	for _, a := range r.Injector.Applied() {
-		if a.Kind != "partition" && a.Kind != "clock" && a.Kind != "link" && a.Kind != "store" {
-			continue
+		if a.Kind != "partition" && a.Kind != "clock" && a.Kind != "link" && a.Kind != "store" && a.Kind != "disk" {
+			continue // pauses and crashes come from the trace above
 		}
 		to := tl.EndMs
 		if a.Reverted {
 			to = msT(a.RevertedAt)
 		}
-		tl.Faults = append(tl.Faults, reports.Span{Node: "", FromMs: msT(a.At), ToMs: to, Label: a.Kind})
+		// On the rows of the candidates it hit: a clock fault on n4 does not
+		// shade n2's row. Faults of no candidate (a store fault, links
+		// between every node) shade every row.
+		onRows := false
+		for _, id := range a.Nodes {
+			if candidate[id] {
+				onRows = true
+				tl.Faults = append(tl.Faults, reports.Span{Node: r.Sim.NodeName(id), FromMs: msT(a.At), ToMs: to, Label: a.Kind, Kind: a.Kind})
+			}
+		}
+		if !onRows {
+			label := a.Kind
+			if len(a.Nodes) > 0 {
+				label += " " + r.Sim.NodeName(a.Nodes[0])
+			}
+			tl.Faults = append(tl.Faults, reports.Span{FromMs: msT(a.At), ToMs: to, Label: label, Kind: a.Kind})
+		}
 	}
-	sort.SliceStable(tl.Faults, func(i, j int) bool { return tl.Faults[i].FromMs < tl.Faults[j].FromMs })
+	sort.SliceStable(tl.Faults, func(i, j int) bool {
+		a, b := tl.Faults[i], tl.Faults[j]
+		if a.FromMs != b.FromMs {
+			return a.FromMs < b.FromMs
+		}
+		return a.Node < b.Node
+	})
+	doubled := map[string]bool{}
+	for _, c := range r.Report.Checks {
+		for _, v := range c.Violations {
+			switch v.Kind {
+			case checker.CheckSplitBrain:
+				for _, n := range v.Nodes {
+					tl.Overlaps = append(tl.Overlaps, reports.Span{Node: n, FromMs: msT(v.At), ToMs: msT(v.End), Label: "split-brain"})
+				}
+			case checker.CheckDoubleExecution:
+				if v.Slot != "" {
+					doubled[v.Slot] = true
+				}
+			}
+		}
+	}
 	if r.Resource != nil {
 		for _, e := range r.Resource.Log() {
 			tl.Writes = append(tl.Writes, reports.Mark{Node: r.Sim.NodeName(e.Node), AtMs: msT(e.At), Accepted: e.Accepted,
-				Label: e.Job + " tok " + itoa(e.Token) + " " + e.Reason})
+				Label: e.Job + " tok " + itoa(e.Token) + " " + e.Reason, Double: e.Accepted && doubled[cron.SlotName(e.Job, e.Slot)]})
 		}
 	}
 	return tl
+}
+
+// sortedIDs are m's keys in order.
+func sortedIDs(m map[sim.NodeID]float64) []sim.NodeID {
+	ids := make([]sim.NodeID, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
 }

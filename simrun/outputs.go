@@ -17,21 +17,25 @@ import (
 // porcupine visualizations of the featured run, repro.yaml if a failing run
 // was shrunk, and report.html (summary.json is written by the caller, once
 // the reports' timing is known). The caller commits or aborts it.
-func stageOutputs(out string, s *reports.Summary, fr *scenarios.Run, o *options, sh *shrinkResult) (*stagedFolder, error) {
+func stageOutputs(out string, s *reports.Summary, fr *scenarios.Run, others []*scenarios.Run, o *options, sh *shrinkResult) (*stagedFolder, error) {
 	st, err := stageFolder(out)
 	if err != nil {
 		return nil, err
 	}
-	if err := fillOutputs(st.tmp, s, fr, o, sh); err != nil {
+	if err := fillOutputs(st.tmp, s, fr, others, o, sh); err != nil {
 		st.abort()
 		return nil, err
 	}
 	return st, nil
 }
 
-func fillOutputs(tmp string, s *reports.Summary, fr *scenarios.Run, o *options, sh *shrinkResult) error {
+func fillOutputs(tmp string, s *reports.Summary, fr *scenarios.Run, others []*scenarios.Run, o *options, sh *shrinkResult) error {
 	{
-		plots, err := reports.WritePlots(tmp, s, timeline(fr))
+		tls := []*reports.Timeline{timeline(fr)}
+		for _, r := range others {
+			tls = append(tls, timeline(r))
+		}
+		plots, err := reports.WritePlots(tmp, s, tls...)
 		if err != nil {
 			return fmt.Errorf("plots: %w", err)
 		}

@@ -183,7 +183,28 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	if !res.interrupted { // asked to stop: no 30 s of shrinking
 		shrunk = maybeShrink(o, fsc, fr, stderr)
 	}
-	folder, err := stageOutputs(out, s, fr, o, shrunk)
+	// A comparison draws one timeline per algorithm: each other
+	// algorithm's first failing run in the featured run's grid cell (else
+	// its first), run again with its story.
+	var others []*scenarios.Run
+	if len(algos) > 1 {
+		fj := featured(jobs, res)
+		for _, a := range algos {
+			if a == fr.Algorithm {
+				continue
+			}
+			j, ok := representative(jobs, res, a, fj.cell)
+			if !ok {
+				continue
+			}
+			r, err := scs[j.cell].Run(scenarios.RunOptions{Seed: j.seed, Algorithm: algoOverride(scs[j.cell], j.algo), PorcupineTimeout: o.porcupine, Story: true, StopAtViolation: o.failFast})
+			if err != nil {
+				return exitUsage, err
+			}
+			others = append(others, r)
+		}
+	}
+	folder, err := stageOutputs(out, s, fr, others, o, shrunk)
 	if err != nil {
 		ex.abort()
 		return exitUsage, err
@@ -294,6 +315,25 @@ func anyDone(res sweepResult) bool {
 		}
 	}
 	return false
+}
+
+// representative is algo's first failing run in cell, else its first
+// finished one there.
+func representative(jobs jobList, res sweepResult, algo string, cell int) (job, bool) {
+	first, found := job{}, false
+	for i := range res.runs {
+		j := jobs.at(i)
+		if !res.done[i] || j.algo != algo || j.cell != cell {
+			continue
+		}
+		if !res.runs[i].OK {
+			return j, true
+		}
+		if !found {
+			first, found = j, true
+		}
+	}
+	return first, found
 }
 
 func featured(jobs jobList, res sweepResult) job {
