@@ -49,3 +49,16 @@ func TestHeatPerAlgorithm(t *testing.T) {
 	_, _, err = fig.render()
 	assert.NoError(t, err)
 }
+
+// The space-time diagram's note says what the cap left out.
+func TestSpaceTimeNoteNamesTheCap(t *testing.T) {
+	s := synthSummary(1, 2, "raft")
+	st := &SpaceTime{Nodes: []string{"n1", "n2"}, EndMs: 1000, Total: MaxSpaceTimeMessages + 5, Messages: make([]STMessage, MaxSpaceTimeMessages)}
+	v, err := buildView("report.html", s, nil, t.TempDir(), HTMLExtras{SpaceTime: st})
+	assert.NoError(t, err)
+	assert.Contains(t, v.STNote, "sent 20005 messages; the diagram draws the first 20000")
+	assert.NotEmpty(t, v.SpaceTimeJS)
+	v, err = buildView("report.html", s, nil, t.TempDir(), HTMLExtras{})
+	assert.NoError(t, err)
+	assert.Empty(t, v.SpaceTime, "no diagram without data")
+}

@@ -44,6 +44,8 @@ type HTMLExtras struct {
 	// Matrix is an optional pre-rendered HTML table. It is inserted verbatim,
 	// so it must be trusted HTML (render it with html/template).
 	Matrix string
+	// SpaceTime is the featured run's space-time diagram (nil: none).
+	SpaceTime *SpaceTime
 }
 
 // Report limits: beyond these the report says how many it left out (all
@@ -58,6 +60,9 @@ var reportTmpl string
 
 //go:embed report.css
 var reportCSS string
+
+//go:embed spacetime.js
+var spaceTimeScript string
 
 var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{"storyLines": storyLines, "verdict": isVerdict}).Parse(reportTmpl))
 

@@ -29,6 +29,11 @@ type view struct {
 	Schema      string
 	Grid        []metaItem  // a parameter sweep's dimensions
 	Heat        []heatTable // a two-dimensional sweep's heat metric per cell
+	// SpaceTime is the featured run's diagram data, its script and the
+	// note above it (what it shows, and what the cap left out).
+	SpaceTime   template.JS
+	SpaceTimeJS template.JS
+	STNote      string
 }
 
 // heatTable is a two-dimensional sweep's heat metric for one algorithm:
@@ -182,6 +187,18 @@ func buildView(path string, s *Summary, plots []Plot, dir string, x HTMLExtras) 
 		v.Algos = append(v.Algos, algoRow(a, swatch[a.Key()]))
 	}
 	v.Grid, v.Heat = gridViews(s)
+	if st := x.SpaceTime; st != nil && len(st.Nodes) > 0 {
+		js, err := spaceTimeJSON(st)
+		if err != nil {
+			return nil, err
+		}
+		v.SpaceTime, v.SpaceTimeJS = js, template.JS(spaceTimeScript)
+		v.STNote = fmt.Sprintf("The featured run: %d messages, %d timer firings.", st.Total, len(st.Timers))
+		if st.Truncated() {
+			v.STNote = fmt.Sprintf("The featured run sent %d messages; the diagram draws the first %d (at most %d, to keep the page small), up to t=%s s.",
+				st.Total, len(st.Messages), MaxSpaceTimeMessages, fmtSec(st.EndMs))
+		}
+	}
 	var err error
 	if v.Plots, err = embedPlots(path, plots, dir); err != nil {
 		return nil, err

@@ -17,19 +17,19 @@ import (
 // porcupine visualizations of the featured run, repro.yaml if a failing run
 // was shrunk, and report.html (summary.json is written by the caller, once
 // the reports' timing is known). The caller commits or aborts it.
-func stageOutputs(out string, s *reports.Summary, fr *scenarios.Run, others []*scenarios.Run, o *options, sh *shrinkResult) (*stagedFolder, error) {
-	st, err := stageFolder(out)
+func stageOutputs(out string, s *reports.Summary, fr *scenarios.Run, others []*scenarios.Run, st *reports.SpaceTime, o *options, sh *shrinkResult) (*stagedFolder, error) {
+	folder, err := stageFolder(out)
 	if err != nil {
 		return nil, err
 	}
-	if err := fillOutputs(st.tmp, s, fr, others, o, sh); err != nil {
-		st.abort()
+	if err := fillOutputs(folder.tmp, s, fr, others, st, o, sh); err != nil {
+		folder.abort()
 		return nil, err
 	}
-	return st, nil
+	return folder, nil
 }
 
-func fillOutputs(tmp string, s *reports.Summary, fr *scenarios.Run, others []*scenarios.Run, o *options, sh *shrinkResult) error {
+func fillOutputs(tmp string, s *reports.Summary, fr *scenarios.Run, others []*scenarios.Run, st *reports.SpaceTime, o *options, sh *shrinkResult) error {
 	{
 		tls := []*reports.Timeline{timeline(fr)}
 		for _, r := range others {
@@ -57,7 +57,7 @@ func fillOutputs(tmp string, s *reports.Summary, fr *scenarios.Run, others []*sc
 			}
 			links = append(links, reports.Link{Label: fmt.Sprintf("%s (%s model, %d operations) of seed %d under %s: %s", lin.Check, lin.Model, lin.Operations, fr.Seed, fr.Algorithm, lin.Result), Href: name})
 		}
-		x := reports.HTMLExtras{Title: s.Scenario.Name, Command: commandLine(o), Porcupine: links}
+		x := reports.HTMLExtras{Title: s.Scenario.Name, Command: commandLine(o), Porcupine: links, SpaceTime: st}
 		if sh != nil {
 			if err := os.WriteFile(filepath.Join(tmp, "repro.yaml"), sh.yaml, 0o644); err != nil {
 				return err

@@ -204,7 +204,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 			others = append(others, r)
 		}
 	}
-	folder, err := stageOutputs(out, s, fr, others, o, shrunk)
+	folder, err := stageOutputs(out, s, fr, others, ex.spaceTime(fr), o, shrunk)
 	if err != nil {
 		ex.abort()
 		return exitUsage, err
@@ -354,6 +354,17 @@ func featured(jobs jobList, res sweepResult) job {
 // place: they are committed with the other outputs, or not at all.
 type exports struct {
 	files []*atomicFile
+	// diagram collected the run's messages and timers for the report's
+	// space-time diagram.
+	diagram *spaceTimeSink
+}
+
+// spaceTime is the featured run's diagram (nil without one).
+func (e *exports) spaceTime(fr *scenarios.Run) *reports.SpaceTime {
+	if e == nil || e.diagram == nil || fr == nil {
+		return nil
+	}
+	return e.diagram.diagram(timeline(fr))
 }
 
 func (e *exports) abort() {
@@ -404,6 +415,8 @@ func rerun(sc *scenarios.Scenario, j job, o *options, stdout io.Writer) (*scenar
 		jw = sim.NewJSONLWriter(tf.w, r.Sim)
 		r.Sim.AddSink(jw)
 	}
+	ex.diagram = newSpaceTimeSink(r.Sim)
+	r.Sim.AddSink(ex.diagram)
 	r.Execute(opts)
 	if jw != nil {
 		if err := jw.Flush(); err != nil {

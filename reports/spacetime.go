@@ -1,0 +1,61 @@
+package reports
+
+import (
+	"encoding/json"
+	"html/template"
+)
+
+// MaxSpaceTimeMessages is the most messages the report's space-time
+// diagram draws: a minute of a five-node Raft cluster (about 10,000
+// messages) fits; a longer run is drawn up to its first this many messages,
+// and a note above the diagram says so.
+const MaxSpaceTimeMessages = 20000
+
+// SpaceTime is the featured run's space-time diagram: one lane per node,
+// messages as arrows from their sending to their delivery or loss, timer
+// firings, leadership tenures and faults (the report draws it, zoomable,
+// in the browser).
+type SpaceTime struct {
+	Nodes []string `json:"nodes"`
+	EndMs float64  `json:"end_ms"`
+	// Messages are the first MaxSpaceTimeMessages messages, by delivery or
+	// loss; Total counts every message of the run.
+	Messages []STMessage `json:"messages"`
+	Total    int         `json:"total"`
+	Timers   []STTimer   `json:"timers"`
+	Tenures  []Span      `json:"tenures"`
+	Faults   []Span      `json:"faults"`
+}
+
+// STMessage is one message: from and to are lanes (indices into Nodes).
+type STMessage struct {
+	From   int     `json:"f"`
+	To     int     `json:"t"`
+	SentMs float64 `json:"s"`
+	AtMs   float64 `json:"a"`
+	Kind   string  `json:"k"`
+	// Fate is "delivered", "dropped" (Why says why) or "duplicate" (a
+	// second delivery of one send).
+	Fate string `json:"x"`
+	Why  string `json:"w,omitempty"`
+}
+
+// STTimer is a timer firing on a lane.
+type STTimer struct {
+	Node int     `json:"n"`
+	AtMs float64 `json:"a"`
+	Name string  `json:"k"`
+}
+
+// Truncated reports whether messages were left out.
+func (st *SpaceTime) Truncated() bool { return st != nil && st.Total > len(st.Messages) }
+
+// spaceTimeJSON is st as JSON for the report's script, safe inside a
+// <script> element.
+func spaceTimeJSON(st *SpaceTime) (template.JS, error) {
+	b, err := json.Marshal(st)
+	if err != nil {
+		return "", err
+	}
+	return template.JS(b), nil
+}

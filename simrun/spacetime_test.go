@@ -1,0 +1,78 @@
+package simrun
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/electsim/electsim/reports"
+)
+
+// chromium is the headless browser the report's script is checked in, or
+// "" (the test then skips, unless ELECTSIM_BROWSER_TESTS=1 says the
+// machine must have one: .ci/run installs Debian's chromium and sets it).
+func chromium(t *testing.T) string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("ELECTSIM_BROWSER_TESTS") == "1" {
+		t.Fatal("ELECTSIM_BROWSER_TESTS=1 but no chromium on PATH")
+	}
+	t.Skip("no chromium on PATH (set ELECTSIM_BROWSER_TESTS=1 to require it)")
+	return ""
+}
+
+// The report's space-time diagram, loaded in headless Chromium, draws one
+// arrow per message of the featured run: every delivery and every loss.
+func TestSpaceTimeRendersEveryMessage(t *testing.T) {
+	browser := chromium(t)
+	dir := t.TempDir()
+	code, _, e := simrun(t, "-scenario", partition, "-out", dir, "-quiet", "-shrink=false")
+	require.Equal(t, exitOK, code, e)
+	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?s)<script id="st-data" type="application/json">(.*?)</script>`).FindSubmatch(page)
+	require.NotNil(t, m, "the diagram's data is in the page")
+	var st reports.SpaceTime
+	require.NoError(t, json.Unmarshal(m[1], &st))
+	s := readSummary(t, filepath.Join(dir, "summary.json"))
+	sent := 0
+	for _, n := range s.Runs[0].MessagesByKind {
+		sent += int(n)
+	}
+	require.Equal(t, sent, st.Total, "every message sent is delivered or lost once (no duplication here)")
+	require.Len(t, st.Messages, st.Total, "under the cap: all drawn")
+
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
+		"--user-data-dir="+filepath.Join(dir, "chromium"), "--dump-dom", "file://"+filepath.Join(dir, "report.html"))
+	dom, err := cmd.Output()
+	require.NoError(t, err)
+	arrows := strings.Count(string(dom), `<line class="msg `)
+	assert.Equal(t, len(st.Messages), arrows, "one arrow per message")
+	assert.Equal(t, strings.Count(string(dom), `<line class="msg dropped"`), countFate(st, "dropped"))
+	assert.Contains(t, string(dom), `data-rendered="`)
+}
+
+func countFate(st reports.SpaceTime, fate string) int {
+	n := 0
+	for _, m := range st.Messages {
+		if m.Fate == fate {
+			n++
+		}
+	}
+	return n
+}
