@@ -24,9 +24,9 @@ func TestJudge(t *testing.T) {
 	assert.False(t, ok)
 	assert.Equal(t, []string{
 		"split_brain violated: 1 overlap(s) of two acting leaders, 1 harmful; first: n1 (epoch 6, token 6) and n2 (epoch 7, token 7) both acted as leader from t=4.000s to t=8.000s (4s); the resource applied report@2026-01-01T02:00:00Z from both leaders (n1 token 6 and n2 token 7)",
-		"double_execution violated: 1 slot(s) applied from more than one run; first: report@2026-01-01T02:00:00Z was applied from 2 runs: n2 run 50 token 7, n1 run 10 token 6 (policy none)",
+		"double_execution violated: 1 slot(s) applied from more than one run; first: report@2026-01-01T02:00:00Z was applied from 2 runs: n2 run@50ns token 7, n1 run@10ns token 6 (policy none)",
 		"stale_write violated: 1 write(s) applied with a stale token; first: the resource applied n1's write of report@2026-01-01T02:00:00Z with token 6 at t=8.010s after applying token 7 from n2 at t=5.000s (fencing scope job, policy none)",
-		"linearizability violated: porcupine: the resource history (2 writes, 1 partitions by slot) is not linearizable as a fenced store; first: partition report@2026-01-01T02:00:00Z: porcupine linearized 1 of 2 writes; it cannot place n1 run 10 report@2026-01-01T02:00:00Z step 0 token 6 → applied, because a higher token (7) was already applied",
+		"linearizability violated: porcupine: the resource history (2 writes, 1 partitions by slot) is not linearizable as a fenced store; first: partition report@2026-01-01T02:00:00Z: porcupine linearized 1 of 2 writes; it cannot place n1 run@10ns report@2026-01-01T02:00:00Z step 0 token 6 → applied, because a higher token (7) was already applied",
 		"leader_linearizability violated: porcupine: the leadership history (3 operations) is not linearizable as a lock; first: porcupine linearized 1 of 3 operations; it cannot place n2's acquire (epoch 7, token 7) at t=4.000s while the lock is held by n1",
 	}, problems)
 

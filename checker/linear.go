@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/anishathalye/porcupine"
 	"github.com/electsim/electsim/sim"
@@ -135,7 +136,7 @@ func (c *checker) checkLinearizability() (Check, Linearization) {
 			if st.has && in.token < st.highest {
 				why = fmt.Sprintf("a higher token (%d) was already applied", st.highest)
 			} else if o, found := st.owners.find(in.job, in.slot); found {
-				why = fmt.Sprintf("its slot was already applied from %s run %d", c.in.name(o.node), o.run)
+				why = fmt.Sprintf("its slot was already applied from %s run@%v", c.in.name(o.node), time.Duration(o.run))
 			}
 			v := Violation{Kind: CheckLinearizability, At: e.At, End: e.At, Nodes: []string{c.in.name(e.Node)}, Tokens: []int64{e.Token},
 				Slot: c.slotName(e.JobIndex, e.Slot),

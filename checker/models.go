@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/anishathalye/porcupine"
 	"github.com/electsim/electsim/cron"
@@ -83,10 +84,10 @@ func leadershipOps(tl *timeline, name func(sim.NodeID) string) []porcupine.Opera
 	for i := range tl.tenures {
 		t := &tl.tenures[i]
 		in := lockInput{op: lockAcquire, node: t.node, name: name(t.node), epoch: t.epoch, token: t.token}
-		ops = append(ops, porcupine.Operation{ClientId: int(t.node), Input: in, Call: int64(t.start), Return: int64(t.start)})
+		ops = append(ops, porcupine.Operation{ClientId: clientOf(t.node), Input: in, Call: int64(t.start), Return: int64(t.start)})
 		if !t.open() {
 			in.op = lockRelease
-			ops = append(ops, porcupine.Operation{ClientId: int(t.node), Input: in, Call: int64(t.end), Return: int64(t.end)})
+			ops = append(ops, porcupine.Operation{ClientId: clientOf(t.node), Input: in, Call: int64(t.end), Return: int64(t.end)})
 		}
 	}
 	return ops
@@ -178,7 +179,7 @@ func fencedStoreModelFrom(names func(sim.NodeID) string, partition func([]porcup
 					return false
 				}
 				i++
-				fmt.Fprintf(&b, "; slot %d@%d by %s run %d", o.job, o.slot, names(o.node), o.run)
+				fmt.Fprintf(&b, "; slot %d@%d by %s run@%v", o.job, o.slot, names(o.node), time.Duration(o.run))
 				return true
 			})
 			return b.String()
@@ -189,8 +190,15 @@ func fencedStoreModelFrom(names func(sim.NodeID) string, partition func([]porcup
 // writeDesc describes a write for porcupine's visualization and for
 // violations.
 func writeDesc(e *cron.LogEntry, name func(sim.NodeID) string) string {
-	return fmt.Sprintf("%s run %d %s step %d token %d", name(e.Node), e.Run, cron.SlotName(e.Job, e.Slot), e.Step, e.Token)
+	// A run's ID is its node's monotonic reading when it started: shown as
+	// that time, not as nanoseconds.
+	return fmt.Sprintf("%s run@%v %s step %d token %d", name(e.Node), time.Duration(e.Run), cron.SlotName(e.Job, e.Slot), e.Step, e.Token)
 }
+
+// clientOf is node's client number in porcupine's histories: its ID + 1,
+// so porcupine's client 1 is n1 (scenarios name candidates n1…nN for IDs
+// 0…N−1) rather than client 0.
+func clientOf(node sim.NodeID) int { return int(node) + 1 }
 
 // advance applies a segment's applied writes to s in the order the
 // resource decided them, without judging them. After a linearizable segment
@@ -245,7 +253,7 @@ func resourceOps(log []cron.LogEntry, sentAt []sim.Time, name func(sim.NodeID) s
 		}
 		in := writeInput{idx: i, job: e.JobIndex, slot: e.Slot, step: e.Step, token: e.Token, node: e.Node, run: e.Run, why: e.Reason,
 			desc: writeDesc(e, name)}
-		ops = append(ops, porcupine.Operation{ClientId: int(e.Node), Input: in, Call: int64(call), Output: e.Accepted, Return: int64(e.At)})
+		ops = append(ops, porcupine.Operation{ClientId: clientOf(e.Node), Input: in, Call: int64(call), Output: e.Accepted, Return: int64(e.At)})
 	}
 	return ops
 }

@@ -135,8 +135,8 @@ func (c *checker) annotations(clients []bool, withTenures bool, from, to int64) 
 		out = out[:k]
 	}()
 	row := func(node sim.NodeID, a porcupine.Annotation) porcupine.Annotation {
-		if node >= 0 && int(node) < len(clients) && clients[node] {
-			a.ClientId = int(node)
+		if k := clientOf(node); node >= 0 && k < len(clients) && clients[k] {
+			a.ClientId = k
 		} else {
 			a.Tag = c.in.name(node)
 		}
@@ -180,7 +180,7 @@ func (c *checker) annotations(clients []bool, withTenures bool, from, to int64) 
 // annotate adds the run's faults (and tenures) over the time ops span to
 // the visualization.
 func (c *checker) annotate(l *Linearization, ops []porcupine.Operation, withTenures bool) {
-	clients := make([]bool, len(c.tl.openT)+len(c.in.Names))
+	clients := make([]bool, len(c.tl.openT)+len(c.in.Names)+1) // indexed by clientOf
 	from, to := int64(math.MaxInt64), int64(math.MinInt64)
 	for _, op := range ops {
 		if op.ClientId >= 0 && op.ClientId < len(clients) {

@@ -3,6 +3,7 @@ package checker
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/electsim/electsim/cron"
 	"github.com/electsim/electsim/sim"
@@ -126,7 +127,7 @@ func (c *checker) checkDoubleExecution() Check {
 		for _, r := range d.runs {
 			nodes = append(nodes, c.in.name(r.node))
 			tokens = append(tokens, r.token)
-			parts = append(parts, fmt.Sprintf("%s run %d token %d", c.in.name(r.node), r.run, r.token))
+			parts = append(parts, fmt.Sprintf("%s run@%v token %d", c.in.name(r.node), time.Duration(r.run), r.token))
 		}
 		v := Violation{Kind: CheckDoubleExecution, At: second.At, End: second.At, Nodes: nodes, Tokens: tokens, Slot: d.name,
 			Details: fmt.Sprintf("%s was applied from %d runs: %s (policy %s)", d.name, len(d.runs), strings.Join(parts, ", "), c.in.Policy)}

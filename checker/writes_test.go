@@ -38,7 +38,7 @@ func TestDoubleExecution(t *testing.T) {
 	v := c.Violations[0]
 	assert.Equal(t, at(8010), v.At)
 	assert.Equal(t, []string{"n2", "n1"}, v.Nodes)
-	assert.Equal(t, "report@2026-01-01T02:00:00Z was applied from 2 runs: n2 run 50 token 7, n1 run 10 token 6 (policy none)", v.Details)
+	assert.Equal(t, "report@2026-01-01T02:00:00Z was applied from 2 runs: n2 run@50ns token 7, n1 run@10ns token 6 (policy none)", v.Details)
 	assert.Equal(t, "t=1.000s n1 acts as leader, epoch 6, token 6 · t=2.000s n1 paused for 6s · t=4.000s n2 acts as leader, epoch 7, token 7 · "+
 		"t=5.000s n2 wrote report@2026-01-01T02:00:00Z step 0 with token 7; resource accepted it at t=5.000s (policy: none) · "+
 		"t=8.000s n1 resumed · t=8.000s n1 stopped leading: lease expired · t=8.010s n1 wrote report@2026-01-01T02:00:00Z step 0 with token 6; resource accepted it at t=8.010s (policy: none) → double execution",
