@@ -1,9 +1,12 @@
 package reports
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
 )
 
 // Wilson95 against published values (Newcombe, "Two-sided confidence
@@ -61,4 +64,24 @@ func TestSpaceTimeNoteNamesTheCap(t *testing.T) {
 	v, err = buildView("report.html", s, nil, t.TempDir(), HTMLExtras{})
 	assert.NoError(t, err)
 	assert.Empty(t, v.SpaceTime, "no diagram without data")
+}
+
+// On a log axis the box plot's whiskers reach Tukey's fences taken on log
+// latency: a sample spread evenly in log space (100…10,000 ms) has no
+// outliers, where linear fences would cut its upper tail.
+func TestLogFences(t *testing.T) {
+	var v []float64
+	for i := 0; i <= 40; i++ {
+		v = append(v, math.Pow(10, 2+float64(i)/20))
+	}
+	b, err := plotter.NewBoxPlot(vg.Points(20), 0, plotter.Values(v))
+	assert.NoError(t, err)
+	assert.NotEmpty(t, b.Outside, "linear fences call the log-spread tail outliers")
+	logFences(b)
+	assert.Empty(t, b.Outside)
+	assert.Equal(t, 100.0, b.AdjLow)
+	assert.InDelta(t, 10000.0, b.AdjHigh, 1e-6)
+	b.Values = append(b.Values, 1e7) // three decades beyond: an outlier
+	logFences(b)
+	assert.Equal(t, []int{41}, b.Outside)
 }

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"math"
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -34,6 +35,9 @@ func failoverBox(s *Summary, algos []string) (*figure, error) {
 			return nil, err
 		}
 		box.Horizontal = true
+		if ax.log {
+			logFences(box)
+		}
 		c := algoColor(i)
 		box.FillColor = alpha(c, 0.35)
 		box.BoxStyle = draw.LineStyle{Color: c, Width: vg.Points(1.2)}
@@ -48,4 +52,30 @@ func failoverBox(s *Summary, algos []string) (*figure, error) {
 	p.Y.Tick.Label.Font.Size = vg.Points(10)
 	h := vg.Length(len(shown))*0.55*vg.Inch + 1.1*vg.Inch
 	return single(p.Title.Text, p, plotWidth, h), nil
+}
+
+// logFences redraws b's whiskers for a logarithmic axis: Tukey's fences
+// (1.5 IQR beyond the quartiles) taken on log latency, so the whiskers are
+// as long as the box they stand beside looks, and the outliers are the
+// points far from it on the scale the reader sees. gonum's fences are
+// linear: on a log axis they leave the low whisker stubby and call the
+// upper tail of a long-tailed sample normal.
+func logFences(b *plotter.BoxPlot) {
+	if b.Quartile1 <= 0 || b.Quartile3 <= 0 {
+		return // a zero latency: no log fences
+	}
+	l1, l3 := math.Log10(b.Quartile1), math.Log10(b.Quartile3)
+	lowF, highF := math.Pow(10, l1-1.5*(l3-l1)), math.Pow(10, l3+1.5*(l3-l1))
+	b.AdjLow, b.AdjHigh = b.Quartile1, b.Quartile3
+	b.Outside = b.Outside[:0]
+	for i, v := range b.Values {
+		switch {
+		case v < lowF || v > highF:
+			b.Outside = append(b.Outside, i)
+		case v < b.AdjLow:
+			b.AdjLow = v
+		case v > b.AdjHigh:
+			b.AdjHigh = v
+		}
+	}
 }

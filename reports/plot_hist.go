@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -15,8 +16,9 @@ import (
 // messages ÷ elections (failovers without an election are left out), as
 // small multiples: algorithms differ by an order of magnitude (bully's
 // broadcasts against ring's single token), so overlaid or on one axis the
-// cheaper ones would collapse into a sliver. Each panel has its own x range;
-// its title carries the numbers to compare.
+// cheaper ones would collapse into a sliver. The panels share one x range so
+// their positions compare; each title carries the numbers. Groups with no
+// failover that needed an election are named under the title.
 func messagesPerElection(s *Summary, algos []string) (*figure, error) {
 	idx := make(map[string]int, len(algos))
 	for i, a := range algos {
@@ -29,6 +31,20 @@ func messagesPerElection(s *Summary, algos []string) (*figure, error) {
 			if f.Elections > 0 && f.Messages >= 0 {
 				vals[i] = append(vals[i], float64(f.Messages)/float64(f.Elections))
 			}
+		}
+	}
+	// One x range for every panel, so panels compare at a glance; the
+	// groups with no election to count are named under the title rather
+	// than silently left out.
+	lo, hi := math.Inf(1), math.Inf(-1)
+	var missing []string
+	for i, v := range vals {
+		if len(v) == 0 {
+			missing = append(missing, algos[i])
+			continue
+		}
+		for _, x := range v {
+			lo, hi = math.Min(lo, x), math.Max(hi, x)
 		}
 	}
 	var panels []*plot.Plot
@@ -63,6 +79,19 @@ func messagesPerElection(s *Summary, algos []string) (*figure, error) {
 	if len(panels) == 0 {
 		return nil, nil
 	}
+	// Half a unit bin either side, and at least 6 wide so one constant
+	// value is not a wall-to-wall bar.
+	lo, hi = lo-0.5, hi+0.5
+	if w := hi - lo; w < 6 {
+		lo, hi = lo-(6-w)/2, hi+(6-w)/2
+	}
+	for _, p := range panels {
+		p.X.Min, p.X.Max = lo, hi
+	}
+	note := ""
+	if len(missing) > 0 {
+		note = "no failover with an election: " + strings.Join(missing, ", ")
+	}
 	cols := 1
 	if len(panels) > 2 {
 		cols = 2
@@ -77,13 +106,21 @@ func messagesPerElection(s *Summary, algos []string) (*figure, error) {
 			}
 		}
 	}
-	const titlePt = 26.0
+	titlePt := 26.0
+	if note != "" {
+		titlePt += 16
+	}
 	hgt := vg.Length(rows)*2.3*vg.Inch + vg.Points(titlePt)
 	title := "Messages per election (each failover: messages ÷ elections)"
 	return &figure{title: title, width: plotWidth, height: hgt, draw: func(c draw.Canvas) {
 		ts := textStyle(13)
 		ts.XAlign, ts.YAlign = draw.XCenter, draw.YTop
 		c.FillText(ts, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y - 4}, title)
+		if note != "" {
+			ns := textStyle(10)
+			ns.XAlign, ns.YAlign = draw.XCenter, draw.YTop
+			c.FillText(ns, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y - 22}, note)
+		}
 		body := draw.Crop(c, 0, 0, 0, -vg.Points(titlePt))
 		tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(24), PadY: vg.Points(14),
 			PadLeft: vg.Points(6), PadRight: vg.Points(10), PadBottom: vg.Points(4)}

@@ -206,6 +206,14 @@ func TestMatrix(t *testing.T) {
 		require.NoError(t, err)
 		assert.True(t, strings.Contains(string(b), "leader-crash"), f)
 	}
+	// The HTML explains its cells and links each failing cell to the replay
+	// command of its first failing run.
+	page, err := os.ReadFile(filepath.Join(dir, "out", "matrix.html"))
+	require.NoError(t, err)
+	assert.Contains(t, string(page), `<dt>runs failing expect</dt>`)
+	assert.Contains(t, string(page), `<dt>—</dt>`)
+	assert.Regexp(t, `<td class="bad"><a href="#replay-1-0" title="simrun -scenario [^"]*bully-partition.yaml -seed \d+ -algo raft">`, string(page))
+	assert.Regexp(t, `<li id="replay-1-0">raft, first failing run: <code>simrun -scenario \S+ -seed \d+ -algo raft</code></li>`, string(page))
 	// Every cell passing: exit 0.
 	require.NoError(t, os.WriteFile(m, []byte("name: tiny\nseeds: 2\nalgorithms: [raft]\nscenarios: ["+filepath.Join(abs, "leader-crash.yaml")+"]\n"), 0o644))
 	code, _, e = simrun(t, "-matrix", m, "-out", filepath.Join(dir, "out"))

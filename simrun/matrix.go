@@ -32,6 +32,7 @@ type cell struct {
 	summary reports.AlgoSummary
 	runs    int
 	failed  int
+	replay  string // the first failing run's replay command, if any
 }
 
 func loadMatrix(path string) (*matrixFile, error) {
@@ -169,6 +170,12 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 					c := &table[p.i][k]
 					c.summary, c.runs = as, as.Runs
 					c.failed = as.Runs - as.OK
+					for _, r := range s.Runs {
+						if r.Algorithm == a && !r.OK {
+							c.replay = sc.ReplayCommand(r.Seed, algoOverride(sc, a))
+							break
+						}
+					}
 				}
 			}
 		}
@@ -265,7 +272,15 @@ func matrixHTML(m *matrixFile, scs []*scenarios.Scenario, t [][]cell, seeds int)
 	fmt.Fprintf(&b, `<!doctype html><html><head><meta charset="utf-8"><title>%s</title><style>
 body{font-family:system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin-bottom:2em}
 th,td{border:1px solid #ccc;padding:4px 10px;text-align:right}th:first-child,td:first-child{text-align:left}
-th{background:#f3f3f3}.na{color:#999}</style></head><body><h1>%s</h1><p>%d seeds per cell.</p>`,
+th{background:#f3f3f3}.na{color:#999}td.bad a{color:#b00020;font-weight:600}code{font-size:.9em;background:#f6f6f8;padding:1px 4px}
+dl.legend{display:grid;grid-template-columns:max-content auto;gap:2px 12px;max-width:60em}dt{font-weight:600}</style></head><body><h1>%s</h1><p>%d seeds per cell.</p>
+<dl class="legend">
+<dt>split-brain, double-exec rate</dt><dd>share of runs with a split-brain finding (harmless ones included) or a slot applied twice</dd>
+<dt>failover p50, p99</dt><dd>latency of completed failovers; "(k never)": k failovers with no leader recognised again before the run ended; "never": none completed</dd>
+<dt>—</dt><dd>nothing to measure: no run had a failover (or an election, for messages per election)</dd>
+<dt>runs failing expect</dt><dd>runs that did not meet the scenario's own expect block, written for its own algorithm, so another algorithm may "fail" it — that is the comparison; a failing cell links to the replay command of its first failing run</dd>
+<dt>n/a</dt><dd>the algorithm cannot run the scenario (hover for why)</dd>
+</dl>`,
 		html.EscapeString(m.Name), html.EscapeString(m.Name), seeds)
 	for i, sc := range scs {
 		fmt.Fprintf(&b, "<h2>%s</h2><p>%s</p><table><tr><th>algorithm</th>", html.EscapeString(sc.Name), html.EscapeString(sc.Description))
@@ -280,12 +295,26 @@ th{background:#f3f3f3}.na{color:#999}</style></head><body><h1>%s</h1><p>%d seeds
 				continue
 			}
 			fmt.Fprintf(&b, "<tr><td>%s</td>", html.EscapeString(a))
-			for _, v := range cellValues(c) {
+			vals := cellValues(c)
+			for j, v := range vals {
+				if j == len(vals)-1 && c.replay != "" {
+					fmt.Fprintf(&b, `<td class="bad"><a href="#replay-%d-%d" title="%s">%s</a></td>`, i, k, html.EscapeString(c.replay), html.EscapeString(v))
+					continue
+				}
 				fmt.Fprintf(&b, "<td>%s</td>", html.EscapeString(v))
 			}
 			b.WriteString("</tr>")
 		}
 		b.WriteString("</table>")
+		var replays []string
+		for k, a := range m.Algorithms {
+			if c := t[i][k]; c.replay != "" {
+				replays = append(replays, fmt.Sprintf(`<li id="replay-%d-%d">%s, first failing run: <code>%s</code></li>`, i, k, html.EscapeString(a), html.EscapeString(c.replay)))
+			}
+		}
+		if len(replays) > 0 {
+			b.WriteString("<ul class=\"replays\">" + strings.Join(replays, "") + "</ul>")
+		}
 	}
 	b.WriteString("</body></html>\n")
 	return b.String()
