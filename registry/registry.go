@@ -142,6 +142,28 @@ type Algorithm struct {
 	// scenario build the same nodes without the draws Build made from r (r
 	// as Build received it).
 	Concrete func(v Values, candidates int, r *sim.Rand) []Setting
+	// DriftMargin, if set, is the algorithm's analytic worst case under
+	// clock drift, for simrun margin: the longest two candidates can both
+	// act as leader when the leader (whose clock is exact) is cut off the
+	// store and every follower's clock runs at rate × true time, with
+	// one-way latencies in [latMin, latMax]. ok is false when these
+	// values have no such bound (another flavour).
+	DriftMargin func(v Values, rate float64, latMin, latMax time.Duration) (m Margin, ok bool)
+}
+
+// Margin is an algorithm's analytic drift margin at one clock rate.
+type Margin struct {
+	// Overlap is the worst-case overlap of two acting leaders (0 when none
+	// is possible).
+	Overlap time.Duration
+	// SafeRate is the largest follower clock rate with no possible
+	// overlap.
+	SafeRate float64
+	// Formula is the bound with its terms' values, for people.
+	Formula string
+	// Terms name where each term of the formula comes from (a file and
+	// function of the real system).
+	Terms []string
 }
 
 // Param returns the parameter with key, if the algorithm has it.

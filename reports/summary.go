@@ -236,9 +236,12 @@ type CronSummary struct {
 
 // ViolationSummary is one finding of a check.
 type ViolationSummary struct {
-	Kind     string  `json:"kind"`
-	AtMs     float64 `json:"at_ms"`
-	Harmless bool    `json:"harmless,omitempty"`
+	Kind string  `json:"kind"`
+	AtMs float64 `json:"at_ms"`
+	// DurationMs is how long the finding lasted (an overlap's length); 0
+	// for instants.
+	DurationMs float64 `json:"duration_ms,omitempty"`
+	Harmless   bool    `json:"harmless,omitempty"`
 	// Details is the one-line finding; Explanation the narrative, present
 	// for the runs simrun re-ran with their story (the featured run and the
 	// failing runs it prints), empty for the others (docs/output.md).

@@ -447,3 +447,29 @@ func (l *loader) intList(n *ynode, path string) ([]int64, bool) {
 	}
 	return out, ok
 }
+
+// DriftMargin is the scenario's algorithm's analytic worst case with
+// followers' clocks at rate × true time (registry.Algorithm.DriftMargin),
+// with the network's latency bounds. A parameter given as a range counts
+// at whichever end gives the larger overlap. ok is false when the
+// algorithm (or its flavour) has no such bound.
+func (sc *Scenario) DriftMargin(rate float64) (registry.Margin, bool) {
+	def := findAlgo(sc.Algorithm.Name)
+	if def == nil || def.DriftMargin == nil {
+		return registry.Margin{}, false
+	}
+	lat := sc.Network.Latency
+	lo, hi := lat.Min, lat.Max
+	if hi < lo {
+		hi = lo
+	}
+	var best registry.Margin
+	found := false
+	for _, end := range []int{-1, 1} {
+		m, ok := def.DriftMargin(sc.Algorithm.draw(nil, end), rate, lo, hi)
+		if ok && (!found || m.Overlap > best.Overlap || m.SafeRate < best.SafeRate) {
+			best, found = m, true
+		}
+	}
+	return best, found
+}

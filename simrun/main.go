@@ -97,6 +97,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "merge" {
 		return runMerge(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "margin" {
+		return runMargin(args[1:], stdout, stderr)
+	}
 	o, err := parseOptions(args, stderr)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {

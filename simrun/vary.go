@@ -122,6 +122,11 @@ func shortPath(p string) string {
 // overrides and then the cell's values. A value the scenario refuses is a
 // usage error naming the dimension and the value.
 func loadCells(o *options, cells []gridCell) ([]*scenarios.Scenario, error) {
+	return loadCellsAs(o, cells, "-vary")
+}
+
+// loadCellsAs is loadCells naming the flag that gave the values.
+func loadCellsAs(o *options, cells []gridCell, flagName string) ([]*scenarios.Scenario, error) {
 	scs := make([]*scenarios.Scenario, len(cells))
 	for i, c := range cells {
 		sc, err := scenarios.LoadWith(o.scenario, append(append([]string(nil), o.sets...), c.sets...))
@@ -129,7 +134,7 @@ func loadCells(o *options, cells []gridCell) ([]*scenarios.Scenario, error) {
 			if len(c.sets) == 0 {
 				return nil, usageError{err.Error()}
 			}
-			return nil, usagef("-vary: %s: %v", c.label, err)
+			return nil, usagef("%s: %s: %v", flagName, c.label, err)
 		}
 		scs[i] = sc
 	}

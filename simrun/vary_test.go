@@ -187,3 +187,38 @@ func BenchmarkVarySweepReports(b *testing.B) {
 	b.ReportMetric(full.Seconds()/float64(b.N), "with-reports-s")
 	b.ReportMetric(full.Seconds()/bare.Seconds(), "ratio")
 }
+
+// simrun margin writes the study (table with the formula and its sources,
+// the figure) and exits 0 when no simulated overlap exceeds the bound; it
+// refuses an algorithm without a drift margin and bad rates.
+func TestMarginCommand(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	code := run([]string{"margin", "-scenario", "../scenarios/fast-clock-follower.yaml", "-rate", "faults[0].clock.rate",
+		"-rates", "1.0,1.4,2.0", "-seeds", "20", "-out", dir}, &out, &errb)
+	require.Equal(t, exitOK, code, errb.String())
+	assert.Contains(t, out.String(), "Safe while r ≤ 1.249")
+	assert.Contains(t, out.String(), "leaderelection.go renew")
+	md, err := os.ReadFile(filepath.Join(dir, "margin.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "| 2 | 4507 ms | 20 of 20 (100%)")
+	for _, f := range []string{"margin.png", "margin.svg"} {
+		_, err := os.Stat(filepath.Join(dir, f))
+		assert.NoError(t, err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-scenario", partition, "-rate", "network.drop", "-rates", "0.1,0.2"}, "no analytic drift margin"},
+		{[]string{"-scenario", partition, "-rate", "faults[0].for"}, `-rates: for=1.0: -set:1:15: faults[0].for: "1.0" is not a duration`},
+		{[]string{"-scenario", "../scenarios/fast-clock-follower.yaml", "-rate", "faults[0].clock.rate", "-rates", "1.0,fast"}, `"fast" is not a clock rate`},
+		{[]string{"-scenario", "../scenarios/fast-clock-follower.yaml", "-rate", "faults[0].clock.rate", "-rates", "2.0,1.0"}, "increasing order"},
+		{[]string{"-scenario", "../scenarios/fast-clock-follower.yaml"}, "-rate PATH is required"},
+	} {
+		errb.Reset()
+		code := run(append([]string{"margin", "-out", filepath.Join(dir, "x")}, tc.args...), &out, &errb)
+		assert.Equal(t, exitUsage, code, "%v", tc.args)
+		assert.Contains(t, errb.String(), tc.want)
+	}
+}

@@ -53,35 +53,9 @@ func Descriptor() registry.Algorithm {
 			{Key: "rejoin_delay", Kind: registry.Duration, Doc: "wait before competing again after losing the lease, default 0"},
 			{Key: "shutdown_at", Kind: registry.Duration, Doc: "graceful shutdown (resign) at this monotonic reading, default never"},
 		},
+		DriftMargin: k8sDriftMargin,
 		Build: func(v registry.Values, n int, _ *sim.Rand) (registry.Factory, error) {
-			c := DefaultConfig()
-			if v.Has("flavor") {
-				c.Flavor = v.String("flavor")
-			}
-			registry.SetDuration(v, "lease_duration", &c.LeaseDuration)
-			registry.SetDuration(v, "renew_deadline", &c.RenewDeadline)
-			registry.SetDuration(v, "retry_period", &c.RetryPeriod)
-			registry.SetFloat(v, "jitter_factor", &c.JitterFactor)
-			registry.SetBool(v, "release_on_cancel", &c.ReleaseOnCancel)
-			registry.SetDuration(v, "ttl", &c.TTL)
-			if v.Has("masters") {
-				c.Masters = v.Int("masters")
-			}
-			registry.SetFloat(v, "timeout_factor", &c.TimeoutFactor)
-			registry.SetBool(v, "set_nx_on_extend", &c.SetNXOnExtend)
-			if v.Has("expiry_clock") {
-				c.ExpiryClock = ExpiryClock(v.String("expiry_clock"))
-			}
-			registry.SetDuration(v, "renew_interval", &c.RenewInterval)
-			registry.SetFloat(v, "clock_drift_factor", &c.ClockDriftFactor)
-			registry.SetDuration(v, "clock_drift_margin", &c.ClockDriftMargin)
-			registry.SetDuration(v, "lock_at_most_for", &c.LockAtMostFor)
-			registry.SetDuration(v, "lock_at_least_for", &c.LockAtLeastFor)
-			registry.SetDuration(v, "extend_interval", &c.ExtendInterval)
-			registry.SetDuration(v, "task_duration", &c.TaskDuration)
-			registry.SetDuration(v, "request_timeout", &c.RequestTimeout)
-			registry.SetDuration(v, "rejoin_delay", &c.RejoinDelay)
-			registry.SetDuration(v, "shutdown_at", &c.ShutdownAt)
+			c := configOf(v)
 			if err := c.validate(registry.NameBy(fieldNames)); err != nil {
 				return nil, err
 			}
@@ -104,4 +78,37 @@ func Descriptor() registry.Algorithm {
 			}, nil
 		},
 	}
+}
+
+// configOf is the configuration the values set (defaults elsewhere).
+func configOf(v registry.Values) Config {
+	c := DefaultConfig()
+	if v.Has("flavor") {
+		c.Flavor = v.String("flavor")
+	}
+	registry.SetDuration(v, "lease_duration", &c.LeaseDuration)
+	registry.SetDuration(v, "renew_deadline", &c.RenewDeadline)
+	registry.SetDuration(v, "retry_period", &c.RetryPeriod)
+	registry.SetFloat(v, "jitter_factor", &c.JitterFactor)
+	registry.SetBool(v, "release_on_cancel", &c.ReleaseOnCancel)
+	registry.SetDuration(v, "ttl", &c.TTL)
+	if v.Has("masters") {
+		c.Masters = v.Int("masters")
+	}
+	registry.SetFloat(v, "timeout_factor", &c.TimeoutFactor)
+	registry.SetBool(v, "set_nx_on_extend", &c.SetNXOnExtend)
+	if v.Has("expiry_clock") {
+		c.ExpiryClock = ExpiryClock(v.String("expiry_clock"))
+	}
+	registry.SetDuration(v, "renew_interval", &c.RenewInterval)
+	registry.SetFloat(v, "clock_drift_factor", &c.ClockDriftFactor)
+	registry.SetDuration(v, "clock_drift_margin", &c.ClockDriftMargin)
+	registry.SetDuration(v, "lock_at_most_for", &c.LockAtMostFor)
+	registry.SetDuration(v, "lock_at_least_for", &c.LockAtLeastFor)
+	registry.SetDuration(v, "extend_interval", &c.ExtendInterval)
+	registry.SetDuration(v, "task_duration", &c.TaskDuration)
+	registry.SetDuration(v, "request_timeout", &c.RequestTimeout)
+	registry.SetDuration(v, "rejoin_delay", &c.RejoinDelay)
+	registry.SetDuration(v, "shutdown_at", &c.ShutdownAt)
+	return c
 }

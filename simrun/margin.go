@@ -1,0 +1,186 @@
+package simrun
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/electsim/electsim/registry"
+	"github.com/electsim/electsim/reports"
+)
+
+// runMargin is simrun margin: a clock-drift margin study. It runs the
+// scenario with a clock rate (the value at -rate, a scenario path) set to
+// each of -rates, and puts every run's longest split-brain overlap beside
+// the algorithm's analytic worst case at that rate
+// (registry.Algorithm.DriftMargin). It exits 1 when a simulated overlap
+// exceeds the bound: the model and the analysis disagree.
+func runMargin(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("simrun margin", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o := &options{workers: runtime.NumCPU(), heat: "failed"}
+	fs.StringVar(&o.scenario, "scenario", "", "scenario `FILE` (its algorithm must have a drift margin: lease, flavour k8s)")
+	ratePath := fs.String("rate", "", "the scenario `PATH` of the followers' clock rate, e.g. faults[0].clock.rate")
+	rates := fs.String("rates", "1.0,1.1,1.2,1.3,1.4,1.5,1.6,1.8,2.0", "follower clock rates to run, `LIST`")
+	fs.IntVar(&o.seeds, "seeds", 100, "seeds per rate, `K`")
+	seed := fs.Uint64("seed", 0, "first seed `N` (default: the scenario's)")
+	fs.IntVar(&o.workers, "workers", runtime.NumCPU(), "run `W` seeds in parallel")
+	fs.Var((*listFlag)(&o.sets), "set", "override a scenario value, `path=value` (repeatable)")
+	fs.StringVar(&o.out, "out", "", "output `DIR` for margin.md, margin.png/svg (default out/<scenario name>-margin)")
+	fs.BoolVar(&o.quiet, "quiet", false, "print nothing but errors")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: simrun margin -scenario FILE -rate PATH [-rates LIST] [-seeds K] [-out DIR]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(stderr, "simrun margin: "+format+"\n", a...)
+		return exitUsage
+	}
+	switch {
+	case o.scenario == "":
+		return fail("-scenario FILE is required")
+	case *ratePath == "":
+		return fail("-rate PATH is required: the scenario path of the followers' clock rate, e.g. faults[0].clock.rate")
+	case o.seeds < 1 || o.seeds > MaxSeeds:
+		return fail("-seeds must be within [1, %d]", MaxSeeds)
+	case o.workers < 1:
+		return fail("-workers must be at least 1")
+	}
+	vals := splitTopLevel(*rates)
+	var rs []float64
+	for _, v := range vals {
+		r, err := strconv.ParseFloat(v, 64)
+		if err != nil || r <= 0 || r > 100 {
+			return fail("-rates: %q is not a clock rate in (0, 100]", v)
+		}
+		rs = append(rs, r)
+	}
+	if !sort.Float64sAreSorted(rs) || len(rs) > MaxVaryValues {
+		return fail("-rates: give up to %d rates in increasing order", MaxVaryValues)
+	}
+	o.dims = []varyDim{{spec: *ratePath + "=" + *rates, path: *ratePath, values: vals}}
+	o.cells = gridOf(o.dims)
+	scs, err := loadCellsAs(o, o.cells, "-rates")
+	if err != nil {
+		return fail("%v", err)
+	}
+	algo := scs[0].AlgorithmName("")
+	m0, ok := scs[0].DriftMargin(rs[0])
+	if !ok {
+		return fail("%s runs %s, which has no analytic drift margin (registry.Algorithm.DriftMargin; the lease algorithm's k8s flavour has one)", o.scenario, algo)
+	}
+	out := o.out
+	if out == "" {
+		out = filepath.Join("out", scs[0].Name+"-margin")
+	}
+	if err := checkReplaceable(out); err != nil {
+		return fail("%v", err)
+	}
+	first := scs[0].Seed
+	if *seed != 0 {
+		first = *seed
+	}
+	jobs := sweepJobs([]string{algo}, first, o.seeds, 0, 1).inCells(len(o.cells))
+	prog := newProgress(stderr, jobs.len(), o.quiet)
+	res := runSweep(scs, jobs, o.workers, false, o.porcupine, prog)
+	prog.finish()
+	if len(res.errs) > 0 {
+		return fail("%v", res.errs[0])
+	}
+	study := &reports.MarginStudy{Scenario: scs[0].Name, Rates: rs, SafeRate: m0.SafeRate, Formula: m0.Formula}
+	var margins []registry.Margin
+	exceeded := 0
+	for i, sc := range scs {
+		m, _ := sc.DriftMargin(rs[i])
+		margins = append(margins, m)
+		study.BoundMs = append(study.BoundMs, ms(m.Overlap))
+		var overlaps []float64
+		for k := range res.runs {
+			if j := jobs.at(k); j.cell != i || !res.done[k] {
+				continue
+			}
+			longest := 0.0
+			for _, v := range res.runs[k].Violations {
+				if v.Kind == "split_brain" {
+					longest = max(longest, v.DurationMs)
+				}
+			}
+			overlaps = append(overlaps, longest)
+			if longest > ms(m.Overlap) {
+				exceeded++
+			}
+		}
+		study.Overlaps = append(study.Overlaps, overlaps)
+	}
+	md := marginMarkdown(study, margins, o)
+	err = writeFolder(out, func(tmp string) error {
+		if err := os.WriteFile(filepath.Join(tmp, "margin.md"), []byte(md), 0o644); err != nil {
+			return err
+		}
+		return reports.WriteMarginPlot(tmp, study)
+	})
+	if err != nil {
+		return fail("%v", err)
+	}
+	if !o.quiet {
+		fmt.Fprint(stdout, md)
+		fmt.Fprintf(stdout, "\nfigure: %s\n", filepath.Join(out, "margin.png"))
+	}
+	if exceeded > 0 {
+		fmt.Fprintf(stderr, "simrun margin: %d run(s) overlapped longer than the analytic bound\n", exceeded)
+		return exitViolation
+	}
+	return exitOK
+}
+
+// marginMarkdown is the study as a table, with the formula and where its
+// terms come from.
+func marginMarkdown(m *reports.MarginStudy, margins []registry.Margin, o *options) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Drift margin: %s\n\n", m.Scenario)
+	fmt.Fprintf(&b, "Followers' clocks at rate r (%s), the leader's exact; %d seeds per rate.\n\n", o.dims[0].path, o.seeds)
+	fmt.Fprintf(&b, "**Bound:** %s. Safe while r ≤ %.3f.\n\n", m.Formula, m.SafeRate)
+	b.WriteString("| rate | analytic worst case | runs with an overlap | longest simulated | median of those |\n|---|---|---|---|---|\n")
+	firstSim := 0.0
+	for i, r := range m.Rates {
+		var hit []float64
+		for _, x := range m.Overlaps[i] {
+			if x > 0 {
+				hit = append(hit, x)
+			}
+		}
+		sort.Float64s(hit)
+		longest, med := "—", "—"
+		if len(hit) > 0 {
+			longest, med = num(hit[len(hit)-1])+" ms", num(reports.Percentile(hit, 50))+" ms"
+			if firstSim == 0 {
+				firstSim = r
+			}
+		}
+		fmt.Fprintf(&b, "| %g | %s ms | %d of %d (%s) | %s | %s |\n", r, num(m.BoundMs[i]), len(hit), len(m.Overlaps[i]), pct(float64(len(hit))/float64(max(1, len(m.Overlaps[i])))), longest, med)
+	}
+	fmt.Fprintf(&b, "\nThe bound calls the configuration safe up to %.3f×", m.SafeRate)
+	if firstSim > 0 {
+		fmt.Fprintf(&b, "; the first simulated overlap came at %g×", firstSim)
+	}
+	b.WriteString(".\n\nWhere the terms come from:\n\n")
+	if len(margins) > 0 {
+		for _, t := range margins[0].Terms {
+			fmt.Fprintf(&b, "- %s\n", t)
+		}
+	}
+	return b.String()
+}
