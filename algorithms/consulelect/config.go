@@ -35,8 +35,11 @@ type Config struct {
 	// LockRetryTime is how long Lock waits after Acquire failed on a free
 	// key (a lock-delay in force). Default 5s (api.DefaultLockRetryTime).
 	LockRetryTime time.Duration
-	// QueryWait is a blocking query's wait. Default 5m (the server's
-	// default query time).
+	// LockWaitTime is the wait of Lock's own blocking queries while it
+	// waits for the key (api.DefaultLockWaitTime). Default 15s.
+	LockWaitTime time.Duration
+	// QueryWait is the wait of monitorLock's blocking queries, which name
+	// none: the server's default query time. Default 5m.
 	QueryWait time.Duration
 	// RequestTimeout is how long a request that is not a blocking query
 	// may go unanswered before it fails: the agent's rpc_hold_timeout,
@@ -58,7 +61,7 @@ type Config struct {
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
 	return Config{Key: "leader", SessionTTL: 15 * time.Second, LockDelay: 15 * time.Second, Checks: ChecksSerf,
-		LockRetryTime: 5 * time.Second, QueryWait: 5 * time.Minute, RequestTimeout: 7 * time.Second,
+		LockRetryTime: 5 * time.Second, LockWaitTime: 15 * time.Second, QueryWait: 5 * time.Minute, RequestTimeout: 7 * time.Second,
 		KeepAliveInterval: 30 * time.Second, KeepAliveTimeout: 10 * time.Second}
 }
 
@@ -72,7 +75,7 @@ func (c Config) validate(n registry.Namer) error {
 	positive := []struct {
 		name string
 		d    time.Duration
-	}{{"LockRetryTime", c.LockRetryTime}, {"QueryWait", c.QueryWait}, {"RequestTimeout", c.RequestTimeout}, {"KeepAliveInterval", c.KeepAliveInterval}, {"KeepAliveTimeout", c.KeepAliveTimeout}}
+	}{{"LockRetryTime", c.LockRetryTime}, {"LockWaitTime", c.LockWaitTime}, {"QueryWait", c.QueryWait}, {"RequestTimeout", c.RequestTimeout}, {"KeepAliveInterval", c.KeepAliveInterval}, {"KeepAliveTimeout", c.KeepAliveTimeout}}
 	switch {
 	case c.Key == "":
 		return fail([]string{"Key"}, "%s must not be empty", n("Key"))

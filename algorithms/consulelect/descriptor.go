@@ -7,7 +7,7 @@ import (
 
 // fieldNames are the scenario words for Config's fields (registry.NameBy).
 var fieldNames = map[string]string{"Key": "key", "SessionTTL": "session_ttl", "LockDelay": "lock_delay", "Checks": "checks",
-	"LockRetryTime": "lock_retry_time", "QueryWait": "query_wait", "RequestTimeout": "request_timeout",
+	"LockRetryTime": "lock_retry_time", "LockWaitTime": "lock_wait_time", "QueryWait": "query_wait", "RequestTimeout": "request_timeout",
 	"KeepAliveInterval": "keepalive_interval", "KeepAliveTimeout": "keepalive_timeout", "RejoinDelay": "rejoin_delay"}
 
 // Descriptor describes Consul session-lock election for the scenario
@@ -28,7 +28,8 @@ func Descriptor() registry.Algorithm {
 			{Key: "lock_delay", Kind: registry.Duration, Doc: "the session's lock-delay: an invalidated session's keys cannot be locked for this long (server wall clock), within [0, 60s], default 15s"},
 			{Key: "checks", Kind: registry.Enum, Enum: []string{ChecksSerf, ChecksNone}, Doc: "health checks the session is bound to: serf (its node's serfHealth, the default) or none (TTL only)"},
 			{Key: "lock_retry_time", Kind: registry.Duration, Doc: "wait after Acquire failed on a free key (lock-delay), default 5s"},
-			{Key: "query_wait", Kind: registry.Duration, Doc: "a blocking query's wait, default 5m"},
+			{Key: "lock_wait_time", Kind: registry.Duration, Doc: "the wait of Lock's blocking queries on the key (api.DefaultLockWaitTime), default 15s"},
+			{Key: "query_wait", Kind: registry.Duration, Doc: "the wait of monitorLock's blocking queries (the server's default query time), default 5m"},
 			{Key: "request_timeout", Kind: registry.Duration, Doc: "a request other than a blocking query fails after this (rpc_hold_timeout), default 7s"},
 			{Key: "keepalive_interval", Kind: registry.Duration, Doc: "the RPC connection's keep-alive ping interval (yamux), default 30s"},
 			{Key: "keepalive_timeout", Kind: registry.Duration, Doc: "an unanswered ping kills the connection after this (yamux ConnectionWriteTimeout), default 10s"},
@@ -44,6 +45,7 @@ func Descriptor() registry.Algorithm {
 				c.Checks = v.String("checks")
 			}
 			registry.SetDuration(v, "lock_retry_time", &c.LockRetryTime)
+			registry.SetDuration(v, "lock_wait_time", &c.LockWaitTime)
 			registry.SetDuration(v, "query_wait", &c.QueryWait)
 			registry.SetDuration(v, "request_timeout", &c.RequestTimeout)
 			registry.SetDuration(v, "keepalive_interval", &c.KeepAliveInterval)

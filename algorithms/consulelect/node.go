@@ -350,13 +350,19 @@ func (n *Node) lead(token int64) {
 	n.get(token, stepMonitor)
 }
 
-// get reads the key; with index > 0 a blocking query.
+// get reads the key; with index > 0 a blocking query, waiting
+// LockWaitTime in Lock's loop (QueryOptions{WaitTime: LockWaitTime}) and the
+// server's default QueryWait in monitorLock (whose options name no wait).
 func (n *Node) get(index int64, st step) {
+	wait := n.cfg.LockWaitTime
+	if st == stepMonitor {
+		wait = n.cfg.QueryWait
+	}
 	timeout := n.cfg.RequestTimeout
 	if index > 0 {
-		timeout += n.cfg.QueryWait + n.cfg.QueryWait/16
+		timeout += wait + wait/16
 	}
-	n.request(&Request{Op: OpGet, Key: n.cfg.Key, Index: index, Wait: n.cfg.QueryWait}, st, timeout)
+	n.request(&Request{Op: OpGet, Key: n.cfg.Key, Index: index, Wait: wait}, st, timeout)
 }
 
 func (n *Node) believe(holder sim.NodeID, epoch int64) { n.belief.Report(n.env, holder, epoch) }
