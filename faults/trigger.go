@@ -33,15 +33,15 @@ func (in *Injector) observe(r *sim.Record) {
 	case sim.RecStepDown:
 		event = EventSteppedDown
 	case sim.RecEffect:
-		// Typed facts, emitted once by their owners (sim.Fact); the lease
-		// store names the record an effect concerns in Detail (its key).
+		// Typed facts, emitted once by their owners (sim.Fact); a lease
+		// service names the record an effect concerns in Key.
 		switch r.Fact {
 		case sim.FactRunStarted:
 			event = EventJobStarted
 		case sim.FactRunFinished:
 			event = EventJobFinished
 		case sim.FactLeaseAcquired, sim.FactLeaseRenewed, sim.FactLeaseReleased, sim.FactLeaseExpired, sim.FactLeaseReverted:
-			if r.Node != in.env.Store || r.Detail != in.env.LeaseKey {
+			if r.Node != in.env.Store || r.Key != in.env.LeaseKey {
 				return
 			}
 			in.followHolder(r)

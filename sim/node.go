@@ -61,8 +61,11 @@ type TimerID uint64
 // changing hands, a cron job starting. Name is a short constant such as
 // "lease.acquired"; A, B and C are its numeric arguments.
 type Effect struct {
-	Name    string
-	Detail  string
+	Name   string
+	Detail string
+	// Key names what the effect concerns, for code (a lease service's
+	// key); Detail is for people.
+	Key     string
 	A, B, C int64
 	// Fact is the effect's typed meaning when a checker must act on it
 	// (FactLeaseExpired, FactRunStarted, ...); FactNone otherwise.

@@ -251,6 +251,6 @@ func (n *nodeState) BelieveLeader(leader NodeID, epoch int64) {
 
 func (n *nodeState) Effect(e Effect) {
 	r := n.stamp(RecEffect)
-	r.Name, r.Detail, r.A, r.B, r.C, r.Fact = e.Name, e.Detail, e.A, e.B, e.C, e.Fact
+	r.Name, r.Detail, r.Key, r.A, r.B, r.C, r.Fact = e.Name, e.Detail, e.Key, e.A, e.B, e.C, e.Fact
 	n.s.emit()
 }

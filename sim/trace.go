@@ -83,6 +83,9 @@ type Record struct {
 	Wall   int64 // Unix nanoseconds
 	Name   string
 	Detail string
+	// Key is what an effect concerns, for code (Effect.Key; not hashed,
+	// not exported: Detail carries it for people).
+	Key string
 	// Fact is the record's typed meaning for checkers (see Fact); Name and
 	// Detail are for people only.
 	Fact Fact

@@ -487,7 +487,7 @@ func (s *Server) report() {
 }
 
 func (s *Server) effect(name string, p Pair, f sim.Fact) {
-	s.env.Effect(sim.Effect{Name: name, Detail: p.Key, A: int64(p.Holder), B: p.ModifyIndex, C: s.index, Fact: f})
+	s.env.Effect(sim.Effect{Name: name, Detail: p.Key, Key: p.Key, A: int64(p.Holder), B: p.ModifyIndex, C: s.index, Fact: f})
 }
 
 // wake answers the blocking queries whose key moved past their index.

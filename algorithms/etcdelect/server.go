@@ -296,7 +296,7 @@ func (s *Server) report() {
 }
 
 func (s *Server) effect(name string, k kv, f sim.Fact) {
-	s.env.Effect(sim.Effect{Name: name, Detail: s.cfg.Name, A: int64(k.Holder), B: k.CreateRev, C: s.rev, Fact: f})
+	s.env.Effect(sim.Effect{Name: name, Detail: s.cfg.Name, Key: s.cfg.Name, A: int64(k.Holder), B: k.CreateRev, C: s.rev, Fact: f})
 }
 
 // rearm points the expiry timer at the earliest lease expiry.

@@ -431,7 +431,7 @@ func (st *Store) write(op Op, rec *Record, had bool, before Record, counterKey s
 
 func (st *Store) effect(name, key string, holder sim.NodeID, token, rev int64) {
 	if st.env != nil {
-		st.env.Effect(sim.Effect{Name: name, Detail: key, A: int64(holder), B: token, C: rev, Fact: effectFacts[name]})
+		st.env.Effect(sim.Effect{Name: name, Detail: key, Key: key, A: int64(holder), B: token, C: rev, Fact: effectFacts[name]})
 	}
 }
 

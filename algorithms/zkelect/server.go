@@ -289,7 +289,7 @@ func (s *Server) report() {
 }
 
 func (s *Server) effect(name string, n ownedNode, f sim.Fact) {
-	s.env.Effect(sim.Effect{Name: name, Detail: s.cfg.Name, A: int64(n.Holder), B: n.Czxid, C: s.zxid, Fact: f})
+	s.env.Effect(sim.Effect{Name: name, Detail: s.cfg.Name, Key: s.cfg.Name, A: int64(n.Holder), B: n.Czxid, C: s.zxid, Fact: f})
 }
 
 // rearm points the expiry timer just past the earliest session deadline.
