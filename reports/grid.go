@@ -80,10 +80,10 @@ func indexOf(xs []string, x string) int {
 // group with a completed failover.
 func CDFLines(s *Summary) []string {
 	groups := algoOrder(s)
-	lat, _ := failoverLatencies(s, groups)
+	lat := failoverLatencies(s, groups)
 	var out []string
 	for i, g := range groups {
-		if len(lat[i]) > 0 {
+		if len(lat[i].vals) > 0 {
 			out = append(out, g)
 		}
 	}

@@ -23,6 +23,9 @@ type view struct {
 	Violations  int // all violations, harmless included
 	Failing     []failingRun
 	FailingMore int
+	// AllRunsIn names where every run is: the JSON summary, or the runs
+	// file of a sweep too big to keep every run in it.
+	AllRunsIn string
 	Shrink      *ShrinkInfo
 	Porcupine   []Link
 	Matrix      template.HTML
@@ -142,13 +145,8 @@ func sortKinds(ks []string) {
 }
 
 func buildView(path string, s *Summary, plots []Plot, dir string, x HTMLExtras) (*view, error) {
+	s = withAggregates(s)
 	algos := s.Algorithms
-	if len(algos) == 0 && len(s.Runs) > 0 {
-		c := *s
-		c.Algorithms = nil
-		c.Aggregate()
-		algos = c.Algorithms
-	}
 	order := algoOrder(&Summary{Algorithms: algos, Runs: s.Runs})
 	swatch := make(map[string]template.CSS, len(order))
 	for i, a := range order {
@@ -169,19 +167,25 @@ func buildView(path string, s *Summary, plots []Plot, dir string, x HTMLExtras) 
 		v.Title = "electsim — " + s.Scenario.Name
 	}
 	v.Meta = metaItems(s, order)
-	failing := 0
-	for _, r := range s.Runs {
-		if !r.OK {
-			failing++
-		}
+	runs, failing := 0, 0
+	for _, a := range algos {
+		runs += a.Runs
+		failing += a.Runs - a.OK
 	}
 	switch {
-	case len(s.Runs) == 0:
+	case runs == 0:
 		v.Status = statusView{OK: false, Text: "No runs."}
 	case failing == 0:
-		v.Status = statusView{OK: true, Text: fmt.Sprintf("All %d runs met the scenario's expectations.", len(s.Runs))}
+		v.Status = statusView{OK: true, Text: fmt.Sprintf("All %d runs met the scenario's expectations.", runs)}
 	default:
-		v.Status = statusView{Text: fmt.Sprintf("%d of %d runs failed the scenario's expectations.", failing, len(s.Runs))}
+		v.Status = statusView{Text: fmt.Sprintf("%d of %d runs failed the scenario's expectations.", failing, runs)}
+	}
+	v.AllRunsIn = "the JSON summary"
+	if s.RunsKept == KeptNotable {
+		v.AllRunsIn = "the run files"
+		if s.RunsFile != "" {
+			v.AllRunsIn = s.RunsFile
+		}
 	}
 	for _, a := range algos {
 		v.Algos = append(v.Algos, algoRow(a, swatch[a.Key()]))
@@ -205,16 +209,13 @@ func buildView(path string, s *Summary, plots []Plot, dir string, x HTMLExtras) 
 	}
 	v.Groups, v.Violations = violationGroups(s, swatch)
 	for _, r := range s.Runs {
-		if r.OK {
-			continue
-		}
-		if len(v.Failing) == maxFailingRuns {
-			v.FailingMore++
+		if r.OK || len(v.Failing) == maxFailingRuns {
 			continue
 		}
 		v.Failing = append(v.Failing, failingRun{Seed: r.Seed, Algorithm: r.Key(), Swatch: swatch[r.Key()],
 			Outcome: r.Outcome, Problems: r.Problems})
 	}
+	v.FailingMore = failing - len(v.Failing)
 	return v, nil
 }
 
@@ -229,7 +230,7 @@ func metaItems(s *Summary, algos []string) []metaItem {
 		metaItem{"Duration", fmt.Sprintf("%s s, then %s s settle", fmtSec(sc.DurationMs), fmtSec(sc.SettleMs))},
 		metaItem{"Seeds", seedsText(s.Seeds)},
 		metaItem{"Algorithms", strings.Join(algoNames(s, algos), ", ")},
-		metaItem{"Runs", fmt.Sprint(len(s.Runs))},
+		metaItem{"Runs", fmt.Sprint(runsOf(s))},
 	)
 	if s.Shard != nil {
 		m = append(m, metaItem{"Shard", fmt.Sprintf("%d of %d", s.Shard.Index, s.Shard.Count)})
@@ -300,28 +301,31 @@ func violationGroups(s *Summary, swatch map[string]template.CSS) ([]violationGro
 		harmless bool
 	}
 	groups := map[key]*violationGroup{}
-	lastRun := map[key]int{}
 	var keys []key
 	total := 0
-	for ri, r := range s.Runs {
+	get := func(k key) *violationGroup {
+		g := groups[k]
+		if g == nil {
+			g = &violationGroup{Kind: k.kind, Harmless: k.harmless}
+			groups[k] = g
+			keys = append(keys, k)
+		}
+		return g
+	}
+	// The counts are the aggregates' (every run); the examples are the
+	// runs the summary kept.
+	for _, a := range s.Algorithms {
+		for _, f := range a.Findings {
+			g := get(key{f.Kind, f.Harmless})
+			g.Count += f.Findings
+			g.Runs += f.Runs
+			g.InFailing += f.InFailing
+			total += f.Findings
+		}
+	}
+	for _, r := range s.Runs {
 		for _, vs := range r.Violations {
-			total++
-			k := key{vs.Kind, vs.Harmless}
-			g := groups[k]
-			if g == nil {
-				g = &violationGroup{Kind: vs.Kind, Harmless: vs.Harmless}
-				groups[k] = g
-				keys = append(keys, k)
-				lastRun[k] = -1
-			}
-			g.Count++
-			if lastRun[k] != ri {
-				g.Runs++
-				lastRun[k] = ri
-			}
-			if !r.OK {
-				g.InFailing++
-			}
+			g := get(key{vs.Kind, vs.Harmless})
 			// Runs a sweep did not re-run with their story have no
 			// narrative: their one-line finding stands in for it.
 			story := vs.Explanation
@@ -335,9 +339,9 @@ func violationGroups(s *Summary, swatch map[string]template.CSS) ([]violationGro
 	for _, g := range groups {
 		sort.SliceStable(g.Items, func(i, j int) bool { return g.Items[i].RunFailed && !g.Items[j].RunFailed })
 		if len(g.Items) > maxViolationsPerKind {
-			g.More = len(g.Items) - maxViolationsPerKind
 			g.Items = g.Items[:maxViolationsPerKind:maxViolationsPerKind]
 		}
+		g.More = max(g.Count-len(g.Items), 0)
 	}
 	sort.Slice(keys, func(i, j int) bool {
 		if keys[i].harmless != keys[j].harmless {

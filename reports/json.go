@@ -33,13 +33,22 @@ func WriteJSON(w io.Writer, s *Summary) error {
 	return nil
 }
 
+// MaxSummaryBytes bounds a summary ReadJSON reads: simrun's are well under
+// a megabyte (docs/output.md), so a bigger file is not one.
+const MaxSummaryBytes = 64 << 20
+
 // ReadJSON reads a summary WriteJSON wrote and checks its schema. Unknown
 // fields are ignored: the schema only changes when a field changes meaning
 // or disappears, so a newer writer's additions are safe to skip.
 func ReadJSON(r io.Reader) (*Summary, error) {
 	var s Summary
-	dec := json.NewDecoder(r)
-	if err := dec.Decode(&s); err != nil {
+	lr := &io.LimitedReader{R: r, N: MaxSummaryBytes + 1}
+	dec := json.NewDecoder(lr)
+	err := dec.Decode(&s)
+	if lr.N <= 0 {
+		return nil, fmt.Errorf("reports: reading summary: larger than %d bytes (MaxSummaryBytes): not a summary simrun wrote", MaxSummaryBytes)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("reports: reading summary: %w", err)
 	}
 	if s.Schema != Schema {

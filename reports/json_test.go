@@ -17,7 +17,7 @@ func TestJSONRoundTrip(t *testing.T) {
 	require.NoError(t, WriteJSON(&a, s))
 	require.NoError(t, WriteJSON(&b, synthSummary(1, 30, "raft", "bully")))
 	assert.Equal(t, a.String(), b.String())
-	assert.True(t, strings.HasPrefix(a.String(), "{\n  \"schema\": \"electsim.summary/v1\",\n  \"scenario\": {"), a.String()[:80])
+	assert.True(t, strings.HasPrefix(a.String(), "{\n  \"schema\": \"electsim.summary/v2\",\n  \"scenario\": {"), a.String()[:80])
 	assert.Contains(t, a.String(), "→ harmless overlap", "HTML escaping is off: explanations stay readable")
 
 	got, err := ReadJSON(&a)
@@ -30,7 +30,7 @@ func TestWriteJSONSchema(t *testing.T) {
 	s.Schema = ""
 	var buf bytes.Buffer
 	require.NoError(t, WriteJSON(&buf, s))
-	assert.Contains(t, buf.String(), `"schema": "electsim.summary/v1"`)
+	assert.Contains(t, buf.String(), `"schema": "electsim.summary/v2"`)
 	assert.Equal(t, "", s.Schema, "WriteJSON does not modify its argument")
 
 	s.Schema = "electsim.summary/v0"
@@ -38,15 +38,15 @@ func TestWriteJSONSchema(t *testing.T) {
 }
 
 func TestReadJSONRejects(t *testing.T) {
-	_, err := ReadJSON(strings.NewReader(`{"schema": "electsim.summary/v2", "runs": []}`))
-	assert.ErrorContains(t, err, `summary schema "electsim.summary/v2", want "electsim.summary/v1"`)
+	_, err := ReadJSON(strings.NewReader(`{"schema": "electsim.summary/v3", "runs": []}`))
+	assert.ErrorContains(t, err, `summary schema "electsim.summary/v3", want "electsim.summary/v2"`)
 	_, err = ReadJSON(strings.NewReader(`{"runs": []}`))
 	assert.ErrorContains(t, err, `summary schema ""`)
 	_, err = ReadJSON(strings.NewReader(`{"schema": `))
 	assert.Error(t, err)
 
 	// Fields a newer writer adds are ignored.
-	s, err := ReadJSON(strings.NewReader(`{"schema": "electsim.summary/v1", "future_field": 1, "seeds": {"first": 4, "count": 2}}`))
+	s, err := ReadJSON(strings.NewReader(`{"schema": "electsim.summary/v2", "future_field": 1, "seeds": {"first": 4, "count": 2}}`))
 	require.NoError(t, err)
 	assert.Equal(t, SeedRange{First: 4, Count: 2}, s.Seeds)
 }

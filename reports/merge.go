@@ -9,14 +9,15 @@ import (
 )
 
 // Merge combines the summaries of a sharded sweep into the summary the
-// unsharded sweep would have written: the parts must share schema and
-// scenario and hold disjoint runs that together cover a contiguous seed
-// range with every algorithm on every seed. Runs are concatenated and sorted
-// by (algorithm in order of first appearance, part 0 first; seed), Seeds
-// becomes the covered range, Shard and Timing are dropped (shards' wall
-// clocks do not add up to anything meaningful) and Algorithms is recomputed.
-// Distinct Go versions are joined with ", ". The merged runs share their
-// maps and slices with the parts.
+// unsharded sweep would have written: the parts must share schema,
+// scenario and configuration and be either the shards of one seed range
+// (every shard present) or summaries of contiguous seed ranges. Their
+// groups' aggregates are merged (exactly: distributions are mergeable,
+// Dist) and their kept runs combined (Combine); coverage is judged from the
+// parts' seed ranges and shard numbers, and each part's run counts must
+// agree with its range. Shard and Timing are dropped (shards' wall clocks
+// do not add up to anything meaningful); distinct Go versions are joined
+// with ", ". A part cut short by a signal makes the merge Partial.
 func Merge(parts []*Summary) (*Summary, error) {
 	if len(parts) == 0 {
 		return nil, errors.New("reports: merge: no summaries")
@@ -41,41 +42,20 @@ func Merge(parts []*Summary) (*Summary, error) {
 	if err := checkShards(parts); err != nil {
 		return nil, err
 	}
-
-	rank := map[string]int{}
-	var goVersions []string
-	out := &Summary{Schema: Schema, Scenario: parts[0].Scenario, Config: parts[0].Config, Grid: parts[0].Grid}
-	type runKey struct {
-		group string
-		seed  uint64
-	}
-	seen := map[runKey]int{}
 	for i, p := range parts {
-		for _, a := range algoOrder(p) {
-			if _, ok := rank[a]; !ok {
-				rank[a] = len(rank)
-			}
-		}
-		if p.GoVersion != "" && !slices.Contains(goVersions, p.GoVersion) {
-			goVersions = append(goVersions, p.GoVersion)
-		}
-		for _, r := range p.Runs {
-			k := runKey{r.Key(), r.Seed}
-			if j, dup := seen[k]; dup {
-				return nil, fmt.Errorf("reports: merge: seed %d under %s is in summaries %d and %d", r.Seed, r.Key(), j, i)
-			}
-			seen[k] = i
-			out.Runs = append(out.Runs, r)
+		if err := checkPart(i, p); err != nil {
+			return nil, err
 		}
 	}
-	out.GoVersion = strings.Join(goVersions, ", ")
-	sort.SliceStable(out.Runs, func(i, j int) bool {
-		a, b := &out.Runs[i], &out.Runs[j]
-		if a.Key() != b.Key() {
-			return rank[a.Key()] < rank[b.Key()]
-		}
-		return a.Seed < b.Seed
-	})
+	seeds, err := coveredSeeds(parts)
+	if err != nil {
+		return nil, err
+	}
+	out, err := Combine(parts)
+	if err != nil {
+		return nil, err
+	}
+	out.Seeds = seeds
 	// A part cut short by a signal leaves seeds out: the merge says so
 	// (Partial) instead of refusing the gap.
 	for _, p := range parts {
@@ -86,29 +66,131 @@ func Merge(parts []*Summary) (*Summary, error) {
 			out.Partial = &Partial{Reason: p.Partial.Reason}
 			for _, q := range parts {
 				if q.Partial == nil {
-					out.Partial.RunsDone += len(q.Runs)
-					out.Partial.RunsPlanned += len(q.Runs)
+					out.Partial.RunsDone += runsOf(q)
+					out.Partial.RunsPlanned += runsOf(q)
 				}
 			}
 		}
 		out.Partial.RunsDone += p.Partial.RunsDone
 		out.Partial.RunsPlanned += p.Partial.RunsPlanned
 	}
-	if out.Partial != nil {
-		out.Seeds = SeedRange{First: parts[0].Seeds.First}
-		for _, r := range out.Runs {
-			out.Seeds.Count = max(out.Seeds.Count, int(r.Seed-out.Seeds.First)+1)
+	if out.Partial == nil {
+		for i := range out.Algorithms {
+			a := &out.Algorithms[i]
+			if a.Runs != seeds.Count {
+				return nil, fmt.Errorf("reports: merge: %s ran %d seeds of the %d from %d the summaries cover", a.Key(), a.Runs, seeds.Count, seeds.First)
+			}
 		}
-		out.Aggregate()
-		return out, nil
 	}
-	seeds, err := coveredSeeds(out.Runs, parts[0].Seeds.First)
-	if err != nil {
-		return nil, err
-	}
-	out.Seeds = seeds
-	out.Aggregate()
 	return out, nil
+}
+
+// Combine merges parts' group aggregates and kept runs, without judging
+// what seeds they cover (a sweep's worker processes hold some shards of
+// it only). The result keeps every run if every part did and there are at
+// most KeepAllRuns, else the first MaxKeptRuns notable ones. Groups are
+// ranked in the order they first appear, part 0 first. It refuses a run
+// kept by two parts.
+func Combine(parts []*Summary) (*Summary, error) {
+	rank := map[string]int{}
+	var goVersions []string
+	keepAll, total := true, 0
+	for _, p := range parts {
+		for _, a := range algoOrder(p) {
+			if _, ok := rank[a]; !ok {
+				rank[a] = len(rank)
+			}
+		}
+		if p.GoVersion != "" && !slices.Contains(goVersions, p.GoVersion) {
+			goVersions = append(goVersions, p.GoVersion)
+		}
+		keepAll = keepAll && p.RunsKept == KeptAll
+		total += runsOf(p)
+	}
+	c := NewCollector(keepAll && total <= KeepAllRuns)
+	type runKey struct {
+		group string
+		seed  uint64
+	}
+	seen := map[runKey]int{}
+	for i, p := range parts {
+		for j := range p.Algorithms {
+			c.AddGroup(rank[p.Algorithms[j].Key()], &p.Algorithms[j])
+		}
+		for _, r := range p.Runs {
+			k := runKey{r.Key(), r.Seed}
+			if j, dup := seen[k]; dup {
+				return nil, fmt.Errorf("reports: merge: seed %d under %s is in summaries %d and %d", r.Seed, r.Key(), j, i)
+			}
+			seen[k] = i
+			c.Keep(rank[r.Key()], r)
+		}
+	}
+	out := &Summary{Schema: Schema, Scenario: parts[0].Scenario, Config: parts[0].Config, Grid: parts[0].Grid,
+		GoVersion: strings.Join(goVersions, ", "), NotApplicable: parts[0].NotApplicable}
+	out.Algorithms = c.Groups()
+	out.Runs = c.Kept()
+	out.RunsKept = c.KeptMode()
+	return out, nil
+}
+
+// runsOf is the number of runs p aggregates.
+func runsOf(p *Summary) int {
+	n := 0
+	for _, a := range p.Algorithms {
+		n += a.Runs
+	}
+	return n
+}
+
+// checkPart refuses a summary whose parts disagree: kept runs of a group
+// it does not aggregate, more kept runs than it ran, or (keeping all)
+// fewer; and, unless it is partial, a group that did not run every seed of
+// its range.
+func checkPart(i int, p *Summary) error {
+	groups := map[string]int{}
+	for _, a := range p.Algorithms {
+		if _, dup := groups[a.Key()]; dup {
+			return fmt.Errorf("reports: merge: summary %d aggregates %s twice", i, a.Key())
+		}
+		if a.Runs < 0 || a.OK < 0 || a.OK > a.Runs {
+			return fmt.Errorf("reports: merge: summary %d: %s has %d runs, %d ok", i, a.Key(), a.Runs, a.OK)
+		}
+		groups[a.Key()] = a.Runs
+	}
+	kept := map[string]int{}
+	for _, r := range p.Runs {
+		if _, ok := groups[r.Key()]; !ok {
+			return fmt.Errorf("reports: merge: summary %d keeps a run of %s (seed %d) but has no aggregate of it", i, r.Key(), r.Seed)
+		}
+		kept[r.Key()]++
+	}
+	switch p.RunsKept {
+	case KeptAll, KeptNotable:
+	default:
+		return fmt.Errorf("reports: merge: summary %d: runs_kept is %q, want %q or %q", i, p.RunsKept, KeptAll, KeptNotable)
+	}
+	for _, a := range p.Algorithms {
+		if kept[a.Key()] > a.Runs || (p.RunsKept == KeptAll && kept[a.Key()] != a.Runs) {
+			return fmt.Errorf("reports: merge: summary %d keeps %d runs of %s, which ran %d", i, kept[a.Key()], a.Key(), a.Runs)
+		}
+		if p.Partial == nil && a.Runs != seedsOf(p) {
+			return fmt.Errorf("reports: merge: summary %d: %s ran %d seeds, its seed range holds %d", i, a.Key(), a.Runs, seedsOf(p))
+		}
+	}
+	return nil
+}
+
+// seedsOf is the number of seeds of p's range it runs: the seeds of its
+// shard.
+func seedsOf(p *Summary) int {
+	if p.Shard == nil || p.Shard.Count < 1 {
+		return p.Seeds.Count
+	}
+	if p.Shard.Index >= p.Seeds.Count {
+		return 0
+	}
+	return (p.Seeds.Count - p.Shard.Index + p.Shard.Count - 1) / p.Shard.Count
 }
 
 // checkShards refuses parts that say they are shards of different splits
@@ -135,37 +217,51 @@ func checkShards(parts []*Summary) error {
 	return nil
 }
 
-// coveredSeeds is the seed range runs (sorted by algorithm, then seed)
-// cover. Every algorithm must have run exactly the same seeds and they must
-// be contiguous: a gap means a shard is missing. With no runs the range is
-// empty at first.
-func coveredSeeds(runs []RunSummary, first uint64) (SeedRange, error) {
-	if len(runs) == 0 {
-		return SeedRange{First: first}, nil
+// coveredSeeds is the seed range the parts cover, judged from their
+// metadata: shards of one range must all be there; unsharded summaries
+// must hold contiguous, disjoint ranges.
+func coveredSeeds(parts []*Summary) (SeedRange, error) {
+	sharded := 0
+	for _, p := range parts {
+		if p.Shard != nil && p.Shard.Count > 1 {
+			sharded++
+		}
 	}
-	var ref []uint64 // the first algorithm's seeds
-	for i := 0; i < len(runs); {
-		j := i
-		for j < len(runs) && runs[j].Key() == runs[i].Key() {
-			j++
-		}
-		seeds := make([]uint64, 0, j-i)
-		for _, r := range runs[i:j] {
-			seeds = append(seeds, r.Seed)
-		}
-		if ref == nil {
-			ref = seeds
-			for k := 1; k < len(ref); k++ {
-				if ref[k] != ref[k-1]+1 {
-					return SeedRange{}, fmt.Errorf("reports: merge: seeds %d to %d are missing under %s (a shard missing?)",
-						ref[k-1]+1, ref[k]-1, runs[i].Key())
-				}
+	switch {
+	case sharded == len(parts):
+		n := parts[0].Shard.Count
+		have := make([]bool, n)
+		for i, p := range parts {
+			if p.Seeds != parts[0].Seeds {
+				return SeedRange{}, fmt.Errorf("reports: merge: summary %d is a shard of seeds %d+%d, summary 0 of %d+%d",
+					i, p.Seeds.First, p.Seeds.Count, parts[0].Seeds.First, parts[0].Seeds.Count)
 			}
-		} else if !slices.Equal(ref, seeds) {
-			return SeedRange{}, fmt.Errorf("reports: merge: %s ran %d seeds from %d, %s %d seeds from %d",
-				runs[0].Key(), len(ref), ref[0], runs[i].Key(), len(seeds), seeds[0])
+			have[p.Shard.Index] = true
 		}
-		i = j
+		for k, ok := range have {
+			if !ok {
+				return SeedRange{}, fmt.Errorf("reports: merge: shard %d of %d is missing (seeds %d, %d, … are not covered)",
+					k, n, parts[0].Seeds.First+uint64(k), parts[0].Seeds.First+uint64(k+n))
+			}
+		}
+		return parts[0].Seeds, nil
+	case sharded > 0:
+		return SeedRange{}, errors.New("reports: merge: some summaries are shards (-shard) and some are not")
 	}
-	return SeedRange{First: ref[0], Count: len(ref)}, nil
+	order := make([]*Summary, len(parts))
+	copy(order, parts)
+	sort.SliceStable(order, func(i, j int) bool { return order[i].Seeds.First < order[j].Seeds.First })
+	out := order[0].Seeds
+	for _, p := range order[1:] {
+		end := out.First + uint64(out.Count)
+		switch {
+		case p.Seeds.First < end:
+			return SeedRange{}, fmt.Errorf("reports: merge: seed %d is in two summaries (ranges %d+%d and %d+%d)",
+				p.Seeds.First, out.First, out.Count, p.Seeds.First, p.Seeds.Count)
+		case p.Seeds.First > end:
+			return SeedRange{}, fmt.Errorf("reports: merge: seeds %d to %d are missing (a summary missing?)", end, p.Seeds.First-1)
+		}
+		out.Count += p.Seeds.Count
+	}
+	return out, nil
 }

@@ -57,6 +57,7 @@ func WritePlots(dir string, s *Summary, tls ...*Timeline) ([]Plot, error) {
 		}
 		return nil
 	}
+	s = withAggregates(s)
 	algos := algoOrder(s)
 	fig, err := failoverCDF(s, algos)
 	if err := add(PlotFailoverCDF, fig, err); err != nil {
@@ -111,6 +112,17 @@ func WritePlots(dir string, s *Summary, tls ...*Timeline) ([]Plot, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// withAggregates is s, aggregated from its runs if it has runs but no
+// aggregates (a summary built by hand).
+func withAggregates(s *Summary) *Summary {
+	if len(s.Algorithms) > 0 || len(s.Runs) == 0 {
+		return s
+	}
+	c := *s
+	c.Aggregate()
+	return &c
 }
 
 // algoOrder is the sweep's groups (algorithms, or algorithms in grid

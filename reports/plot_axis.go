@@ -36,11 +36,12 @@ const logSpread = 8
 //   - a few stragglers lie far (> 3×) beyond every algorithm's p99: linear
 //     but cut at 1.5 × the largest p99, so one 30-second failover does not
 //     squash the rest into the left edge. The label says how many are cut.
-func newLatencyAxis(lat [][]float64) latencyAxis {
+func newLatencyAxis(lat []latSample) latencyAxis {
 	var lo, hi, p99, tail float64
 	loMed, hiMed := math.Inf(1), 0.0
 	lo = math.Inf(1)
-	for _, l := range lat {
+	for _, s := range lat {
+		l := s.vals
 		if len(l) == 0 {
 			continue
 		}
@@ -48,11 +49,11 @@ func newLatencyAxis(lat [][]float64) latencyAxis {
 			lo = min(lo, l[i])
 		}
 		hi = max(hi, l[len(l)-1])
-		p99 = max(p99, Percentile(l, 99))
-		med := Percentile(l, 50)
+		p99 = max(p99, s.dist.Percentile(99))
+		med := s.dist.Percentile(50)
 		loMed, hiMed = min(loMed, med), max(hiMed, med)
 		if med > 0 {
-			tail = max(tail, Percentile(l, 99)/med)
+			tail = max(tail, s.dist.Percentile(99)/med)
 		}
 	}
 	if loMed > 0 && (hiMed/loMed >= logSpread || tail >= logSpread) && !math.IsInf(lo, 1) {
@@ -64,8 +65,8 @@ func newLatencyAxis(lat [][]float64) latencyAxis {
 	}
 	cut := niceStep(p99*1.5/10) * 10
 	beyond := 0
-	for _, l := range lat {
-		beyond += len(l) - sort.SearchFloat64s(l, math.Nextafter(cut, math.Inf(1)))
+	for _, s := range lat {
+		beyond += s.dist.CountAbove(cut)
 	}
 	return latencyAxis{max: cut, label: fmt.Sprintf("failover latency (ms) — axis cut at %s ms; %d slower failover(s) off the chart", fmtMs(cut), beyond)}
 }

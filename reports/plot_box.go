@@ -14,10 +14,10 @@ import (
 // latency on x like the CDF so the two read together. The first algorithm is
 // on top.
 func failoverBox(s *Summary, algos []string) (*figure, error) {
-	lat, _ := failoverLatencies(s, algos)
+	lat := failoverLatencies(s, algos)
 	var shown []int
 	for i := range algos {
-		if len(lat[i]) > 0 {
+		if len(lat[i].vals) > 0 {
 			shown = append(shown, i)
 		}
 	}
@@ -30,7 +30,7 @@ func failoverBox(s *Summary, algos []string) (*figure, error) {
 	names := make([]string, len(shown))
 	for k, i := range shown {
 		loc := float64(len(shown) - 1 - k)
-		box, err := plotter.NewBoxPlot(vg.Points(22), loc, plotter.Values(lat[i]))
+		box, err := plotter.NewBoxPlot(vg.Points(22), loc, plotter.Values(lat[i].vals))
 		if err != nil {
 			return nil, err
 		}
@@ -45,7 +45,7 @@ func failoverBox(s *Summary, algos []string) (*figure, error) {
 		box.WhiskerStyle = draw.LineStyle{Color: c, Width: vg.Points(1)}
 		box.GlyphStyle = draw.GlyphStyle{Color: alpha(c, 0.6), Radius: vg.Points(1.8), Shape: draw.RingGlyph{}}
 		p.Add(box)
-		names[len(shown)-1-k] = fmt.Sprintf("%s\nn=%d", algos[i], len(lat[i]))
+		names[len(shown)-1-k] = fmt.Sprintf("%s\nn=%d", algos[i], lat[i].n())
 	}
 	ax.apply(p)
 	p.NominalY(names...)

@@ -3,7 +3,6 @@ package reports
 import (
 	"fmt"
 	"math"
-	"sort"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -16,38 +15,52 @@ import (
 // thousands of failovers per algorithm).
 const cdfMaxPoints = 300
 
-// failoverLatencies returns, per algorithm in algos' order, the sorted
-// latencies of completed failovers and the number of failovers in all.
-func failoverLatencies(s *Summary, algos []string) (lat [][]float64, total []int) {
-	idx := make(map[string]int, len(algos))
-	for i, a := range algos {
-		idx[a] = i
+// latSample is what the latency plots draw of one group: its completed
+// failovers' latency distribution, a sorted sample of it (every value while
+// the distribution is exact, else its quantile function at sampleSize
+// ranks), and the number of failovers in all (never-completed included).
+type latSample struct {
+	vals  []float64
+	dist  *Dist
+	total int
+}
+
+// sampleSize is how many quantiles stand for a bucketed distribution in
+// a plot: more than a box plot or a 300-point CDF line can show.
+const sampleSize = 1001
+
+// n is the number of completed failovers.
+func (l latSample) n() int {
+	if l.dist == nil {
+		return 0
 	}
-	lat = make([][]float64, len(algos))
-	total = make([]int, len(algos))
-	for _, r := range s.Runs {
-		i := idx[r.Key()]
-		for _, f := range r.Failovers {
-			total[i]++
-			if f.Completed && f.LatencyMs != nil && finite(*f.LatencyMs) {
-				lat[i] = append(lat[i], *f.LatencyMs)
+	return l.dist.Count()
+}
+
+// failoverLatencies returns, per group in algos' order, the completed
+// failovers' latencies and the number of failovers in all.
+func failoverLatencies(s *Summary, algos []string) []latSample {
+	out := make([]latSample, len(algos))
+	for i, a := range algos {
+		for k := range s.Algorithms {
+			g := &s.Algorithms[k]
+			if g.Key() == a {
+				out[i] = latSample{vals: g.FailoverDist.Sample(sampleSize), dist: &g.FailoverDist, total: g.Failovers}
+				break
 			}
 		}
 	}
-	for _, l := range lat {
-		sort.Float64s(l)
-	}
-	return lat, total
+	return out
 }
 
 // failoverCDF is the empirical CDF of failover latency, one line per
 // algorithm. The y axis is the fraction of all failovers recovered within x,
 // so a line that stops short of 100% shows failovers that never completed.
 func failoverCDF(s *Summary, algos []string) (*figure, error) {
-	lat, total := failoverLatencies(s, algos)
+	lat := failoverLatencies(s, algos)
 	have := false
 	for _, l := range lat {
-		have = have || len(l) > 0
+		have = have || len(l.vals) > 0
 	}
 	if !have {
 		return nil, nil
@@ -66,10 +79,10 @@ func failoverCDF(s *Summary, algos []string) (*figure, error) {
 	leg.Padding = vg.Points(8)
 	var legendW vg.Length
 	for i, a := range algos {
-		if len(lat[i]) == 0 {
+		if len(lat[i].vals) == 0 {
 			continue
 		}
-		line, err := plotter.NewLine(cdfPoints(lat[i], total[i]))
+		line, err := plotter.NewLine(cdfPoints(lat[i].vals, lat[i].n(), lat[i].total))
 		if err != nil {
 			return nil, err
 		}
@@ -77,8 +90,8 @@ func failoverCDF(s *Summary, algos []string) (*figure, error) {
 		line.Color = algoColor(i)
 		line.Width = vg.Points(1.6)
 		p.Add(line)
-		label := fmt.Sprintf("%s\np50 %s · p99 %s ms\n%d failovers", a, fmtMs(Percentile(lat[i], 50)), fmtMs(Percentile(lat[i], 99)), total[i])
-		if inc := total[i] - len(lat[i]); inc > 0 {
+		label := fmt.Sprintf("%s\np50 %s · p99 %s ms\n%d failovers", a, fmtMs(lat[i].dist.Percentile(50)), fmtMs(lat[i].dist.Percentile(99)), lat[i].total)
+		if inc := lat[i].total - lat[i].n(); inc > 0 {
 			label += fmt.Sprintf(", %d never\nrecovered", inc)
 		}
 		leg.Add(label, line)
@@ -94,19 +107,20 @@ func failoverCDF(s *Summary, algos []string) (*figure, error) {
 	}}, nil
 }
 
-// cdfPoints are the steps of sorted's empirical CDF over total samples,
-// thinned to at most cdfMaxPoints while keeping the first and last step.
-func cdfPoints(sorted []float64, total int) plotter.XYs {
-	n := len(sorted)
+// cdfPoints are the steps of the empirical CDF of n values, of which
+// sorted is all or an evenly ranked sample, over total failovers, thinned
+// to at most cdfMaxPoints while keeping the first and last step.
+func cdfPoints(sorted []float64, n, total int) plotter.XYs {
+	scale := float64(n) / float64(len(sorted)) / float64(total)
 	step := 1
-	if n > cdfMaxPoints {
-		step = int(math.Ceil(float64(n) / cdfMaxPoints))
+	if len(sorted) > cdfMaxPoints {
+		step = int(math.Ceil(float64(len(sorted)) / cdfMaxPoints))
 	}
 	pts := plotter.XYs{{X: sorted[0], Y: 0}}
-	for i := 0; i < n; i += step {
+	for i := 0; i < len(sorted); i += step {
 		// The last sample of a thinned group carries the group's height.
-		j := min(i+step, n) - 1
-		pts = append(pts, plotter.XY{X: sorted[j], Y: float64(j+1) / float64(total)})
+		j := min(i+step, len(sorted)) - 1
+		pts = append(pts, plotter.XY{X: sorted[j], Y: float64(j+1) * scale})
 	}
 	return pts
 }

@@ -3,7 +3,6 @@ package reports
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -24,13 +23,15 @@ func messagesPerElection(s *Summary, algos []string) (*figure, error) {
 	for i, a := range algos {
 		idx[a] = i
 	}
+	// Each group's values, or (bucketed) its quantile function sampled:
+	// the histogram of evenly ranked quantiles has the distribution's
+	// shape, and its bars are scaled to the number of failovers.
 	vals := make([][]float64, len(algos))
-	for _, r := range s.Runs {
-		i := idx[r.Key()]
-		for _, f := range r.Failovers {
-			if f.Elections > 0 && f.Messages >= 0 {
-				vals[i] = append(vals[i], float64(f.Messages)/float64(f.Elections))
-			}
+	dists := make([]*Dist, len(algos))
+	for k := range s.Algorithms {
+		g := &s.Algorithms[k]
+		if i, ok := idx[g.Key()]; ok {
+			vals[i], dists[i] = g.MessagesPerElectionDist.Sample(sampleSize), &g.MessagesPerElectionDist
 		}
 	}
 	// One x range for every panel, so panels compare at a glance; the
@@ -53,8 +54,7 @@ func messagesPerElection(s *Summary, algos []string) (*figure, error) {
 		if len(v) == 0 {
 			continue
 		}
-		sort.Float64s(v)
-		st := NewStats(v)
+		st := dists[i].Stats()
 		p := newPlot(fmt.Sprintf("%s — mean %.1f · p50 %.1f · p90 %.1f  (n=%d)", a, st.Mean, st.P50, st.P90, st.Count),
 			"messages per election", "failovers")
 		p.Title.TextStyle.Font.Size = vg.Points(11)
@@ -62,6 +62,11 @@ func messagesPerElection(s *Summary, algos []string) (*figure, error) {
 		h := &plotter.Histogram{Bins: histBins(v), FillColor: alpha(algoColor(i), 0.75),
 			LineStyle: draw.LineStyle{Color: algoColor(i), Width: vg.Points(0.6)}}
 		h.Width = h.Bins[0].Max - h.Bins[0].Min
+		if scale := float64(st.Count) / float64(len(v)); scale != 1 {
+			for b := range h.Bins {
+				h.Bins[b].Weight *= scale
+			}
+		}
 		p.Add(h)
 		if integral(v) {
 			// Whole messages per election: whole ticks, and a narrow sample

@@ -87,6 +87,7 @@ func TestWritePlotsSkipsEmpty(t *testing.T) {
 	// Failovers that never completed and had no election: the CDF and box
 	// have nothing to draw, nor has the histogram.
 	s.Runs[0].Failovers = []FailoverSummary{{Fault: "n1 crashed"}}
+	s.Aggregate()
 	plots, err = WritePlots(dir, s, &Timeline{Nodes: []string{"n0"}, EndMs: 1000})
 	require.NoError(t, err)
 	require.Len(t, plots, 1)
@@ -95,6 +96,7 @@ func TestWritePlotsSkipsEmpty(t *testing.T) {
 
 	// Only instants (one failover, one sample): still valid images.
 	s.Runs[0].Failovers = []FailoverSummary{{Completed: true, LatencyMs: Ms(250), Elections: 1, Messages: 8}}
+	s.Aggregate()
 	plots, err = WritePlots(dir, s, nil)
 	require.NoError(t, err)
 	assert.Len(t, plots, 3)
@@ -118,6 +120,19 @@ func TestWritePlotsCleansUpOnError(t *testing.T) {
 	assert.Error(t, err)
 }
 
+// samples are latSamples of the given latencies (every failover completed).
+func samples(lats ...[]float64) []latSample {
+	out := make([]latSample, len(lats))
+	for i, l := range lats {
+		d := &Dist{}
+		for _, x := range l {
+			d.Add(x)
+		}
+		out[i] = latSample{vals: d.Sample(sampleSize), dist: d, total: len(l)}
+	}
+	return out
+}
+
 // The latency axis: linear from 0; cut at 1.5 × the largest p99 when far
 // stragglers would squash the rest, with the label saying how many are cut;
 // logarithmic when the algorithms' medians differ by logSpread or more.
@@ -126,15 +141,15 @@ func TestLatencyAxis(t *testing.T) {
 	for i := range lat {
 		lat[i] = float64(100 + i)
 	}
-	ax := newLatencyAxis([][]float64{lat})
+	ax := newLatencyAxis(samples(lat))
 	assert.Equal(t, latencyAxis{min: 0, max: 299 * 1.02, label: "failover latency (ms)"}, ax)
 
 	lat[199] = 30000 // p99 (rank 198) is 297
-	ax = newLatencyAxis([][]float64{lat, {150}})
+	ax = newLatencyAxis(samples(lat, []float64{150}))
 	assert.Equal(t, latencyAxis{min: 0, max: 500, // 1.5 × 297 = 445.5, rounded up to a nice 500
 		label: "failover latency (ms) — axis cut at 500 ms; 1 slower failover(s) off the chart"}, ax)
 
-	ax = newLatencyAxis([][]float64{{0, 180, 190, 200}, nil, {9500, 10190, 12316}})
+	ax = newLatencyAxis(samples([]float64{0, 180, 190, 200}, nil, []float64{9500, 10190, 12316}))
 	assert.True(t, ax.log)
 	assert.InDelta(t, 180/1.15, ax.min, 1e-9, "the smallest positive latency sets the minimum")
 	assert.InDelta(t, 12316*1.1, ax.max, 1e-9)
@@ -155,8 +170,8 @@ func TestLatencyAxis(t *testing.T) {
 			tailed[i] = float64(1000 * (i - 94)) // p99 (rank 99) is 4000
 		}
 	}
-	assert.True(t, newLatencyAxis([][]float64{tailed, {100, 110, 120}}).log, "medians alike, one long tail")
-	assert.False(t, newLatencyAxis([][]float64{tailed[:95], {100, 110, 120}}).log)
+	assert.True(t, newLatencyAxis(samples(tailed, []float64{100, 110, 120})).log, "medians alike, one long tail")
+	assert.False(t, newLatencyAxis(samples(tailed[:95], []float64{100, 110, 120})).log)
 	assert.Equal(t, 0.0, floorLogScale{}.Normalize(100, 1000, 0), "zero sits at the minimum")
 	assert.InDelta(t, 0.5, floorLogScale{}.Normalize(100, 10000, 1000), 1e-12)
 }

@@ -13,7 +13,7 @@ import (
 
 // Schema identifies the JSON summary's format; it changes only when a field
 // changes meaning or disappears.
-const Schema = "electsim.summary/v1"
+const Schema = "electsim.summary/v2"
 
 // Summary is the machine-readable result of a sweep. Everything except
 // Timing is a deterministic function of the scenario, seeds and algorithms.
@@ -34,7 +34,17 @@ type Summary struct {
 	// NotApplicable lists the algorithms asked for that cannot run the
 	// scenario (n/a, as in the matrix), with why.
 	NotApplicable []NotApplicable `json:"not_applicable,omitempty"`
-	Runs          []RunSummary    `json:"runs"`
+	// Runs are the runs kept in full, in run order (group, then seed):
+	// every run of a sweep of at most KeepAllRuns runs, else the first
+	// MaxKeptRuns notable ones (RunsKept says which). Counts, rates and
+	// distributions come from Algorithms, never from Runs.
+	Runs []RunSummary `json:"runs"`
+	// RunsKept is KeptAll or KeptNotable.
+	RunsKept string `json:"runs_kept"`
+	// RunsFile names the file with every run, one JSON object per line in
+	// run order, relative to the summary (simrun writes runs.jsonl.gz);
+	// empty when there is none.
+	RunsFile string `json:"runs_file,omitempty"`
 	// Partial is set when the sweep was interrupted (SIGINT, SIGTERM):
 	// Runs, and everything aggregated from them, cover only the runs that
 	// finished.
@@ -161,6 +171,10 @@ type AlgoSummary struct {
 	Group string   `json:"group,omitempty"`
 	Runs  int      `json:"runs"`
 	OK    int      `json:"ok"`
+	// FirstSeed is the group's first seed run; FirstFailingSeed its first
+	// run that did not meet the expectations (absent if none did).
+	FirstSeed        uint64  `json:"first_seed"`
+	FirstFailingSeed *uint64 `json:"first_failing_seed,omitempty"`
 	// Violations counts runs with a (non-harmless) violation, by check.
 	Violations map[string]int `json:"violations"`
 	// Harmless counts runs with only harmless findings, by check.
@@ -169,19 +183,40 @@ type AlgoSummary struct {
 	// its wall-time bound), by check: the one verdict that depends on the
 	// machine, never counted as ok.
 	Unknown map[string]int `json:"unknown,omitempty"`
-	// FailoverMs summarises the completed failovers; FailoversNever counts
-	// the failovers that never completed (never recovered), which no
-	// percentile of FailoverMs includes.
-	FailoverMs           Stats   `json:"failover_ms"`
-	FailoversNever       int     `json:"failovers_never"`
-	LeaderlessMs         Stats   `json:"leaderless_ms"`
+	// Findings tallies every finding by kind (harmless ones apart), in
+	// kind order.
+	Findings []FindingTally `json:"findings,omitempty"`
+	// FailoverMs summarises the completed failovers (FailoverDist);
+	// FailoversNever counts the failovers that never completed (never
+	// recovered), which no percentile of FailoverMs includes; Failovers
+	// counts both.
+	FailoverMs     Stats `json:"failover_ms"`
+	FailoversNever int   `json:"failovers_never"`
+	Failovers      int   `json:"failovers"`
+	// LeaderlessMs summarises each run's time without a leader
+	// (LeaderlessDist).
+	LeaderlessMs Stats `json:"leaderless_ms"`
+	// ElectionsPerFailover and MessagesPerFailover are FailoverElections
+	// and FailoverMessages (totals over every failover) per failover.
 	ElectionsPerFailover float64 `json:"elections_per_failover"`
 	MessagesPerFailover  float64 `json:"messages_per_failover"`
+	FailoverElections    int     `json:"failover_elections"`
+	FailoverMessages     int     `json:"failover_messages"`
 	Events               uint64  `json:"events"`
 	// SplitBrainRate and DoubleExecutionRate are the fractions of runs with
-	// a split_brain (harmless included) or double_execution finding.
+	// a split_brain (harmless included) or double_execution finding:
+	// SplitBrainRuns and DoubleExecutionRuns of Runs.
 	SplitBrainRate      float64 `json:"split_brain_rate"`
 	DoubleExecutionRate float64 `json:"double_execution_rate"`
+	SplitBrainRuns      int     `json:"split_brain_runs"`
+	DoubleExecutionRuns int     `json:"double_execution_runs"`
+	// The distributions the statistics and plots come from, mergeable
+	// across shards: completed failovers' latency (ms), each run's
+	// leaderless time (ms), and each failover's messages per election
+	// (failovers with an election).
+	FailoverDist            Dist `json:"failover_dist"`
+	LeaderlessDist          Dist `json:"leaderless_dist"`
+	MessagesPerElectionDist Dist `json:"messages_per_election_dist"`
 }
 
 // Ms returns a pointer to x, for the nullable millisecond fields.
@@ -303,84 +338,25 @@ func (a *AlgoSummary) Key() string {
 	return a.Algorithm
 }
 
-// Aggregate fills s.Algorithms from s.Runs, one entry per group (an
-// algorithm, or an algorithm in one grid cell) in the order groups first
-// appear. Merging shards is: concatenate Runs, sort by (group order,
-// seed), Aggregate.
+// Aggregate fills s.Algorithms from s.Runs (which must hold every run),
+// one entry per group (an algorithm, or an algorithm in one grid cell) in
+// the order groups first appear, and keeps in s.Runs what a summary keeps:
+// every run of at most KeepAllRuns, else the first MaxKeptRuns notable
+// ones (RunsKept).
 func (s *Summary) Aggregate() {
-	var order []string
-	by := map[string][]*RunSummary{}
-	for i := range s.Runs {
-		r := &s.Runs[i]
-		if _, ok := by[r.Key()]; !ok {
-			order = append(order, r.Key())
+	c := NewCollector(len(s.Runs) <= KeepAllRuns)
+	rank := map[string]int{}
+	for _, r := range s.Runs {
+		k, ok := rank[r.Key()]
+		if !ok {
+			k = len(rank)
+			rank[r.Key()] = k
 		}
-		by[r.Key()] = append(by[r.Key()], r)
+		c.Add(k, r)
 	}
-	s.Algorithms = s.Algorithms[:0]
-	for _, a := range order {
-		runs := by[a]
-		as := AlgoSummary{Algorithm: runs[0].Algorithm, Vary: runs[0].Vary, Group: runs[0].Group, Runs: len(runs), Violations: map[string]int{}, Harmless: map[string]int{}}
-		var fo, ll []float64
-		elections, messages, failovers := 0, 0, 0
-		split, double := 0, 0
-		for _, r := range runs {
-			if r.OK {
-				as.OK++
-			}
-			as.Events += r.Events
-			ll = append(ll, r.LeaderlessMs)
-			for _, f := range r.Failovers {
-				if f.Completed && f.LatencyMs != nil {
-					fo = append(fo, *f.LatencyMs)
-				} else {
-					as.FailoversNever++
-				}
-				elections += f.Elections
-				messages += f.Messages
-				failovers++
-			}
-			for k, st := range r.Checks {
-				if st == "unknown" {
-					if as.Unknown == nil {
-						as.Unknown = map[string]int{}
-					}
-					as.Unknown[k]++
-				}
-			}
-			seen, seenHarmless := map[string]bool{}, map[string]bool{}
-			for _, v := range r.Violations {
-				if v.Harmless {
-					seenHarmless[v.Kind] = true
-				} else {
-					seen[v.Kind] = true
-				}
-			}
-			for k := range seen {
-				as.Violations[k]++
-			}
-			for k := range seenHarmless {
-				if !seen[k] {
-					as.Harmless[k]++
-				}
-			}
-			if seen["split_brain"] || seenHarmless["split_brain"] {
-				split++
-			}
-			if seen["double_execution"] {
-				double++
-			}
-		}
-		as.FailoverMs = NewStats(fo)
-		as.LeaderlessMs = NewStats(ll)
-		if failovers > 0 {
-			as.ElectionsPerFailover = round3(float64(elections) / float64(failovers))
-			as.MessagesPerFailover = round3(float64(messages) / float64(failovers))
-		}
-		as.SplitBrainRate = round3(float64(split) / float64(len(runs)))
-		as.DoubleExecutionRate = round3(float64(double) / float64(len(runs)))
-		s.Algorithms = append(s.Algorithms, as)
-	}
+	s.Algorithms = c.Groups()
+	s.Runs = c.Kept()
+	s.RunsKept = c.KeptMode()
 }
 
 // Timeline is what the leadership-timeline plot shows for one run.

@@ -45,17 +45,31 @@ func TestAggregateExact(t *testing.T) {
 	s := handSummary()
 	s.Aggregate()
 	require.Len(t, s.Algorithms, 2)
-	assert.Equal(t, AlgoSummary{Algorithm: "raft", Runs: 2, OK: 1,
+	raft, bully := s.Algorithms[0], s.Algorithms[1]
+	// The distributions, checked apart: their percentiles by hand.
+	assert.Equal(t, []float64{200, 400}, raft.FailoverDist.Sample(10))
+	assert.Equal(t, []float64{100, 300}, raft.LeaderlessDist.Sample(10))
+	assert.Equal(t, []float64{10, 15, 50.0 / 3}, raft.MessagesPerElectionDist.Sample(10))
+	assert.Equal(t, []float64{100}, bully.FailoverDist.Sample(10))
+	raft.FailoverDist, raft.LeaderlessDist, raft.MessagesPerElectionDist = Dist{}, Dist{}, Dist{}
+	bully.FailoverDist, bully.LeaderlessDist, bully.MessagesPerElectionDist = Dist{}, Dist{}, Dist{}
+	two := uint64(2)
+	assert.Equal(t, AlgoSummary{Algorithm: "raft", Runs: 2, OK: 1, FirstSeed: 1, FirstFailingSeed: &two,
 		Violations: map[string]int{"double_execution": 1, "split_brain": 1}, Harmless: map[string]int{"split_brain": 1},
-		FailoverMs: Stats{Count: 2, Min: 200, Mean: 300, P50: 200, P90: 400, P99: 400, Max: 400}, FailoversNever: 1,
+		Findings: []FindingTally{
+			{Kind: "double_execution", Findings: 2, Runs: 1, InFailing: 2},
+			{Kind: "split_brain", Findings: 1, Runs: 1, InFailing: 1},
+			{Kind: "split_brain", Harmless: true, Findings: 2, Runs: 2, InFailing: 1},
+		},
+		FailoverMs: Stats{Count: 2, Min: 200, Mean: 300, P50: 200, P90: 400, P99: 400, Max: 400}, FailoversNever: 1, Failovers: 3,
 		LeaderlessMs:         Stats{Count: 2, Min: 100, Mean: 200, P50: 100, P90: 300, P99: 300, Max: 300},
-		ElectionsPerFailover: 2, MessagesPerFailover: 30, Events: 150,
-		SplitBrainRate: 1, DoubleExecutionRate: 0.5}, s.Algorithms[0])
-	assert.Equal(t, AlgoSummary{Algorithm: "bully", Runs: 1, OK: 1,
+		ElectionsPerFailover: 2, MessagesPerFailover: 30, FailoverElections: 6, FailoverMessages: 90, Events: 150,
+		SplitBrainRate: 1, DoubleExecutionRate: 0.5, SplitBrainRuns: 2, DoubleExecutionRuns: 1}, raft)
+	assert.Equal(t, AlgoSummary{Algorithm: "bully", Runs: 1, OK: 1, FirstSeed: 1,
 		Violations: map[string]int{}, Harmless: map[string]int{},
 		FailoverMs:           Stats{Count: 1, Min: 100, Mean: 100, P50: 100, P90: 100, P99: 100, Max: 100},
 		LeaderlessMs:         Stats{Count: 1, Min: 50, Mean: 50, P50: 50, P90: 50, P99: 50, Max: 50},
-		ElectionsPerFailover: 1, MessagesPerFailover: 5, Events: 7}, s.Algorithms[1])
+		ElectionsPerFailover: 1, MessagesPerFailover: 5, Failovers: 1, FailoverElections: 1, FailoverMessages: 5, Events: 7}, bully)
 
 	// Aggregating again gives the same result (it resets Algorithms).
 	before := s.Algorithms[0]

@@ -11,6 +11,13 @@ import (
 // cron summary, aggregated. Runs are in (algorithm, seed) order, as simrun
 // writes them.
 func synthSummary(first uint64, count int, algos ...string) *Summary {
+	s := synthAll(first, count, algos...)
+	s.Aggregate()
+	return s
+}
+
+// synthAll is synthSummary before Aggregate: every run, no aggregates.
+func synthAll(first uint64, count int, algos ...string) *Summary {
 	s := &Summary{
 		Schema: Schema,
 		Scenario: ScenarioInfo{Name: "leader-crash", File: "scenarios/leader-crash.yaml",
@@ -24,7 +31,6 @@ func synthSummary(first uint64, count int, algos ...string) *Summary {
 			s.Runs = append(s.Runs, synthRun(seed, a, ai))
 		}
 	}
-	s.Aggregate()
 	return s
 }
 

@@ -35,6 +35,7 @@ type options struct {
 	json        string
 	trace       string
 	perfetto    string
+	runs        string
 	failFast    bool
 	quiet       bool
 	shardIndex  int
@@ -70,13 +71,13 @@ func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
 		return nil
 	})
 	o.seeds = 1
-	fs.Func("seeds", "run `K` consecutive seeds starting at -seed (default 1, at most 100000)", func(v string) error {
+	fs.Func("seeds", "run `K` consecutive seeds starting at -seed (default 1, at most 10^12; one invocation runs at most 10^8, so shard bigger sweeps)", func(v string) error {
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
 			return fmt.Errorf("want a whole number of seeds")
 		}
 		if n > MaxSeeds {
-			return fmt.Errorf("%d is more than %d, the most one invocation runs (split a bigger sweep with -shard)", n, MaxSeeds)
+			return fmt.Errorf("%d is more than %d, the most seeds a sweep spans", n, MaxSeeds)
 		}
 		o.seeds = int(n)
 		return nil
@@ -97,6 +98,7 @@ func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	fs.StringVar(&o.json, "json", "", "also write the JSON summary to `FILE` (- for stdout)")
 	fs.StringVar(&o.trace, "trace", "", "write the trace of one run (the first failing run, else the first) as JSON lines to `FILE`")
 	fs.StringVar(&o.perfetto, "perfetto", "", "write that run's trace in Chrome/Perfetto trace-event format to `FILE`")
+	fs.StringVar(&o.runs, "runs", "", "write every run, one JSON line each, to `FILE` (gzip if it ends in .gz) instead of runs.jsonl.gz in the output folder")
 	fs.BoolVar(&o.failFast, "fail-fast", false, "stop the sweep at the first run that does not meet the scenario's expectations, and each run at its first violation that would fail them (election_safety, split_brain)")
 	fs.BoolVar(&o.quiet, "quiet", false, "print nothing but errors")
 	fs.Func("shard", "run only slice `i/n` of the seeds (0 <= i < n): seeds whose offset from -seed is i mod n", func(v string) error {
@@ -131,12 +133,15 @@ flags:
 	return fs
 }
 
-// MaxSeeds is the most seeds one invocation runs; a bigger sweep is split
-// with -shard and merged (docs/distributed.md). The job list costs nothing
-// per seed, but a sweep keeps each run's summary (about 15 KB of memory and
-// 2 KB of summary.json per run of partition.yaml), so this bounds it to
-// about 1.5 GB until summaries stream.
-const MaxSeeds = 100_000
+// MaxSeeds is the most seeds a sweep spans, all its shards together.
+const MaxSeeds = 1_000_000_000_000
+
+// MaxRuns is the most runs one invocation (one shard of a sweep) makes;
+// a bigger sweep is split with -shard and merged (docs/distributed.md).
+// Memory does not grow with the number of runs (docs/output.md); the runs
+// file does, by about 150 bytes per run of partition.yaml, so this bounds
+// it to about 15 GB of disk.
+const MaxRuns = 100_000_000
 
 // dedupe drops repeated names, keeping the first of each (-algo raft,raft
 // runs raft once).
@@ -179,12 +184,12 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	case o.porcupine < 0:
 		return nil, usagef("-porcupine-timeout must not be negative")
 	case o.seeds > MaxSeeds:
-		return nil, usagef("-seeds %d is more than %d, the most one invocation runs (split a bigger sweep with -shard)", o.seeds, MaxSeeds)
+		return nil, usagef("-seeds %d is more than %d, the most seeds a sweep spans", o.seeds, MaxSeeds)
 	case o.seedSet && o.seed > math.MaxUint64-uint64(o.seeds-1):
 		return nil, usagef("-seed %d with -seeds %d runs past the last seed (2^64-1)", o.seed, o.seeds)
 	}
 	// Two outputs naming the same path would overwrite each other.
-	outs := []struct{ flag, path string }{{"-json", o.json}, {"-trace", o.trace}, {"-perfetto", o.perfetto}, {"-materialize", o.materialize}, {"-out", o.out}}
+	outs := []struct{ flag, path string }{{"-json", o.json}, {"-trace", o.trace}, {"-perfetto", o.perfetto}, {"-materialize", o.materialize}, {"-out", o.out}, {"-runs", o.runs}}
 	for i := range outs {
 		for j := i + 1; j < len(outs); j++ {
 			if samePath(outs[i].path, outs[j].path) {

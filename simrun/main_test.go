@@ -3,6 +3,7 @@ package simrun
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -239,7 +240,7 @@ func TestTraceExports(t *testing.T) {
 }
 
 // BenchmarkSweep measures sweep throughput: seeds of partition.yaml per
-// second with every check (no report).
+// second with every check and the runs file (gzip, discarded), no report.
 func BenchmarkSweep(b *testing.B) {
 	sc, err := scenarios.Load(partition)
 	require.NoError(b, err)
@@ -247,8 +248,10 @@ func BenchmarkSweep(b *testing.B) {
 	b.ResetTimer()
 	var runs int
 	for i := 0; i < b.N; i++ {
-		res := runSweep([]*scenarios.Scenario{sc}, jobs, 2, false, 0, newProgress(&bytes.Buffer{}, jobs.len(), true))
-		runs += len(res.runs)
+		sink := newRunsSink(reports.NewRunsWriter(io.Discard, true))
+		res := runSweep([]*scenarios.Scenario{sc}, jobs, 2, false, 0, newProgress(&bytes.Buffer{}, jobs.len(), true), nil, sink)
+		require.NoError(b, sink.close())
+		runs += res.done()
 	}
 	b.ReportMetric(float64(runs)/b.Elapsed().Seconds(), "seeds/s")
 }

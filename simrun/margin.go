@@ -16,6 +16,10 @@ import (
 	"github.com/electsim/electsim/reports"
 )
 
+// MaxMarginSeeds is the most seeds a margin study runs per rate: it keeps
+// every run's longest overlap.
+const MaxMarginSeeds = 100_000
+
 // runMargin is simrun margin: a clock-drift margin study. It runs the
 // scenario with a clock rate (the value at -rate, a scenario path) set to
 // each of -rates, and puts every run's longest split-brain overlap beside
@@ -54,8 +58,8 @@ func runMargin(args []string, stdout, stderr io.Writer) int {
 		return fail("-scenario FILE is required")
 	case *ratePath == "":
 		return fail("-rate PATH is required: the scenario path of the followers' clock rate, e.g. faults[0].clock.rate")
-	case o.seeds < 1 || o.seeds > MaxSeeds:
-		return fail("-seeds must be within [1, %d]", MaxSeeds)
+	case o.seeds < 1 || o.seeds > MaxMarginSeeds:
+		return fail("-seeds must be within [1, %d]", MaxMarginSeeds)
 	case o.workers < 1:
 		return fail("-workers must be at least 1")
 	}
@@ -95,7 +99,19 @@ func runMargin(args []string, stdout, stderr io.Writer) int {
 	}
 	jobs := sweepJobs([]string{algo}, first, o.seeds, 0, 1).inCells(len(o.cells))
 	prog := newProgress(stderr, jobs.len(), o.quiet)
-	res := runSweep(scs, jobs, o.workers, false, o.porcupine, prog)
+	// Each run's longest overlap, noted as it finishes: the study needs
+	// every run's, which the sweep's aggregates do not keep.
+	longest := make([]float64, jobs.len())
+	ran := make([]bool, jobs.len())
+	note := func(i int, _ job, r *reports.RunSummary) {
+		for _, v := range r.Violations {
+			if v.Kind == "split_brain" {
+				longest[i] = max(longest[i], v.DurationMs)
+			}
+		}
+		ran[i] = true
+	}
+	res := runSweep(scs, jobs, o.workers, false, o.porcupine, prog, note, nil)
 	prog.finish()
 	if len(res.errs) > 0 {
 		return fail("%v", res.errs[0])
@@ -108,18 +124,12 @@ func runMargin(args []string, stdout, stderr io.Writer) int {
 		margins = append(margins, m)
 		study.BoundMs = append(study.BoundMs, ms(m.Overlap))
 		var overlaps []float64
-		for k := range res.runs {
-			if j := jobs.at(k); j.cell != i || !res.done[k] {
+		for k := range longest {
+			if j := jobs.at(k); j.cell != i || !ran[k] {
 				continue
 			}
-			longest := 0.0
-			for _, v := range res.runs[k].Violations {
-				if v.Kind == "split_brain" {
-					longest = max(longest, v.DurationMs)
-				}
-			}
-			overlaps = append(overlaps, longest)
-			if longest > ms(m.Overlap) {
+			overlaps = append(overlaps, longest[k])
+			if longest[k] > ms(m.Overlap) {
 				exceeded++
 			}
 		}

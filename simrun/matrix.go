@@ -70,8 +70,8 @@ func loadMatrix(path string) (*matrixFile, error) {
 	if err := scenarios.ValidName(m.Name); err != nil {
 		return nil, fmt.Errorf("%s: name: %v", path, err)
 	}
-	if m.Seeds > MaxSeeds {
-		return nil, fmt.Errorf("%s: seeds: %d is more than %d", path, m.Seeds, MaxSeeds)
+	if m.Seeds > MaxRuns {
+		return nil, fmt.Errorf("%s: seeds: %d is more than %d", path, m.Seeds, MaxRuns)
 	}
 	for _, a := range m.Algorithms {
 		if !validAlgo(a) || a == "shedlock" {
@@ -151,30 +151,20 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 			break
 		}
 		sc := scs[p.i]
-		res := runSweep([]*scenarios.Scenario{sc}, p.jobs, o.workers, false, o.porcupine, prog)
+		res := runSweep([]*scenarios.Scenario{sc}, p.jobs, o.workers, false, o.porcupine, prog, nil, nil)
 		if len(res.errs) > 0 {
 			return exitUsage, res.errs[0]
 		}
-		s := &reports.Summary{}
-		for i, r := range res.runs {
-			if res.done[i] {
-				s.Runs = append(s.Runs, r)
-			}
-		}
-		done += len(s.Runs)
+		done += res.done()
 		stopped = stopped || res.interrupted
-		s.Aggregate()
-		for _, as := range s.Algorithms {
+		for _, as := range res.col.Groups() {
 			for k, a := range m.Algorithms {
 				if a == as.Algorithm {
 					c := &table[p.i][k]
 					c.summary, c.runs = as, as.Runs
 					c.failed = as.Runs - as.OK
-					for _, r := range s.Runs {
-						if r.Algorithm == a && !r.OK {
-							c.replay = sc.ReplayCommand(r.Seed, algoOverride(sc, a))
-							break
-						}
+					if as.FirstFailingSeed != nil {
+						c.replay = sc.ReplayCommand(*as.FirstFailingSeed, algoOverride(sc, a))
 					}
 				}
 			}

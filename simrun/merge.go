@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/electsim/electsim/reports"
 )
@@ -33,7 +34,12 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "simrun merge: give the shard output folders (or their summary.json files)")
 		return exitUsage
 	}
+	if fs.NArg() > MaxMergeParts {
+		fmt.Fprintf(stderr, "simrun merge: %d summaries, at most %d (MaxMergeParts): merge in stages\n", fs.NArg(), MaxMergeParts)
+		return exitUsage
+	}
 	var parts []*reports.Summary
+	var runsFiles []string // each part's runs file; "" if it has none
 	for _, p := range fs.Args() {
 		path := p
 		if st, err := os.Stat(p); err == nil && st.IsDir() {
@@ -51,6 +57,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		parts = append(parts, s)
+		runsFiles = append(runsFiles, runsFileOf(path, s))
 	}
 	m, err := reports.Merge(parts)
 	if err != nil {
@@ -61,7 +68,10 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	if dir == "" {
 		dir = filepath.Join("out", m.Scenario.Name)
 	}
-	if err := writeMerged(dir, m); err != nil {
+	if slices.Contains(runsFiles, "") {
+		runsFiles = nil // the merge has a runs file only if every part has one
+	}
+	if err := writeMerged(dir, m, runsFiles); err != nil {
 		fmt.Fprintln(stderr, "simrun merge:", err)
 		return exitUsage
 	}
@@ -71,25 +81,56 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 	}
+	runs, failed := 0, 0
+	for _, a := range m.Algorithms {
+		runs += a.Runs
+		failed += a.Runs - a.OK
+	}
 	code := exitOK
-	failed := 0
-	for _, r := range m.Runs {
-		if !r.OK {
-			code = exitViolation
-			failed++
-		}
+	if failed > 0 {
+		code = exitViolation
 	}
 	if !*quiet {
 		fmt.Fprintf(stdout, "merged %d shard(s): %d runs of %s, %d did not meet the expectations\nreport: %s\n",
-			len(parts), len(m.Runs), m.Scenario.Name, failed, filepath.Join(dir, "report.html"))
+			len(parts), runs, m.Scenario.Name, failed, filepath.Join(dir, "report.html"))
+		if runsFiles == nil {
+			fmt.Fprintln(stdout, "(some shards have no runs file: the merge has none)")
+		}
 	}
 	return code
 }
 
+// MaxMergeParts is the most summaries one merge reads: it holds every
+// part's runs file open at once (about 100 KB each).
+const MaxMergeParts = 1000
+
+// runsFileOf is the runs file of the summary at path, if it names one that
+// exists: relative names are relative to the summary's folder.
+func runsFileOf(path string, s *reports.Summary) string {
+	if s.RunsFile == "" {
+		return ""
+	}
+	name := s.RunsFile
+	if !filepath.IsAbs(name) {
+		name = filepath.Join(filepath.Dir(path), name)
+	}
+	if st, err := os.Stat(name); err != nil || !st.Mode().IsRegular() {
+		return ""
+	}
+	return name
+}
+
 // writeMerged writes a merged summary's folder (no featured-run extras: the
-// shards' traces are not at hand).
-func writeMerged(out string, s *reports.Summary) error {
+// shards' traces are not at hand), with the parts' runs files merged into
+// its runs file in run order when every part has one.
+func writeMerged(out string, s *reports.Summary, runsFiles []string) error {
 	return writeFolder(out, func(tmp string) error {
+		if runsFiles != nil {
+			if err := mergeRunsFiles(filepath.Join(tmp, reports.RunsFileName), s, runsFiles); err != nil {
+				return err
+			}
+			s.RunsFile = reports.RunsFileName
+		}
 		if err := writeSummaryFile(tmp, s); err != nil {
 			return err
 		}
@@ -99,4 +140,46 @@ func writeMerged(out string, s *reports.Summary) error {
 		}
 		return reports.WriteHTML(filepath.Join(tmp, "report.html"), s, plots, tmp, reports.HTMLExtras{Title: s.Scenario.Name, Command: "simrun merge"})
 	})
+}
+
+// mergeRunsFiles merges the parts' runs files into dst, in the merged
+// summary's group order, then seed; the line count must be the summary's.
+func mergeRunsFiles(dst string, s *reports.Summary, files []string) error {
+	rank := map[string]int{}
+	want := 0
+	for i, a := range s.Algorithms {
+		rank[a.Key()] = i
+		want += a.Runs
+	}
+	var ins []*reports.RunsReader
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		rr, err := reports.NewRunsReader(f, name)
+		if err != nil {
+			return err
+		}
+		defer rr.Close()
+		ins = append(ins, rr)
+	}
+	f, err := os.Create(dst)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	w := reports.NewRunsWriter(f, true)
+	n, err := reports.MergeRuns(w, ins, func(k string) (int, bool) { r, ok := rank[k]; return r, ok })
+	if err != nil {
+		return err
+	}
+	if n != want {
+		return fmt.Errorf("the runs files hold %d runs, the summaries count %d", n, want)
+	}
+	if err := w.Close(); err != nil {
+		return err
+	}
+	return f.Close()
 }

@@ -13,22 +13,11 @@ import (
 	"github.com/electsim/electsim/scenarios"
 )
 
-// stageOutputs builds the output folder under its temporary name: plots,
-// porcupine visualizations of the featured run, repro.yaml if a failing run
-// was shrunk, and report.html (summary.json is written by the caller, once
-// the reports' timing is known). The caller commits or aborts it.
-func stageOutputs(out string, s *reports.Summary, fr *scenarios.Run, others []*scenarios.Run, st *reports.SpaceTime, o *options, sh *shrinkResult) (*stagedFolder, error) {
-	folder, err := stageFolder(out)
-	if err != nil {
-		return nil, err
-	}
-	if err := fillOutputs(folder.tmp, s, fr, others, st, o, sh); err != nil {
-		folder.abort()
-		return nil, err
-	}
-	return folder, nil
-}
-
+// fillOutputs writes the output folder's contents under its temporary
+// name: plots, porcupine visualizations of the featured run, repro.yaml if
+// a failing run was shrunk, and report.html (summary.json is written by the
+// caller, once the reports' timing is known; the runs file while the sweep
+// ran).
 func fillOutputs(tmp string, s *reports.Summary, fr *scenarios.Run, others []*scenarios.Run, st *reports.SpaceTime, o *options, sh *shrinkResult) error {
 	{
 		tls := []*reports.Timeline{timeline(fr)}
@@ -182,7 +171,7 @@ func printSummary(w io.Writer, sc *scenarios.Scenario, s *reports.Summary, res s
 	if s.Shard != nil {
 		fmt.Fprintf(w, " (shard %d/%d)", s.Shard.Index, s.Shard.Count)
 	}
-	fmt.Fprintf(w, " · %s in %.2fs (%.0f runs/s, %s)\n\n", plural(len(s.Runs), "run", "runs"), s.Timing.WallSeconds, s.Timing.RunsPerSecond, plural(s.Timing.Workers, "worker", "workers"))
+	fmt.Fprintf(w, " · %s in %.2fs (%.0f runs/s, %s)\n\n", plural(res.done(), "run", "runs"), s.Timing.WallSeconds, s.Timing.RunsPerSecond, plural(s.Timing.Workers, "worker", "workers"))
 	width := 10
 	for _, a := range s.Algorithms {
 		width = max(width, len([]rune(a.Key())))
@@ -239,22 +228,17 @@ func printSummary(w io.Writer, sc *scenarios.Scenario, s *reports.Summary, res s
 		}
 	}
 	fmt.Fprintln(w)
-	failed := 0
-	for _, r := range s.Runs {
-		if !r.OK {
-			failed++
-		}
-	}
+	failed := res.col.Failed()
 	if s.Partial != nil {
 		fmt.Fprintf(w, "partial: %s after %d of %d runs; the summary covers the runs that finished\n", s.Partial.Reason, s.Partial.RunsDone, s.Partial.RunsPlanned)
 	}
 	switch {
 	case res.stopped:
-		fmt.Fprintf(w, "stopped at the first failing run (-fail-fast): %d of %d runs done\n", len(s.Runs), len(res.runs))
+		fmt.Fprintf(w, "stopped at the first failing run (-fail-fast): %d of %d runs done\n", res.done(), res.planned)
 	case failed == 0:
 		fmt.Fprintln(w, "every run met the scenario's expectations")
 	default:
-		fmt.Fprintf(w, "%d of %d runs did not meet the scenario's expectations\n", failed, len(s.Runs))
+		fmt.Fprintf(w, "%d of %d runs did not meet the scenario's expectations\n", failed, res.done())
 	}
 	if sh != nil {
 		fmt.Fprintf(w, "shrunk seed %d to %s (%d → %d faults, %s → %s): simrun -scenario %s\n",

@@ -49,7 +49,7 @@ var childProgressRe = regexp.MustCompile(`^simrun: (\d+)/(\d+) runs\b.*?(?:, (\d
 
 // processSweep runs jobs in o.workers child processes and returns their
 // merged runs at their job indexes, as runSweep does.
-func processSweep(o *options, jobs jobList, first uint64, prog *progress) (sweepResult, error) {
+func processSweep(o *options, jobs jobList, first uint64, prog *progress, rf *runsOut) (sweepResult, error) {
 	start := time.Now()
 	n := jobs.len()
 	w := min(o.workers, n)
@@ -67,6 +67,7 @@ func processSweep(o *options, jobs jobList, first uint64, prog *progress) (sweep
 		cmd    *exec.Cmd
 		stderr bytes.Buffer
 		json   string
+		runs   string
 		n, bad int
 	}
 	kids := make([]*child, w)
@@ -81,14 +82,14 @@ func processSweep(o *options, jobs jobList, first uint64, prog *progress) (sweep
 	}
 	var readers sync.WaitGroup
 	for j := range kids {
-		k := &child{json: filepath.Join(tmp, fmt.Sprintf("shard%d.json", j))}
+		k := &child{json: filepath.Join(tmp, fmt.Sprintf("shard%d.json", j)), runs: filepath.Join(tmp, fmt.Sprintf("shard%d.jsonl", j))}
 		kids[j] = k
 		// The scenario path as given (the children share the working
 		// directory): summaries and replay commands name it the same way.
 		args := []string{"-scenario", o.scenario, "-seed", strconv.FormatUint(first, 10), "-seeds", strconv.Itoa(o.seeds),
 			"-algo", strings.Join(jobs.algos, ","), "-workers", "1",
 			"-shard", fmt.Sprintf("%d/%d", o.shardIndex+shardN*j, shardN*w),
-			"-json", k.json, "-out", filepath.Join(tmp, fmt.Sprintf("out%d", j)), "-shrink=false", // a worker writes only its -json
+			"-json", k.json, "-runs", k.runs, "-out", filepath.Join(tmp, fmt.Sprintf("out%d", j)), "-shrink=false", // a worker writes only its -json
 			"-porcupine-timeout", o.porcupine.String()}
 		for _, s := range o.sets {
 			args = append(args, "-set", s)
@@ -169,7 +170,26 @@ func processSweep(o *options, jobs jobList, first uint64, prog *progress) (sweep
 	if len(errs) > 0 {
 		return sweepResult{}, errs[0]
 	}
-	var parts []*reports.Summary
+	// The children's summaries: their groups' aggregates and kept runs
+	// combine into the sweep's, and their runs files (each in run order)
+	// merge into its runs file.
+	rank := map[string]int{}
+	for g := 0; g < len(jobs.algos)*jobs.cells; g++ {
+		algo, cell := jobs.algos[g%len(jobs.algos)], g/len(jobs.algos)
+		key := algo
+		if o.cells[cell].label != "" {
+			key = groupLabel(o.cells[cell], algo, len(jobs.algos))
+		}
+		rank[key] = g
+	}
+	rankOf := func(key string) (int, bool) { r, ok := rank[key]; return r, ok }
+	res := sweepResult{col: reports.NewCollector(n <= reports.KeepAllRuns), planned: n, interrupted: interrupted.Load() != 0}
+	var runsIn []*reports.RunsReader
+	defer func() {
+		for _, r := range runsIn {
+			r.Close()
+		}
+	}()
 	for _, k := range kids {
 		b, err := os.ReadFile(k.json)
 		if err != nil {
@@ -182,35 +202,33 @@ func processSweep(o *options, jobs jobList, first uint64, prog *progress) (sweep
 		if err := json.Unmarshal(b, &s); err != nil {
 			return sweepResult{}, fmt.Errorf("worker summary %s: %v", k.json, err)
 		}
-		parts = append(parts, &s)
-	}
-	res := sweepResult{runs: make([]reports.RunSummary, n), done: make([]bool, n), interrupted: interrupted.Load() != 0}
-	if len(parts) > 0 {
-		merged, err := reports.Merge(parts)
+		for i := range s.Algorithms {
+			g, ok := rankOf(s.Algorithms[i].Key())
+			if !ok {
+				return sweepResult{}, fmt.Errorf("worker processes ran %s, which is not in this sweep", s.Algorithms[i].Key())
+			}
+			res.col.AddGroup(g, &s.Algorithms[i])
+		}
+		for _, r := range s.Runs {
+			res.col.Keep(rank[r.Key()], r)
+		}
+		f, err := os.Open(k.runs)
 		if err != nil {
 			return sweepResult{}, err
 		}
-		index := make(map[jobKey]int, n)
-		for i := 0; i < n; i++ {
-			j := jobs.at(i)
-			index[jobKey{groupLabel(o.cells[j.cell], j.algo, len(jobs.algos)), j.algo, j.seed}] = i
+		defer f.Close()
+		rr, err := reports.NewRunsReader(f, k.runs)
+		if err != nil {
+			return sweepResult{}, err
 		}
-		for _, r := range merged.Runs {
-			i, ok := index[jobKey{r.Group, r.Algorithm, r.Seed}]
-			if !ok {
-				return sweepResult{}, fmt.Errorf("worker processes ran seed %d under %s, which is not in this sweep", r.Seed, r.Key())
-			}
-			res.runs[i], res.done[i] = r, true
-		}
-		res.stopped = o.failFast && merged.Partial == nil && len(merged.Runs) < n
+		runsIn = append(runsIn, rr)
 	}
+	if rf.w != nil {
+		if _, err := reports.MergeRuns(rf.w, runsIn, rankOf); err != nil {
+			return sweepResult{}, fmt.Errorf("worker runs: %w", err)
+		}
+	}
+	res.stopped = o.failFast && !res.interrupted && res.done() < n
 	res.wall = time.Since(start)
 	return res, nil
-}
-
-// jobKey names a run of a sweep.
-type jobKey struct {
-	group string
-	algo  string
-	seed  uint64
 }

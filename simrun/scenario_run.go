@@ -64,8 +64,8 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	}
 	algos = can
 	jobs = sweepJobs(algos, first, o.seeds, o.shardIndex, o.shardCount).inCells(len(o.cells))
-	if n := len(o.cells) * len(algos) * o.seeds; n > MaxSeeds {
-		return exitUsage, usagef("%d grid cells × %d algorithms × %d seeds is %d runs, more than %d (MaxSeeds): split the sweep with -shard", len(o.cells), len(algos), o.seeds, n, MaxSeeds)
+	if n := jobs.len(); n > MaxRuns {
+		return exitUsage, usagef("%d grid cells × %d algorithms × %d seeds of the shard is %d runs, more than %d (MaxRuns): split the sweep with -shard", len(o.cells), len(algos), jobs.perAlgo, n, MaxRuns)
 	}
 	out := o.out
 	if out == "" {
@@ -79,6 +79,30 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		fmt.Fprintf(stderr, "simrun: %s: %s, %s, %v · %s · %s\n", sc.Name, plural(sc.Nodes, "node", "nodes"), strings.Join(algos, ", "),
 			sc.Duration, plural(jobs.len(), "run", "runs"), plural(min(o.workers, jobs.len()), "worker", "workers"))
 	}
+	worker := os.Getenv(envWorker) == "1" // a worker process: the parent explains, features and reports
+	// Every run goes to the runs file as it finishes: into the output
+	// folder, staged now (put in place with the rest, or removed), or to
+	// -runs.
+	var folder *stagedFolder
+	if !worker {
+		if folder, err = stageFolder(out); err != nil {
+			return exitUsage, err
+		}
+	}
+	rf, err := openRunsFile(o, folder)
+	if err != nil {
+		if folder != nil {
+			folder.abort()
+		}
+		return exitUsage, err
+	}
+	abort := func() {
+		rf.abort()
+		if folder != nil {
+			folder.abort()
+		}
+	}
+	label := func(_ int, j job, r *reports.RunSummary) { labelRun(o, jobs, j, r) }
 	var res sweepResult
 	var fr *scenarios.Run // the featured run, with its story
 	var ex *exports       // its trace exports, staged
@@ -89,60 +113,55 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		start := time.Now()
 		r, e, err := rerun(sc, jobs.at(0), o, stdout)
 		if err != nil {
+			abort()
 			return exitUsage, err
 		}
 		fr, ex = r, e
-		res = sweepResult{runs: []reports.RunSummary{summarize(r)}, done: []bool{true}, wall: time.Since(start)}
+		rs := summarize(r)
+		label(0, jobs.at(0), &rs)
+		res = sweepResult{col: reports.NewCollector(true), planned: 1, wall: time.Since(start)}
+		res.col.Add(0, rs)
+		if err := rf.write(&rs); err != nil {
+			abort()
+			ex.abort()
+			return exitUsage, err
+		}
 	} else {
 		prog := newProgress(stderr, jobs.len(), o.quiet)
 		if needsProcesses(algos, o.workers, jobs.len()) {
 			if !o.quiet {
 				fmt.Fprintf(stderr, "simrun: %s in %d worker processes (its nodes share process-wide state)\n", strings.Join(algos, ", "), min(o.workers, jobs.len()))
 			}
-			if res, err = processSweep(o, jobs, first, prog); err != nil {
+			if res, err = processSweep(o, jobs, first, prog, rf); err != nil {
+				abort()
 				return exitUsage, err
 			}
 		} else {
-			res = runSweep(scs, jobs, o.workers, o.failFast, o.porcupine, prog)
+			res = runSweep(scs, jobs, o.workers, o.failFast, o.porcupine, prog, label, rf.sink)
 		}
 		prog.finish()
 		if len(res.errs) > 0 {
+			abort()
 			return exitUsage, res.errs[0]
 		}
-		if res.interrupted && !anyDone(res) {
+		if res.interrupted && res.done() == 0 {
+			abort()
 			_, code, _ := interruption()
 			fmt.Fprintln(stderr, "simrun: interrupted before any run finished; nothing written")
 			return code, nil
 		}
 	}
-	// The sweep judged runs without their story. The failing runs the
-	// summary prints are run again with it, so their violations come
-	// explained; runs are deterministic, so the verdict is the same.
-	labelRuns(o, jobs, res)
-	worker := os.Getenv(envWorker) == "1" // a worker process: the parent explains, features and reports
-	explained := 0
-	for i := range res.runs {
-		if fr != nil || worker {
-			break // the single run already has its story; a worker's parent tells the stories
-		}
-		if !res.done[i] || res.runs[i].OK || explained >= maxPrintedFailures {
-			continue
-		}
-		explained++
-		j := jobs.at(i)
-		jsc := scs[j.cell]
-		r, err := jsc.Run(scenarios.RunOptions{Seed: j.seed, Algorithm: algoOverride(jsc, j.algo), PorcupineTimeout: o.porcupine, Story: true, StopAtViolation: o.failFast})
-		if err != nil {
-			return exitUsage, err
-		}
-		res.runs[i] = summarize(r)
-		labelRun(o, jobs, j, &res.runs[i])
+	if err := rf.close(); err != nil {
+		abort()
+		ex.abort()
+		return exitUsage, fmt.Errorf("runs file: %w", err)
 	}
 	s := &reports.Summary{
 		Schema:    reports.Schema,
 		Scenario:  scenarioInfo(sc),
 		GoVersion: runtime.Version(),
 		Seeds:     reports.SeedRange{First: first, Count: o.seeds},
+		RunsFile:  rf.name,
 	}
 	if o.shardCount > 1 {
 		s.Shard = &reports.Shard{Index: o.shardIndex, Count: o.shardCount}
@@ -150,29 +169,51 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	s.NotApplicable = na
 	s.Config = &reports.Config{ScenarioSHA256: sc.SourceSHA256, Sets: o.sets, Algorithms: algos, Vary: o.vary, Simrun: simrunVersion(), FailFast: o.failFast}
 	s.Grid = gridSummary(o.dims, o.heat)
-	for i, r := range res.runs {
-		if res.done[i] {
-			s.Runs = append(s.Runs, r)
-		}
-	}
+	s.Algorithms = res.col.Groups()
+	s.Runs = res.col.Kept()
+	s.RunsKept = res.col.KeptMode()
 	if res.interrupted {
 		reason, _, _ := interruption()
-		s.Partial = &reports.Partial{Reason: reason, RunsDone: len(s.Runs), RunsPlanned: jobs.len()}
+		s.Partial = &reports.Partial{Reason: reason, RunsDone: res.done(), RunsPlanned: jobs.len()}
 	}
-	s.Aggregate()
 	s.Timing = &reports.Timing{WallSeconds: round3(res.wall.Seconds()), Workers: min(o.workers, jobs.len()),
-		RunsPerSecond: round3(float64(len(s.Runs)) / res.wall.Seconds())}
-
+		RunsPerSecond: round3(float64(res.done()) / res.wall.Seconds())}
 	if worker {
+		if err := rf.commit(); err != nil {
+			return exitUsage, err
+		}
 		return writeWorkerSummary(o, stdout, s, res)
+	}
+	// The sweep judged runs without their story. The failing runs the
+	// summary prints are run again with it, so their violations come
+	// explained; runs are deterministic, so the verdict is the same.
+	explained := 0
+	for i := range s.Runs {
+		if fr != nil || explained >= maxPrintedFailures {
+			break // the single run already has its story
+		}
+		if s.Runs[i].OK {
+			continue
+		}
+		explained++
+		j := jobOf(o, &s.Runs[i])
+		jsc := scs[j.cell]
+		r, err := jsc.Run(scenarios.RunOptions{Seed: j.seed, Algorithm: algoOverride(jsc, j.algo), PorcupineTimeout: o.porcupine, Story: true, StopAtViolation: o.failFast})
+		if err != nil {
+			abort()
+			return exitUsage, err
+		}
+		s.Runs[i] = summarize(r)
+		labelRun(o, jobs, j, &s.Runs[i])
 	}
 	// The featured run: the first that failed its expectations, else the
 	// first. Runs are deterministic, so it is simply run again in full.
 	fsc := sc // the featured run's scenario (its grid cell's)
 	if fr == nil {
-		fj := featured(jobs, res)
+		fj := featured(o, s)
 		fsc = scs[fj.cell]
 		if fr, ex, err = rerun(fsc, fj, o, stdout); err != nil {
+			abort()
 			return exitUsage, err
 		}
 	}
@@ -188,24 +229,25 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	// its first), run again with its story.
 	var others []*scenarios.Run
 	if len(algos) > 1 {
-		fj := featured(jobs, res)
+		fj := featured(o, s)
 		for _, a := range algos {
 			if a == fr.Algorithm {
 				continue
 			}
-			j, ok := representative(jobs, res, a, fj.cell)
+			j, ok := representative(o, s, a, fj.cell)
 			if !ok {
 				continue
 			}
 			r, err := scs[j.cell].Run(scenarios.RunOptions{Seed: j.seed, Algorithm: algoOverride(scs[j.cell], j.algo), PorcupineTimeout: o.porcupine, Story: true, StopAtViolation: o.failFast})
 			if err != nil {
+				abort()
 				return exitUsage, err
 			}
 			others = append(others, r)
 		}
 	}
-	folder, err := stageOutputs(out, s, fr, others, ex.spaceTime(fr), o, shrunk)
-	if err != nil {
+	if err := fillOutputs(folder.tmp, s, fr, others, ex.spaceTime(fr), o, shrunk); err != nil {
+		abort()
 		ex.abort()
 		return exitUsage, err
 	}
@@ -229,6 +271,14 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 			return exitUsage, err
 		}
 	}
+	if err := rf.commit(); err != nil {
+		folder.abort()
+		if js != nil {
+			js.abort()
+		}
+		ex.abort()
+		return exitUsage, err
+	}
 	if err := folder.commit(); err != nil {
 		if js != nil {
 			js.abort()
@@ -246,10 +296,8 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, err
 	}
 	code := exitOK
-	for _, r := range s.Runs {
-		if !r.OK {
-			code = exitViolation
-		}
+	if res.col.Failed() > 0 {
+		code = exitViolation
 	}
 	if _, c, ok := interruption(); ok && res.interrupted {
 		code = c
@@ -260,16 +308,8 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	return code, nil
 }
 
-// labelRuns gives every finished run of a parameter sweep its grid cell
-// and group label.
-func labelRuns(o *options, jobs jobList, res sweepResult) {
-	for i := range res.runs {
-		if res.done[i] {
-			labelRun(o, jobs, jobs.at(i), &res.runs[i])
-		}
-	}
-}
-
+// labelRun gives a run of a parameter sweep its grid cell and group
+// label.
 func labelRun(o *options, jobs jobList, j job, r *reports.RunSummary) {
 	c := o.cells[j.cell]
 	if c.label == "" {
@@ -279,9 +319,12 @@ func labelRun(o *options, jobs jobList, j job, r *reports.RunSummary) {
 }
 
 // cellOf is the grid cell a run ran in.
-func cellOf(o *options, r reports.RunSummary) int {
+func cellOf(o *options, r reports.RunSummary) int { return cellOfVary(o, r.Vary) }
+
+// cellOfVary is the grid cell of the given values (0 outside a sweep).
+func cellOfVary(o *options, vary []string) int {
 	for i, c := range o.cells {
-		if slices.Equal(c.values, r.Vary) {
+		if slices.Equal(c.values, vary) {
 			return i
 		}
 	}
@@ -307,47 +350,40 @@ func scenarioInfo(sc *scenarios.Scenario) reports.ScenarioInfo {
 		DurationMs: ms(sc.Duration), SettleMs: ms(sc.Settle.For), Nodes: sc.Nodes}
 }
 
-// anyDone reports whether some run of the sweep finished.
-func anyDone(res sweepResult) bool {
-	for _, d := range res.done {
-		if d {
-			return true
-		}
-	}
-	return false
+// jobOf is the job a run of the sweep was.
+func jobOf(o *options, r *reports.RunSummary) job {
+	return job{algo: r.Algorithm, seed: r.Seed, cell: cellOfVary(o, r.Vary)}
 }
 
 // representative is algo's first failing run in cell, else its first
 // finished one there.
-func representative(jobs jobList, res sweepResult, algo string, cell int) (job, bool) {
-	first, found := job{}, false
-	for i := range res.runs {
-		j := jobs.at(i)
-		if !res.done[i] || j.algo != algo || j.cell != cell {
+func representative(o *options, s *reports.Summary, algo string, cell int) (job, bool) {
+	for _, a := range s.Algorithms {
+		if a.Algorithm != algo || cellOfVary(o, a.Vary) != cell || a.Runs == 0 {
 			continue
 		}
-		if !res.runs[i].OK {
-			return j, true
+		if a.FirstFailingSeed != nil {
+			return job{algo: algo, seed: *a.FirstFailingSeed, cell: cell}, true
 		}
-		if !found {
-			first, found = j, true
-		}
+		return job{algo: algo, seed: a.FirstSeed, cell: cell}, true
 	}
-	return first, found
+	return job{}, false
 }
 
-func featured(jobs jobList, res sweepResult) job {
-	for i, r := range res.runs {
-		if res.done[i] && !r.OK {
-			return jobs.at(i)
+// featured is the sweep's first failing run (groups in order), else the
+// first group's first finished run.
+func featured(o *options, s *reports.Summary) job {
+	for _, a := range s.Algorithms {
+		if a.FirstFailingSeed != nil {
+			return job{algo: a.Algorithm, seed: *a.FirstFailingSeed, cell: cellOfVary(o, a.Vary)}
 		}
 	}
-	for i := range res.runs {
-		if res.done[i] {
-			return jobs.at(i) // the first that finished (an interrupted sweep may not have run 0)
+	for _, a := range s.Algorithms {
+		if a.Runs > 0 {
+			return job{algo: a.Algorithm, seed: a.FirstSeed, cell: cellOfVary(o, a.Vary)}
 		}
 	}
-	return jobs.at(0)
+	return job{}
 }
 
 // exports are the featured run's trace files, written but not yet in
@@ -454,10 +490,8 @@ func writeWorkerSummary(o *options, stdout io.Writer, s *reports.Summary, res sw
 		return exitUsage, err
 	}
 	code := exitOK
-	for _, r := range s.Runs {
-		if !r.OK {
-			code = exitViolation
-		}
+	if res.col.Failed() > 0 {
+		code = exitViolation
 	}
 	if _, c, ok := interruption(); ok && res.interrupted {
 		code = c

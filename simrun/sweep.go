@@ -21,15 +21,24 @@ type job struct {
 	cell int
 }
 
-// sweepResult is a finished sweep, in job order.
+// sweepResult is a finished sweep: its aggregates and kept runs (col),
+// never every run (those went to the runs file as they finished).
 type sweepResult struct {
-	runs    []reports.RunSummary
-	done    []bool
+	col     *reports.Collector
+	planned int
 	stopped bool // -fail-fast stopped it early
 	// interrupted: a SIGINT or SIGTERM stopped it after the runs in progress.
 	interrupted bool
 	wall        time.Duration
 	errs        []error
+}
+
+// done is the number of runs that finished.
+func (r sweepResult) done() int {
+	if r.col == nil {
+		return 0
+	}
+	return r.col.Runs()
 }
 
 // jobList is the runs of a sweep, computed on demand (a sweep of ten
@@ -71,12 +80,19 @@ func (l jobList) at(i int) job {
 	return job{algo: l.algos[g%len(l.algos)], cell: g / len(l.algos), seed: l.first + uint64(l.shard+k*l.shardsOf)}
 }
 
-// runSweep runs jobs on workers goroutines. Results land at their job's
-// index, so the output never depends on scheduling. A SIGINT or SIGTERM
-// (interrupted) stops it after the runs in progress; res.interrupted says so.
-func runSweep(scs []*scenarios.Scenario, jobs jobList, workers int, failFast bool, porcupine time.Duration, progress *progress) sweepResult {
+// rank is the group rank of job i: its grid cell, then its algorithm
+// (the order groups are shown in).
+func (l jobList) rank(i int) int { return i / l.perAlgo }
+
+// runSweep runs jobs on workers goroutines, aggregating each run as it
+// finishes (after label, if any, saw it on its worker: it labels grid
+// cells and may note what a study needs) and handing its line to sink, which writes
+// the runs file in job order. The result never depends on scheduling. A
+// SIGINT or SIGTERM (interrupted) stops it after the runs in progress;
+// res.interrupted says so.
+func runSweep(scs []*scenarios.Scenario, jobs jobList, workers int, failFast bool, porcupine time.Duration, progress *progress, label func(int, job, *reports.RunSummary), sink *runsSink) sweepResult {
 	n := jobs.len()
-	res := sweepResult{runs: make([]reports.RunSummary, n), done: make([]bool, n)}
+	res := sweepResult{col: reports.NewCollector(n <= reports.KeepAllRuns), planned: n}
 	sweeping.Add(1)
 	defer sweeping.Add(-1)
 	start := time.Now()
@@ -93,21 +109,39 @@ func runSweep(scs []*scenarios.Scenario, jobs jobList, workers int, failFast boo
 			defer wg.Done()
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= n || stop.Load() || interrupted.Load() != 0 {
+				if i >= n {
 					return
 				}
+				if stop.Load() || interrupted.Load() != 0 {
+					sink.put(i, nil) // handed out, not run
+					return
+				}
+				sink.admit(i)
 				j := jobs.at(i)
 				sc := scs[j.cell]
 				r, err := sc.Run(scenarios.RunOptions{Seed: j.seed, Algorithm: algoOverride(sc, j.algo), PorcupineTimeout: porcupine, StopAtViolation: failFast})
 				if err != nil {
+					sink.put(i, nil)
 					mu.Lock()
 					res.errs = append(res.errs, fmt.Errorf("seed %d, %s: %w", j.seed, j.algo, err))
 					mu.Unlock()
 					stop.Store(true)
 					return
 				}
-				res.runs[i] = summarize(r)
-				res.done[i] = true
+				rs := summarize(r)
+				if label != nil {
+					label(i, j, &rs)
+				}
+				var line []byte
+				if sink != nil {
+					if line, err = reports.EncodeRun(&rs); err != nil {
+						panic(err) // a RunSummary always encodes
+					}
+				}
+				mu.Lock()
+				res.col.Add(jobs.rank(i), rs)
+				mu.Unlock()
+				sink.put(i, line)
 				progress.add(r.OK)
 				if failFast && !r.OK {
 					stop.Store(true)

@@ -172,7 +172,7 @@ func BenchmarkVarySweepReports(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		start := time.Now()
 		jobs := sweepJobs([]string{"raft"}, 1, seeds, 0, 1).inCells(len(o.cells))
-		res := runSweep(scs, jobs, 2, false, 0, newProgress(io.Discard, jobs.len(), true))
+		res := runSweep(scs, jobs, 2, false, 0, newProgress(io.Discard, jobs.len(), true), nil, nil)
 		require.Empty(b, res.errs)
 		bare += time.Since(start)
 
