@@ -26,12 +26,12 @@ type view struct {
 	// AllRunsIn names where every run is: the JSON summary, or the runs
 	// file of a sweep too big to keep every run in it.
 	AllRunsIn string
-	Shrink      *ShrinkInfo
-	Porcupine   []Link
-	Matrix      template.HTML
-	Schema      string
-	Grid        []metaItem  // a parameter sweep's dimensions
-	Heat        []heatTable // a two-dimensional sweep's heat metric per cell
+	Shrink    *ShrinkInfo
+	Porcupine []Link
+	Matrix    template.HTML
+	Schema    string
+	Grid      []metaItem  // a parameter sweep's dimensions
+	Heat      []heatTable // a two-dimensional sweep's heat metric per cell
 	// SpaceTime is the featured run's diagram data, its script and the
 	// note above it (what it shows, and what the cap left out).
 	SpaceTime   template.JS
