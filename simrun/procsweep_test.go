@@ -42,6 +42,8 @@ func TestWorkerProcessesMatchOneProcess(t *testing.T) {
 	require.Equal(t, exitOK, code, e)
 	assert.Contains(t, e, "in 2 worker processes")
 	assert.Equal(t, summaryWithoutTiming(t, filepath.Join(dir, "one.json")), summaryWithoutTiming(t, filepath.Join(dir, "two.json")))
+	assert.Equal(t, unzip(t, filepath.Join(dir, "o1", reports.RunsFileName)), unzip(t, filepath.Join(dir, "o2", reports.RunsFileName)),
+		"the workers' runs files merge into the one process's")
 	s := readSummary(t, filepath.Join(dir, "o2", "summary.json"))
 	assert.Len(t, s.Runs, 12)
 	assert.Nil(t, s.Partial)

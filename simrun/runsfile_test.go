@@ -1,0 +1,79 @@
+package simrun
+
+import (
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/electsim/electsim/reports"
+)
+
+// unzip is a runs file's content.
+func unzip(t *testing.T, path string) string {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	require.NoError(t, err)
+	b, err := io.ReadAll(z)
+	require.NoError(t, err)
+	return string(b)
+}
+
+// Every run goes to runs.jsonl.gz in job order (group, then seed) whatever
+// the number of workers; the summary keeps the aggregates of all of them
+// and, past KeepAllRuns, only the first notable runs.
+func TestRunsFileInJobOrder(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for _, w := range []string{"1", "2"} {
+		out := filepath.Join(dir, "w"+w)
+		code, _, e := simrun(t, "-scenario", partition, "-algo", "raft,bully", "-seeds", "150", "-workers", w, "-quiet", "-shrink=false",
+			"-set", "expect.failover_under=170ms", "-out", out)
+		require.Equal(t, exitViolation, code, e)
+		files = append(files, filepath.Join(out, reports.RunsFileName))
+	}
+	assert.Equal(t, unzip(t, files[0]), unzip(t, files[1]))
+	assert.Equal(t, 300, runsFileLines(t, files[0]))
+
+	s := readSummary(t, filepath.Join(dir, "w1", "summary.json"))
+	assert.Equal(t, reports.KeptNotable, s.RunsKept)
+	assert.Equal(t, reports.RunsFileName, s.RunsFile)
+	assert.Len(t, s.Runs, reports.MaxKeptRuns)
+	require.Len(t, s.Algorithms, 2)
+	assert.Equal(t, 150, s.Algorithms[0].Runs)
+	assert.Equal(t, 150, s.Algorithms[1].Runs)
+	for i, r := range s.Runs {
+		assert.True(t, reports.Notable(&r))
+		if i > 0 {
+			prev := s.Runs[i-1]
+			assert.True(t, prev.Algorithm == r.Algorithm && prev.Seed < r.Seed || prev.Algorithm == "raft" && r.Algorithm == "bully", "kept runs in run order")
+		}
+	}
+	// The first failing runs printed are explained (re-run with their story).
+	explained := 0
+	for _, r := range s.Runs {
+		for _, v := range r.Violations {
+			if v.Explanation != "" {
+				explained++
+				break
+			}
+		}
+	}
+	assert.Positive(t, explained)
+	assert.LessOrEqual(t, explained, maxPrintedFailures)
+
+	// -runs writes the file elsewhere, plain unless it ends in .gz.
+	plain := filepath.Join(dir, "runs.jsonl")
+	code, _, e := simrun(t, "-scenario", partition, "-seeds", "5", "-quiet", "-shrink=false", "-out", filepath.Join(dir, "p"), "-runs", plain)
+	require.Equal(t, exitOK, code, e)
+	assert.Equal(t, 5, runsFileLines(t, plain))
+	assert.NoFileExists(t, filepath.Join(dir, "p", reports.RunsFileName))
+	assert.Equal(t, plain, readSummary(t, filepath.Join(dir, "p", "summary.json")).RunsFile)
+}
