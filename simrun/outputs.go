@@ -180,9 +180,13 @@ func printSummary(w io.Writer, sc *scenarios.Scenario, s *reports.Summary, res s
 	if s.Grid != nil {
 		head = "group"
 	}
-	fmt.Fprintf(w, "%-*s %6s %6s  %-22s %s\n", width, head, "runs", "ok", "failover p50/p99/max", "findings")
+	nw := 6 // the count columns fit the largest count
+	for _, a := range s.Algorithms {
+		nw = max(nw, len(fmt.Sprint(a.Runs)))
+	}
+	fmt.Fprintf(w, "%-*s %*s %*s  %-22s %s\n", width, head, nw, "runs", nw, "ok", "failover p50/p99/max", "findings")
 	for _, na := range s.NotApplicable {
-		fmt.Fprintf(w, "%-*s %6s %6s  %-22s %s\n", width, na.Algorithm, "n/a", "", "", na.Reason)
+		fmt.Fprintf(w, "%-*s %*s %*s  %-22s %s\n", width, na.Algorithm, nw, "n/a", nw, "", "", na.Reason)
 	}
 	for _, a := range s.Algorithms {
 		fo := "—"
@@ -194,7 +198,7 @@ func printSummary(w io.Writer, sc *scenarios.Scenario, s *reports.Summary, res s
 		case a.FailoversNever > 0:
 			fo = fmt.Sprintf("never (%d)", a.FailoversNever)
 		}
-		fmt.Fprintf(w, "%-*s %6d %6d  %-22s %s\n", width+len(a.Key())-len([]rune(a.Key())), a.Key(), a.Runs, a.OK, fo, findings(a))
+		fmt.Fprintf(w, "%-*s %*d %*d  %-22s %s\n", width+len(a.Key())-len([]rune(a.Key())), a.Key(), nw, a.Runs, nw, a.OK, fo, findings(a))
 	}
 	if s.Grid != nil {
 		printGrid(w, s)
