@@ -133,8 +133,9 @@ flags:
 	return fs
 }
 
-// MaxSeeds is the most seeds a sweep spans, all its shards together.
-const MaxSeeds = 1_000_000_000_000
+// MaxSeeds is the most seeds a sweep spans, all its shards together:
+// 10^12, or 2^31-1 on 32-bit builds, where a seed count must fit an int.
+const MaxSeeds = min(1_000_000_000_000, math.MaxInt)
 
 // MaxRuns is the most runs one invocation (one shard of a sweep) makes;
 // a bigger sweep is split with -shard and merged (docs/distributed.md).

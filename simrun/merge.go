@@ -20,8 +20,9 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "output `DIR` (default out/<scenario name>)")
 	jsonOut := fs.String("json", "", "also write the merged JSON summary to `FILE` (- for stdout)")
 	quiet := fs.Bool("quiet", false, "print nothing but errors")
+	withRuns := fs.Bool("runs", true, "also merge the shards' runs files into one (false: the aggregates only, which reads only the summaries)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: simrun merge [-out DIR] [-json FILE] DIR|summary.json...")
+		fmt.Fprintln(stderr, "usage: simrun merge [-out DIR] [-json FILE] [-runs=false] DIR|summary.json...")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -68,7 +69,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	if dir == "" {
 		dir = filepath.Join("out", m.Scenario.Name)
 	}
-	if slices.Contains(runsFiles, "") {
+	if slices.Contains(runsFiles, "") || !*withRuns {
 		runsFiles = nil // the merge has a runs file only if every part has one
 	}
 	if err := writeMerged(dir, m, runsFiles); err != nil {
@@ -93,7 +94,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	if !*quiet {
 		fmt.Fprintf(stdout, "merged %d shard(s): %d runs of %s, %d did not meet the expectations\nreport: %s\n",
 			len(parts), runs, m.Scenario.Name, failed, filepath.Join(dir, "report.html"))
-		if runsFiles == nil {
+		if runsFiles == nil && *withRuns {
 			fmt.Fprintln(stdout, "(some shards have no runs file: the merge has none)")
 		}
 	}

@@ -97,6 +97,16 @@ func TestMergeShardsWithRunsFiles(t *testing.T) {
 	require.Equal(t, reports.SeedRange{First: 1, Count: 280}, s.Seeds)
 	require.Equal(t, 280, runsFileLines(t, filepath.Join(out, reports.RunsFileName)))
 	require.Equal(t, reports.KeptNotable, s.RunsKept)
+	require.Equal(t, reports.RunsFileName, s.RunsFile)
+
+	// -runs=false merges the aggregates only: the same numbers, no runs file.
+	agg := filepath.Join(t.TempDir(), "agg")
+	code = runMerge(append([]string{"-quiet", "-runs=false", "-out", agg}, dirs...), io.Discard, io.Discard)
+	require.Equal(t, exitOK, code)
+	sa := readSummary(t, filepath.Join(agg, "summary.json"))
+	require.Equal(t, s.Algorithms, sa.Algorithms)
+	require.Empty(t, sa.RunsFile)
+	require.NoFileExists(t, filepath.Join(agg, reports.RunsFileName))
 
 	// A shard missing is refused, naming it; nothing is written.
 	bad := filepath.Join(t.TempDir(), "bad")

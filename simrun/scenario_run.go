@@ -64,7 +64,9 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	}
 	algos = can
 	jobs = sweepJobs(algos, first, o.seeds, o.shardIndex, o.shardCount).inCells(len(o.cells))
-	if n := jobs.len(); n > MaxRuns {
+	// Compare by division: the product can overflow int on 32-bit builds.
+	if jobs.perAlgo > MaxRuns/(jobs.cells*len(algos)) {
+		n := uint64(jobs.perAlgo) * uint64(jobs.cells) * uint64(len(algos))
 		return exitUsage, usagef("%d grid cells × %d algorithms × %d seeds of the shard is %d runs, more than %d (MaxRuns): split the sweep with -shard", len(o.cells), len(algos), jobs.perAlgo, n, MaxRuns)
 	}
 	out := o.out
