@@ -181,3 +181,22 @@ func sortedIDs(m map[sim.NodeID]float64) []sim.NodeID {
 	slices.Sort(ids)
 	return ids
 }
+
+// addExplanations gives run's violations the explanations of the same
+// violations in again, the run re-run with its story. Only explanations
+// move: the verdicts stay those of the sweep. A violation matches by kind,
+// time and duration, in order; one the re-run did not find (a porcupine
+// verdict that went the other way) stays unexplained.
+func addExplanations(run *reports.RunSummary, again reports.RunSummary) {
+	used := make([]bool, len(again.Violations))
+	for i := range run.Violations {
+		v := &run.Violations[i]
+		for k, w := range again.Violations {
+			if !used[k] && w.Kind == v.Kind && w.AtMs == v.AtMs && w.DurationMs == v.DurationMs {
+				used[k] = true
+				v.Explanation = w.Explanation
+				break
+			}
+		}
+	}
+}
