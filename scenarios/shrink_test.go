@@ -64,6 +64,9 @@ func TestShrinkPlantedViolation(t *testing.T) {
 // Materialize then run gives the same trace hash as the original seed, for
 // every shipped scenario (nemeses and ranges included).
 func TestMaterializeReplaysEveryShippedScenario(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sequential runs, no goroutines for the race detector: the plain test run covers it")
+	}
 	for _, f := range shippedScenarios(t) {
 		sc, err := Load(f)
 		require.NoError(t, err)

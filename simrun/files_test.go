@@ -5,7 +5,6 @@ package simrun
 import (
 	"bytes"
 	"encoding/json"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -217,29 +216,4 @@ func s0(t *testing.T, dir string) *reports.Summary {
 	s, err := reports.ReadJSON(f)
 	require.NoError(t, err)
 	return s
-}
-
-// runsFileLines counts the runs in a runs file, checking each is in order.
-func runsFileLines(t *testing.T, path string) int {
-	f, err := os.Open(path)
-	require.NoError(t, err)
-	defer f.Close()
-	rr, err := reports.NewRunsReader(f, path)
-	require.NoError(t, err)
-	defer rr.Close()
-	n := 0
-	var last uint64
-	var lastKey string
-	for {
-		_, key, seed, err := rr.Next()
-		if err == io.EOF {
-			return n
-		}
-		require.NoError(t, err)
-		if n > 0 && key == lastKey {
-			require.Greater(t, seed, last, "a group's runs in seed order")
-		}
-		last, lastKey = seed, key
-		n++
-	}
 }

@@ -77,3 +77,28 @@ func TestRunsFileInJobOrder(t *testing.T) {
 	assert.NoFileExists(t, filepath.Join(dir, "p", reports.RunsFileName))
 	assert.Equal(t, plain, readSummary(t, filepath.Join(dir, "p", "summary.json")).RunsFile)
 }
+
+// runsFileLines counts the runs in a runs file, checking each is in order.
+func runsFileLines(t *testing.T, path string) int {
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	rr, err := reports.NewRunsReader(f, path)
+	require.NoError(t, err)
+	defer rr.Close()
+	n := 0
+	var last uint64
+	var lastKey string
+	for {
+		_, key, seed, err := rr.Next()
+		if err == io.EOF {
+			return n
+		}
+		require.NoError(t, err)
+		if n > 0 && key == lastKey {
+			require.Greater(t, seed, last, "a group's runs in seed order")
+		}
+		last, lastKey = seed, key
+		n++
+	}
+}
