@@ -280,7 +280,7 @@ func (in *Injector) applyClockFault(x *Clock, c *ctx) outcome {
 	if skip != "" {
 		return outcome{skip: skip}
 	}
-	seq := len(in.applied)
+	seq := in.nApplied
 	var parts []string
 	var offset time.Duration
 	if x.Offset != nil {
@@ -404,7 +404,7 @@ func (in *Injector) applyLinkFault(x *Link, c *ctx) outcome {
 		return outcome{skip: "no link between the targets"}
 	}
 	slices.Sort(idx)
-	seq := len(in.applied)
+	seq := in.nApplied
 	l := linkLayer{seq: seq, mask: mask, latency: x.Latency}
 	var parts []string
 	if x.Latency != nil {
@@ -447,7 +447,7 @@ func (in *Injector) applyDiskFault(x *Disk, c *ctx) outcome {
 	if skip != "" {
 		return outcome{skip: skip}
 	}
-	seq := len(in.applied)
+	seq := in.nApplied
 	for _, id := range nodes {
 		in.diskLayers = append(in.diskLayers, diskLayer{seq: seq, node: id, fsync: x.Fsync})
 		in.applyDisk(id)

@@ -91,7 +91,9 @@ type Injector struct {
 
 	triggers []*trigger
 	nemeses  []*nemesisRun
-	applied  []Applied
+	applied  []Applied // every fault injected, unless the history is forgotten
+	nApplied int       // faults injected so far: the next one's Seq
+	forget   bool      // ForgetHistory: keep no Applied records
 	active   []*active
 
 	holds       []int32 // per directed link: partition faults holding it cut
@@ -119,7 +121,9 @@ type Injector struct {
 
 // active is an applied fault not yet reverted.
 type active struct {
-	app  int           // index into applied
+	app  int           // its Applied.Seq: index into applied
+	src  string        // Applied.Source
+	node sim.NodeID    // the first node it hit, or sim.None
 	kind string        // fault kind
 	undo func() string // reverts it; returns what it did
 	done bool
@@ -294,7 +298,19 @@ func (in *Injector) snapshot() {
 	in.diskCur = slices.Clone(in.diskBase)
 }
 
-// Applied returns every fault injected so far, in injection order.
+// ForgetHistory makes the injector keep no record of the faults it
+// injects, so that its memory does not grow with them: a sweep's runs are
+// judged from the trace and need none. Call it before the run starts;
+// Applied then returns nil. The trace (notes, typed fault records) is the
+// same either way.
+func (in *Injector) ForgetHistory() { in.forget = true }
+
+// KeepsHistory reports whether Applied lists the injected faults (no
+// ForgetHistory).
+func (in *Injector) KeepsHistory() bool { return !in.forget }
+
+// Applied returns every fault injected so far, in injection order (nil
+// after ForgetHistory).
 func (in *Injector) Applied() []Applied {
 	out := slices.Clone(in.applied)
 	for i := range out {
@@ -353,14 +369,17 @@ func (in *Injector) fire(f *Fault, c *ctx, draw *sim.Rand) {
 	if len(o.nodes) > 0 {
 		node = o.nodes[0]
 	}
-	app := Applied{Seq: len(in.applied), Source: c.src, Kind: kind, At: in.s.Now(), Nodes: o.nodes,
-		Detail: detail, concrete: o.concrete}
-	in.applied = append(in.applied, app)
+	seq := in.nApplied
+	in.nApplied++
+	if !in.forget {
+		in.applied = append(in.applied, Applied{Seq: seq, Source: c.src, Kind: kind, At: in.s.Now(), Nodes: o.nodes,
+			Detail: detail, concrete: o.concrete})
+	}
 	in.s.Note(NotePrefix+kind, detail, node)
 	if o.undo == nil {
 		return
 	}
-	a := &active{app: app.Seq, kind: kind, undo: o.undo}
+	a := &active{app: seq, src: c.src, node: node, kind: kind, undo: o.undo}
 	in.active = append(slices.DeleteFunc(in.active, func(x *active) bool { return x.done }), a)
 	if forD != sim.Never {
 		in.s.AtLate(in.s.Now()+forD, func() { in.revert(a, RevertedByFor) })
@@ -381,13 +400,11 @@ func (in *Injector) revert(a *active, by string) {
 	}
 	a.done = true
 	what := a.undo()
-	app := &in.applied[a.app]
-	app.Reverted, app.RevertedAt, app.RevertedBy = true, in.s.Now(), by
-	node := sim.None
-	if len(app.Nodes) > 0 {
-		node = app.Nodes[0]
+	if !in.forget {
+		app := &in.applied[a.app]
+		app.Reverted, app.RevertedAt, app.RevertedBy = true, in.s.Now(), by
 	}
-	in.s.Note(NoteRevert, app.Source+": "+what, node)
+	in.s.Note(NoteRevert, a.src+": "+what, a.node)
 }
 
 // Settle schedules the settle phase at true time at: from then on no fault

@@ -17,7 +17,13 @@ import (
 // arranged, and every fault that was injected (explicit or from a nemesis)
 // as an explicit fault at the instant it fired, aimed at the nodes it hit.
 // Running it with the same seed reproduces the run (simrun -materialize).
+//
+// It panics for a run made with RunOptions.Lean, which keeps no fault
+// history to make explicit.
 func (r *Run) Explicit() *Scenario {
+	if !r.Injector.KeepsHistory() {
+		panic("scenarios: Run.Explicit of a run made with RunOptions.Lean")
+	}
 	sc := *r.concrete
 	sc.Seed = r.Seed
 	sc.Nemeses = nil

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
+	"strings"
 	"testing"
 	"time"
 
@@ -46,6 +48,31 @@ func (h *heapPeak) finish() uint64 {
 	return <-h.done
 }
 
+// resetPeakRSS resets the process's peak resident set size (Linux: writing
+// 5 to /proc/self/clear_refs resets VmHWM), so peakRSS then measures one
+// run. It reports false where that is not possible.
+func resetPeakRSS() bool {
+	return os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
+}
+
+// peakRSS is the process's peak resident set size since the last reset, in
+// bytes (VmHWM in /proc/self/status).
+func peakRSS() (uint64, bool) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			var kb uint64
+			if _, err := fmt.Sscanf(strings.TrimSpace(v), "%d kB", &kb); err == nil {
+				return kb << 10, true
+			}
+		}
+	}
+	return 0, false
+}
+
 // liveHeap is the heap still reachable after a full collection.
 func liveHeap() uint64 {
 	runtime.GC()
@@ -63,8 +90,9 @@ func longDay(tb testing.TB, d time.Duration) *Scenario {
 
 // BenchmarkLongDay runs long-day.yaml, all checks on, for 1 simulated day
 // and for LONGDAY_DAYS (default 30) days, and reports wall time and peak
-// live heap per simulated hour and in all. Memory must not grow with
-// simulated time: compare peak-heap-MB of the two sizes.
+// live heap per simulated hour and in all, and (on Linux) the process's
+// peak RSS during the run. Memory must not grow with simulated time:
+// compare peak-rss-MB of the two sizes.
 //
 //	go test ./scenarios -run '^$' -bench LongDay -benchtime 1x
 func BenchmarkLongDay(b *testing.B) {
@@ -77,15 +105,21 @@ func BenchmarkLongDay(b *testing.B) {
 		b.Run(fmt.Sprintf("days=%d", n), func(b *testing.B) {
 			sc := longDay(b, time.Duration(n)*24*time.Hour)
 			hours := float64(n * 24)
-			var peak, live, events uint64
+			var peak, live, events, rss uint64
+			rssOK := true
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				runtime.GC()
+				debug.FreeOSMemory() // so the peak RSS is this run's
+				rssOK = rssOK && resetPeakRSS()
 				h := startHeapPeak()
 				b.StartTimer()
-				r, err := sc.Run(RunOptions{Seed: uint64(i + 1)})
+				r, err := sc.Run(RunOptions{Seed: uint64(i + 1), Lean: true}) // as a sweep runs it
 				b.StopTimer()
 				peak = max(peak, h.finish())
+				if v, ok := peakRSS(); ok && rssOK {
+					rss = max(rss, v)
+				}
 				require.NoError(b, err)
 				require.True(b, r.OK, "%v", r.Problems)
 				live = max(live, liveHeap()) // the run (its report included) is still reachable here
@@ -96,6 +130,9 @@ func BenchmarkLongDay(b *testing.B) {
 			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)/hours, "wall-s/sim-hour")
 			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
 			b.ReportMetric(float64(live)/(1<<20), "live-heap-MB")
+			if rssOK && rss > 0 {
+				b.ReportMetric(float64(rss)/(1<<20), "peak-rss-MB")
+			}
 			b.ReportMetric(float64(events)/float64(b.N), "events/run")
 		})
 	}

@@ -44,6 +44,12 @@ type RunOptions struct {
 	// the timeline draws. Sweeps leave it off and re-run the runs they
 	// explain (runs are deterministic).
 	Story bool
+	// Lean drops what only a run's explicit replay needs: the injector
+	// keeps no history of the faults it injected (faults.Injector.ForgetHistory),
+	// so a long run's memory does not grow with them. Run.Explicit and
+	// Materialize then panic; the verdict, the trace and its hash are the
+	// same. Sweeps set it for the runs they only judge.
+	Lean bool
 }
 
 // Run is one executed run: the simulation, what was injected, and the
@@ -266,6 +272,9 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 		sc.Faults, sc.Nemeses)
 	if err != nil {
 		return nil, err
+	}
+	if opts.Lean {
+		inj.ForgetHistory()
 	}
 	r.Injector = inj
 	return r, nil

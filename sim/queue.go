@@ -41,8 +41,8 @@ type queue struct {
 }
 
 const (
-	sortedMax = 64
-	sortedMin = 16
+	sortedMax = 128
+	sortedMin = 48
 )
 
 func (q *queue) len() int { return len(q.ev) }

@@ -119,7 +119,7 @@ func runSweep(scs []*scenarios.Scenario, jobs jobList, workers int, failFast boo
 				sink.admit(i)
 				j := jobs.at(i)
 				sc := scs[j.cell]
-				r, err := sc.Run(scenarios.RunOptions{Seed: j.seed, Algorithm: algoOverride(sc, j.algo), PorcupineTimeout: porcupine, StopAtViolation: failFast})
+				r, err := sc.Run(scenarios.RunOptions{Seed: j.seed, Algorithm: algoOverride(sc, j.algo), PorcupineTimeout: porcupine, StopAtViolation: failFast, Lean: true})
 				if err != nil {
 					sink.put(i, nil)
 					mu.Lock()
