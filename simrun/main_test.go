@@ -2,6 +2,7 @@ package simrun
 
 import (
 	"bytes"
+	"fmt"
 	"encoding/json"
 	"io"
 	"os"
@@ -240,20 +241,25 @@ func TestTraceExports(t *testing.T) {
 }
 
 // BenchmarkSweep measures sweep throughput: seeds of partition.yaml per
-// second with every check and the runs file (gzip, discarded), no report.
+// second with every check and the runs file (gzip, discarded), no report,
+// on one worker and on two.
 func BenchmarkSweep(b *testing.B) {
 	sc, err := scenarios.Load(partition)
 	require.NoError(b, err)
 	jobs := sweepJobs([]string{"raft"}, 1, 200, 0, 1)
-	b.ResetTimer()
-	var runs int
-	for i := 0; i < b.N; i++ {
-		sink := newRunsSink(reports.NewRunsWriter(io.Discard, true))
-		res := runSweep([]*scenarios.Scenario{sc}, jobs, 2, false, 0, newProgress(&bytes.Buffer{}, jobs.len(), true), nil, sink)
-		require.NoError(b, sink.close())
-		runs += res.done()
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			var runs int
+			for i := 0; i < b.N; i++ {
+				sink := newRunsSink(reports.NewRunsWriter(io.Discard, true))
+				res := runSweep([]*scenarios.Scenario{sc}, jobs, workers, false, 0, newProgress(&bytes.Buffer{}, jobs.len(), true), nil, sink)
+				require.NoError(b, sink.close())
+				runs += res.done()
+			}
+			b.ReportMetric(float64(runs)/b.Elapsed().Seconds(), "seeds/s")
+			b.ReportMetric(float64(runs)/b.Elapsed().Seconds()/float64(workers), "seeds/s/worker")
+		})
 	}
-	b.ReportMetric(float64(runs)/b.Elapsed().Seconds(), "seeds/s")
 }
 
 // The job list is computed on demand and shards partition the seeds exactly
