@@ -1,0 +1,31 @@
+package checker
+
+import "github.com/anishathalye/porcupine"
+
+// sequentialOK decides, without porcupine's search, the common history that
+// needs none: one whose operations, in the given order, are sequential
+// (each returns strictly before the next is called) and which the model
+// accepts in that order. Such a history has exactly one linearization, its
+// real-time order, so it is linearizable exactly when the model accepts
+// it: true then means porcupine would answer Ok. false means "not decided
+// here" (operations that overlap or touch, which porcupine treats as
+// concurrent, or a step the model refuses): the caller asks porcupine,
+// which also explains an illegal history. Models that partition their
+// history are left to porcupine.
+func sequentialOK(m porcupine.Model, ops []porcupine.Operation) bool {
+	if m.Partition != nil || m.PartitionEvent != nil || m.Step == nil || m.Init == nil {
+		return false
+	}
+	state := m.Init()
+	for i := range ops {
+		if ops[i].Return < ops[i].Call || (i > 0 && ops[i].Call <= ops[i-1].Return) {
+			return false
+		}
+		ok, next := m.Step(state, ops[i].Input, ops[i].Output)
+		if !ok {
+			return false
+		}
+		state = next
+	}
+	return true
+}
