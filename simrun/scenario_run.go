@@ -113,7 +113,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		// summarize that (a sweep would run it twice: judged, then again
 		// for its outputs).
 		start := time.Now()
-		r, e, err := rerun(sc, jobs.at(0), o, stdout)
+		r, e, err := rerun(sc, jobs.at(0), o, stdout, stderr, "run")
 		if err != nil {
 			abort()
 			return exitUsage, err
@@ -215,7 +215,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	if fr == nil {
 		fj := featured(o, s)
 		fsc = scs[fj.cell]
-		if fr, ex, err = rerun(fsc, fj, o, stdout); err != nil {
+		if fr, ex, err = rerun(fsc, fj, o, stdout, stderr, "featured run"); err != nil {
 			abort()
 			return exitUsage, err
 		}
@@ -431,8 +431,10 @@ func (e *exports) commit() error {
 }
 
 // rerun runs j again with its story and the trace exports o asks for,
-// written to staged files that the caller commits or aborts.
-func rerun(sc *scenarios.Scenario, j job, o *options, stdout io.Writer) (*scenarios.Run, *exports, error) {
+// written to staged files that the caller commits or aborts. A long run
+// reports its progress in simulated time on stderr (unless -quiet), under
+// label.
+func rerun(sc *scenarios.Scenario, j job, o *options, stdout, stderr io.Writer, label string) (*scenarios.Run, *exports, error) {
 	opts := scenarios.RunOptions{Seed: j.seed, Algorithm: algoOverride(sc, j.algo), PorcupineTimeout: o.porcupine, Story: true, StopAtViolation: o.failFast}
 	if o.perfetto != "" {
 		// Perfetto draws every message: only this export keeps the whole
@@ -456,7 +458,12 @@ func rerun(sc *scenarios.Scenario, j job, o *options, stdout io.Writer) (*scenar
 	}
 	ex.diagram = newSpaceTimeSink(r.Sim)
 	r.Sim.AddSink(ex.diagram)
+	prog := newRunProgress(stderr, label, sc.Duration+sc.Settle.For, o.quiet)
+	if prog != nil {
+		r.Sim.AddSink(prog)
+	}
 	r.Execute(opts)
+	prog.finish()
 	if jw != nil {
 		if err := jw.Flush(); err != nil {
 			ex.abort()
