@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math/bits"
+	"slices"
 	"time"
 )
 
@@ -269,6 +270,19 @@ func (s *Sim) AddSink(sink Sink) {
 	} else {
 		s.full = append(s.full, sink)
 	}
+}
+
+// RemoveSink unsubscribes sink (the value given to AddSink, usually a
+// pointer): it gets no record after the one being handed out, if any (a
+// sink may remove itself from its Record). Sinks only read, so the trace
+// and its hash are the same; what removing a full sink saves is building a
+// Record for every event, which the engine skips when no full sink is left.
+func (s *Sim) RemoveSink(sink Sink) {
+	// New slices, not in place: a dispatch loop in progress keeps ranging
+	// over the old ones.
+	s.sinks = slices.DeleteFunc(slices.Clone(s.sinks), func(k Sink) bool { return k == sink })
+	s.full = slices.DeleteFunc(slices.Clone(s.full), func(k Sink) bool { return k == sink })
+	s.lean = slices.DeleteFunc(slices.Clone(s.lean), func(k LeanSink) bool { return Sink(k) == sink })
 }
 
 // Outcome returns how the last Run/RunUntil ended (0 before any).

@@ -8,13 +8,16 @@ import (
 // spaceTimeSink collects the featured run's messages and timer firings for
 // the report's space-time diagram, keeping at most
 // reports.MaxSpaceTimeMessages messages (and the timers up to the last kept
-// message) and counting the rest.
+// message). Once full it unsubscribes (a full sink makes the engine build a
+// Record for every event: a long run went about 15% slower) and the rest
+// are counted from the engine's delivery and drop counters.
 type spaceTimeSink struct {
 	s      *sim.Sim
 	st     reports.SpaceTime
 	sent   map[dupKey]bool // deliveries seen, to tell a duplicate's second copy
 	full   bool
 	lastMs float64
+	msgsAt uint64 // the engine's deliveries and drops when it filled up
 }
 
 type dupKey struct {
@@ -50,6 +53,8 @@ func (k *spaceTimeSink) Record(r *sim.Record) {
 		if len(k.st.Messages) == reports.MaxSpaceTimeMessages {
 			k.full = true
 			k.sent = nil
+			k.msgsAt = messagesSoFar(k.s)
+			k.s.RemoveSink(k)
 		}
 	case sim.RecTimer:
 		if !k.full {
@@ -69,7 +74,18 @@ func (k *spaceTimeSink) diagram(tl *reports.Timeline) *reports.SpaceTime {
 	st.EndMs = tl.EndMs
 	if k.full {
 		st.EndMs = k.lastMs
+		st.Total += int(messagesSoFar(k.s) - k.msgsAt) // every delivery and drop is one record
 	}
 	st.Tenures, st.Faults = tl.Tenures, tl.Faults
 	return &st
+}
+
+// messagesSoFar is how many deliveries and drops the engine has recorded.
+func messagesSoFar(s *sim.Sim) uint64 {
+	st := s.Stats()
+	var n uint64
+	for k := range st.Delivered {
+		n += st.Delivered[k] + st.Dropped[k]
+	}
+	return n
 }
