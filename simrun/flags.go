@@ -144,6 +144,13 @@ const MaxSeeds = min(1_000_000_000_000, math.MaxInt)
 // it to about 15 GB of disk.
 const MaxRuns = 100_000_000
 
+// MaxGroups is the most groups (grid cells × algorithms) one sweep
+// aggregates. Each group keeps three distributions of up to 1,000 exact
+// values in summary.json (about 36 KB at most, measured), so a sweep's
+// summary stays under about 40 MB, within what simrun merge reads back
+// (reports.MaxSummaryBytes, 64 MiB).
+const MaxGroups = 1024
+
 // dedupe drops repeated names, keeping the first of each (-algo raft,raft
 // runs raft once).
 func dedupe(names []string) []string {

@@ -64,6 +64,9 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	}
 	algos = can
 	jobs = sweepJobs(algos, first, o.seeds, o.shardIndex, o.shardCount).inCells(len(o.cells))
+	if g := jobs.cells * len(algos); g > MaxGroups {
+		return exitUsage, usagef("%d grid cells × %d algorithms is %d groups, more than %d (MaxGroups): each keeps its own distributions in summary.json; vary fewer values or fewer algorithms at once", len(o.cells), len(algos), g, MaxGroups)
+	}
 	// Compare by division: the product can overflow int on 32-bit builds.
 	if jobs.perAlgo > MaxRuns/(jobs.cells*len(algos)) {
 		n := uint64(jobs.perAlgo) * uint64(jobs.cells) * uint64(len(algos))

@@ -133,6 +133,8 @@ func TestVaryBadInput(t *testing.T) {
 		{[]string{"-vary", "algorithm.heartbeat=50ms,60ms", "-vary", "algorithm.heartbeat=1ms,2ms"}, "given twice"},
 		{[]string{"-vary", "algorithm.heartbeat=50ms,fast"}, "heartbeat=fast"},
 		{[]string{"-vary", "algorithm.heartbeat=50ms,60ms", "-heat", "nonsense"}, "-heat"},
+		{[]string{"-vary", "duration=" + valueList("%ds", 10, 32), "-vary", "network.drop=" + valueList("0.%03d", 0, 32), "-algo", "raft,bully"},
+			"1024 grid cells × 2 algorithms is 2048 groups, more than 1024 (MaxGroups)"},
 	} {
 		code, _, e := simrun(t, append([]string{"-scenario", leaderCrash, "-out", filepath.Join(dir, "o")}, tc.args...)...)
 		assert.Equal(t, exitUsage, code, "%v", tc.args)
@@ -143,6 +145,15 @@ func TestVaryBadInput(t *testing.T) {
 	code, _, e := simrun(t, "-matrix", "../scenarios/matrix.yaml", "-vary", "a=1,2")
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, e, "does not combine with -matrix")
+}
+
+// valueList is n values format(from), format(from+1), … joined by commas.
+func valueList(format string, from, n int) string {
+	vs := make([]string, n)
+	for i := range vs {
+		vs[i] = fmt.Sprintf(format, from+i)
+	}
+	return strings.Join(vs, ",")
 }
 
 func TestSplitTopLevel(t *testing.T) {
