@@ -287,3 +287,26 @@ func TestJobListShards(t *testing.T) {
 	require.Equal(t, MaxSeeds, l.len())
 	require.Equal(t, job{algo: "raft", seed: MaxSeeds}, l.at(MaxSeeds-1))
 }
+
+// A matrix is bounded before any run: at most MaxGroups cells (scenarios ×
+// algorithms), and at most MaxRuns runs in all (checked without overflow,
+// also on 32-bit builds); nothing is written.
+func TestMatrixLimits(t *testing.T) {
+	dir := t.TempDir()
+	abs, err := filepath.Abs("../scenarios/partition.yaml")
+	require.NoError(t, err)
+	big := filepath.Join(dir, "big.yaml")
+	list := strings.TrimSuffix(strings.Repeat(abs+", ", 513), ", ")
+	require.NoError(t, os.WriteFile(big, []byte("name: big\nalgorithms: [raft, bully]\nscenarios: ["+list+"]\n"), 0o644))
+	code, _, e := simrun(t, "-matrix", big, "-out", filepath.Join(dir, "o1"))
+	require.Equal(t, exitUsage, code)
+	assert.Contains(t, e, "513 scenarios × 2 algorithms is 1026 cells, more than 1024 (MaxGroups)")
+	assert.NoDirExists(t, filepath.Join(dir, "o1"))
+
+	many := filepath.Join(dir, "many.yaml")
+	require.NoError(t, os.WriteFile(many, []byte("name: many\nalgorithms: [raft, bully]\nscenarios: ["+abs+", "+abs+"]\n"), 0o644))
+	code, _, e = simrun(t, "-matrix", many, "-seeds", "60000000", "-out", filepath.Join(dir, "o2"))
+	require.Equal(t, exitUsage, code)
+	assert.Contains(t, e, "is more than 100000000 runs (MaxRuns)")
+	assert.NoDirExists(t, filepath.Join(dir, "o2"))
+}

@@ -73,6 +73,9 @@ func loadMatrix(path string) (*matrixFile, error) {
 	if m.Seeds > MaxRuns {
 		return nil, fmt.Errorf("%s: seeds: %d is more than %d", path, m.Seeds, MaxRuns)
 	}
+	if n := len(m.Scenarios) * len(m.Algorithms); n > MaxGroups {
+		return nil, fmt.Errorf("%s: %d scenarios × %d algorithms is %d cells, more than %d (MaxGroups): each cell keeps its own distributions", path, len(m.Scenarios), len(m.Algorithms), n, MaxGroups)
+	}
 	for _, a := range m.Algorithms {
 		if !validAlgo(a) || a == "shedlock" {
 			return nil, fmt.Errorf("%s: unknown algorithm %q (one of %s)", path, a, strings.Join(scenarios.Algorithms(), ", "))
@@ -134,6 +137,10 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 			ok = append(ok, a)
 		}
 		jobs := sweepJobs(ok, first, seeds, o.shardIndex, o.shardCount)
+		// By division: the sum can overflow int on 32-bit builds.
+		if len(ok) > 0 && jobs.perAlgo > (MaxRuns-total)/len(ok) {
+			return exitUsage, usagef("%s: the matrix is more than %d runs (MaxRuns) by scenario %s: use fewer seeds or scenarios", o.matrix, MaxRuns, sc.Name)
+		}
 		total += jobs.len()
 		plans = append(plans, plan{i: i, algo: ok, jobs: jobs})
 	}
