@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -178,4 +179,64 @@ func TestStopEndsTheRun(t *testing.T) {
 	require.Equal(t, sim.Time(10*time.Second), s.Now())
 	require.Equal(t, sim.OutcomeStopped, s.RunFor(time.Minute))
 	require.Equal(t, 10, s.Node(0).(*ticker).fired)
+}
+
+// broadcaster sends one message to every other node on each tick of its
+// timer: with a 1 ns period, a runaway whose messages outnumber its events
+// by the fan-out.
+type broadcaster struct {
+	env    sim.Env
+	peers  int
+	period time.Duration
+}
+
+func (n *broadcaster) Start(env sim.Env, _ []byte) {
+	n.env = env
+	env.SetTimer(n.period, 0)
+}
+
+func (n *broadcaster) OnMessage(sim.Message) {}
+
+func (n *broadcaster) OnTimer(sim.TimerID, int) {
+	for p := 0; p < n.peers; p++ {
+		if sim.NodeID(p) != n.env.ID() {
+			n.env.Send(sim.Message{Kind: kindPing, To: sim.NodeID(p)})
+		}
+	}
+	n.env.SetTimer(n.period, 0)
+}
+
+// The event-rate guard bounds events, but one event can send to every
+// node: the in-flight bound stops a runaway broadcast by the messages it
+// leaves in flight, after the event that crossed it, with its own outcome;
+// the rate guard alone would let it hold 63 times its events in messages.
+func TestBudgetInFlightStopsRunawayBroadcast(t *testing.T) {
+	const nodes, limit = 64, 10_000
+	s := sim.New(sim.Config{MaxTime: time.Hour, MaxInFlight: limit, Link: sim.LinkConfig{Latency: sim.Constant(10 * time.Millisecond)}})
+	for i := 0; i < nodes; i++ {
+		s.AddNode(fmt.Sprintf("n%d", i+1), &broadcaster{peers: nodes, period: time.Nanosecond})
+	}
+	o := s.Run()
+	require.Equal(t, sim.OutcomeInFlight, o)
+	require.True(t, o.Exhausted())
+	require.Equal(t, "budget_exhausted:in_flight", o.String())
+	st := s.Stats()
+	var sent, handled uint64
+	for k := range st.Sent {
+		sent += st.Sent[k]
+		handled += st.Delivered[k] + st.Dropped[k]
+	}
+	inFlight := sent - handled
+	require.Greater(t, inFlight, uint64(limit), "it crossed the bound")
+	require.LessOrEqual(t, inFlight, uint64(limit+nodes-1), "by at most one event's sends")
+	require.Equal(t, sim.OutcomeInFlight, s.RunFor(time.Second), "running again takes nothing more")
+
+	// The default bound is far above a healthy load: all 64 nodes
+	// broadcasting every 10 ms over 10 ms links (about 8,000 in flight, and
+	// 400,000 events per simulated second, within the rate guard) run on.
+	ok := sim.New(sim.Config{MaxTime: time.Hour, Link: sim.LinkConfig{Latency: sim.Constant(10 * time.Millisecond)}})
+	for i := 0; i < nodes; i++ {
+		ok.AddNode(fmt.Sprintf("n%d", i+1), &broadcaster{peers: nodes, period: 10 * time.Millisecond})
+	}
+	require.Equal(t, sim.OutcomeHorizon, ok.RunUntil(sim.Time(100*time.Millisecond)))
 }

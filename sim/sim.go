@@ -32,6 +32,13 @@ type Config struct {
 	// RateWindow is the simulated-time window over which MaxEventRate is
 	// judged. Default DefaultRateWindow.
 	RateWindow time.Duration
+	// MaxInFlight bounds how many messages may be in flight at once (sent,
+	// not yet delivered or lost): the event-rate guard bounds events, but
+	// one event can broadcast to every node, so a runaway broadcast timer
+	// among 64 nodes fills memory before the rate window closes. A send
+	// that takes the count past it stops the run after the current event
+	// with OutcomeInFlight. Default DefaultMaxInFlight.
+	MaxInFlight uint64
 	// Link is the default configuration of every directed link.
 	// Zero Latency means constant 1 ms.
 	Link LinkConfig
@@ -44,12 +51,18 @@ type Config struct {
 const DefaultMaxEventRate = 1_000_000
 
 // DefaultRateWindow is Config.RateWindow's default. A runaway is stopped
-// after at most MaxEventRate × RateWindow events (100,000 by default), and
-// what it leaves in flight (messages, timers) is in proportion, so a 1 ns
-// timer stops within a fraction of a second of wall time and well under
-// 100 MB; a healthy burst (an election among 64 nodes is about 8,000
-// messages) fits a window many times.
+// after at most MaxEventRate × RateWindow events (100,000 by default), so
+// a 1 ns timer stops within a fraction of a second of wall time; the
+// messages those events leave in flight are bounded by MaxInFlight (one
+// event can send to every node). A healthy burst (an election among 64
+// nodes is about 8,000 messages) fits a window many times.
 const DefaultRateWindow = 100 * time.Millisecond
+
+// DefaultMaxInFlight is Config.MaxInFlight's default: about 30 MB of
+// message slots and queue entries, far above any healthy run (an election
+// among 64 nodes has about 8,000 messages in flight; 64 nodes broadcasting
+// every millisecond over 10 ms links about 40,000).
+const DefaultMaxInFlight = 250_000
 
 // DefaultWallStart is the calendar time at true time 0 when Config.WallStart is zero.
 var DefaultWallStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -73,9 +86,12 @@ const (
 	// OutcomeStopped: a driver or sink called Stop (simrun -fail-fast stops
 	// a run at its first violation).
 	OutcomeStopped
+	// OutcomeInFlight: more than Config.MaxInFlight messages were in
+	// flight at once (a runaway broadcast).
+	OutcomeInFlight
 )
 
-var outcomeNames = [...]string{"", "horizon", "quiescent", "budget_exhausted:time", "budget_exhausted:events", "budget_exhausted:event_rate", "stopped"}
+var outcomeNames = [...]string{"", "horizon", "quiescent", "budget_exhausted:time", "budget_exhausted:events", "budget_exhausted:event_rate", "stopped", "budget_exhausted:in_flight"}
 
 // String names the outcome, e.g. "budget_exhausted:events".
 func (o Outcome) String() string {
@@ -87,7 +103,7 @@ func (o Outcome) String() string {
 
 // Exhausted reports whether the run was stopped by a budget.
 func (o Outcome) Exhausted() bool {
-	return o == OutcomeTimeBudget || o == OutcomeEventBudget || o == OutcomeEventRate
+	return o == OutcomeTimeBudget || o == OutcomeEventBudget || o == OutcomeEventRate || o == OutcomeInFlight
 }
 
 // Stats are a run's counters. Per-kind arrays are indexed by MsgKind.
@@ -143,12 +159,16 @@ type Sim struct {
 	winStop  uint64 // popped count at which the current window is full
 	checkAt  uint64 // min(winStop, MaxEvents); 0 after Stop
 	stopReq  bool   // Stop was called
+	flooded  bool   // more than MaxInFlight messages were in flight
 }
 
 // budget is the slow path of the run loop: a Stop, the absolute cap, a new
 // rate window (t is the next event's time), or a full one.
 func (s *Sim) budget(t Time) (Outcome, bool) {
 	switch {
+	case s.flooded:
+		s.outcome = OutcomeInFlight
+		return s.outcome, true
 	case s.stopReq:
 		s.outcome = OutcomeStopped
 		return s.outcome, true
@@ -193,6 +213,9 @@ func New(cfg Config) *Sim {
 	}
 	if cfg.RateWindow <= 0 {
 		cfg.RateWindow = DefaultRateWindow
+	}
+	if cfg.MaxInFlight == 0 {
+		cfg.MaxInFlight = DefaultMaxInFlight
 	}
 	if cfg.Link.Latency == (Dist{}) {
 		cfg.Link.Latency = Constant(time.Millisecond)
@@ -340,6 +363,11 @@ func (s *Sim) allocMsg() int32 {
 		s.freeMsgs = s.freeMsgs[:n-1]
 		return ref
 	}
+	// The slab grows only when every slot is in flight: the count to
+	// bound is its length, checked off the hot path.
+	if uint64(len(s.msgs)) >= s.cfg.MaxInFlight {
+		s.flooded, s.checkAt = true, 0 // stop after the current event
+	}
 	s.msgs = append(s.msgs, msgSlot{})
 	return int32(len(s.msgs) - 1)
 }
@@ -443,6 +471,10 @@ func (s *Sim) run(limit Time, quiesce bool) Outcome {
 		default:
 			s.dispatch(&e)
 		}
+	}
+	if s.flooded {
+		s.outcome = OutcomeInFlight
+		return s.outcome
 	}
 	if s.stopReq {
 		s.outcome = OutcomeStopped

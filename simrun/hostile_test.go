@@ -161,3 +161,27 @@ func keys(n int) string {
 	}
 	return b.String()
 }
+
+// Runaway timers end with a classified budget outcome within the hostile
+// limits: 1 ns bully timers on 5 nodes, and on 64, where each timer firing
+// broadcasts to 63 nodes (before the in-flight bound, 2.1 GB and 7.8 s).
+func TestRunawayTimersBounded(t *testing.T) {
+	dir := t.TempDir()
+	bully, err := filepath.Abs("../scenarios/bully-partition.yaml")
+	require.NoError(t, err)
+	for _, nodes := range []string{"5", "64"} {
+		t.Run(nodes+" nodes", func(t *testing.T) {
+			js := filepath.Join(dir, "s"+nodes+".json")
+			code, stderr, wall, rss := runChild(t, dir, "-scenario", bully, "-set", "algorithm.heartbeat=1ns", "-set", "cluster.nodes="+nodes,
+				"-shrink=false", "-quiet", "-out", "o"+nodes, "-json", js)
+			require.Equal(t, exitViolation, code, stderr)
+			s := readSummary(t, js)
+			require.Len(t, s.Runs, 1)
+			assert.Contains(t, s.Runs[0].Outcome, "budget_exhausted:")
+			if !raceEnabled {
+				assert.Less(t, wall, hostileWall)
+				assert.Less(t, rss, int64(hostileRSSKB), "peak RSS in KB")
+			}
+		})
+	}
+}
