@@ -186,18 +186,17 @@ func (c *checker) effectText(r *sim.Record, nodes []sim.NodeID, slots []slotID) 
 	return ""
 }
 
-// faultText renders a fault record: a faults-layer note by its detail, an
-// engine fault by its name and detail.
+// faultText renders a fault record for people: a faults-layer note by its
+// detail, an engine fault by its name and detail. It chooses by the
+// record's name only; the detail is shown, never inspected.
 func faultText(r *sim.Record) string {
 	switch {
-	case r.Detail == "":
-		return "fault " + r.Name
 	case strings.HasPrefix(r.Name, "net."):
 		return strings.TrimPrefix(r.Name, "net.") + " " + r.Detail
 	case strings.HasPrefix(r.Name, "clock.") || strings.HasPrefix(r.Name, "disk."):
 		return r.Detail
 	default:
-		return r.Detail + " [" + r.Name + "]"
+		return strings.TrimSpace(r.Detail + " [" + r.Name + "]")
 	}
 }
 
@@ -223,10 +222,7 @@ func (c *checker) writeItem(i int) item {
 	}
 	verdict := "accepted it"
 	if !e.Accepted {
-		verdict = "rejected it: " + e.Reason
-		if e.Detail != "" {
-			verdict += ", " + e.Detail
-		}
+		verdict = "rejected it: " + e.Why()
 	}
 	return item{at: at, seq: writeSeqBase + int64(i), node: sim.None,
 		text: fmt.Sprintf("%s wrote %s step %d with token %d; resource %s at t=%v (policy: %s)",

@@ -90,7 +90,36 @@ type LogEntry struct {
 	Run      int64 // run ID, unique per node
 	Accepted bool
 	Reason   string
-	Detail   string // for rejections: what the token was compared with
+	// Against is, for a claim_lost or stale_token rejection, the token the
+	// write was compared with (the slot's claim, the highest accepted).
+	Against int64
+	Detail  string // for people: Why without the reason; code reads Reason and Against
+}
+
+// Why tells people why the resource decided as it did: the reason and,
+// for a rejection, what the write was compared with, rendered from the
+// typed fields ("stale_token, highest accepted token 4").
+func (e *LogEntry) Why() string {
+	if d := e.comparison(); d != "" {
+		return e.Reason + ", " + d
+	}
+	return e.Reason
+}
+
+// comparison is what a rejected write was compared with, for people
+// (nothing when Against is unknown, 0: tokens start at 1).
+func (e *LogEntry) comparison() string {
+	switch {
+	case e.Reason == ReasonClaimLost && e.Against > 0:
+		return fmt.Sprintf("slot claimed by token %d", e.Against)
+	case e.Reason == ReasonClaimLost:
+		return "slot not claimed"
+	case e.Reason == ReasonStale && e.Against > 0:
+		return fmt.Sprintf("highest accepted token %d", e.Against)
+	case e.Reason == ReasonDuplicate:
+		return "step already applied"
+	}
+	return ""
 }
 
 // Resource is the fenced resource: a service node that applies or rejects
@@ -171,15 +200,13 @@ func (r *Resource) write(m sim.Message) {
 	hi, seen := r.highest[r.scope(job)]
 	switch {
 	case r.policy.Claim && r.claims[sk] != w.Token:
-		e.Reason = ReasonClaimLost
-		e.Detail = fmt.Sprintf("slot claimed by token %d", r.claims[sk])
+		e.Reason, e.Against = ReasonClaimLost, r.claims[sk]
 	case r.policy.Fencing && seen && w.Token < hi:
-		e.Reason = ReasonStale
-		e.Detail = fmt.Sprintf("highest accepted token %d", hi)
+		e.Reason, e.Against = ReasonStale, hi
 	case r.policy.Idempotency && r.applied[stepKey{sk, step}]:
 		e.Reason = ReasonDuplicate
-		e.Detail = "step already applied"
 	}
+	e.Detail = e.comparison()
 	e.Accepted = e.Reason == ReasonAccepted
 	if e.Accepted {
 		if !seen || w.Token > hi {
