@@ -205,11 +205,7 @@ func (c *checker) runPorcupine(check, model string, m porcupine.Model, ops []por
 	var info porcupine.LinearizationInfo
 	verbose := c.hasStory()
 	if !verbose {
-		if sequentialOK(m, ops) {
-			res = porcupine.Ok // one linearization, and the model accepts it
-		} else {
-			res = porcupine.CheckOperationsTimeout(m, ops, c.in.PorcupineTimeout)
-		}
+		res = decide(m, ops, c.in.PorcupineTimeout)
 		verbose = res == porcupine.Illegal
 	}
 	if verbose {

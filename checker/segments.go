@@ -64,10 +64,7 @@ func (c *checker) checkResourceSegments(parts [][]porcupine.Operation) (porcupin
 			}
 			seg := ops[sg[0]:sg[1]]
 			m := fencedStoreModelFrom(c.in.name, nil, state)
-			r := porcupine.Ok
-			if !sequentialOK(m, seg) { // most segments are one write: no search
-				r = porcupine.CheckOperationsTimeout(m, seg, c.in.PorcupineTimeout)
-			}
+			r := decide(m, seg, c.in.PorcupineTimeout) // most segments are one write: no search
 			switch r {
 			case porcupine.Unknown:
 				return porcupine.Unknown, nil, nil, -1

@@ -1,6 +1,19 @@
 package checker
 
-import "github.com/anishathalye/porcupine"
+import (
+	"time"
+
+	"github.com/anishathalye/porcupine"
+)
+
+// decide is porcupine's verdict on ops under m within timeout, without
+// the search when the history is sequential (sequentialOK).
+func decide(m porcupine.Model, ops []porcupine.Operation, timeout time.Duration) porcupine.CheckResult {
+	if sequentialOK(m, ops) {
+		return porcupine.Ok // one linearization, and the model accepts it
+	}
+	return porcupine.CheckOperationsTimeout(m, ops, timeout)
+}
 
 // sequentialOK decides, without porcupine's search, the common history that
 // needs none: one whose operations, in the given order, are sequential

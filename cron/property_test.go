@@ -120,7 +120,7 @@ func explain(r *cronRun, v checker.Violation) string {
 	fmt.Fprintf(&b, "%s\ntimeline:\n%sresource log of the slot:\n", v.Details, r.w.Window(0, v.At, 40))
 	for _, e := range r.res.Log() {
 		if cron.SlotName(e.Job, e.Slot) == v.Slot {
-			fmt.Fprintf(&b, "%v token %d from %s run %d: %s %s\n", e.At, e.Token, r.s.NodeName(e.Node), e.Run, e.Reason, e.Detail)
+			fmt.Fprintf(&b, "%v token %d from %s run %d: %s %s\n", e.At, e.Token, r.s.NodeName(e.Node), e.Run, e.Reason, e.Detail())
 		}
 	}
 	return b.String()

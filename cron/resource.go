@@ -93,22 +93,22 @@ type LogEntry struct {
 	// Against is, for a claim_lost or stale_token rejection, the token the
 	// write was compared with (the slot's claim, the highest accepted).
 	Against int64
-	Detail  string // for people: Why without the reason; code reads Reason and Against
 }
 
 // Why tells people why the resource decided as it did: the reason and,
 // for a rejection, what the write was compared with, rendered from the
 // typed fields ("stale_token, highest accepted token 4").
 func (e *LogEntry) Why() string {
-	if d := e.comparison(); d != "" {
+	if d := e.Detail(); d != "" {
 		return e.Reason + ", " + d
 	}
 	return e.Reason
 }
 
-// comparison is what a rejected write was compared with, for people
-// (nothing when Against is unknown, 0: tokens start at 1).
-func (e *LogEntry) comparison() string {
+// Detail is what a rejected write was compared with, for people, rendered
+// from Reason and Against ("" for an accepted write, or when Against is
+// unknown, 0: tokens start at 1). Code reads the typed fields.
+func (e *LogEntry) Detail() string {
 	switch {
 	case e.Reason == ReasonClaimLost && e.Against > 0:
 		return fmt.Sprintf("slot claimed by token %d", e.Against)
@@ -206,7 +206,6 @@ func (r *Resource) write(m sim.Message) {
 	case r.policy.Idempotency && r.applied[stepKey{sk, step}]:
 		e.Reason = ReasonDuplicate
 	}
-	e.Detail = e.comparison()
 	e.Accepted = e.Reason == ReasonAccepted
 	if e.Accepted {
 		if !seen || w.Token > hi {
@@ -228,7 +227,7 @@ func (r *Resource) record(e LogEntry) {
 	detail := fmt.Sprintf("%s step %d token %d from %s run %d: %s", SlotName(e.Job, e.Slot), e.Step, e.Token, r.nodeName(e.Node), e.Run, e.Reason)
 	if !e.Accepted {
 		name = "resource.reject"
-		detail += " (" + e.Detail + ", policy " + r.policy.String() + ")"
+		detail += " (" + e.Detail() + ", policy " + r.policy.String() + ")"
 	} else {
 		detail += " (policy " + r.policy.String() + ")"
 	}

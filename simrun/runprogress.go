@@ -3,7 +3,6 @@ package simrun
 import (
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/electsim/electsim/sim"
@@ -36,11 +35,9 @@ func newRunProgress(w io.Writer, label string, total time.Duration, quiet bool) 
 		return nil
 	}
 	now := time.Now()
-	p := &runProgress{w: w, label: label, total: sim.Time(total), step: max(sim.Time(total)/1000, 1), start: now, last: now, every: 5 * time.Second}
-	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			p.tty, p.every = true, 200*time.Millisecond
-		}
+	p := &runProgress{w: w, label: label, total: sim.Time(total), step: max(sim.Time(total)/1000, 1), start: now, every: 5 * time.Second}
+	if isTerminal(w) {
+		p.tty, p.every = true, 200*time.Millisecond
 	}
 	// The first report waits until the run has taken 2 s: short runs stay
 	// silent.

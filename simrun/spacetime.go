@@ -9,15 +9,14 @@ import (
 // the report's space-time diagram, keeping at most
 // reports.MaxSpaceTimeMessages messages (and the timers up to the last kept
 // message). Once full it unsubscribes (a full sink makes the engine build a
-// Record for every event: a long run went about 15% slower) and the rest
-// are counted from the engine's delivery and drop counters.
+// Record for every event: a long run went about 20% slower); the diagram's
+// Total comes from the engine's delivery and drop counters.
 type spaceTimeSink struct {
 	s      *sim.Sim
 	st     reports.SpaceTime
 	sent   map[dupKey]bool // deliveries seen, to tell a duplicate's second copy
 	full   bool
 	lastMs float64
-	msgsAt uint64 // the engine's deliveries and drops when it filled up
 }
 
 type dupKey struct {
@@ -34,8 +33,7 @@ func newSpaceTimeSink(s *sim.Sim) *spaceTimeSink {
 func (k *spaceTimeSink) Record(r *sim.Record) {
 	switch r.Type {
 	case sim.RecDeliver, sim.RecDrop:
-		k.st.Total++
-		if k.full {
+		if k.full { // the record being handed out as it unsubscribed
 			return
 		}
 		m := reports.STMessage{From: int(r.Peer), To: int(r.Node), SentMs: msT(r.SentAt), AtMs: msT(r.At), Kind: r.Kind.String(), Fate: "delivered"}
@@ -53,7 +51,6 @@ func (k *spaceTimeSink) Record(r *sim.Record) {
 		if len(k.st.Messages) == reports.MaxSpaceTimeMessages {
 			k.full = true
 			k.sent = nil
-			k.msgsAt = messagesSoFar(k.s)
 			k.s.RemoveSink(k)
 		}
 	case sim.RecTimer:
@@ -74,8 +71,8 @@ func (k *spaceTimeSink) diagram(tl *reports.Timeline) *reports.SpaceTime {
 	st.EndMs = tl.EndMs
 	if k.full {
 		st.EndMs = k.lastMs
-		st.Total += int(messagesSoFar(k.s) - k.msgsAt) // every delivery and drop is one record
 	}
+	st.Total = int(messagesSoFar(k.s)) // every delivery and drop is one record
 	st.Tenures, st.Faults = tl.Tenures, tl.Faults
 	return &st
 }

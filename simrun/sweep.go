@@ -185,14 +185,23 @@ type progress struct {
 
 func newProgress(w io.Writer, total int, quiet bool) *progress {
 	p := &progress{w: w, total: total, quiet: quiet || total < 2, start: time.Now(), every: 2 * time.Second}
-	if f, ok := w.(*os.File); ok {
-		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
-			p.tty = true
-			p.every = 100 * time.Millisecond
-		}
+	if isTerminal(w) {
+		p.tty = true
+		p.every = 100 * time.Millisecond
 	}
 	p.last = p.start
 	return p
+}
+
+// isTerminal reports whether w is a terminal (progress then redraws one
+// line in place).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // add counts one finished run; ok is whether it met the expectations.
