@@ -46,6 +46,11 @@ type Node struct {
 	conn    connection
 	myNode  Znode
 	protect int64 // the protection ID of the latch znode being created, until its create is answered
+	// orphan is an earlier latch znode of this session whose guaranteed
+	// delete is not yet answered: a second reset must not drop it, or the
+	// znode stays ahead of every other, owned by a live session that no
+	// longer watches it, and nobody leads again.
+	orphan  string
 	leading bool
 	belief  coord.Belief
 
@@ -161,6 +166,7 @@ func (n *Node) OnMessage(m sim.Message) {
 	case stepWatch:
 		n.checkLeadership()
 	case stepDeleteOld:
+		n.orphan = ""
 		n.createLatchNode()
 	}
 }
@@ -215,7 +221,7 @@ func (n *Node) Resign() {
 // --- connection states ---
 
 func (n *Node) connect() {
-	n.session, n.myNode, n.protect = 0, Znode{}, 0
+	n.session, n.myNode, n.protect, n.orphan = 0, Znode{}, 0, "" // a new session: the old one's znodes end with it
 	n.request(&Request{Op: OpConnect, Timeout: n.cfg.SessionTimeout}, stepConnect)
 }
 
@@ -276,7 +282,8 @@ func (n *Node) sessionLost(why string) {
 }
 
 func (n *Node) stop() {
-	n.session, n.conn, n.myNode, n.protect = 0, connNone, Znode{}, 0
+	// The session's ephemeral znodes, an orphan among them, end with it.
+	n.session, n.conn, n.myNode, n.protect, n.orphan = 0, connNone, Znode{}, 0, ""
 	n.pend.Drop(n.env)
 	n.disarm(&n.ping)
 	n.disarm(&n.suspend)
@@ -284,16 +291,20 @@ func (n *Node) stop() {
 }
 
 // reset is LeaderLatch.reset: leadership off, the old znode deleted (a
-// guaranteed delete: re-sent until answered), then a new one created.
+// guaranteed delete: Curator's FailedDeleteManager retries it until it
+// succeeds, whatever the latch does meanwhile), then a new one created. A
+// reset that comes while an earlier reset's delete is unanswered carries
+// that delete on.
 func (n *Node) reset() {
 	if n.leading {
 		n.leading = false
 		n.env.StopLeading("latch reset")
 	}
 	if n.myNode.Path != "" {
-		old := n.myNode.Path
-		n.myNode = Znode{}
-		n.request(&Request{Op: OpDelete, Session: n.session, Path: old}, stepDeleteOld)
+		n.orphan, n.myNode = n.myNode.Path, Znode{}
+	}
+	if n.orphan != "" {
+		n.request(&Request{Op: OpDelete, Session: n.session, Path: n.orphan}, stepDeleteOld)
 		return
 	}
 	n.createLatchNode()

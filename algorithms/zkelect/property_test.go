@@ -1,9 +1,11 @@
 package zkelect_test
 
 import (
+	"flag"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
 	"github.com/electsim/electsim/algorithms/zkelect"
@@ -112,4 +114,20 @@ func TestPropertyDeterministicTrace(t *testing.T) {
 			proptest.Fail(t, "same seed and schedule, different runs: hash %s vs %s", a.TraceHashHex(), b.TraceHashHex())
 		}
 	})
+}
+
+// The counterexample rapid found in CI on 2026-11-26 (seed
+// 3482343343125708064): a standard-policy client reset on RECONNECTED and
+// sent the guaranteed delete of its old znode; a second SUSPENDED and
+// RECONNECTED came before the delete was answered, and the second reset
+// created a new znode without carrying the delete on. The old znode, owned
+// by the client's live session, then stayed first in line, watched by
+// nobody: no candidate led again. Replayed from its fail file.
+func TestPropertyRegressionOrphanedLatchZnode(t *testing.T) {
+	f := flag.Lookup("rapid.failfile")
+	require.NotNil(t, f)
+	old := f.Value.String()
+	require.NoError(t, flag.Set("rapid.failfile", "testdata/rapid/orphaned-latch-znode.fail"))
+	defer func() { require.NoError(t, flag.Set("rapid.failfile", old)) }()
+	TestPropertyUniqueTokensAndLiveness(t)
 }
