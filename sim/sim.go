@@ -322,7 +322,8 @@ const lateFirstSeq = 1 << 63
 
 func (s *Sim) push(at Time, kind eventKind, node int16, ref int32) {
 	s.seq++
-	s.q.push(event{at: at, seq: s.seq, kind: kind, node: node, ref: ref})
+	e := s.q.slot(at, s.seq)
+	e.at, e.seq, e.ref, e.node, e.kind = at, s.seq, ref, node, kind
 }
 
 // At schedules fn to run at true time t (or now, if t is in the past). fn runs
