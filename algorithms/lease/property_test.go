@@ -1,9 +1,11 @@
 package lease_test
 
 import (
+	"flag"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
 	"github.com/electsim/electsim/algorithms/lease"
@@ -148,16 +150,74 @@ func TestPropertyUniqueTokensAndLiveness(t *testing.T) {
 // leader at once, whatever the partitions (candidates cut off each other or
 // the store), crashes, restarts, wall-clock offsets and loss
 // (docs/algorithms/lease.md: k8s tolerates any offset but not rate
-// differences; ttl is safe against partitions when clock rates agree).
+// differences; ttl is safe against partitions when clock rates agree) —
+// except the overlap client-go itself allows a k8s leader cut off the API
+// server, which must stay within k8sMaxOverlap.
 func TestPropertyNoSplitBrainWithoutPausesOrDrift(t *testing.T) {
+	proptest.Check(t, 200, func(t *rapid.T) { noSplitBrainBeyondBound(t) })
+}
+
+// noSplitBrainBeyondBound is TestPropertyNoSplitBrainWithoutPausesOrDrift's
+// property; it returns the longest overlap it saw.
+func noSplitBrainBeyondBound(t *rapid.T) time.Duration {
 	kinds := []proptest.Kind{proptest.Crash, proptest.Restart, proptest.Isolate, proptest.Split, proptest.Offset, proptest.Loss}
-	proptest.Check(t, 200, func(t *rapid.T) {
-		c := drawLeaseCase(t, stopping, kinds)
-		r := c.run(true)
-		if len(r.w.Overlaps) > 0 {
-			proptest.Fail(t, "split-brain: %s\n%s", r.w.Overlaps[0].String(r.s), r.w.Window(0, r.w.Overlaps[0].End, 60))
+	c := drawLeaseCase(t, stopping, kinds)
+	r := c.run(true)
+	bound := c.maxOverlap()
+	var longest time.Duration
+	for _, o := range r.w.Overlaps {
+		d := time.Duration(o.End - o.Start)
+		if d > bound {
+			proptest.Fail(t, "split-brain for %v (at most %v allowed): %s\n%s", d, bound, o.String(r.s), r.w.Window(0, o.End, 60))
 		}
-	})
+		longest = max(longest, d)
+	}
+	return longest
+}
+
+// The case rapid found at 20,000 checks (RetryPeriod 1.023s, so
+// LeaseDuration 7.67s is written as 7s, RenewDeadline 5.115s, request
+// timeout 1s, ReleaseOnCancel): the leader is cut off the API server right
+// after a renewal; its round times out 6.138s later, and it acts on for
+// the release's Get, which waits out the 1s request timeout, while the
+// follower that saw the renewal 80ms after it was applied takes over 7s
+// later. The two overlap for 59ms, as client-go's would: an overlap the
+// property allows (maxOverlap), not a model bug. Replayed from its fail
+// file; it must still overlap, or the property's exception is untested.
+func TestPropertyRegressionReleaseOverlapAllowed(t *testing.T) {
+	f := flag.Lookup("rapid.failfile")
+	require.NotNil(t, f)
+	old := f.Value.String()
+	require.NoError(t, flag.Set("rapid.failfile", "testdata/rapid/release-overlap.fail"))
+	defer func() { require.NoError(t, flag.Set("rapid.failfile", old)) }()
+	var longest time.Duration
+	proptest.Check(t, 1, func(t *rapid.T) { longest = max(longest, noSplitBrainBeyondBound(t)) })
+	require.Positive(t, longest, "the replayed case must overlap")
+}
+
+// maxOverlap is the longest two candidates may act as leader at once with
+// equal clock rates and no pauses: 0 for ttl, and for k8s how much longer
+// a leader cut off the API server acts after its last renewal was applied
+// than a follower waits before taking over (docs/algorithms/lease.md,
+// "renew" and "release"). The leader acts until RetryPeriod + RenewDeadline
+// after that renewal's answer reached it (up to one latency later), and
+// with ReleaseOnCancel for up to another RenewDeadline while it releases
+// (client-go Run cancels the leader's context only after release returns).
+// The follower saw the renewal no earlier than it was applied and waits
+// LeaseDurationSeconds, whole seconds. Zero for most drawn timings; with
+// ReleaseOnCancel and a LeaseDuration whose whole seconds leave less than
+// one request timeout beyond RetryPeriod + RenewDeadline (RetryPeriod
+// 1.023s: 7s against 6.138s + 1s), rapid finds the overlap client-go has
+// too (the k8s-release-hang scenario shows it at client-go's defaults).
+func (c leaseCase) maxOverlap() time.Duration {
+	if c.cfg.Flavor != lease.FlavorK8s {
+		return 0
+	}
+	hold := c.cfg.RetryPeriod + c.cfg.RenewDeadline + c.lat
+	if c.cfg.ReleaseOnCancel {
+		hold += c.cfg.RenewDeadline
+	}
+	return max(0, hold-c.cfg.LeaseDuration/time.Second*time.Second)
 }
 
 // The walltime flavour follows ShedLock's KeepAliveLockProvider: a failed

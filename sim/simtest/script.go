@@ -2,6 +2,7 @@ package simtest
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,17 +18,27 @@ import (
 // one command of that script. A command's error is printed as "error: …"
 // in the expected output, so scripts can pin refusals too. Rewrite the
 // expected output after a deliberate change with go test -rewrite.
+//
+// Only the .txt files directly under dir are scripts: testdata also holds
+// rapid's fail files (testdata/rapid/), which are not.
 func RunScripts(t *testing.T, dir string, newStep func() func(d *datadriven.TestData) (string, error)) {
-	datadriven.Walk(t, dir, func(t *testing.T, path string) {
-		step := newStep()
-		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			out, err := step(d)
-			if err != nil {
-				return "error: " + err.Error() + "\n"
-			}
-			return out
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(dir, "*.txt"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no scripts in %s/*.txt (%v)", dir, err)
+	}
+	for _, path := range paths { // Glob sorts them
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			step := newStep()
+			datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+				out, err := step(d)
+				if err != nil {
+					return "error: " + err.Error() + "\n"
+				}
+				return out
+			})
 		})
-	})
+	}
 }
 
 // Arg returns the single value of a command's argument key.
