@@ -199,3 +199,27 @@ func TestEtcdConfigValidate(t *testing.T) {
 	}
 	require.NoError(t, DefaultConfig().Validate())
 }
+
+// TestEtcdAnswersReachOnlyTheirSession: etcd answers a request, and fires
+// a watch, on the client's own gRPC stream, so a restarted process never
+// sees its predecessor's answers. Request IDs restart with each process,
+// so the model's answers carry the session (lease) they were made under:
+// a watch left by a dead process on this node, firing with whatever ID it
+// awaited, must not pass for this process's RangeBelow answer ("nothing
+// below you"), or the follower leads beside the leader.
+func TestEtcdAnswersReachOnlyTheirSession(t *testing.T) {
+	r := newRig(t, 1, 2, cfg10s(), ServerConfig{})
+	r.s.RunFor(time.Second)
+	l := r.leader(t)
+	f := 1 - l
+	r.s.At(r.s.Now(), func() {
+		n := r.nodes[f]
+		n.rangeBelow() // now awaiting a RangeBelow answer under its lease
+		for id := int64(1); id <= 100; id++ {
+			n.OnMessage(sim.Message{Kind: KindResponse, From: r.server, To: f, Index: id,
+				Body: &Response{ID: id, Op: OpWatchDelete, Session: n.lease + 1000}})
+		}
+	})
+	r.s.RunFor(time.Second)
+	assert.Equal(t, []sim.NodeID{l}, r.s.Leaders())
+}

@@ -71,6 +71,11 @@ type Response struct {
 	Op    Op
 	Lease int64         // Grant: the lease ID
 	TTL   time.Duration // Grant, KeepAlive: the lease's TTL (0: not found)
+	// Session is the lease the request (or watch) was made under, 0
+	// before a grant. etcd answers on the client's own gRPC stream, so an
+	// answer never reaches a later process on the same node; the client
+	// takes only its own session's.
+	Session int64
 	// Found reports whether RangeBelow found a key; Key, Holder and
 	// CreateRev describe it (Put: the candidate's own key).
 	Found     bool

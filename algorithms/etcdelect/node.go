@@ -85,9 +85,17 @@ func (n *Node) OnMessage(m sim.Message) {
 		n.onKeepAlive(rep)
 		return
 	}
+	if rep.Session != n.lease {
+		// Another session's answer: a previous process's on this node (a
+		// watch it left behind fires later) or an earlier session's. Request
+		// IDs restart with each process, so the ID alone could take it for
+		// one of ours: a watch's empty answer for our RangeBelow, and we
+		// would lead out of turn.
+		return
+	}
 	st, ok := n.pend.Answer(n.env, rep.ID)
 	if !ok {
-		return // stale: timed out, or from an older session
+		return // stale: timed out and sent again
 	}
 	switch st {
 	case stepGrant:
@@ -109,7 +117,7 @@ func (n *Node) OnMessage(m sim.Message) {
 			return
 		}
 		n.believe(rep.Holder, rep.CreateRev)
-		n.request(&Request{Op: OpWatchDelete, Key: rep.Key}, stepWatch)
+		n.request(&Request{Op: OpWatchDelete, Key: rep.Key, Lease: n.lease}, stepWatch)
 	case stepWatch:
 		n.rangeBelow() // the predecessor is gone: look again
 	}
@@ -171,7 +179,7 @@ func (n *Node) Resign() {
 		n.env.StopLeading("resign")
 	}
 	if n.myKey != "" {
-		n.env.Send(requestMessage(n.server, &Request{ID: n.pend.NextID(), Op: OpDelete, Key: n.myKey}))
+		n.env.Send(requestMessage(n.server, &Request{ID: n.pend.NextID(), Op: OpDelete, Key: n.myKey, Lease: n.lease}))
 	}
 	n.stop()
 }
@@ -202,7 +210,7 @@ func (n *Node) onKeepAlive(rep *Response) {
 }
 
 func (n *Node) rangeBelow() {
-	n.request(&Request{Op: OpRangeBelow, Key: n.cfg.Name + "/", MaxCreateRev: n.myRev - 1}, stepRange)
+	n.request(&Request{Op: OpRangeBelow, Key: n.cfg.Name + "/", MaxCreateRev: n.myRev - 1, Lease: n.lease}, stepRange)
 }
 
 func (n *Node) lead() {

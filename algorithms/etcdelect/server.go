@@ -100,7 +100,7 @@ func (s *Server) OnMessage(m sim.Message) {
 		return
 	}
 	s.expire()
-	rep := &Response{ID: req.ID, Op: req.Op}
+	rep := &Response{ID: req.ID, Op: req.Op, Session: req.Lease}
 	switch req.Op {
 	case OpGrant:
 		s.nextLease++
@@ -142,7 +142,7 @@ func (s *Server) OnMessage(m sim.Message) {
 		}
 	case OpWatchDelete:
 		if _, ok := s.findKey(req.Key); ok {
-			s.watches.Add(req.Key, m.From, req.ID) // a re-sent watch replaces the older one
+			s.watches.Add(req.Key, m.From, req.Lease, req.ID) // a re-sent watch replaces the older one
 			s.settle()
 			return // answered when the key goes
 		}
@@ -262,8 +262,8 @@ func (s *Server) deleteKey(key string) {
 		s.effect(EffectReleased, s.leader, sim.FactLeaseReleased)
 		s.leader = kv{Holder: sim.None}
 	}
-	s.watches.Fire(key, func(who sim.NodeID, id int64) {
-		s.env.Send(sim.Message{Kind: KindResponse, To: who, Index: id, Body: &Response{ID: id, Op: OpWatchDelete}})
+	s.watches.Fire(key, func(who sim.NodeID, lease, id int64) {
+		s.env.Send(sim.Message{Kind: KindResponse, To: who, Index: id, Body: &Response{ID: id, Op: OpWatchDelete, Session: lease}})
 	})
 }
 

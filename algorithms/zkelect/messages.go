@@ -77,7 +77,7 @@ type Response struct {
 	ID      int64
 	Op      Op
 	Expired bool          // the session has expired
-	Session int64         // Connect: the session ID
+	Session int64         // Connect: the new session; otherwise the session the request (or watch) was made in
 	Timeout time.Duration // Connect: the negotiated session timeout
 	Node    Znode         // Create: the znode
 	Nodes   []Znode       // Children: by sequence

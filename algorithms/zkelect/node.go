@@ -111,7 +111,13 @@ func (n *Node) OnMessage(m sim.Message) {
 		return
 	}
 	if rep.Op != OpConnect {
-		if n.session == 0 {
+		if n.session == 0 || rep.Session != n.session {
+			// Another session's answer: a previous process's on this node,
+			// or an earlier session's. ZooKeeper answers on the session's
+			// own connection, so it never reaches this one; matching the
+			// request ID alone took a dead process's watch for this
+			// process's getChildren, found its own znode missing and
+			// orphaned it (testdata/rapid/restart-all-watch.fail).
 			return
 		}
 		if rep.Expired {

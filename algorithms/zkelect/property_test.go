@@ -131,3 +131,24 @@ func TestPropertyRegressionOrphanedLatchZnode(t *testing.T) {
 	defer func() { require.NoError(t, flag.Set("rapid.failfile", old)) }()
 	TestPropertyUniqueTokensAndLiveness(t)
 }
+
+// The counterexample rapid found at 18,423 checks (2026-11-26): all four
+// candidates restart at once, so every old process's session lives on for
+// its timeout with its znode and its watch on its predecessor. When those
+// znodes expired, the server answered a dead process's watch to the node
+// the new process now runs on; request IDs restart with each process, so
+// the new process took the watch's empty answer for its getChildren, found
+// its own znode missing and created another, leaving the first one — owned
+// by its live session — ahead of everyone, watched by nobody: no candidate
+// led again. ZooKeeper answers on the connection the request came in on
+// (and DataTree.removeCnxn drops a closed connection's watches), so
+// answers now carry their session and a client takes only its own
+// session's. Replayed from its fail file.
+func TestPropertyRegressionDeadProcessWatch(t *testing.T) {
+	f := flag.Lookup("rapid.failfile")
+	require.NotNil(t, f)
+	old := f.Value.String()
+	require.NoError(t, flag.Set("rapid.failfile", "testdata/rapid/restart-all-watch.fail"))
+	defer func() { require.NoError(t, flag.Set("rapid.failfile", old)) }()
+	TestPropertyUniqueTokensAndLiveness(t)
+}

@@ -101,6 +101,7 @@ func (s *Server) OnMessage(m sim.Message) {
 	s.expire()
 	rep := &Response{ID: req.ID, Op: req.Op}
 	if req.Op != OpConnect {
+		rep.Session = req.Session // answered on the session's own connection
 		i, live := s.findSession(req.Session)
 		if !live {
 			rep.Expired = true
@@ -138,7 +139,7 @@ func (s *Server) OnMessage(m sim.Message) {
 		}
 	case OpWatch:
 		if s.find(req.Path) >= 0 {
-			s.watches.Add(req.Path, m.From, req.ID) // a re-sent watch replaces the older one
+			s.watches.Add(req.Path, m.From, req.Session, req.ID) // a re-sent watch replaces the older one
 			s.settle()
 			return // answered when it goes
 		}
@@ -231,6 +232,7 @@ func (s *Server) expire() {
 			continue
 		}
 		s.sessions = slices.Delete(s.sessions, i, i+1)
+		s.watches.DropOwner(ss.ID) // its connection closes: DataTree.removeCnxn drops the watches it set (the ServerCnxn is the Watcher)
 		s.zxid++
 		for j := 0; j < len(s.nodes); {
 			if s.nodes[j].Session == ss.ID {
@@ -257,8 +259,8 @@ func (s *Server) remove(path string, expired bool) {
 		}
 		s.leader = ownedNode{Znode: Znode{Holder: sim.None}}
 	}
-	s.watches.Fire(path, func(who sim.NodeID, id int64) {
-		s.env.Send(sim.Message{Kind: KindResponse, To: who, Index: id, Body: &Response{ID: id, Op: OpWatch}})
+	s.watches.Fire(path, func(who sim.NodeID, session, id int64) {
+		s.env.Send(sim.Message{Kind: KindResponse, To: who, Index: id, Body: &Response{ID: id, Op: OpWatch, Session: session}})
 	})
 }
 

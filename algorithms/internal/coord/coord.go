@@ -70,34 +70,45 @@ func (t *Timer) Point(env sim.Env, e Earliest) {
 }
 
 // Watches are pending answers to clients waiting for a key to go: one per
-// client and key (a re-sent watch replaces the older one).
+// client and key (a re-sent watch replaces the older one). Each belongs to
+// an owner, the client's session (ZooKeeper) or lease (etcd): a real
+// server answers a watch on the connection it came in on, so an answer
+// must never reach a later process on the same node, and a session's
+// watches end with it.
 type Watches struct {
 	list []watch
 }
 
 type watch struct {
-	key string
-	who sim.NodeID
-	id  int64
+	key   string
+	who   sim.NodeID
+	owner int64
+	id    int64
 }
 
-// Add registers client who's request id waiting on key.
-func (w *Watches) Add(key string, who sim.NodeID, id int64) {
+// Add registers client who's request id, made in owner's session, waiting
+// on key.
+func (w *Watches) Add(key string, who sim.NodeID, owner, id int64) {
 	w.list = slices.DeleteFunc(w.list, func(x watch) bool { return x.who == who && x.key == key })
-	w.list = append(w.list, watch{key: key, who: who, id: id})
+	w.list = append(w.list, watch{key: key, who: who, owner: owner, id: id})
 }
 
 // Fire answers, and forgets, every watch on key.
-func (w *Watches) Fire(key string, answer func(who sim.NodeID, id int64)) {
+func (w *Watches) Fire(key string, answer func(who sim.NodeID, owner, id int64)) {
 	kept := w.list[:0]
 	for _, x := range w.list {
 		if x.key == key {
-			answer(x.who, x.id)
+			answer(x.who, x.owner, x.id)
 			continue
 		}
 		kept = append(kept, x)
 	}
 	w.list = kept
+}
+
+// DropOwner forgets owner's watches unanswered (its session ended).
+func (w *Watches) DropOwner(owner int64) {
+	w.list = slices.DeleteFunc(w.list, func(x watch) bool { return x.owner == owner })
 }
 
 // PersistJSON writes v, plain data, as the node's durable state.

@@ -72,23 +72,40 @@ func TestTimerAimsAtTheEarliestDeadline(t *testing.T) {
 
 func TestWatchesDedupePerClientAndKeyAndFireOnce(t *testing.T) {
 	var w Watches
-	w.Add("a", 1, 10)
-	w.Add("a", 2, 20)
-	w.Add("b", 1, 30)
-	w.Add("a", 1, 11) // re-sent: replaces request 10
+	w.Add("a", 1, 7, 10)
+	w.Add("a", 2, 8, 20)
+	w.Add("b", 1, 7, 30)
+	w.Add("a", 1, 7, 11) // re-sent: replaces request 10
 	type answer struct {
-		who sim.NodeID
-		id  int64
+		who   sim.NodeID
+		owner int64
+		id    int64
 	}
 	var got []answer
-	w.Fire("a", func(who sim.NodeID, id int64) { got = append(got, answer{who, id}) })
-	assert.Equal(t, []answer{{2, 20}, {1, 11}}, got)
+	record := func(who sim.NodeID, owner, id int64) { got = append(got, answer{who, owner, id}) }
+	w.Fire("a", record)
+	assert.Equal(t, []answer{{2, 8, 20}, {1, 7, 11}}, got, "each answer names the session the watch was set in")
 
 	got = nil
-	w.Fire("a", func(who sim.NodeID, id int64) { got = append(got, answer{who, id}) })
+	w.Fire("a", record)
 	assert.Empty(t, got, "fired watches are forgotten")
-	w.Fire("b", func(who sim.NodeID, id int64) { got = append(got, answer{who, id}) })
-	assert.Equal(t, []answer{{1, 30}}, got)
+	w.Fire("b", record)
+	assert.Equal(t, []answer{{1, 7, 30}}, got)
+}
+
+// A session's watches end with it; another session's on the same node and
+// key stay.
+func TestWatchesDropOwner(t *testing.T) {
+	var w Watches
+	w.Add("a", 1, 7, 10)
+	w.Add("b", 1, 7, 11)
+	w.Add("a", 2, 9, 12)
+	w.DropOwner(7)
+	var got []int64
+	for _, k := range []string{"a", "b"} {
+		w.Fire(k, func(_ sim.NodeID, _, id int64) { got = append(got, id) })
+	}
+	assert.Equal(t, []int64{12}, got)
 }
 
 func TestBeliefReportsOnlyChanges(t *testing.T) {
