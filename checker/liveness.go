@@ -220,8 +220,3 @@ func (c *checker) finishFailovers() []Failover {
 	}
 	return fos
 }
-
-func isCronKind(k sim.MsgKind) bool {
-	return k == cron.KindWrite || k == cron.KindWriteResp || k == cron.KindClaim || k == cron.KindClaimResp ||
-		k == cron.KindQuery || k == cron.KindQueryResp
-}

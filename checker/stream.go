@@ -118,7 +118,7 @@ func (k *Checker) Message(t sim.RecordType, _ sim.DropReason, kind sim.MsgKind, 
 	if t == sim.RecDeliver && kind == cron.KindWrite {
 		c.writeSends = append(c.writeSends, writeSend{at: at, from: from, token: term, sentAt: sentAt})
 	}
-	if !isCronKind(kind) {
+	if !cron.IsKind(kind) {
 		k.countMessage(kind, sentAt)
 	}
 }

@@ -65,7 +65,7 @@ func (n *Node) Start(env sim.Env, restored []byte) {
 
 // OnMessage implements sim.Node.
 func (n *Node) OnMessage(m sim.Message) {
-	if isCronKind(m.Kind) {
+	if IsKind(m.Kind) {
 		n.ex.onMessage(m)
 		return
 	}

@@ -102,7 +102,7 @@ func (n *ShedLockNode) OnTimer(id sim.TimerID, tag int) {
 
 // OnMessage implements sim.Node.
 func (n *ShedLockNode) OnMessage(m sim.Message) {
-	if isCronKind(m.Kind) {
+	if IsKind(m.Kind) {
 		n.ex.onMessage(m)
 		return
 	}

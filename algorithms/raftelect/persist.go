@@ -19,9 +19,13 @@ func (n *Node) markDirty() { n.dirty = true }
 // send until the write is durable, so calling flush before sending is enough
 // to order "persist, then respond" even with a slow disk.
 func (n *Node) flush() {
-	if !n.dirty {
-		return
+	if n.dirty { // small enough to inline: every handler and send calls it
+		n.persist()
 	}
+}
+
+// persist writes the dirty state (flush's slow path).
+func (n *Node) persist() {
 	n.dirty = false
 	if !n.cfg.Persist {
 		return
