@@ -105,18 +105,23 @@ func BenchmarkLongDay(b *testing.B) {
 		b.Run(fmt.Sprintf("days=%d", n), func(b *testing.B) {
 			sc := longDay(b, time.Duration(n)*24*time.Hour)
 			hours := float64(n * 24)
-			var peak, live, events, rss uint64
+			var peak, live, events, rss, allocated, gcs uint64
 			rssOK := true
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				runtime.GC()
 				debug.FreeOSMemory() // so the peak RSS is this run's
 				rssOK = rssOK && resetPeakRSS()
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
 				h := startHeapPeak()
 				b.StartTimer()
 				r, err := sc.Run(RunOptions{Seed: uint64(i + 1), Lean: true}) // as a sweep runs it
 				b.StopTimer()
 				peak = max(peak, h.finish())
+				runtime.ReadMemStats(&after)
+				allocated += after.TotalAlloc - before.TotalAlloc
+				gcs += uint64(after.NumGC - before.NumGC)
 				if v, ok := peakRSS(); ok && rssOK {
 					rss = max(rss, v)
 				}
@@ -134,6 +139,13 @@ func BenchmarkLongDay(b *testing.B) {
 				b.ReportMetric(float64(rss)/(1<<20), "peak-rss-MB")
 			}
 			b.ReportMetric(float64(events)/float64(b.N), "events/run")
+			// What the run allocated in all, and how many collections that
+			// took: the GC collects nothing until the heap reaches its 4 MB
+			// floor (GOGC=100), so a run that allocates less than that (one
+			// day: 1.6 MB) peaks lower than any longer one can, whatever
+			// it keeps live (docs/checkers.md, "Memory over a long run").
+			b.ReportMetric(float64(allocated)/float64(b.N)/(1<<20), "alloc-MB/run")
+			b.ReportMetric(float64(gcs)/float64(b.N), "gcs/run")
 		})
 	}
 }
