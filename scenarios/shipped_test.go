@@ -21,7 +21,7 @@ import (
 // moves timings around.
 var anySeed = []string{
 	"bully-partition", "etcd-slow-clock", "fast-clock-follower", "gc-pause-fenced", "gc-pause-unfenced", "leader-crash",
-	"flapping-lease", "partition", "zk-suspended-policy", "etcd-election-gc-pause", "consul-lock-delay", "raft-prevote-rejoin", "redlock-clock-jump", "redlock-gc-pause", "rolling-update-release", "rolling-update-wait", "shedlock-offset", "zk-session-policy-partition",
+	"flapping-lease", "partition", "zk-suspended-policy", "etcd-election-gc-pause", "consul-lock-delay", "raft-prevote-rejoin", "redlock-gc-pause", "rolling-update-release", "rolling-update-wait", "shedlock-offset", "zk-session-policy-partition",
 }
 
 // extraSeeds is how many seeds besides its own each anySeed scenario runs
