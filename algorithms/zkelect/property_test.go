@@ -132,6 +132,54 @@ func TestPropertyRegressionOrphanedLatchZnode(t *testing.T) {
 	TestPropertyUniqueTokensAndLiveness(t)
 }
 
+// The case of TestPropertyRegressionOrphanedLatchZnode built directly, so
+// it stays tested whatever rapid's fail-file format (seed 0xb09ffe, five
+// candidates, 9 s sessions, the standard policy, seven faults).
+func TestRegressionOrphanedLatchZnodeSchedule(t *testing.T) {
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	c := zkCase{seed: 11575294, k: 5, cfg: zkelect.DefaultConfig()}
+	c.cfg.SessionTimeout, c.cfg.Policy, c.cfg.RequestTimeout = 9*time.Second, zkelect.PolicyStandard, time.Second
+	c.sched = proptest.Schedule{Names: proptest.Names(c.k, "zk"), Ops: []proptest.Op{
+		{At: ms(117), For: ms(1171), Kind: proptest.Loss, Node: 0, Percent: 1},
+		{At: ms(937), Kind: proptest.Restart, Node: 0},
+		{At: ms(2343), For: ms(11549), Kind: proptest.Isolate, Node: proptest.All},
+		{At: ms(3281), For: ms(15827), Kind: proptest.Crash, Node: 2},
+		{At: ms(20156), For: ms(12671), Kind: proptest.Pause, Node: 4},
+		{At: ms(30000), For: ms(5659), Kind: proptest.Loss, Node: 0, Percent: 23},
+		{At: ms(35625), For: ms(6862), Kind: proptest.Isolate, Node: proptest.All},
+	}}
+	requireLeaderHoldsFirstZnode(t, c)
+}
+
+// requireLeaderHoldsFirstZnode runs c and requires what the liveness
+// property does: one leader within the settle bound, holding the first
+// live znode.
+func requireLeaderHoldsFirstZnode(t *testing.T, c zkCase) {
+	t.Helper()
+	s, srv, _ := c.run(false)
+	ls := s.Leaders()
+	clk := s.Clock(sim.NodeID(c.k))
+	h, _, ok := srv.LeaseHolder(c.cfg.Name, int64(clk.Mono), clk.Wall.UnixNano())
+	require.Len(t, ls, 1, "one leader within the settle bound")
+	require.True(t, ok)
+	require.Equal(t, h, ls[0], "the leader holds the first live znode")
+}
+
+// The case of TestPropertyRegressionDeadProcessWatch built directly, so it
+// stays tested whatever rapid's fail-file format: seed 1, four candidates,
+// 9 s sessions, the standard policy; n1 crashes at 6.328 s for 2.013 s and
+// every candidate restarts at 9.375 s. Within the settle bound one
+// candidate leads, and it holds the first live znode.
+func TestRegressionDeadProcessWatchAfterRestartAll(t *testing.T) {
+	c := zkCase{seed: 1, k: 4, cfg: zkelect.DefaultConfig()}
+	c.cfg.SessionTimeout, c.cfg.Policy, c.cfg.RequestTimeout = 9*time.Second, zkelect.PolicyStandard, time.Second
+	c.sched = proptest.Schedule{Names: proptest.Names(c.k, "zk"), Ops: []proptest.Op{
+		{At: 6328 * time.Millisecond, For: 2013 * time.Millisecond, Kind: proptest.Crash, Node: 1},
+		{At: 9375 * time.Millisecond, Kind: proptest.Restart, Node: proptest.All},
+	}}
+	requireLeaderHoldsFirstZnode(t, c)
+}
+
 // The counterexample rapid found at 18,423 checks (2026-11-26): all four
 // candidates restart at once, so every old process's session lives on for
 // its timeout with its znode and its watch on its predecessor. When those
