@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
@@ -173,6 +174,30 @@ func noSplitBrainBeyondBound(t *rapid.T) time.Duration {
 		longest = max(longest, d)
 	}
 	return longest
+}
+
+// TestRegressionReleaseOverlapSchedule is the case of
+// TestPropertyRegressionReleaseOverlapAllowed built directly, so it stays
+// tested whatever rapid's fail-file format: it must overlap, and by no
+// more than maxOverlap.
+func TestRegressionReleaseOverlapSchedule(t *testing.T) {
+	c := leaseCase{seed: 0, k: 2, lat: time.Millisecond, cfg: lease.DefaultConfig()}
+	retry := 1023 * time.Millisecond
+	c.cfg.Flavor, c.cfg.RetryPeriod = lease.FlavorK8s, retry
+	c.cfg.LeaseDuration, c.cfg.RenewDeadline = retry*15/2, retry*15/2*2/3
+	c.cfg.TTL, c.cfg.LockAtMostFor = retry*15/2, retry*15/2
+	c.cfg.RequestTimeout, c.cfg.ReleaseOnCancel = time.Second, true
+	c.sched = proptest.Schedule{Names: proptest.Names(c.k, "store"), Ops: []proptest.Op{
+		{At: 0, For: 3874 * time.Millisecond, Kind: proptest.Isolate, Node: 1},
+		{At: 37500 * time.Millisecond, For: 7698 * time.Millisecond, Kind: proptest.Split, Node: 0, Side: []int{0}},
+	}}
+	r := c.run(true)
+	require.Len(t, r.w.Overlaps, 1)
+	o := r.w.Overlaps[0]
+	d := time.Duration(o.End - o.Start)
+	assert.Positive(t, d)
+	assert.LessOrEqual(t, d, c.maxOverlap())
+	assert.Equal(t, 59*time.Millisecond, d.Round(time.Millisecond), "the overlap rapid found")
 }
 
 // The case rapid found at 20,000 checks (RetryPeriod 1.023s, so
