@@ -153,7 +153,7 @@ func TestPropertyUniqueTokensAndLiveness(t *testing.T) {
 // (docs/algorithms/lease.md: k8s tolerates any offset but not rate
 // differences; ttl is safe against partitions when clock rates agree) —
 // except the overlap client-go itself allows a k8s leader cut off the API
-// server, which must stay within k8sMaxOverlap.
+// server, which must stay within maxOverlap.
 func TestPropertyNoSplitBrainWithoutPausesOrDrift(t *testing.T) {
 	proptest.Check(t, 200, func(t *rapid.T) { noSplitBrainBeyondBound(t) })
 }
@@ -233,7 +233,7 @@ func TestPropertyRegressionReleaseOverlapAllowed(t *testing.T) {
 // ReleaseOnCancel and a LeaseDuration whose whole seconds leave less than
 // one request timeout beyond RetryPeriod + RenewDeadline (RetryPeriod
 // 1.023s: 7s against 6.138s + 1s), rapid finds the overlap client-go has
-// too (the k8s-release-hang scenario shows it at client-go's defaults).
+// too (docs/algorithms/lease.md measures it at client-go's defaults).
 func (c leaseCase) maxOverlap() time.Duration {
 	if c.cfg.Flavor != lease.FlavorK8s {
 		return 0
