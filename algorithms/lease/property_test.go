@@ -1,7 +1,6 @@
 package lease_test
 
 import (
-	"flag"
 	"testing"
 	"time"
 
@@ -76,19 +75,24 @@ func drawLeaseCase(t *rapid.T, flavors []string, kinds []proptest.Kind) leaseCas
 	// often than once a second renews unseen and observers judge expiry
 	// from an older change (rapid found that split-brain, about once in 450
 	// cases, with RetryPeriod 267ms).
-	retry := time.Duration(rapid.IntRange(1000, 2000).Draw(t, "retry_period_ms")) * time.Millisecond
-	unit := retry * 15 / 2
-	c.cfg.RetryPeriod = retry
-	c.cfg.LeaseDuration = unit
-	c.cfg.RenewDeadline = unit * 2 / 3
-	c.cfg.TTL = unit
-	c.cfg.LockAtMostFor = unit
+	unit := scaleTimings(&c.cfg, time.Duration(rapid.IntRange(1000, 2000).Draw(t, "retry_period_ms"))*time.Millisecond)
 	c.cfg.RequestTimeout = time.Duration(rapid.IntRange(100, 1000).Draw(t, "request_timeout_ms")) * time.Millisecond
 	c.cfg.ReleaseOnCancel = rapid.Bool().Draw(t, "release_on_cancel")
 	c.sched = proptest.Gen{Kinds: kinds, Candidates: c.k, Nodes: c.k + 1, Names: proptest.Names(c.k, "store"),
 		Horizon: propFaultsFor, MaxFor: 2 * unit, MaxOps: 10, LeaderTargets: true, AllTargets: true,
 		MaxOffset: propMaxOffset(c)}.Schedule().Draw(t, "faults")
 	return c
+}
+
+// scaleTimings sets every flavour's timings in proportion to retry, as
+// client-go's 15s/10s/2s (LeaseDuration, RenewDeadline, RetryPeriod) are,
+// and returns the lease's length.
+func scaleTimings(cfg *lease.Config, retry time.Duration) time.Duration {
+	unit := retry * 15 / 2
+	cfg.RetryPeriod = retry
+	cfg.LeaseDuration, cfg.RenewDeadline = unit, unit*2/3
+	cfg.TTL, cfg.LockAtMostFor = unit, unit
+	return unit
 }
 
 type leaseRun struct {
@@ -182,11 +186,8 @@ func noSplitBrainBeyondBound(t *rapid.T) time.Duration {
 // more than maxOverlap.
 func TestRegressionReleaseOverlapSchedule(t *testing.T) {
 	c := leaseCase{seed: 0, k: 2, lat: time.Millisecond, cfg: lease.DefaultConfig()}
-	retry := 1023 * time.Millisecond
-	c.cfg.Flavor, c.cfg.RetryPeriod = lease.FlavorK8s, retry
-	c.cfg.LeaseDuration, c.cfg.RenewDeadline = retry*15/2, retry*15/2*2/3
-	c.cfg.TTL, c.cfg.LockAtMostFor = retry*15/2, retry*15/2
-	c.cfg.RequestTimeout, c.cfg.ReleaseOnCancel = time.Second, true
+	scaleTimings(&c.cfg, 1023*time.Millisecond)
+	c.cfg.Flavor, c.cfg.RequestTimeout, c.cfg.ReleaseOnCancel = lease.FlavorK8s, time.Second, true
 	c.sched = proptest.Schedule{Names: proptest.Names(c.k, "store"), Ops: []proptest.Op{
 		{At: 0, For: 3874 * time.Millisecond, Kind: proptest.Isolate, Node: 1},
 		{At: 37500 * time.Millisecond, For: 7698 * time.Millisecond, Kind: proptest.Split, Node: 0, Side: []int{0}},
@@ -210,13 +211,8 @@ func TestRegressionReleaseOverlapSchedule(t *testing.T) {
 // property allows (maxOverlap), not a model bug. Replayed from its fail
 // file; it must still overlap, or the property's exception is untested.
 func TestPropertyRegressionReleaseOverlapAllowed(t *testing.T) {
-	f := flag.Lookup("rapid.failfile")
-	require.NotNil(t, f)
-	old := f.Value.String()
-	require.NoError(t, flag.Set("rapid.failfile", "testdata/rapid/release-overlap.fail"))
-	defer func() { require.NoError(t, flag.Set("rapid.failfile", old)) }()
 	var longest time.Duration
-	proptest.Check(t, 1, func(t *rapid.T) { longest = max(longest, noSplitBrainBeyondBound(t)) })
+	proptest.Replay(t, "testdata/rapid/release-overlap.fail", 1, func(t *rapid.T) { longest = max(longest, noSplitBrainBeyondBound(t)) })
 	require.Positive(t, longest, "the replayed case must overlap")
 }
 

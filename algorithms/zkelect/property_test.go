@@ -1,7 +1,6 @@
 package zkelect_test
 
 import (
-	"flag"
 	"testing"
 	"time"
 
@@ -29,12 +28,17 @@ type zkCase struct {
 	sched proptest.Schedule
 }
 
+// zkConfig is the suite's latch configuration: the given session timeout
+// and policy, and requests re-sent after 1 s.
+func zkConfig(session time.Duration, policy string) zkelect.Config {
+	c := zkelect.DefaultConfig()
+	c.SessionTimeout, c.Policy, c.RequestTimeout = session, policy, time.Second
+	return c
+}
+
 func drawZKCase(t *rapid.T, policy string, kinds []proptest.Kind) zkCase {
 	c := zkCase{seed: rapid.Uint64().Draw(t, "seed"), k: rapid.IntRange(2, 5).Draw(t, "candidates")}
-	c.cfg = zkelect.DefaultConfig()
-	c.cfg.SessionTimeout = time.Duration(rapid.IntRange(4, 20).Draw(t, "session_timeout_s")) * time.Second
-	c.cfg.Policy = policy
-	c.cfg.RequestTimeout = time.Second
+	c.cfg = zkConfig(time.Duration(rapid.IntRange(4, 20).Draw(t, "session_timeout_s"))*time.Second, policy)
 	c.sched = proptest.Gen{Kinds: kinds, Candidates: c.k, Nodes: c.k + 1, Names: proptest.Names(c.k, "zk"),
 		Horizon: propFaultsFor, MaxFor: 2 * c.cfg.SessionTimeout, MaxOps: 10, LeaderTargets: true, AllTargets: true}.Schedule().Draw(t, "faults")
 	return c
@@ -76,19 +80,32 @@ func (c zkCase) run(watch bool) (*sim.Sim, *zkelect.Server, *proptest.Watch) {
 // faults stop, within the settle bound exactly one candidate leads, and it
 // holds the latch's first live znode at the server.
 func TestPropertyUniqueTokensAndLiveness(t *testing.T) {
-	proptest.Check(t, 100, func(t *rapid.T) {
-		c := drawZKCase(t, rapid.SampledFrom([]string{zkelect.PolicyStandard, zkelect.PolicySession}).Draw(t, "policy"), proptest.AllKinds)
-		s, srv, w := c.run(true)
-		if len(w.Conflicts) > 0 {
-			proptest.Fail(t, "token: %s\n%s", w.Conflicts[0].String(s), w.Window(0, w.Conflicts[0].At, 60))
-		}
-		ls := s.Leaders()
-		clk := s.Clock(sim.NodeID(c.k))
-		h, _, ok := srv.LeaseHolder(c.cfg.Name, int64(clk.Mono), clk.Wall.UnixNano())
-		if len(ls) != 1 || !ok || h != ls[0] {
-			proptest.Fail(t, "liveness: leaders %v, server's holder %v (%v), %v after the faults stopped\n%s", ls, h, ok, c.settleBound(), w.Timeline(100))
-		}
-	})
+	proptest.Check(t, 100, uniqueTokensAndLiveness)
+}
+
+// uniqueTokensAndLiveness is TestPropertyUniqueTokensAndLiveness's property.
+func uniqueTokensAndLiveness(t *rapid.T) {
+	c := drawZKCase(t, rapid.SampledFrom([]string{zkelect.PolicyStandard, zkelect.PolicySession}).Draw(t, "policy"), proptest.AllKinds)
+	s, srv, w := c.run(true)
+	if len(w.Conflicts) > 0 {
+		proptest.Fail(t, "token: %s\n%s", w.Conflicts[0].String(s), w.Window(0, w.Conflicts[0].At, 60))
+	}
+	if ls, h, ok := settled(c, s, srv); !ok {
+		proptest.Fail(t, "liveness: leaders %v, server's holder %v, %v after the faults stopped\n%s", ls, h, c.settleBound(), w.Timeline(100))
+	}
+}
+
+// settled reports whether exactly one candidate leads and it holds the
+// latch's first live znode at the server (judged by the server's clock),
+// with the leaders and that holder (sim.None if no znode is live).
+func settled(c zkCase, s *sim.Sim, srv *zkelect.Server) (leaders []sim.NodeID, holder sim.NodeID, ok bool) {
+	leaders = s.Leaders()
+	clk := s.Clock(sim.NodeID(c.k))
+	holder, _, live := srv.LeaseHolder(c.cfg.Name, int64(clk.Mono), clk.Wall.UnixNano())
+	if !live {
+		holder = sim.None
+	}
+	return leaders, holder, live && len(leaders) == 1 && holder == leaders[0]
 }
 
 // The suite has teeth: under the session policy a leader cut off the
@@ -124,12 +141,7 @@ func TestPropertyDeterministicTrace(t *testing.T) {
 // by the client's live session, then stayed first in line, watched by
 // nobody: no candidate led again. Replayed from its fail file.
 func TestPropertyRegressionOrphanedLatchZnode(t *testing.T) {
-	f := flag.Lookup("rapid.failfile")
-	require.NotNil(t, f)
-	old := f.Value.String()
-	require.NoError(t, flag.Set("rapid.failfile", "testdata/rapid/orphaned-latch-znode.fail"))
-	defer func() { require.NoError(t, flag.Set("rapid.failfile", old)) }()
-	TestPropertyUniqueTokensAndLiveness(t)
+	proptest.Replay(t, "testdata/rapid/orphaned-latch-znode.fail", 1, uniqueTokensAndLiveness)
 }
 
 // The case of TestPropertyRegressionOrphanedLatchZnode built directly, so
@@ -137,8 +149,7 @@ func TestPropertyRegressionOrphanedLatchZnode(t *testing.T) {
 // candidates, 9 s sessions, the standard policy, seven faults).
 func TestRegressionOrphanedLatchZnodeSchedule(t *testing.T) {
 	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
-	c := zkCase{seed: 11575294, k: 5, cfg: zkelect.DefaultConfig()}
-	c.cfg.SessionTimeout, c.cfg.Policy, c.cfg.RequestTimeout = 9*time.Second, zkelect.PolicyStandard, time.Second
+	c := zkCase{seed: 11575294, k: 5, cfg: zkConfig(9*time.Second, zkelect.PolicyStandard)}
 	c.sched = proptest.Schedule{Names: proptest.Names(c.k, "zk"), Ops: []proptest.Op{
 		{At: ms(117), For: ms(1171), Kind: proptest.Loss, Node: 0, Percent: 1},
 		{At: ms(937), Kind: proptest.Restart, Node: 0},
@@ -157,12 +168,8 @@ func TestRegressionOrphanedLatchZnodeSchedule(t *testing.T) {
 func requireLeaderHoldsFirstZnode(t *testing.T, c zkCase) {
 	t.Helper()
 	s, srv, _ := c.run(false)
-	ls := s.Leaders()
-	clk := s.Clock(sim.NodeID(c.k))
-	h, _, ok := srv.LeaseHolder(c.cfg.Name, int64(clk.Mono), clk.Wall.UnixNano())
-	require.Len(t, ls, 1, "one leader within the settle bound")
-	require.True(t, ok)
-	require.Equal(t, h, ls[0], "the leader holds the first live znode")
+	ls, h, ok := settled(c, s, srv)
+	require.True(t, ok, "one leader within the settle bound, holding the first live znode: leaders %v, holder %v", ls, h)
 }
 
 // The case of TestPropertyRegressionDeadProcessWatch built directly, so it
@@ -171,8 +178,7 @@ func requireLeaderHoldsFirstZnode(t *testing.T, c zkCase) {
 // every candidate restarts at 9.375 s. Within the settle bound one
 // candidate leads, and it holds the first live znode.
 func TestRegressionDeadProcessWatchAfterRestartAll(t *testing.T) {
-	c := zkCase{seed: 1, k: 4, cfg: zkelect.DefaultConfig()}
-	c.cfg.SessionTimeout, c.cfg.Policy, c.cfg.RequestTimeout = 9*time.Second, zkelect.PolicyStandard, time.Second
+	c := zkCase{seed: 1, k: 4, cfg: zkConfig(9*time.Second, zkelect.PolicyStandard)}
 	c.sched = proptest.Schedule{Names: proptest.Names(c.k, "zk"), Ops: []proptest.Op{
 		{At: 6328 * time.Millisecond, For: 2013 * time.Millisecond, Kind: proptest.Crash, Node: 1},
 		{At: 9375 * time.Millisecond, Kind: proptest.Restart, Node: proptest.All},
@@ -193,10 +199,5 @@ func TestRegressionDeadProcessWatchAfterRestartAll(t *testing.T) {
 // answers now carry their session and a client takes only its own
 // session's. Replayed from its fail file.
 func TestPropertyRegressionDeadProcessWatch(t *testing.T) {
-	f := flag.Lookup("rapid.failfile")
-	require.NotNil(t, f)
-	old := f.Value.String()
-	require.NoError(t, flag.Set("rapid.failfile", "testdata/rapid/restart-all-watch.fail"))
-	defer func() { require.NoError(t, flag.Set("rapid.failfile", old)) }()
-	TestPropertyUniqueTokensAndLiveness(t)
+	proptest.Replay(t, "testdata/rapid/restart-all-watch.fail", 1, uniqueTokensAndLiveness)
 }

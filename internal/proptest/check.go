@@ -107,6 +107,17 @@ func Check(t *testing.T, def int, prop func(*rapid.T)) {
 	rapid.Check(t, prop)
 }
 
+// Replay runs prop like Check after replaying the case saved in failfile
+// (rapid's -rapid.failfile, set for this call only): a committed fail file
+// as a named regression test. rapid skips a file written by another rapid
+// version with a log line only, so a regression worth keeping should also
+// be built from the case's draws directly (docs/testing.md).
+func Replay(t *testing.T, failfile string, def int, prop func(*rapid.T)) {
+	t.Helper()
+	defer override("rapid.failfile", failfile, false)()
+	Check(t, def, prop)
+}
+
 // Counterexample is what Refute found.
 type Counterexample struct {
 	// After is how many test cases passed before the failing one.
