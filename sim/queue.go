@@ -24,8 +24,11 @@ type event struct {
 	kind eventKind
 }
 
-func (e *event) before(o *event) bool {
-	return e.at < o.at || (e.at == o.at && e.seq < o.seq)
+func (e *event) before(o *event) bool { return e.beforeKey(o.at, o.seq) }
+
+// beforeKey reports whether e comes before an event keyed (at, seq).
+func (e *event) beforeKey(at Time, seq uint64) bool {
+	return e.at < at || (e.at == at && e.seq < seq)
 }
 
 // queue is the event queue, ordered by (at, seq). Keys are unique, so any
@@ -77,14 +80,9 @@ func (q *queue) slot(at Time, seq uint64) *event {
 		q.toHeap()
 		return q.heapSlot(at, seq)
 	}
-	if n < cap(q.ev) {
-		q.ev = q.ev[:n+1]
-	} else {
-		q.ev = append(q.ev, event{})
-	}
-	ev := q.ev
+	ev := q.grow()
 	i := n
-	for i > 0 && (ev[i-1].at < at || (ev[i-1].at == at && ev[i-1].seq < seq)) {
+	for i > 0 && ev[i-1].beforeKey(at, seq) {
 		ev[i] = ev[i-1]
 		i--
 	}
@@ -130,19 +128,25 @@ func (q *queue) toSorted() {
 	q.heap = false
 }
 
-// heapSlot is slot for the heap: sift up with a hole, moving parents down,
-// and return the hole.
-func (q *queue) heapSlot(at Time, seq uint64) *event {
+// grow lengthens the queue by one entry, its content to be written, and
+// returns it.
+func (q *queue) grow() []event {
 	if n := len(q.ev); n < cap(q.ev) {
 		q.ev = q.ev[:n+1]
 	} else {
 		q.ev = append(q.ev, event{})
 	}
-	ev := q.ev
+	return q.ev
+}
+
+// heapSlot is slot for the heap: sift up with a hole, moving parents down,
+// and return the hole.
+func (q *queue) heapSlot(at Time, seq uint64) *event {
+	ev := q.grow()
 	i := len(ev) - 1
 	for i > 0 {
 		p := (i - 1) >> 2
-		if !(at < ev[p].at || (at == ev[p].at && seq < ev[p].seq)) {
+		if ev[p].beforeKey(at, seq) { // keys are unique: not before is after
 			break
 		}
 		ev[i] = ev[p]

@@ -165,13 +165,11 @@ type Sim struct {
 // budget is the slow path of the run loop: a Stop, the absolute cap, a new
 // rate window (t is the next event's time), or a full one.
 func (s *Sim) budget(t Time) (Outcome, bool) {
+	if o := s.halted(); o != 0 {
+		s.outcome = o
+		return o, true
+	}
 	switch {
-	case s.flooded:
-		s.outcome = OutcomeInFlight
-		return s.outcome, true
-	case s.stopReq:
-		s.outcome = OutcomeStopped
-		return s.outcome, true
 	case s.popped >= s.cfg.MaxEvents:
 		s.outcome = OutcomeEventBudget
 		return s.outcome, true
@@ -190,6 +188,18 @@ func (s *Sim) budget(t Time) (Outcome, bool) {
 	}
 	s.checkAt = min(s.winStop, s.cfg.MaxEvents)
 	return 0, false
+}
+
+// halted is the outcome a flood of messages in flight or a Stop ends the
+// run with, or 0.
+func (s *Sim) halted() Outcome {
+	switch {
+	case s.flooded:
+		return OutcomeInFlight
+	case s.stopReq:
+		return OutcomeStopped
+	}
+	return 0
 }
 
 // Stop ends the run after the event being processed: Run and RunUntil
@@ -473,13 +483,9 @@ func (s *Sim) run(limit Time, quiesce bool) Outcome {
 			s.dispatch(&e)
 		}
 	}
-	if s.flooded {
-		s.outcome = OutcomeInFlight
-		return s.outcome
-	}
-	if s.stopReq {
-		s.outcome = OutcomeStopped
-		return s.outcome
+	if o := s.halted(); o != 0 {
+		s.outcome = o
+		return o
 	}
 	if quiesce && len(s.q.ev) == 0 {
 		s.outcome = OutcomeQuiescent
