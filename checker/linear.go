@@ -80,7 +80,7 @@ func (c *checker) overlapStory(node sim.NodeID, t sim.Time) (Violation, bool) {
 
 // resourceSegmented decides the resource history segment by segment
 // (checkResourceSegments) and, with a story, draws a window of it.
-func (c *checker) resourceSegmented(ops []porcupine.Operation, parts [][]porcupine.Operation, names []string) (Linearization, []unplaced) {
+func (c *checker) resourceSegmented(ops []porcupine.Operation, parts [][]porcupine.Operation, partName func(porcupine.Operation) string) (Linearization, []unplaced) {
 	res, bad, w, wp := c.checkResourceSegments(parts)
 	lin := Linearization{Check: CheckLinearizability, Model: "fenced-store", Result: string(res), Operations: len(ops),
 		Partitions: len(parts), Timeout: c.in.PorcupineTimeout}
@@ -91,7 +91,7 @@ func (c *checker) resourceSegmented(ops []porcupine.Operation, parts [][]porcupi
 	m := fencedStoreModelFrom(c.in.name, nil, w.init)
 	_, info := porcupine.CheckOperationsVerbose(m, seg, c.in.PorcupineTimeout)
 	lin.model, lin.info, lin.ran = m, info, true
-	lin.Window = fmt.Sprintf("writes %d–%d of the %d of partition %s", w.from+1, w.to, len(parts[wp]), names[wp])
+	lin.Window = fmt.Sprintf("writes %d–%d of the %d of partition %s", w.from+1, w.to, len(parts[wp]), partName(parts[wp][0]))
 	c.annotate(&lin, seg, true)
 	return lin, bad
 }
@@ -103,10 +103,10 @@ func (c *checker) checkLinearizability() (Check, Linearization) {
 	if !c.in.hasResource() {
 		return skipped(ch, "no fenced resource in this run"), Linearization{Check: CheckLinearizability, Model: "fenced-store"}
 	}
-	ops := resourceOps(c.in.Resource, c.sentAt, c.in.name)
-	part, partNames := resourcePartition(c.in.Resource, c.in.Policy)
+	ops := resourceOps(c.in.Resource, c.sentAt)
+	part, partName := resourcePartition(c.in.Resource, c.in.Policy)
 	m := fencedStoreModel(c.in.name, part)
-	parts, names := part(ops), partNames(ops)
+	parts := part(ops)
 	var lin Linearization
 	var bad []unplaced
 	if c.hasStory() && len(ops) <= visualizeMax {
@@ -114,7 +114,7 @@ func (c *checker) checkLinearizability() (Check, Linearization) {
 		// and the visualization.
 		lin, bad = c.runPorcupine(CheckLinearizability, "fenced-store", m, ops, parts, true)
 	} else {
-		lin, bad = c.resourceSegmented(ops, parts, names)
+		lin, bad = c.resourceSegmented(ops, parts, partName)
 	}
 	ch.Status = verdict(porcupine.CheckResult(lin.Result))
 	scope := "slot"
@@ -129,24 +129,24 @@ func (c *checker) checkLinearizability() (Check, Linearization) {
 	case StatusViolated:
 		ch.Summary = fmt.Sprintf("porcupine: the resource history (%d writes, %d partitions by %s) is not linearizable as a fenced store", len(ops), len(parts), scope)
 		for _, u := range bad {
-			in := u.op.Input.(writeInput)
+			in := u.op.Input.(*writeInput)
 			st := u.state.(storeState)
 			e := &c.in.Resource[in.idx]
 			why := "its slot was already applied from another run"
 			if st.has && in.token < st.highest {
 				why = fmt.Sprintf("a higher token (%d) was already applied", st.highest)
-			} else if o, found := st.owners.find(in.job, in.slot); found {
+			} else if o, found := st.find(in.job, in.slot); found {
 				why = fmt.Sprintf("its slot was already applied from %s run@%v", c.in.name(o.node), time.Duration(o.run))
 			}
 			v := Violation{Kind: CheckLinearizability, At: e.At, End: e.At, Nodes: []string{c.in.name(e.Node)}, Tokens: []int64{e.Token},
 				Slot: c.slotName(e.JobIndex, e.Slot),
 				Details: fmt.Sprintf("partition %s: porcupine linearized %d of %d writes; it cannot place %s → applied, because %s",
-					names[u.partition], u.prefix, u.size, in.desc, why)}
+					partName(parts[u.partition][0]), u.prefix, u.size, writeDesc(in.e, c.in.name), why)}
 			if c.wants(&ch) {
 				// Tell the applied writes of the partition's conflicting runs.
 				var idx []int
 				for _, op := range parts[u.partition] {
-					w := op.Input.(writeInput)
+					w := op.Input.(*writeInput)
 					if op.Output.(bool) && (w.slot == in.slot || w.token > in.token) {
 						idx = append(idx, w.idx)
 					}

@@ -105,8 +105,7 @@ type writeInput struct {
 	token int64
 	node  sim.NodeID
 	run   int64
-	desc  string // "n2 run 5 daily-report@… step 0 token 6"
-	why   string // the resource's reason
+	e     *cron.LogEntry // the write itself, described only when shown (writeDesc)
 }
 
 // slotOwner records which run a slot was applied from.
@@ -123,6 +122,46 @@ type storeState struct {
 	has     bool
 	highest int64
 	owners  owners
+	// base, when not nil, holds the owners the earlier segments of the
+	// partition applied (checkResourceSegments without a story): it is
+	// shared by every state of one segment's search and grows only between
+	// segments, so owners then holds just what the segment itself added.
+	// States of one search compare equal on owners alone.
+	base ownerBase
+}
+
+// ownerBase is a partition's owners from its earlier segments, mutated in
+// place between segments (lookups only; nothing iterates it).
+type ownerBase map[slotID]slotOwner
+
+// find returns the owner of (job, slot) in s, if any.
+func (s storeState) find(job int, slot int64) (slotOwner, bool) {
+	if o, ok := s.owners.find(job, slot); ok {
+		return o, true
+	}
+	if s.base != nil {
+		o, ok := s.base[slotID{job: job, slot: slot}]
+		return o, ok
+	}
+	return slotOwner{}, false
+}
+
+// legal reports whether the fenced store may decide in as out from s: a
+// rejection always, an application unless its token is below the highest
+// applied or its slot was applied from another run. It also returns
+// whether the slot already has an owner.
+func (s storeState) legal(in *writeInput, applied bool) (ok, found bool) {
+	if !applied {
+		return true, false
+	}
+	if s.has && in.token < s.highest {
+		return false, false
+	}
+	o, found := s.find(in.job, in.slot)
+	if found && (o.node != in.node || o.run != in.run) {
+		return false, true
+	}
+	return true, found
 }
 
 // fencedStoreModel is the safety specification of the resource: it applies
@@ -141,16 +180,11 @@ func fencedStoreModelFrom(names func(sim.NodeID) string, partition func([]porcup
 		Init:      func() interface{} { return init },
 		Step: func(state, input, output interface{}) (bool, interface{}) {
 			s := state.(storeState)
-			in := input.(writeInput)
-			if !output.(bool) {
-				return true, s
-			}
-			if s.has && in.token < s.highest {
-				return false, s
-			}
-			o, found := s.owners.find(in.job, in.slot)
-			if found && (o.node != in.node || o.run != in.run) {
-				return false, s
+			in := input.(*writeInput)
+			applied := output.(bool)
+			ok, found := s.legal(in, applied)
+			if !ok || !applied {
+				return ok, s
 			}
 			return true, s.applyFound(in, found)
 		},
@@ -159,11 +193,11 @@ func fencedStoreModelFrom(names func(sim.NodeID) string, partition func([]porcup
 			return x.has == y.has && x.highest == y.highest && x.owners.equal(y.owners)
 		},
 		DescribeOperation: func(input, output interface{}) string {
-			in := input.(writeInput)
+			in := input.(*writeInput)
 			if output.(bool) {
-				return in.desc + " → applied"
+				return writeDesc(in.e, names) + " → applied"
 			}
-			return in.desc + " → rejected (" + in.why + ")"
+			return writeDesc(in.e, names) + " → rejected (" + in.e.Reason + ")"
 		},
 		DescribeState: func(state interface{}) string {
 			s := state.(storeState)
@@ -172,6 +206,9 @@ func fencedStoreModelFrom(names func(sim.NodeID) string, partition func([]porcup
 			}
 			var b strings.Builder
 			fmt.Fprintf(&b, "highest token %d", s.highest)
+			if len(s.base) > 0 {
+				fmt.Fprintf(&b, "; %d slots applied before", len(s.base))
+			}
 			i := 0
 			s.owners.each(func(o slotOwner) bool {
 				if i == 4 {
@@ -204,8 +241,15 @@ func clientOf(node sim.NodeID) int { return int(node) + 1 }
 // resource decided them, without judging them. After a linearizable segment
 // the result is the only state any linearization reaches: the highest
 // token is a maximum and the owners a union with one run per slot, whatever
-// the order; after an illegal one it is the resource's own view.
+// the order; after an illegal one it is the resource's own view. With a
+// base the owners go into it in place (commit).
 func (s storeState) advance(seg []porcupine.Operation) storeState {
+	if len(seg) == 1 {
+		if seg[0].Output.(bool) {
+			s = s.commit(seg[0].Input.(*writeInput))
+		}
+		return s
+	}
 	order := make([]int, len(seg))
 	for i := range order {
 		order[i] = i
@@ -215,21 +259,39 @@ func (s storeState) advance(seg []porcupine.Operation) storeState {
 		if !seg[k].Output.(bool) {
 			continue
 		}
-		s = s.apply(seg[k].Input.(writeInput))
+		s = s.commit(seg[k].Input.(*writeInput))
 	}
 	return s
 }
 
 // apply is the state after the resource applied the write, legal or not:
 // the highest token is a maximum, and the slot's first run owns it.
-func (s storeState) apply(in writeInput) storeState {
-	_, found := s.owners.find(in.job, in.slot)
+func (s storeState) apply(in *writeInput) storeState {
+	_, found := s.find(in.job, in.slot)
 	return s.applyFound(in, found)
+}
+
+// commit is apply for the state between segments when it has a base: the
+// owner goes into the base in place (no copy), and s must not be shared
+// with a state that is still in use.
+func (s storeState) commit(in *writeInput) storeState {
+	if s.base == nil {
+		return s.apply(in)
+	}
+	if !s.has || in.token > s.highest {
+		s.highest = in.token
+	}
+	s.has = true
+	k := slotID{job: in.job, slot: in.slot}
+	if _, found := s.base[k]; !found {
+		s.base[k] = slotOwner{job: in.job, slot: in.slot, node: in.node, run: in.run}
+	}
+	return s
 }
 
 // applyFound is apply when the caller already looked up whether the slot
 // has an owner (porcupine's Step, which judges by it).
-func (s storeState) applyFound(in writeInput, found bool) storeState {
+func (s storeState) applyFound(in *writeInput, found bool) storeState {
 	if !s.has || in.token > s.highest {
 		s.highest = in.token
 	}
@@ -243,61 +305,71 @@ func (s storeState) applyFound(in writeInput, found bool) storeState {
 // resourceOps turns the resource log into write operations, each from the
 // moment its message was sent (sentAt; -1 if unknown: the write's own time)
 // to the moment the resource decided.
-func resourceOps(log []cron.LogEntry, sentAt []sim.Time, name func(sim.NodeID) string) []porcupine.Operation {
-	ops := make([]porcupine.Operation, 0, len(log))
+func resourceOps(log []cron.LogEntry, sentAt []sim.Time) []porcupine.Operation {
+	ops := make([]porcupine.Operation, len(log))
+	ins := make([]writeInput, len(log)) // one array: an Input points into it, boxing nothing
 	for i := range log {
 		e := &log[i]
 		call := e.At
 		if i < len(sentAt) && sentAt[i] >= 0 && sentAt[i] <= e.At {
 			call = sentAt[i]
 		}
-		in := writeInput{idx: i, job: e.JobIndex, slot: e.Slot, step: e.Step, token: e.Token, node: e.Node, run: e.Run, why: e.Reason,
-			desc: writeDesc(e, name)}
-		ops = append(ops, porcupine.Operation{ClientId: clientOf(e.Node), Input: in, Call: int64(call), Output: e.Accepted, Return: int64(e.At)})
+		ins[i] = writeInput{idx: i, job: e.JobIndex, slot: e.Slot, step: e.Step, token: e.Token, node: e.Node, run: e.Run, e: e}
+		ops[i] = porcupine.Operation{ClientId: clientOf(e.Node), Input: &ins[i], Call: int64(call), Output: e.Accepted, Return: int64(e.At)}
 	}
 	return ops
 }
 
 // resourcePartition partitions writes by fencing scope when the policy
 // fences (per job, or one partition for a global scope), else by slot. It
-// returns the partitions in order of first appearance, and their names.
-func resourcePartition(log []cron.LogEntry, p cron.Policy) (func([]porcupine.Operation) [][]porcupine.Operation, func([]porcupine.Operation) []string) {
-	type key struct {
-		job  int
-		slot int64
-	}
-	keyOf := func(in writeInput) key {
+// returns the partitions in order of first appearance, and a function
+// naming partition p of a split by its first operation.
+func resourcePartition(log []cron.LogEntry, p cron.Policy) (func([]porcupine.Operation) [][]porcupine.Operation, func(first porcupine.Operation) string) {
+	keyOf := func(in *writeInput) slotID {
 		if p.Fencing {
-			return key{job: scopeOf(p, in.job)}
+			return slotID{job: scopeOf(p, in.job)}
 		}
-		return key{job: in.job, slot: in.slot}
+		return slotID{job: in.job, slot: in.slot}
 	}
-	split := func(ops []porcupine.Operation) ([][]porcupine.Operation, []string) {
-		var parts [][]porcupine.Operation
-		var names []string
-		index := map[key]int{} // lookups only; order follows parts
-		for _, op := range ops {
-			in := op.Input.(writeInput)
-			k := keyOf(in)
-			i, ok := index[k]
+	split := func(ops []porcupine.Operation) [][]porcupine.Operation {
+		// Two passes, so the partitions share one exactly sized array: a
+		// month of writes split by appending cost several times its size.
+		index := map[slotID]int{} // lookups only; order follows first appearance
+		of := make([]int32, len(ops))
+		var sizes []int
+		for i, op := range ops {
+			k := keyOf(op.Input.(*writeInput))
+			j, ok := index[k]
 			if !ok {
-				i = len(parts)
-				index[k] = i
-				parts = append(parts, nil)
-				e := &log[in.idx]
-				switch {
-				case !p.Fencing:
-					names = append(names, cron.SlotName(e.Job, e.Slot))
-				case k.job < 0:
-					names = append(names, "all jobs (global fencing scope)")
-				default:
-					names = append(names, "job "+e.Job)
-				}
+				j = len(sizes)
+				index[k] = j
+				sizes = append(sizes, 0)
 			}
-			parts[i] = append(parts[i], op)
+			of[i] = int32(j)
+			sizes[j]++
 		}
-		return parts, names
+		all := make([]porcupine.Operation, len(ops))
+		parts := make([][]porcupine.Operation, len(sizes))
+		at := 0
+		for j, n := range sizes {
+			parts[j] = all[at : at : at+n]
+			at += n
+		}
+		for i, op := range ops {
+			parts[of[i]] = append(parts[of[i]], op)
+		}
+		return parts
 	}
-	return func(ops []porcupine.Operation) [][]porcupine.Operation { parts, _ := split(ops); return parts },
-		func(ops []porcupine.Operation) []string { _, names := split(ops); return names }
+	name := func(first porcupine.Operation) string {
+		e := first.Input.(*writeInput).e
+		switch {
+		case !p.Fencing:
+			return cron.SlotName(e.Job, e.Slot)
+		case scopeOf(p, e.JobIndex) < 0:
+			return "all jobs (global fencing scope)"
+		default:
+			return "job " + e.Job
+		}
+	}
+	return split, name
 }

@@ -15,7 +15,9 @@ import (
 // Deciding the fenced-store history segment by segment gives porcupine's
 // verdict on the whole history, for random histories of overlapping and
 // sequential writes, legal and illegal, under every partitioning. The
-// property counts both verdicts so it cannot pass by never seeing one.
+// property counts both verdicts so it cannot pass by never seeing one. It
+// checks both ways the owners are kept: persistent with a story, in place
+// without.
 func TestSegmentedResourceCheckMatchesPorcupine(t *testing.T) {
 	seen := map[porcupine.CheckResult]int{}
 	rapid.Check(t, func(t *rapid.T) {
@@ -36,12 +38,15 @@ func TestSegmentedResourceCheckMatchesPorcupine(t *testing.T) {
 		if rapid.Bool().Draw(t, "global") {
 			policy.FencingScope = "global"
 		}
-		c := &checker{in: Input{PorcupineTimeout: 10 * time.Second, Resource: log, Policy: policy}.withDefaults(), tl: &timeline{}}
+		// With a story every segment's starting state is kept (persistent
+		// owners); without one the owners grow in place (ownerBase).
+		story := rapid.Bool().Draw(t, "story")
+		c := &checker{in: Input{PorcupineTimeout: 10 * time.Second, Resource: log, Policy: policy, KeepStory: story}.withDefaults(), tl: &timeline{}}
 		name := func(id sim.NodeID) string { return c.in.name(id) }
-		ops := resourceOps(log, sent, name)
+		ops := resourceOps(log, sent)
 		part, _ := resourcePartition(log, policy)
 		whole := porcupine.CheckOperationsTimeout(fencedStoreModel(name, part), ops, 10*time.Second)
-		got, bad, _, _ := c.checkResourceSegments(part(resourceOps(log, sent, name)))
+		got, bad, _, _ := c.checkResourceSegments(part(resourceOps(log, sent)))
 		if got != whole {
 			t.Fatalf("segmented %v, whole history %v (policy %v)", got, whole, policy)
 		}
@@ -59,5 +64,10 @@ func TestSegmentedResourceCheckMatchesPorcupine(t *testing.T) {
 func TestSegments(t *testing.T) {
 	op := func(call, ret int64) porcupine.Operation { return porcupine.Operation{Call: call, Return: ret} }
 	ops := []porcupine.Operation{op(0, 5), op(1, 2), op(5, 6), op(7, 8), op(9, 12), op(10, 11), op(13, 13)}
-	require.Equal(t, [][2]int{{0, 3}, {3, 4}, {4, 6}, {6, 7}}, segments(ops))
+	var got [][2]int
+	for from, to := 0, 0; from < len(ops); from = to {
+		to = segmentEnd(ops, from)
+		got = append(got, [2]int{from, to})
+	}
+	require.Equal(t, [][2]int{{0, 3}, {3, 4}, {4, 6}, {6, 7}}, got)
 }
