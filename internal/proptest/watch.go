@@ -54,6 +54,10 @@ type Watch struct {
 	// and stale_write findings, set by FinishResource.
 	DoubleExecutions []checker.Violation
 	StaleWrites      []checker.Violation
+	// Linearizability is the checker's linearizability check of the
+	// resource history (porcupine, the fenced-store model), set by
+	// FinishResource.
+	Linearizability checker.Check
 }
 
 // NewWatch returns a watch over the given candidates of s and subscribes it
@@ -125,6 +129,9 @@ func (w *Watch) FinishResource(log []cron.LogEntry, p cron.Policy) {
 	}
 	rep := w.k.Finish(log)
 	for _, c := range rep.Checks {
+		if c.Name == checker.CheckLinearizability {
+			w.Linearizability = c
+		}
 		for _, v := range c.Violations {
 			switch c.Name {
 			case checker.CheckSplitBrain:
