@@ -107,23 +107,38 @@ func (n *Node) send(m *pb.Message) {
 // the scalar field pointers are shared; the library treats both as immutable
 // (it replaces pointers, never writes through them).
 func receivedCopy(m *pb.Message) *pb.Message {
-	c := &pb.Message{
-		Type:       m.Type,
-		To:         m.To,
-		From:       m.From,
-		Term:       m.Term,
-		LogTerm:    m.LogTerm,
-		Index:      m.Index,
-		Commit:     m.Commit,
-		Vote:       m.Vote,
-		Snapshot:   m.Snapshot,
-		Reject:     m.Reject,
-		RejectHint: m.RejectHint,
-		Context:    m.Context,
-	}
+	c := &pb.Message{}
+	copyReceived(c, m)
+	return c
+}
+
+// copyReceived sets c to a received copy of m (receivedCopy).
+func copyReceived(c, m *pb.Message) {
+	c.Type, c.To, c.From, c.Term, c.LogTerm, c.Index = m.Type, m.To, m.From, m.Term, m.LogTerm, m.Index
+	c.Commit, c.Vote, c.Snapshot, c.Reject, c.RejectHint, c.Context = m.Commit, m.Vote, m.Snapshot, m.Reject, m.RejectHint, m.Context
+	c.Entries = nil
 	if len(m.Entries) > 0 {
 		c.Entries = make([]*pb.Entry, len(m.Entries))
 		copy(c.Entries, m.Entries)
 	}
-	return c
+}
+
+// receive returns the received copy of m to step. For the kinds an
+// election exchanges, the library reads the message during Step and keeps
+// at most its entry slice (a fresh one per delivery), so one reused
+// message serves every delivery: raft.go Step, stepLeader (MsgAppResp,
+// MsgHeartbeatResp), stepCandidate (the vote responses), stepFollower and
+// handleAppendEntries / handleHeartbeat build new messages for what they
+// send. The kinds it may keep get their own copy: stepFollower forwards a
+// MsgProp, MsgTransferLeader or MsgReadIndex by sending the received
+// message itself (raft.send appends it to r.msgs), and a leader keeps a
+// MsgReadIndex in pendingReadIndexMessages or readOnly.addRequest.
+func (n *Node) receive(m *pb.Message) *pb.Message {
+	switch m.GetType() {
+	case pb.MsgApp, pb.MsgAppResp, pb.MsgHeartbeat, pb.MsgHeartbeatResp,
+		pb.MsgVote, pb.MsgVoteResp, pb.MsgPreVote, pb.MsgPreVoteResp:
+		copyReceived(&n.received, m)
+		return &n.received
+	}
+	return receivedCopy(m)
 }
