@@ -81,10 +81,9 @@ func (q *queue) slot(at Time, seq uint64) *event {
 		return q.heapSlot(at, seq)
 	}
 	ev := q.grow()
-	i := n
-	for i > 0 && ev[i-1].beforeKey(at, seq) {
+	i := len(ev) - 1 // == n; written so that the compiler sees i < len(ev) and drops the bounds checks
+	for ; i > 0 && ev[i-1].beforeKey(at, seq); i-- {
 		ev[i] = ev[i-1]
-		i--
 	}
 	return &ev[i]
 }
