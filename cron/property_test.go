@@ -196,8 +196,9 @@ func TestPropertyFencedRaftNoStaleWriteNoDoubleExecution(t *testing.T) {
 // either), and without fencing the model partitions by slot, where one
 // run's writes carry one token. (stale_write with policy none compares
 // tokens across a job's slots, which the per-slot model does not.) Every
-// policy is drawn, none among them, so both verdicts occur; the property
-// counts them so it cannot pass by never seeing a violation.
+// policy is drawn, none among them, and a lease flavour or Raft elects the
+// leader, so both verdicts occur; the property counts them so it cannot
+// pass by never seeing a violation.
 func TestPropertyLinearizabilityAgreesWithExactChecks(t *testing.T) {
 	seen := map[checker.Status]int{}
 	// A case takes about a millisecond, and about one in forty draws a
@@ -206,6 +207,12 @@ func TestPropertyLinearizabilityAgreesWithExactChecks(t *testing.T) {
 		p := cron.Policy{Fencing: rapid.Bool().Draw(t, "fencing"), Idempotency: rapid.Bool().Draw(t, "idempotency"),
 			Claim: rapid.Bool().Draw(t, "claim"), FencingScope: rapid.SampledFrom([]string{"job", "global"}).Draw(t, "fencing_scope")}
 		c := drawCronCase(t, allFlavors, &p, proptest.AllKinds)
+		if rapid.Bool().Draw(t, "raft") {
+			rc := raftelect.DefaultConfig()
+			rc.PreVote = rapid.Bool().Draw(t, "prevote")
+			rc.CheckQuorum = rapid.Bool().Draw(t, "check_quorum")
+			c.raft = &rc
+		}
 		r := c.run(true)
 		lin := r.w.Linearizability
 		switch {
