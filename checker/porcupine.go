@@ -212,8 +212,11 @@ func (c *checker) runPorcupine(check, model string, m porcupine.Model, ops []por
 		res, info = porcupine.CheckOperationsVerbose(m, ops, c.in.PorcupineTimeout)
 	}
 	l := Linearization{Check: check, Model: model, Result: string(res), Operations: len(ops), Partitions: len(parts),
-		Timeout: c.in.PorcupineTimeout, model: m, info: info, ran: c.hasStory()}
+		Timeout: c.in.PorcupineTimeout}
 	if c.hasStory() {
+		// Kept for Visualize only: without a story the report does not
+		// hold porcupine's entries (a month's tenures are some 0.2 MB).
+		l.model, l.info, l.ran = m, info, true
 		c.annotate(&l, ops, withTenures)
 	}
 	var bad []unplaced
