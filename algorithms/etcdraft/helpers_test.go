@@ -17,8 +17,13 @@ type cluster struct {
 }
 
 func newCluster(seed uint64, n int, cfg etcdraft.Config) *cluster {
+	return newClusterOn(seed, n, cfg, sim.LinkConfig{Latency: sim.Uniform(time.Millisecond, 10*time.Millisecond)})
+}
+
+// newClusterOn is newCluster on links configured as link.
+func newClusterOn(seed uint64, n int, cfg etcdraft.Config, link sim.LinkConfig) *cluster {
 	c := &cluster{
-		s:   sim.New(sim.Config{Seed: seed, Link: sim.LinkConfig{Latency: sim.Uniform(time.Millisecond, 10*time.Millisecond)}}),
+		s:   sim.New(sim.Config{Seed: seed, Link: link}),
 		rec: &sim.Recorder{},
 	}
 	for i := 0; i < n; i++ {
@@ -148,7 +153,11 @@ func startNemesis(c *cluster, stop time.Duration) {
 // chaosRun runs n members under the nemesis for faults, then lets the cluster
 // settle for settle, and returns the run.
 func chaosRun(seed uint64, n int, cfg etcdraft.Config, faults, settle time.Duration) *cluster {
-	c := newCluster(seed, n, cfg)
+	return chaosRunOn(newCluster(seed, n, cfg), faults, settle)
+}
+
+// chaosRunOn is chaosRun on a cluster already built.
+func chaosRunOn(c *cluster, faults, settle time.Duration) *cluster {
 	startNemesis(c, faults)
 	c.s.RunUntil(sim.Time(faults + settle))
 	c.s.End()
