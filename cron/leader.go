@@ -11,7 +11,8 @@ import (
 // slot only while the algorithm says it acts as leader, stamping the run with
 // the algorithm's fencing token. It wraps the algorithm's node, passing it
 // every message and timer that is not the cron layer's, and watches its
-// observations through the Env it hands it.
+// leadership through the engine's hook (sim.LeadershipHook) or, when the
+// Env it is given cannot be hooked, through the Env it hands it.
 type Node struct {
 	inner sim.Node
 	cfg   *Config
@@ -19,8 +20,10 @@ type Node struct {
 	ex    executor
 }
 
-// leaderEnv is the Env the wrapped algorithm sees: the real one, with the
-// leadership observations intercepted.
+// leaderEnv is the Env the wrapped algorithm sees when the engine's Env
+// cannot be hooked (another layer hooked it, or wraps it): the real one,
+// with the leadership observations intercepted. It also serves the cron
+// layer's own reads of the Env.
 type leaderEnv struct {
 	sim.Env
 	n *Node
@@ -33,9 +36,16 @@ func (le *leaderEnv) ActAsLeader(epoch, token int64) {
 
 func (le *leaderEnv) StopLeading(why string) {
 	le.Env.StopLeading(why)
-	le.n.ex.leading = false
-	le.n.ex.tenure++
+	le.n.stopped()
 }
+
+// hook watches the algorithm's leadership through the engine
+// (sim.LeadershipHook) when the Env can be hooked, so the algorithm gets
+// the engine's Env itself and its every call costs no forwarding.
+type hook struct{ n *Node }
+
+func (h hook) Lead(_, token int64) { h.n.lead(token) }
+func (h hook) StopLead(string)     { h.n.stopped() }
 
 // Wrap returns a node running inner with the cron layer. cfg must have been
 // validated and is shared, read-only, by every node.
@@ -60,6 +70,10 @@ func (n *Node) Start(env sim.Env, restored []byte) {
 	n.env = leaderEnv{Env: env, n: n}
 	n.ex.onDue = n.due
 	n.ex.start(n.cfg, env)
+	if h, ok := env.(sim.LeadershipHooker); ok && h.HookLeadership(hook{n}) {
+		n.inner.Start(env, restored)
+		return
+	}
 	n.inner.Start(&n.env, restored)
 }
 
@@ -91,6 +105,12 @@ func (n *Node) due(j int, slot int64, late time.Duration, last bool) {
 	if e.shouldRun(j, slot, late, last) {
 		e.startRun(j, slot, e.token, late)
 	}
+}
+
+// stopped ends a tenure (every StopLeading, leading or not).
+func (n *Node) stopped() {
+	n.ex.leading = false
+	n.ex.tenure++
 }
 
 // lead starts a tenure: the new leader asks the resource which recent slots

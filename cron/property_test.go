@@ -40,8 +40,11 @@ type cronCase struct {
 	jobs   cron.Table
 	policy cron.Policy
 	skip   bool // misfire policy skip (else fire_now)
-	lat    time.Duration
-	sched  proptest.Schedule
+	// wrapEnv hides the engine's leadership hook from the cron layer, so
+	// it watches the algorithm through its Env wrapper instead.
+	wrapEnv bool
+	lat     time.Duration
+	sched   proptest.Schedule
 }
 
 // drawCronCase draws a case with a flavour from flavors, the given policy
@@ -101,7 +104,11 @@ func (c cronCase) run(watch bool) *cronRun {
 		} else {
 			n = lease.MustNew(c.lease, cands, store)
 		}
-		s.AddNode(proptest.Names(c.k)[i], cron.Wrap(n, &cfg))
+		var wrapped sim.Node = cron.Wrap(n, &cfg)
+		if c.wrapEnv {
+			wrapped = unhookable{wrapped}
+		}
+		s.AddNode(proptest.Names(c.k)[i], wrapped)
 	}
 	st := lease.NewStore(lease.StoreConfig{})
 	s.AddNode("store", st, sim.Service())
@@ -230,6 +237,37 @@ func TestPropertyLinearizabilityAgreesWithExactChecks(t *testing.T) {
 		require.Positive(t, seen[checker.StatusOK], "no linearizable history drawn")
 		require.Positive(t, seen[checker.StatusViolated], "no violation drawn: the agreement was never tested where it matters")
 	}
+}
+
+// unhookable passes its node an Env without the engine's leadership hook
+// (sim.LeadershipHooker), like any layer that wraps the Env.
+type unhookable struct{ sim.Node }
+
+type plainEnv struct{ sim.Env }
+
+func (u unhookable) Start(env sim.Env, restored []byte) { u.Node.Start(plainEnv{env}, restored) }
+
+// Resign passes a graceful shutdown on, as cron.Node does.
+func (u unhookable) Resign() { u.Node.(interface{ Resign() }).Resign() }
+
+// The cron layer watches the algorithm's leadership through the engine's
+// hook when it can (sim.LeadershipHook) and through an Env wrapper when it
+// cannot; both see the same calls in the same order, so a run is the same
+// trace either way, under every fault kind, lease flavour or Raft.
+func TestPropertyHookedAndWrappedLeadershipSameTrace(t *testing.T) {
+	proptest.Check(t, 50, func(t *rapid.T) {
+		c := drawCronCase(t, allFlavors, nil, proptest.AllKinds)
+		if rapid.Bool().Draw(t, "raft") {
+			rc := raftelect.DefaultConfig()
+			c.raft = &rc
+		}
+		hooked := c.run(false)
+		c.wrapEnv = true
+		wrapped := c.run(false)
+		if hooked.s.TraceHash() != wrapped.s.TraceHash() || *hooked.s.Stats() != *wrapped.s.Stats() {
+			proptest.Fail(t, "hooked and wrapped leadership, different runs: hash %s vs %s", hooked.s.TraceHashHex(), wrapped.s.TraceHashHex())
+		}
+	})
 }
 
 // One seed and schedule reproduce the run, with a trace sink attached or not.

@@ -72,6 +72,27 @@ type Effect struct {
 	Fact Fact
 }
 
+// LeadershipHook is told of a node's ActAsLeader and StopLeading calls,
+// each right after the engine recorded it. A layer between the engine and
+// an algorithm (the cron layer) uses it to watch the algorithm's
+// leadership without wrapping its Env, which would put a forwarding call
+// in front of every Send, timer and clock read.
+type LeadershipHook interface {
+	// Lead follows ActAsLeader(epoch, token).
+	Lead(epoch, token int64)
+	// StopLead follows every StopLeading(why), whether or not the node
+	// was acting as leader.
+	StopLead(why string)
+}
+
+// LeadershipHooker is implemented by the engine's Env: HookLeadership
+// installs h for the current incarnation of the node (a restart clears it,
+// so a layer hooks again from its Start). It returns false, installing
+// nothing, if a hook is already installed; the layer then wraps the Env.
+type LeadershipHooker interface {
+	HookLeadership(h LeadershipHook) bool
+}
+
 // Env is a node's only window on the world. Every method is deterministic.
 type Env interface {
 	// ID is this node's identifier.

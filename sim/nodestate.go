@@ -32,7 +32,8 @@ type nodeState struct {
 	name      string
 	service   bool
 	node      Node
-	fresh     func() Node // AddFreshNode: a new value on every boot
+	fresh     func() Node    // AddFreshNode: a new value on every boot
+	hook      LeadershipHook // told of the node's leadership calls (HookLeadership)
 	clk       clocks
 	rng       Rand
 	diskRng   Rand
@@ -199,6 +200,7 @@ func (n *nodeState) boot(restart bool) {
 	}
 	n.up = true
 	n.paused = false
+	n.hook = nil // a layer hooks each incarnation from its Start
 	r := n.stamp(RecStart)
 	var restored []byte
 	if n.hasDisk {
@@ -228,9 +230,26 @@ func (n *nodeState) ActAsLeader(epoch, token int64) {
 	r := n.stamp(RecLead)
 	r.Epoch, r.Token = epoch, token
 	n.s.emit()
+	if n.hook != nil {
+		n.hook.Lead(epoch, token)
+	}
 }
 
-func (n *nodeState) StopLeading(why string) { n.stopLeading(why, FactNone) }
+func (n *nodeState) StopLeading(why string) {
+	n.stopLeading(why, FactNone)
+	if n.hook != nil {
+		n.hook.StopLead(why) // every call, as a wrapper of Env would see it
+	}
+}
+
+// HookLeadership implements LeadershipHooker.
+func (n *nodeState) HookLeadership(h LeadershipHook) bool {
+	if n.hook != nil {
+		return false
+	}
+	n.hook = h
+	return true
+}
 
 // stopLeading records the end of the node's tenure with its typed cause.
 func (n *nodeState) stopLeading(why string, f Fact) {
