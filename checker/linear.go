@@ -104,7 +104,7 @@ func (c *checker) checkLinearizability() (Check, Linearization) {
 		return skipped(ch, "no fenced resource in this run"), Linearization{Check: CheckLinearizability, Model: "fenced-store"}
 	}
 	ops := resourceOps(c.in.Resource, c.sentAt)
-	part, partName := resourcePartition(c.in.Resource, c.in.Policy)
+	part, partName := resourcePartition(c.in.Policy)
 	m := fencedStoreModel(c.in.name, part)
 	parts := part(ops)
 	var lin Linearization
@@ -131,23 +131,23 @@ func (c *checker) checkLinearizability() (Check, Linearization) {
 		for _, u := range bad {
 			in := u.op.Input.(*writeInput)
 			st := u.state.(storeState)
-			e := &c.in.Resource[in.idx]
+			e := in.LogEntry
 			why := "its slot was already applied from another run"
-			if st.has && in.token < st.highest {
+			if st.has && in.Token < st.highest {
 				why = fmt.Sprintf("a higher token (%d) was already applied", st.highest)
-			} else if o, found := st.find(in.job, in.slot); found {
+			} else if o, found := st.find(in.JobIndex, in.Slot); found {
 				why = fmt.Sprintf("its slot was already applied from %s run@%v", c.in.name(o.node), time.Duration(o.run))
 			}
 			v := Violation{Kind: CheckLinearizability, At: e.At, End: e.At, Nodes: []string{c.in.name(e.Node)}, Tokens: []int64{e.Token},
 				Slot: c.slotName(e.JobIndex, e.Slot),
 				Details: fmt.Sprintf("partition %s: porcupine linearized %d of %d writes; it cannot place %s → applied, because %s",
-					partName(parts[u.partition][0]), u.prefix, u.size, writeDesc(in.e, c.in.name), why)}
+					partName(parts[u.partition][0]), u.prefix, u.size, writeDesc(in.LogEntry, c.in.name), why)}
 			if c.wants(&ch) {
 				// Tell the applied writes of the partition's conflicting runs.
 				var idx []int
 				for _, op := range parts[u.partition] {
 					w := op.Input.(*writeInput)
-					if op.Output.(bool) && (w.slot == in.slot || w.token > in.token) {
+					if op.Output.(bool) && (w.Slot == in.Slot || w.Token > in.Token) {
 						idx = append(idx, w.idx)
 					}
 				}

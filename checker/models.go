@@ -98,14 +98,13 @@ func leadershipOps(tl *timeline, name func(sim.NodeID) string) []porcupine.Opera
 // writeInput is a write the resource received; the output is whether it
 // applied it.
 type writeInput struct {
-	idx   int // log index
-	job   int
-	slot  int64
-	step  int
-	token int64
-	node  sim.NodeID
-	run   int64
-	e     *cron.LogEntry // the write itself, described only when shown (writeDesc)
+	idx int // log index
+	*cron.LogEntry
+}
+
+// owner is the run that owns the write's slot once it is applied.
+func (in *writeInput) owner() slotOwner {
+	return slotOwner{job: in.JobIndex, slot: in.Slot, node: in.Node, run: in.Run}
 }
 
 // slotOwner records which run a slot was applied from.
@@ -154,11 +153,11 @@ func (s storeState) legal(in *writeInput, applied bool) (ok, found bool) {
 	if !applied {
 		return true, false
 	}
-	if s.has && in.token < s.highest {
+	if s.has && in.Token < s.highest {
 		return false, false
 	}
-	o, found := s.find(in.job, in.slot)
-	if found && (o.node != in.node || o.run != in.run) {
+	o, found := s.find(in.JobIndex, in.Slot)
+	if found && (o.node != in.Node || o.run != in.Run) {
 		return false, true
 	}
 	return true, found
@@ -195,9 +194,9 @@ func fencedStoreModelFrom(names func(sim.NodeID) string, partition func([]porcup
 		DescribeOperation: func(input, output interface{}) string {
 			in := input.(*writeInput)
 			if output.(bool) {
-				return writeDesc(in.e, names) + " → applied"
+				return writeDesc(in.LogEntry, names) + " → applied"
 			}
-			return writeDesc(in.e, names) + " → rejected (" + in.e.Reason + ")"
+			return writeDesc(in.LogEntry, names) + " → rejected (" + in.Reason + ")"
 		},
 		DescribeState: func(state interface{}) string {
 			s := state.(storeState)
@@ -267,7 +266,7 @@ func (s storeState) advance(seg []porcupine.Operation) storeState {
 // apply is the state after the resource applied the write, legal or not:
 // the highest token is a maximum, and the slot's first run owns it.
 func (s storeState) apply(in *writeInput) storeState {
-	_, found := s.find(in.job, in.slot)
+	_, found := s.find(in.JobIndex, in.Slot)
 	return s.applyFound(in, found)
 }
 
@@ -278,27 +277,29 @@ func (s storeState) commit(in *writeInput) storeState {
 	if s.base == nil {
 		return s.apply(in)
 	}
-	if !s.has || in.token > s.highest {
-		s.highest = in.token
-	}
-	s.has = true
-	k := slotID{job: in.job, slot: in.slot}
+	k := slotID{job: in.JobIndex, slot: in.Slot}
 	if _, found := s.base[k]; !found {
-		s.base[k] = slotOwner{job: in.job, slot: in.slot, node: in.node, run: in.run}
+		s.base[k] = in.owner()
 	}
-	return s
+	return s.raised(in.Token)
 }
 
 // applyFound is apply when the caller already looked up whether the slot
 // has an owner (porcupine's Step, which judges by it).
 func (s storeState) applyFound(in *writeInput, found bool) storeState {
-	if !s.has || in.token > s.highest {
-		s.highest = in.token
+	if !found {
+		s.owners = s.owners.with(in.owner())
+	}
+	return s.raised(in.Token)
+}
+
+// raised is s after applying a write with token: the highest applied
+// token is a maximum.
+func (s storeState) raised(token int64) storeState {
+	if !s.has || token > s.highest {
+		s.highest = token
 	}
 	s.has = true
-	if !found {
-		s.owners = s.owners.with(slotOwner{job: in.job, slot: in.slot, node: in.node, run: in.run})
-	}
 	return s
 }
 
@@ -314,7 +315,7 @@ func resourceOps(log []cron.LogEntry, sentAt []sim.Time) []porcupine.Operation {
 		if i < len(sentAt) && sentAt[i] >= 0 && sentAt[i] <= e.At {
 			call = sentAt[i]
 		}
-		ins[i] = writeInput{idx: i, job: e.JobIndex, slot: e.Slot, step: e.Step, token: e.Token, node: e.Node, run: e.Run, e: e}
+		ins[i] = writeInput{idx: i, LogEntry: e}
 		ops[i] = porcupine.Operation{ClientId: clientOf(e.Node), Input: &ins[i], Call: int64(call), Output: e.Accepted, Return: int64(e.At)}
 	}
 	return ops
@@ -324,12 +325,12 @@ func resourceOps(log []cron.LogEntry, sentAt []sim.Time) []porcupine.Operation {
 // fences (per job, or one partition for a global scope), else by slot. It
 // returns the partitions in order of first appearance, and a function
 // naming partition p of a split by its first operation.
-func resourcePartition(log []cron.LogEntry, p cron.Policy) (func([]porcupine.Operation) [][]porcupine.Operation, func(first porcupine.Operation) string) {
+func resourcePartition(p cron.Policy) (func([]porcupine.Operation) [][]porcupine.Operation, func(first porcupine.Operation) string) {
 	keyOf := func(in *writeInput) slotID {
 		if p.Fencing {
-			return slotID{job: scopeOf(p, in.job)}
+			return slotID{job: scopeOf(p, in.JobIndex)}
 		}
-		return slotID{job: in.job, slot: in.slot}
+		return slotID{job: in.JobIndex, slot: in.Slot}
 	}
 	split := func(ops []porcupine.Operation) [][]porcupine.Operation {
 		// Two passes, so the partitions share one exactly sized array: a
@@ -361,7 +362,7 @@ func resourcePartition(log []cron.LogEntry, p cron.Policy) (func([]porcupine.Ope
 		return parts
 	}
 	name := func(first porcupine.Operation) string {
-		e := first.Input.(*writeInput).e
+		e := first.Input.(*writeInput)
 		switch {
 		case !p.Fencing:
 			return cron.SlotName(e.Job, e.Slot)

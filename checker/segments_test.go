@@ -44,7 +44,7 @@ func TestSegmentedResourceCheckMatchesPorcupine(t *testing.T) {
 		c := &checker{in: Input{PorcupineTimeout: 10 * time.Second, Resource: log, Policy: policy, KeepStory: story}.withDefaults(), tl: &timeline{}}
 		name := func(id sim.NodeID) string { return c.in.name(id) }
 		ops := resourceOps(log, sent)
-		part, _ := resourcePartition(log, policy)
+		part, _ := resourcePartition(policy)
 		whole := porcupine.CheckOperationsTimeout(fencedStoreModel(name, part), ops, 10*time.Second)
 		got, bad, _, _ := c.checkResourceSegments(part(resourceOps(log, sent)))
 		if got != whole {

@@ -199,3 +199,22 @@ func TestNewLeaderRereadsScheduleAfterClockStepBack(t *testing.T) {
 	assert.Equal(t, w.nodes[1], runs[0].Node)
 	assert.Equal(t, at(time.Minute), runs[0].At, "at 02:00 by n2's corrected clock")
 }
+
+// docs/engine.md, "Leadership hooks": the cron layer hooks the engine's
+// Env and hands the algorithm that Env itself (so the hooked run of
+// TestPropertyHookedAndWrappedLeadershipSameTrace is not the wrapped one);
+// given an Env that cannot be hooked, it hands the algorithm its wrapper.
+func TestCronHooksEngineEnvOrWraps(t *testing.T) {
+	cfg := cron.Config{Jobs: dailyReport(), Resource: 2, NotBefore: start}
+	require.NoError(t, cfg.Validate())
+	s := sim.New(sim.Config{WallStart: start})
+	hooked, wrapped := &scripted{}, &scripted{}
+	s.AddNode("n1", cron.Wrap(hooked, &cfg))
+	s.AddNode("n2", unhookable{cron.Wrap(wrapped, &cfg)})
+	s.RunFor(time.Millisecond)
+	h, ok := hooked.env.(sim.LeadershipHooker)
+	require.True(t, ok, "the algorithm got the engine's Env")
+	assert.False(t, h.HookLeadership(nil), "the cron layer holds the node's hook")
+	_, ok = wrapped.env.(sim.LeadershipHooker)
+	assert.False(t, ok, "an Env that cannot be hooked: the algorithm got the cron layer's wrapper")
+}

@@ -77,6 +77,15 @@ func drawCronCase(t *rapid.T, flavors []string, policy *cron.Policy, kinds []pro
 	return c
 }
 
+// drawRaft draws a Raft elector for a case: the defaults with PreVote and
+// CheckQuorum drawn.
+func drawRaft(t *rapid.T) *raftelect.Config {
+	rc := raftelect.DefaultConfig()
+	rc.PreVote = rapid.Bool().Draw(t, "prevote")
+	rc.CheckQuorum = rapid.Bool().Draw(t, "check_quorum")
+	return &rc
+}
+
 type cronRun struct {
 	s   *sim.Sim
 	res *cron.Resource
@@ -178,10 +187,7 @@ func TestPropertyFencedNoStaleWriteNoDoubleExecution(t *testing.T) {
 func TestPropertyFencedRaftNoStaleWriteNoDoubleExecution(t *testing.T) {
 	proptest.Check(t, 100, func(t *rapid.T) {
 		c := drawCronCase(t, allFlavors, nil, proptest.AllKinds)
-		rc := raftelect.DefaultConfig()
-		rc.PreVote = rapid.Bool().Draw(t, "prevote")
-		rc.CheckQuorum = rapid.Bool().Draw(t, "check_quorum")
-		c.raft = &rc
+		c.raft = drawRaft(t)
 		r := c.run(true)
 		if stale := r.w.StaleWrites; len(stale) > 0 {
 			proptest.Fail(t, "stale write (raft, policy %v): %s", c.policy, explain(r, stale[0]))
@@ -215,10 +221,7 @@ func TestPropertyLinearizabilityAgreesWithExactChecks(t *testing.T) {
 			Claim: rapid.Bool().Draw(t, "claim"), FencingScope: rapid.SampledFrom([]string{"job", "global"}).Draw(t, "fencing_scope")}
 		c := drawCronCase(t, allFlavors, &p, proptest.AllKinds)
 		if rapid.Bool().Draw(t, "raft") {
-			rc := raftelect.DefaultConfig()
-			rc.PreVote = rapid.Bool().Draw(t, "prevote")
-			rc.CheckQuorum = rapid.Bool().Draw(t, "check_quorum")
-			c.raft = &rc
+			c.raft = drawRaft(t)
 		}
 		r := c.run(true)
 		lin := r.w.Linearizability
@@ -258,8 +261,7 @@ func TestPropertyHookedAndWrappedLeadershipSameTrace(t *testing.T) {
 	proptest.Check(t, 50, func(t *rapid.T) {
 		c := drawCronCase(t, allFlavors, nil, proptest.AllKinds)
 		if rapid.Bool().Draw(t, "raft") {
-			rc := raftelect.DefaultConfig()
-			c.raft = &rc
+			c.raft = drawRaft(t)
 		}
 		hooked := c.run(false)
 		c.wrapEnv = true

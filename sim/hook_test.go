@@ -9,8 +9,8 @@ import (
 	"github.com/electsim/electsim/sim"
 )
 
-// hookLog records what a LeadershipHook was told, with how many trace
-// records existed then (the hook runs right after the engine records).
+// hookLog records what a LeadershipHook was told, each with the type of the
+// newest trace record then (the hook runs right after the engine records).
 type hookLog struct {
 	rec    *sim.Recorder
 	events []string
@@ -37,10 +37,9 @@ func (l *hookLog) last() string {
 // refused), then leads, steps down twice (the second time without leading)
 // on its timers.
 type leadNode struct {
-	l        *hookLog
-	env      sim.Env
-	hooked   []bool
-	timerTag int
+	l      *hookLog
+	env    sim.Env
+	hooked []bool
 }
 
 func (n *leadNode) Start(env sim.Env, _ []byte) {
