@@ -265,6 +265,44 @@ func (d *Dist) Sample(n int) []float64 {
 	return out
 }
 
+// Steps is d's distribution function as steps, for a CDF plot: xs
+// ascending and atOrBelow[i] the number of values at or below xs[i] (the
+// last is Count). While d is exact the steps are its distinct values. Once
+// it is bucketed they are its non-empty buckets at their midpoints clamped
+// to [min, max], the last at max: each step is within DistRelErr of the
+// values it counts, and, unlike a quantile Sample, a line drawn through
+// them has a flat stretch only where the values have a gap.
+func (d *Dist) Steps() (xs []float64, atOrBelow []int64) {
+	if d.n == 0 {
+		return nil, nil
+	}
+	step := func(x float64, cum int64) {
+		if k := len(xs); k > 0 && xs[k-1] >= x {
+			atOrBelow[k-1] = cum // the same x again (a clamped midpoint)
+			return
+		}
+		xs, atOrBelow = append(xs, x), append(atOrBelow, cum)
+	}
+	if !d.bucketed {
+		for i, x := range d.exact {
+			step(x, int64(i+1))
+		}
+		return xs, atOrBelow
+	}
+	cum := d.zeros
+	if cum > 0 {
+		step(d.min, cum)
+	}
+	for k, n := range d.counts {
+		if n > 0 {
+			cum += n
+			step(min(max(bucketValue(d.offset+k), d.min), d.max), cum)
+		}
+	}
+	xs[len(xs)-1] = d.max
+	return xs, atOrBelow
+}
+
 // distJSON is a Dist on the wire: either Exact (every value, sorted) or
 // Zeros and Buckets ([index, count] pairs, ascending; bucket i spans
 // [2^e·(0.5+j/256), 2^e·(0.5+(j+1)/256)) for i = 128e+j). SumE6 is the

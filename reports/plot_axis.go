@@ -81,6 +81,20 @@ func (a latencyAxis) apply(p *plot.Plot) {
 	}
 }
 
+// pos is where x falls along the axis, from 0 at its start to 1 at its
+// end (clamped: values below the start, such as a zero latency on a log
+// axis, are at 0, and values past a cut end at 1).
+func (a latencyAxis) pos(x float64) float64 {
+	var f float64
+	switch {
+	case a.log:
+		f = floorLogScale{}.Normalize(a.min, a.max, x)
+	case a.max > a.min:
+		f = (x - a.min) / (a.max - a.min)
+	}
+	return min(max(f, 0), 1)
+}
+
 // floorLogScale is a log scale that places values at or below the axis
 // minimum (a zero latency) at the minimum instead of panicking as
 // plot.LogScale does.

@@ -2,7 +2,6 @@ package reports
 
 import (
 	"fmt"
-	"math"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -82,7 +81,8 @@ func failoverCDF(s *Summary, algos []string) (*figure, error) {
 		if len(lat[i].vals) == 0 {
 			continue
 		}
-		line, err := plotter.NewLine(cdfPoints(lat[i].vals, lat[i].n(), lat[i].total))
+		xs, atOrBelow := lat[i].dist.Steps()
+		line, err := plotter.NewLine(cdfPoints(xs, atOrBelow, lat[i].total, ax))
 		if err != nil {
 			return nil, err
 		}
@@ -107,20 +107,27 @@ func failoverCDF(s *Summary, algos []string) (*figure, error) {
 	}}, nil
 }
 
-// cdfPoints are the steps of the empirical CDF of n values, of which
-// sorted is all or an evenly ranked sample, over total failovers, thinned
-// to at most cdfMaxPoints while keeping the first and last step.
-func cdfPoints(sorted []float64, n, total int) plotter.XYs {
-	scale := float64(n) / float64(len(sorted)) / float64(total)
-	step := 1
-	if len(sorted) > cdfMaxPoints {
-		step = int(math.Ceil(float64(len(sorted)) / cdfMaxPoints))
-	}
-	pts := plotter.XYs{{X: sorted[0], Y: 0}}
-	for i := 0; i < len(sorted); i += step {
-		// The last sample of a thinned group carries the group's height.
-		j := min(i+step, len(sorted)) - 1
-		pts = append(pts, plotter.XY{X: sorted[j], Y: float64(j+1) * scale})
+// cdfPoints draws the steps of a distribution (xs ascending, atOrBelow[i]
+// values at or below xs[i]; Dist.Steps) over total failovers on axis ax,
+// as at most 2×cdfMaxPoints+2 points. Consecutive steps that together span
+// less than 1/cdfMaxPoints of the axis's width and of its height are drawn
+// as one, at the group's last x and height; steps past the axis's end are
+// all one. Thinning by position rather than by rank keeps the line honest
+// in a sparse tail: joining a fixed number of steps there would draw a long
+// flat stretch across values that exist.
+func cdfPoints(xs []float64, atOrBelow []int64, total int, ax latencyAxis) plotter.XYs {
+	const width = 1.0 / cdfMaxPoints
+	rise := float64(total) * width // the most failovers one point may add
+	pts := plotter.XYs{{X: xs[0], Y: 0}}
+	first, base := ax.pos(xs[0]), int64(0) // where the current group starts, and the height before it
+	for i := range xs {
+		if i+1 < len(xs) && ax.pos(xs[i+1])-first < width && float64(atOrBelow[i+1]-base) < rise {
+			continue // the next step joins this group
+		}
+		pts = append(pts, plotter.XY{X: xs[i], Y: float64(atOrBelow[i]) / float64(total)})
+		if i+1 < len(xs) {
+			first, base = ax.pos(xs[i+1]), atOrBelow[i]
+		}
 	}
 	return pts
 }
