@@ -198,7 +198,11 @@ func buildView(path string, s *Summary, plots []Plot, dir string, x HTMLExtras) 
 		}
 		v.SpaceTime, v.SpaceTimeJS = js, template.JS(spaceTimeScript)
 		v.STNote = fmt.Sprintf("The featured run: %d messages, %d timer firings.", st.Total, len(st.Timers))
-		if st.Truncated() {
+		switch {
+		case st.Truncated() && st.StartMs > 0:
+			v.STNote = fmt.Sprintf("The featured run sent %d messages; the diagram draws %d of them (at most %d, to keep the page small), from t=%s s to t=%s s: the lead-up to the first fault and what followed.",
+				st.Total, len(st.Messages), MaxSpaceTimeMessages, fmtSec(st.StartMs), fmtSec(st.EndMs))
+		case st.Truncated():
 			v.STNote = fmt.Sprintf("The featured run sent %d messages; the diagram draws the first %d (at most %d, to keep the page small), up to t=%s s.",
 				st.Total, len(st.Messages), MaxSpaceTimeMessages, fmtSec(st.EndMs))
 		}

@@ -7,8 +7,9 @@ import (
 
 // MaxSpaceTimeMessages is the most messages the report's space-time
 // diagram draws: a minute of a five-node Raft cluster (about 10,000
-// messages) fits; a longer run is drawn up to its first this many messages,
-// and a note above the diagram says so.
+// messages) fits; of a longer run it draws this many, from its start or,
+// when the first fault comes later, from shortly before that fault, and a
+// note above the diagram says which.
 const MaxSpaceTimeMessages = 20000
 
 // SpaceTime is the featured run's space-time diagram: one lane per node,
@@ -17,9 +18,14 @@ const MaxSpaceTimeMessages = 20000
 // in the browser).
 type SpaceTime struct {
 	Nodes []string `json:"nodes"`
-	EndMs float64  `json:"end_ms"`
-	// Messages are the first MaxSpaceTimeMessages messages, by delivery or
-	// loss; Total counts every message of the run.
+	// StartMs and EndMs bound what is drawn: the whole run, or, when its
+	// messages outnumber the cap, from its start (StartMs 0) or from the
+	// lead-up to its first fault up to the last message kept.
+	StartMs float64 `json:"start_ms,omitempty"`
+	EndMs   float64 `json:"end_ms"`
+	// Messages are at most MaxSpaceTimeMessages messages, by delivery or
+	// loss: the run's first, or those around its first fault when it comes
+	// later (simrun keeps which); Total counts every message of the run.
 	Messages []STMessage `json:"messages"`
 	Total    int         `json:"total"`
 	Timers   []STTimer   `json:"timers"`

@@ -15,10 +15,12 @@
   var H = top + d.nodes.length * laneH + 10;
   svg.setAttribute("viewBox", "0 0 " + W + " " + H);
   svg.setAttribute("height", H);
-  // Open on a readable window: around the first fault, else the start.
-  var end = Math.max(d.end_ms, 1), t0 = 0, t1 = Math.min(end, 2000);
+  // What is drawn spans lo..end (a long run's diagram may start at the
+  // lead-up to its first fault). Open on a readable window: around the
+  // first fault if it is drawn, else the start of what is.
+  var lo = d.start_ms || 0, end = Math.max(d.end_ms, lo + 1), t0 = lo, t1 = Math.min(end, lo + 2000);
   var first = (d.faults || []).reduce(function (m, f) { return Math.min(m, f.FromMs); }, Infinity);
-  if (isFinite(first)) { t0 = Math.max(0, first - 500); t1 = Math.min(end, first + 1500); }
+  if (first >= lo && first < end) { t0 = Math.max(lo, first - 500); t1 = Math.min(end, first + 1500); }
   var home = [t0, t1];
   var lane = {};
   d.nodes.forEach(function (n, i) { lane[n] = i; });
@@ -101,7 +103,7 @@
     var t = t0 + (at - left) / (W - left - right) * (t1 - t0);
     var n0 = t - (t - t0) * factor, n1 = t + (t1 - t) * factor;
     if (n1 - n0 < 0.01) { return; }
-    t0 = Math.max(0, n0); t1 = Math.min(Math.max(d.end_ms, 1), n1);
+    t0 = Math.max(lo, n0); t1 = Math.min(end, n1);
     layout();
   }
   function svgX(ev) {
@@ -118,8 +120,8 @@
   svg.addEventListener("mousemove", function (ev) {
     if (!drag) { return; }
     var dt = (svgX(ev) - drag.x) / (W - left - right) * (drag.t1 - drag.t0);
-    var end = Math.max(d.end_ms, 1), w = drag.t1 - drag.t0;
-    t0 = Math.min(Math.max(0, drag.t0 - dt), end - w); t1 = t0 + w;
+    var w = drag.t1 - drag.t0;
+    t0 = Math.min(Math.max(lo, drag.t0 - dt), end - w); t1 = t0 + w;
     layout();
   });
   var detail = document.getElementById("st-detail");
@@ -149,7 +151,7 @@
       var mid = left + (W - left - right) / 2;
       if (b.dataset.st === "in") { zoom(0.5, mid); }
       if (b.dataset.st === "out") { zoom(2, mid); }
-      if (b.dataset.st === "reset") { t0 = 0; t1 = end; layout(); }
+      if (b.dataset.st === "reset") { t0 = lo; t1 = end; layout(); }
       if (b.dataset.st === "home") { t0 = home[0]; t1 = home[1]; layout(); }
     });
   });

@@ -459,7 +459,7 @@ func rerun(sc *scenarios.Scenario, j job, o *options, stdout, stderr io.Writer, 
 		jw = sim.NewJSONLWriter(tf.w, r.Sim)
 		r.Sim.AddSink(jw)
 	}
-	ex.diagram = newSpaceTimeSink(r.Sim)
+	ex.diagram = newSpaceTimeSink(r.Sim, len(sc.Faults)+len(sc.Nemeses) > 0)
 	r.Sim.AddSink(ex.diagram)
 	prog := newRunProgress(stderr, label, sc.Duration+sc.Settle.For, o.quiet)
 	if prog != nil {

@@ -5,18 +5,43 @@ import (
 	"github.com/electsim/electsim/sim"
 )
 
+// spaceTimeLead is how many messages before the first fault the diagram
+// keeps when that fault comes after its first reports.MaxSpaceTimeMessages
+// messages (about 25 s of a five-node Raft cluster).
+const spaceTimeLead = reports.MaxSpaceTimeMessages / 5
+
 // spaceTimeSink collects the featured run's messages and timer firings for
 // the report's space-time diagram, keeping at most
-// reports.MaxSpaceTimeMessages messages (and the timers up to the last kept
-// message). Once full it unsubscribes (a full sink makes the engine build a
-// Record for every event: a long run went about 20% slower); the diagram's
-// Total comes from the engine's delivery and drop counters.
+// reports.MaxSpaceTimeMessages messages and the timers among them:
+//   - the run's first messages, when its first fault comes among them (or
+//     it has none);
+//   - else the spaceTimeLead messages before the first fault and those
+//     after it: a long run's diagram shows its first fault, not its first
+//     minutes. Until that fault comes the sink keeps both the first
+//     messages and a ring of the latest, in bounded memory.
+//
+// Once full it unsubscribes (a full sink makes the engine build a Record
+// for every event: a long run went about 20% slower); the diagram's Total
+// comes from the engine's delivery and drop counters.
 type spaceTimeSink struct {
-	s      *sim.Sim
-	st     reports.SpaceTime
-	sent   map[dupKey]bool // deliveries seen, to tell a duplicate's second copy
-	full   bool
-	lastMs float64
+	s  *sim.Sim
+	st reports.SpaceTime
+	// faults says whether the run has faults to wait for: without any, the
+	// sink stops at its first messages.
+	faults  bool
+	faulted bool // the first fault has come
+	full    bool
+	lastMs  float64
+	// The latest messages and timers while the first messages are kept
+	// and no fault has come yet (rings; next is the oldest entry).
+	ring       []reports.STMessage
+	ringNext   int
+	timers     []reports.STTimer
+	timersNext int
+	// Deliveries seen lately, to tell a duplicate's second copy: two
+	// generations of at most spaceTimeLead each (a duplicate arrives within
+	// one link latency of the first copy).
+	seen, seenOld map[dupKey]bool
 }
 
 type dupKey struct {
@@ -25,8 +50,10 @@ type dupKey struct {
 	sentAt   sim.Time
 }
 
-func newSpaceTimeSink(s *sim.Sim) *spaceTimeSink {
-	return &spaceTimeSink{s: s, sent: map[dupKey]bool{}}
+// newSpaceTimeSink collects s's diagram; faults says whether the run has
+// faults, so that a late first fault is worth waiting for.
+func newSpaceTimeSink(s *sim.Sim, faults bool) *spaceTimeSink {
+	return &spaceTimeSink{s: s, faults: faults, seen: map[dupKey]bool{}}
 }
 
 // Record implements sim.Sink.
@@ -36,28 +63,99 @@ func (k *spaceTimeSink) Record(r *sim.Record) {
 		if k.full { // the record being handed out as it unsubscribed
 			return
 		}
-		m := reports.STMessage{From: int(r.Peer), To: int(r.Node), SentMs: msT(r.SentAt), AtMs: msT(r.At), Kind: r.Kind.String(), Fate: "delivered"}
-		if r.Type == sim.RecDrop {
-			m.Fate, m.Why = "dropped", r.Reason.String()
-		} else {
-			key := dupKey{r.Peer, r.Node, r.Kind, r.SentAt}
-			if k.sent[key] {
-				m.Fate = "duplicate"
-			}
-			k.sent[key] = true
-		}
-		k.st.Messages = append(k.st.Messages, m)
-		k.lastMs = m.AtMs
-		if len(k.st.Messages) == reports.MaxSpaceTimeMessages {
-			k.full = true
-			k.sent = nil
-			k.s.RemoveSink(k)
-		}
+		k.message(r)
 	case sim.RecTimer:
-		if !k.full {
-			k.st.Timers = append(k.st.Timers, reports.STTimer{Node: int(r.Node), AtMs: msT(r.At), Name: k.s.TimerName(r.Node, int(r.A))})
+		if k.full {
+			return
+		}
+		tm := reports.STTimer{Node: int(r.Node), AtMs: msT(r.At), Name: k.s.TimerName(r.Node, int(r.A))}
+		if k.ring == nil {
+			k.st.Timers = append(k.st.Timers, tm)
+		} else {
+			k.timers, k.timersNext = push(k.timers, k.timersNext, tm)
+		}
+	case sim.RecCrash, sim.RecPause, sim.RecFault:
+		if !k.faulted {
+			k.faulted = true
+			if k.ring != nil {
+				k.moveToFault()
+			}
 		}
 	}
+}
+
+// message keeps a delivery or loss.
+func (k *spaceTimeSink) message(r *sim.Record) {
+	m := reports.STMessage{From: int(r.Peer), To: int(r.Node), SentMs: msT(r.SentAt), AtMs: msT(r.At), Kind: r.Kind.String(), Fate: "delivered"}
+	if r.Type == sim.RecDrop {
+		m.Fate, m.Why = "dropped", r.Reason.String()
+	} else {
+		key := dupKey{r.Peer, r.Node, r.Kind, r.SentAt}
+		if k.seen[key] || k.seenOld[key] {
+			m.Fate = "duplicate"
+		}
+		if len(k.seen) == spaceTimeLead {
+			k.seenOld, k.seen = k.seen, make(map[dupKey]bool, spaceTimeLead)
+		}
+		k.seen[key] = true
+	}
+	if k.ring != nil {
+		k.ring, k.ringNext = push(k.ring, k.ringNext, m)
+		return
+	}
+	k.st.Messages = append(k.st.Messages, m)
+	k.lastMs = m.AtMs
+	if len(k.st.Messages) < reports.MaxSpaceTimeMessages {
+		return
+	}
+	if k.faulted || !k.faults {
+		k.stop()
+		return
+	}
+	// Full with no fault yet: keep the first messages (the diagram, if
+	// none comes) and the latest ones (its lead-up, if one does).
+	k.ring = make([]reports.STMessage, 0, spaceTimeLead)
+	k.timers = make([]reports.STTimer, 0, spaceTimeLead)
+}
+
+// moveToFault makes the ring of latest messages, the lead-up to the first
+// fault that just came, the start of the diagram.
+func (k *spaceTimeSink) moveToFault() {
+	msgs := append(k.ring[k.ringNext:len(k.ring):len(k.ring)], k.ring[:k.ringNext]...)
+	timers := append(k.timers[k.timersNext:len(k.timers):len(k.timers)], k.timers[:k.timersNext]...)
+	k.ring, k.timers = nil, nil
+	k.st.Messages, k.st.Timers = make([]reports.STMessage, 0, reports.MaxSpaceTimeMessages), nil
+	k.st.StartMs = 0
+	if len(msgs) > 0 {
+		k.st.StartMs = msgs[0].SentMs
+		for _, m := range msgs {
+			k.st.StartMs = min(k.st.StartMs, m.SentMs)
+		}
+		k.lastMs = msgs[len(msgs)-1].AtMs
+	}
+	k.st.Messages = append(k.st.Messages, msgs...)
+	for _, tm := range timers {
+		if tm.AtMs >= k.st.StartMs {
+			k.st.Timers = append(k.st.Timers, tm)
+		}
+	}
+}
+
+// stop unsubscribes the sink: the diagram is complete.
+func (k *spaceTimeSink) stop() {
+	k.full = true
+	k.seen, k.seenOld, k.ring, k.timers = nil, nil, nil, nil
+	k.s.RemoveSink(k)
+}
+
+// push adds v to the ring r (capacity fixed at creation), overwriting its
+// oldest entry once full; next is the oldest entry's index.
+func push[T any](r []T, next int, v T) ([]T, int) {
+	if len(r) < cap(r) {
+		return append(r, v), 0
+	}
+	r[next] = v
+	return r, (next + 1) % len(r)
 }
 
 // diagram is the collected diagram with the run's lanes, tenures and
@@ -69,7 +167,7 @@ func (k *spaceTimeSink) diagram(tl *reports.Timeline) *reports.SpaceTime {
 		st.Nodes = append(st.Nodes, k.s.NodeName(sim.NodeID(id)))
 	}
 	st.EndMs = tl.EndMs
-	if k.full {
+	if k.full || k.ring != nil {
 		st.EndMs = k.lastMs
 	}
 	st.Total = int(messagesSoFar(k.s)) // every delivery and drop is one record

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -40,12 +41,7 @@ func TestSpaceTimeRendersEveryMessage(t *testing.T) {
 	dir := t.TempDir()
 	code, _, e := simrun(t, "-scenario", partition, "-out", dir, "-quiet", "-shrink=false")
 	require.Equal(t, exitOK, code, e)
-	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
-	require.NoError(t, err)
-	m := regexp.MustCompile(`(?s)<script id="st-data" type="application/json">(.*?)</script>`).FindSubmatch(page)
-	require.NotNil(t, m, "the diagram's data is in the page")
-	var st reports.SpaceTime
-	require.NoError(t, json.Unmarshal(m[1], &st))
+	st := pageSpaceTime(t, dir)
 	s := readSummary(t, filepath.Join(dir, "summary.json"))
 	sent := 0
 	for _, n := range s.Runs[0].MessagesByKind {
@@ -54,6 +50,53 @@ func TestSpaceTimeRendersEveryMessage(t *testing.T) {
 	require.Equal(t, sent, st.Total, "every message sent is delivered or lost once (no duplication here)")
 	require.Len(t, st.Messages, st.Total, "under the cap: all drawn")
 
+	dom := renderedReport(t, browser, dir)
+	arrows := strings.Count(dom, `<line class="msg `)
+	assert.Equal(t, len(st.Messages), arrows, "one arrow per message")
+	assert.Equal(t, strings.Count(dom, `<line class="msg dropped"`), countFate(st, "dropped"))
+	assert.Contains(t, dom, `data-rendered="`)
+}
+
+// A long run whose first fault comes after the diagram's first messages
+// opens on that fault: the page draws the lead-up and what followed, and
+// its view window lies inside what is drawn, around the fault.
+func TestSpaceTimeOpensOnALateFirstFault(t *testing.T) {
+	browser := chromium(t)
+	dir := t.TempDir()
+	code, _, e := simrun(t, "-scenario", partition, "-set", "duration=10m", "-set", "faults[0].at=5m", "-out", dir, "-quiet", "-shrink=false")
+	require.Equal(t, exitOK, code, e)
+	st := pageSpaceTime(t, dir)
+	require.True(t, st.Truncated())
+	require.Greater(t, st.StartMs, 240_000.0)
+	require.Less(t, st.StartMs, 300_000.0, "the lead-up starts before the fault at 5 min")
+	dom := renderedReport(t, browser, dir)
+	assert.Equal(t, len(st.Messages), strings.Count(dom, `<line class="msg `), "one arrow per message")
+	assert.Contains(t, dom, "the lead-up to the first fault")
+	m := regexp.MustCompile(`<span id="st-span">([0-9.]+) s – ([0-9.]+) s</span>`).FindStringSubmatch(dom)
+	require.NotNil(t, m, "the view window is shown")
+	t0, err := strconv.ParseFloat(m[1], 64)
+	require.NoError(t, err)
+	t1, err := strconv.ParseFloat(m[2], 64)
+	require.NoError(t, err)
+	assert.Less(t, t0, 300.0)
+	assert.Greater(t, t1, 300.0, "the window holds the fault")
+	assert.GreaterOrEqual(t, t0, st.StartMs/1000-0.001)
+	assert.LessOrEqual(t, t1, st.EndMs/1000+0.001)
+}
+
+// pageSpaceTime is the diagram data embedded in dir's report.
+func pageSpaceTime(t *testing.T, dir string) reports.SpaceTime {
+	page, err := os.ReadFile(filepath.Join(dir, "report.html"))
+	require.NoError(t, err)
+	m := regexp.MustCompile(`(?s)<script id="st-data" type="application/json">(.*?)</script>`).FindSubmatch(page)
+	require.NotNil(t, m, "the diagram's data is in the page")
+	var st reports.SpaceTime
+	require.NoError(t, json.Unmarshal(m[1], &st))
+	return st
+}
+
+// renderedReport is dir's report.html after its scripts ran in browser.
+func renderedReport(t *testing.T, browser, dir string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -61,10 +104,7 @@ func TestSpaceTimeRendersEveryMessage(t *testing.T) {
 		"--user-data-dir="+filepath.Join(dir, "chromium"), "--dump-dom", "file://"+filepath.Join(dir, "report.html"))
 	dom, err := cmd.Output()
 	require.NoError(t, err)
-	arrows := strings.Count(string(dom), `<line class="msg `)
-	assert.Equal(t, len(st.Messages), arrows, "one arrow per message")
-	assert.Equal(t, strings.Count(string(dom), `<line class="msg dropped"`), countFate(st, "dropped"))
-	assert.Contains(t, string(dom), `data-rendered="`)
+	return string(dom)
 }
 
 func countFate(st reports.SpaceTime, fate string) int {
