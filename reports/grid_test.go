@@ -85,3 +85,18 @@ func TestLogFences(t *testing.T) {
 	logFences(b)
 	assert.Equal(t, []int{41}, b.Outside)
 }
+
+// Spans read as a scenario file writes them once they pass two minutes,
+// and rates keep two digits below 10.
+func TestFormatSpanAndRate(t *testing.T) {
+	for ms, want := range map[float64]string{
+		0: "0 s", 1500: "1.5 s", 60_000: "60 s", 119_999: "119.999 s", 120_000: "2m", 150_000: "2m30s",
+		600_000: "10m", 5_400_000: "1h30m", 86_400_000: "24h", 259_200_000: "72h", 2_592_000_000: "720h", 3_600_500: "1h0m0.5s",
+	} {
+		assert.Equal(t, want, fmtSpan(ms), "%v ms", ms)
+	}
+	assert.Equal(t, "0.13", FormatRate(0.1283), "a single long run is not 0 runs/s")
+	assert.Equal(t, "0", FormatRate(0))
+	assert.Equal(t, "2.5", FormatRate(2.46))
+	assert.Equal(t, "1352", FormatRate(1352.4))
+}

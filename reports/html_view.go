@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 )
 
 // view is everything the report template shows, already formatted: the
@@ -231,7 +232,7 @@ func metaItems(s *Summary, algos []string) []metaItem {
 	}
 	m = append(m,
 		metaItem{"Nodes", fmt.Sprint(sc.Nodes)},
-		metaItem{"Duration", fmt.Sprintf("%s s, then %s s settle", fmtSec(sc.DurationMs), fmtSec(sc.SettleMs))},
+		metaItem{"Duration", fmt.Sprintf("%s, then %s settle", fmtSpan(sc.DurationMs), fmtSpan(sc.SettleMs))},
 		metaItem{"Seeds", seedsText(s.Seeds)},
 		metaItem{"Algorithms", strings.Join(algoNames(s, algos), ", ")},
 		metaItem{"Runs", fmt.Sprint(runsOf(s))},
@@ -243,7 +244,11 @@ func metaItems(s *Summary, algos []string) []metaItem {
 		m = append(m, metaItem{"Go", s.GoVersion})
 	}
 	if t := s.Timing; t != nil {
-		m = append(m, metaItem{"Wall time", fmt.Sprintf("%.2f s on %d workers (%.0f runs/s)", t.WallSeconds, t.Workers, t.RunsPerSecond)})
+		workers := fmt.Sprintf("%d workers", t.Workers)
+		if t.Workers == 1 {
+			workers = "1 worker"
+		}
+		m = append(m, metaItem{"Wall time", fmt.Sprintf("%.2f s on %s (%s runs/s)", t.WallSeconds, workers, FormatRate(t.RunsPerSecond))})
 	}
 	return m
 }
@@ -407,6 +412,32 @@ func fmtNum(x float64) string {
 }
 
 func fmtRatio(x float64) string { return fmt.Sprintf("%.2f", x) }
+
+// FormatRate formats a runs-per-second figure: whole numbers from 10 up,
+// two significant digits below (a single long run is 0.13 runs/s, not 0).
+func FormatRate(x float64) string {
+	if x >= 10 {
+		return fmt.Sprintf("%.0f", x)
+	}
+	return fmt.Sprintf("%.2g", x)
+}
+
+// fmtSpan formats a simulated span given in milliseconds for people: in
+// seconds up to two minutes ("12.3 s", "60 s"), then as a Go duration
+// without its zero parts, as a scenario file writes it ("10m", "1h30m",
+// "72h", "720h").
+func fmtSpan(ms float64) string {
+	if ms < 120_000 {
+		return fmtSec(ms) + " s"
+	}
+	s := time.Duration(math.Round(ms * 1e6)).String()
+	for _, zero := range []string{"0s", "0m"} {
+		if strings.HasSuffix(s, zero) && len(s) > len(zero) && (s[len(s)-len(zero)-1] < '0' || s[len(s)-len(zero)-1] > '9') {
+			s = strings.TrimSuffix(s, zero)
+		}
+	}
+	return s
+}
 
 // fmtSec formats milliseconds as seconds: "12.3", "60".
 func fmtSec(ms float64) string {

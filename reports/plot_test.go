@@ -250,3 +250,21 @@ func TestWritePlotsTolerates(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(svg), ">n9<", "a writer outside Nodes gets a row")
 }
+
+// The timeline's unit grows with the run: milliseconds for a few seconds,
+// seconds for minutes, minutes for an hour, hours for a day, days for a
+// month.
+func TestTimelineUnit(t *testing.T) {
+	for _, c := range []struct {
+		endMs float64
+		scale float64
+		label string
+	}{
+		{5000, 1, "time (ms)"}, {80e3, 1e3, "time (s)"}, {3600e3, 60e3, "time (min)"},
+		{24 * 3600e3, 3600e3, "time (h)"}, {30 * 24 * 3600e3, 24 * 3600e3, "time (days)"},
+	} {
+		scale, label := timeUnit(c.endMs)
+		assert.Equal(t, c.scale, scale, "%v ms", c.endMs)
+		assert.Equal(t, c.label, label, "%v ms", c.endMs)
+	}
+}

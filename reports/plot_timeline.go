@@ -109,10 +109,8 @@ func timelinePlot(tl *Timeline) (*figure, error) {
 		return nil, nil
 	}
 	t.endMs = end
-	xLabel := "time (ms)"
-	if end >= 10000 {
-		t.scale, xLabel = 1000, "time (s)"
-	}
+	var xLabel string
+	t.scale, xLabel = timeUnit(end)
 	p := newPlot("", xLabel, "")
 	addGrid(p, true, false)
 	p.Add(t)
@@ -371,4 +369,21 @@ func drawLegendRow(c draw.Canvas, y vg.Length, items []legendItem) {
 		c.FillText(ts, vg.Point{X: x, Y: y}, it.label)
 		x += ts.Width(it.label) + vg.Points(between)
 	}
+}
+
+// timeUnit is the timeline's x unit for a run ending at endMs, in ms per
+// unit, and the axis label: it grows with the run, so a day reads in hours
+// and a month in days rather than in hundreds of thousands of seconds.
+func timeUnit(endMs float64) (float64, string) {
+	switch {
+	case endMs >= 10*24*3600e3:
+		return 24 * 3600e3, "time (days)"
+	case endMs >= 10*3600e3:
+		return 3600e3, "time (h)"
+	case endMs >= 20*60e3:
+		return 60e3, "time (min)"
+	case endMs >= 10e3:
+		return 1e3, "time (s)"
+	}
+	return 1, "time (ms)"
 }

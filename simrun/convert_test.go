@@ -35,11 +35,3 @@ func TestAddExplanationsKeepsTheSweepsVerdict(t *testing.T) {
 	addExplanations(&lone, again)
 	require.Empty(t, lone.Violations[0].Explanation)
 }
-
-// A single long run's rate is not printed as 0 runs/s.
-func TestRateFormat(t *testing.T) {
-	require.Equal(t, "0.13", rate(0.1283))
-	require.Equal(t, "2.5", rate(2.46))
-	require.Equal(t, "1352", rate(1352.4))
-	require.Equal(t, "0", rate(0))
-}

@@ -171,7 +171,7 @@ func printSummary(w io.Writer, sc *scenarios.Scenario, s *reports.Summary, res s
 	if s.Shard != nil {
 		fmt.Fprintf(w, " (shard %d/%d)", s.Shard.Index, s.Shard.Count)
 	}
-	fmt.Fprintf(w, " · %s in %.2fs (%s runs/s, %s)\n\n", plural(res.done(), "run", "runs"), s.Timing.WallSeconds, rate(s.Timing.RunsPerSecond), plural(s.Timing.Workers, "worker", "workers"))
+	fmt.Fprintf(w, " · %s in %.2fs (%s runs/s, %s)\n\n", plural(res.done(), "run", "runs"), s.Timing.WallSeconds, reports.FormatRate(s.Timing.RunsPerSecond), plural(s.Timing.Workers, "worker", "workers"))
 	width := 10
 	for _, a := range s.Algorithms {
 		width = max(width, len([]rune(a.Key())))
@@ -260,15 +260,6 @@ func num(x float64) string {
 		return fmt.Sprintf("%.0f", r)
 	}
 	return fmt.Sprintf("%.1f", r)
-}
-
-// rate formats a runs-per-second figure with two significant digits below
-// 10 (a single long run is 0.13 runs/s, not 0).
-func rate(x float64) string {
-	if x >= 10 {
-		return fmt.Sprintf("%.0f", x)
-	}
-	return fmt.Sprintf("%.2g", x)
 }
 
 // findings lists a summary's violation counts, e.g. "split_brain 3 (harmless 12)".
