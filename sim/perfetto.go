@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bufio"
 	"cmp"
 	"io"
 	"slices"
@@ -33,24 +34,89 @@ import (
 // and the end of the trace (the later of s.Now() and the last record). The
 // output is a pure function of its inputs: events are sorted by time, ties
 // broken by a fixed rule and then by record order. The export is built in
-// memory (a few hundred bytes per record) and written with one Write.
+// memory (a few hundred bytes per record); PerfettoSink builds the same
+// export as a run goes, without a Recorder, and can bound it.
 func WritePerfetto(w io.Writer, s *Sim, recs []Record) error {
-	x := &pfExport{s: s, kinds: kindNames(), nodes: make([]pfNode, s.NumNodes())}
-	x.faultsTid = s.NumNodes() + 1
-	end := s.Now()
+	p := NewPerfettoSink(s, 0)
 	for i := range recs {
-		if recs[i].At > end {
-			end = recs[i].At
-		}
+		p.add(&recs[i])
 	}
-	for i := range recs {
-		x.record(&recs[i])
-	}
-	x.closeAll(end)
+	return p.Write(w)
+}
 
-	out := make([]byte, 0, len(x.buf)+4096)
-	out = append(out, "{\"traceEvents\":[\n"...)
-	out = x.appendMetadata(out)
+// PerfettoSink builds a run's Perfetto export (WritePerfetto's format) as
+// its records stream, so that no Recorder has to hold the trace: the export
+// takes a few hundred bytes per record, the records themselves nothing.
+// With a limit it keeps the run's first maxRecords records, then
+// unsubscribes; the export then ends at the last record kept, slices still
+// open there end "export truncated", and a global instant of that name on
+// the faults track says how many records it holds.
+type PerfettoSink struct {
+	x         pfExport
+	max       int
+	n         int
+	last      Time
+	truncated bool
+}
+
+// NewPerfettoSink returns a sink exporting s's records; maxRecords bounds
+// how many (0: no bound). Subscribe it with s.AddSink before the run.
+func NewPerfettoSink(s *Sim, maxRecords int) *PerfettoSink {
+	p := &PerfettoSink{max: maxRecords}
+	p.x = pfExport{s: s, kinds: kindNames(), nodes: make([]pfNode, s.NumNodes()), faultsTid: s.NumNodes() + 1}
+	return p
+}
+
+// Record implements Sink.
+func (p *PerfettoSink) Record(r *Record) {
+	if p.truncated {
+		return // the record being handed out as it unsubscribed
+	}
+	if p.max > 0 && p.n == p.max {
+		p.truncated = true
+		p.x.s.RemoveSink(p)
+		return
+	}
+	p.add(r)
+}
+
+func (p *PerfettoSink) add(r *Record) {
+	p.n++
+	p.last = max(p.last, r.At)
+	p.x.record(r)
+}
+
+// Truncated reports whether the run had more records than the sink kept.
+func (p *PerfettoSink) Truncated() bool { return p.truncated }
+
+// Kept is the number of records in the export.
+func (p *PerfettoSink) Kept() int { return p.n }
+
+// End is where the export ends: the run's current time, or the last record
+// kept if the export was truncated.
+func (p *PerfettoSink) End() Time {
+	if p.truncated {
+		return p.last
+	}
+	return max(p.x.s.Now(), p.last)
+}
+
+// Write closes the slices still open and writes the export to w. Call it
+// once, after the run.
+func (p *PerfettoSink) Write(w io.Writer) error {
+	x := &p.x
+	end := p.End()
+	why := "trace end"
+	if p.truncated {
+		why = "export truncated"
+	}
+	x.closeAll(end, why)
+	if p.truncated {
+		x.instant("fault", "export truncated", x.faultsTid, end, true)
+		x.argInt("records", int64(p.n))
+		x.done()
+	}
+	x.flushChunk()
 	// By time; at equal times enclosing slices before nested ones, then
 	// zero-length message slices with their flow ends, then instants; ties in
 	// record order (stable).
@@ -60,13 +126,15 @@ func WritePerfetto(w io.Writer, s *Sim, recs []Record) error {
 		}
 		return cmp.Compare(b.dur, a.dur)
 	})
-	for i := range x.evs {
-		out = append(out, ",\n"...)
-		out = append(out, x.buf[x.evs[i].start:x.evs[i].end]...)
+	bw := bufio.NewWriterSize(w, 1<<16)
+	bw.WriteString("{\"traceEvents\":[\n")
+	bw.Write(x.appendMetadata(nil))
+	for _, e := range x.evs {
+		bw.WriteString(",\n")
+		bw.Write(x.chunks[e.chunk][e.start:e.end])
 	}
-	out = append(out, "\n],\n\"displayTimeUnit\":\"ms\"}\n"...)
-	_, err := w.Write(out)
-	return err
+	bw.WriteString("\n],\n\"displayTimeUnit\":\"ms\"}\n")
+	return bw.Flush() // a bufio.Writer keeps its first error
 }
 
 // pfNode is a node's open slices while the export walks the trace.
@@ -84,19 +152,27 @@ type pfNode struct {
 	leadWall int64
 }
 
-// pfEvent is one encoded trace event: its JSON is buf[start:end].
+// pfEvent is one encoded trace event: its JSON is chunks[chunk][start:end]
+// (buf while the chunk is the current one).
 type pfEvent struct {
 	ts         Time
 	dur        int64 // slices: duration in ns; everything else -1 (sorts after slices)
-	start, end int
+	chunk      int32
+	start, end int32
 }
+
+// pfChunk is the size of the buffers events are encoded into: the export
+// grows a chunk at a time rather than by copying one buffer of the whole
+// trace as it doubles.
+const pfChunk = 4 << 20
 
 type pfExport struct {
 	s         *Sim
 	kinds     []string
 	nodes     []pfNode
 	faultsTid int
-	buf       []byte
+	buf       []byte   // the current chunk
+	chunks    [][]byte // the chunks, the current one last once flushed
 	evs       []pfEvent
 	cur       pfEvent
 	nargs     int
@@ -149,9 +225,15 @@ func appendMicros(b []byte, ns int64) []byte {
 	return b
 }
 
-// begin starts an event: name, phase, category, track and time.
+// begin starts an event: name, phase, category, track and time. An event
+// starts a new chunk when the current one is nearly full (an event is a few
+// hundred bytes; one that outgrows its chunk just grows it).
 func (x *pfExport) begin(ph, cat, name string, tid int, ts Time) {
-	x.cur = pfEvent{ts: ts, dur: -1, start: len(x.buf)}
+	if cap(x.buf)-len(x.buf) < 64<<10 {
+		x.flushChunk()
+		x.buf = make([]byte, 0, pfChunk)
+	}
+	x.cur = pfEvent{ts: ts, dur: -1, chunk: int32(len(x.chunks)), start: int32(len(x.buf))}
 	x.nargs = -1
 	b := append(x.buf, `{"name":`...)
 	b = appendJSONString(b, name)
@@ -231,8 +313,16 @@ func (x *pfExport) done() {
 		x.buf = append(x.buf, '}')
 	}
 	x.buf = append(x.buf, '}')
-	x.cur.end = len(x.buf)
+	x.cur.end = int32(len(x.buf))
 	x.evs = append(x.evs, x.cur)
+}
+
+// flushChunk files the current chunk, if any, among the chunks.
+func (x *pfExport) flushChunk() {
+	if x.buf != nil {
+		x.chunks = append(x.chunks, x.buf)
+		x.buf = nil
+	}
 }
 
 func (x *pfExport) node(id NodeID) *pfNode {
@@ -421,16 +511,16 @@ func (x *pfExport) endPause(id NodeID, at Time, why string, buffered int64) {
 	x.done()
 }
 
-// closeAll ends every slice still open at the end of the trace.
-func (x *pfExport) closeAll(end Time) {
+// closeAll ends every slice still open at the end of the trace, for why.
+func (x *pfExport) closeAll(end Time, why string) {
 	for i := range x.nodes {
 		id := NodeID(i)
-		x.endLead(id, end, "trace end")
-		x.endPause(id, end, "trace end", -1)
+		x.endLead(id, end, why)
+		x.endPause(id, end, why, -1)
 		if n := &x.nodes[i]; n.down {
 			x.slice("state", "down", x.tid(id), n.downAt, end)
 			x.argStr("cause", n.downWhy)
-			x.argStr("ended", "trace end")
+			x.argStr("ended", why)
 			x.done()
 			n.down = false
 		}

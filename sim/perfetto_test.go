@@ -274,3 +274,80 @@ func TestExportPerfettoOpenSlices(t *testing.T) {
 	assert.Equal(t, 10*ms, exportNs(t, bDown[0].Dur))
 	assert.Equal(t, "started down", exportArgStr(t, bDown[0], "cause"))
 }
+
+// A PerfettoSink subscribed to a run writes exactly what WritePerfetto
+// writes from a recording of the same run: the export no longer needs the
+// trace kept.
+func TestPerfettoSinkMatchesWritePerfetto(t *testing.T) {
+	for seed := uint64(1); seed <= 5; seed++ {
+		var p *sim.PerfettoSink
+		s, recs := exportRun(seed, func(s *sim.Sim) sim.Sink {
+			p = sim.NewPerfettoSink(s, 0)
+			return p
+		})
+		var streamed, recorded bytes.Buffer
+		require.NoError(t, p.Write(&streamed))
+		require.NoError(t, sim.WritePerfetto(&recorded, s, recs))
+		require.Equal(t, recorded.String(), streamed.String(), "seed %d", seed)
+		require.False(t, p.Truncated())
+		require.Equal(t, len(recs), p.Kept())
+	}
+}
+
+// With a limit the export holds the run's first records: every event of
+// them, slices still open there closed "export truncated", and a global
+// instant saying so; the sink unsubscribes and the run is unchanged.
+func TestPerfettoSinkTruncates(t *testing.T) {
+	whole, all := exportRun(3)
+	keep := 0
+	for i, r := range all {
+		if r.Type == sim.RecPause {
+			keep = i + 3 // cut while n2 is paused: its slice is open there
+			break
+		}
+	}
+	require.NotZero(t, keep)
+	var p *sim.PerfettoSink
+	s, recs := exportRun(3, func(s *sim.Sim) sim.Sink {
+		p = sim.NewPerfettoSink(s, keep)
+		return p
+	})
+	require.Equal(t, whole.TraceHashHex(), s.TraceHashHex(), "the sink only reads")
+	require.True(t, p.Truncated())
+	require.Equal(t, keep, p.Kept())
+	require.Equal(t, recs[keep-1].At, p.End())
+	var out bytes.Buffer
+	require.NoError(t, p.Write(&out))
+	f := exportParse(t, out.Bytes())
+
+	// The same events as an export of the first records alone, whose open
+	// slices end "trace end" at the same time, plus the truncation note.
+	var first bytes.Buffer
+	cut := sim.New(sim.Config{})
+	for _, name := range []string{"n1", "n2", "store"} {
+		cut.AddNode(name, &exportIdleNode{})
+	}
+	require.NoError(t, sim.WritePerfetto(&first, cut, recs[:keep]))
+	g := exportParse(t, first.Bytes())
+	endedBy := func(f exportTraceFile, why string) (n int) {
+		for _, e := range f.TraceEvents {
+			if e.Ph == "X" && string(e.Args["ended"]) == why {
+				n++
+			}
+		}
+		return n
+	}
+	assert.Positive(t, endedBy(f, `"export truncated"`), "the pause is open at the cut")
+	assert.Equal(t, endedBy(g, `"trace end"`), endedBy(f, `"export truncated"`))
+	assert.Zero(t, endedBy(f, `"trace end"`))
+	var notes int
+	for _, e := range f.TraceEvents {
+		if e.Name == "export truncated" {
+			notes++
+			assert.Equal(t, fmt.Sprint(keep), string(e.Args["records"]))
+			assert.Equal(t, "g", e.S)
+		}
+	}
+	assert.Equal(t, 1, notes)
+	assert.Equal(t, len(g.TraceEvents)+1, len(f.TraceEvents), "the first records' events and the note")
+}

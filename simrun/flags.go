@@ -151,6 +151,13 @@ const MaxRuns = 100_000_000
 // (reports.MaxSummaryBytes, 64 MiB).
 const MaxGroups = 1024
 
+// MaxPerfettoRecords bounds the -perfetto export: the featured run's first
+// this many records (about 245 MB of trace-event JSON, built in memory
+// before it is sorted and written; 45 simulated minutes of long-day.yaml,
+// 35 runs' worth of partition.yaml). A longer run's export stops there and
+// simrun says so; -trace streams a run of any length.
+const MaxPerfettoRecords = 500_000
+
 // dedupe drops repeated names, keeping the first of each (-algo raft,raft
 // runs raft once).
 func dedupe(names []string) []string {

@@ -439,11 +439,6 @@ func (e *exports) commit() error {
 // label.
 func rerun(sc *scenarios.Scenario, j job, o *options, stdout, stderr io.Writer, label string) (*scenarios.Run, *exports, error) {
 	opts := scenarios.RunOptions{Seed: j.seed, Algorithm: algoOverride(sc, j.algo), PorcupineTimeout: o.porcupine, Story: true, StopAtViolation: o.failFast}
-	if o.perfetto != "" {
-		// Perfetto draws every message: only this export keeps the whole
-		// trace in memory (docs/output.md).
-		opts.Recorder = &sim.Recorder{}
-	}
 	ex := &exports{}
 	r, err := sc.Build(opts)
 	if err != nil {
@@ -461,6 +456,13 @@ func rerun(sc *scenarios.Scenario, j job, o *options, stdout, stderr io.Writer, 
 	}
 	ex.diagram = newSpaceTimeSink(r.Sim, len(sc.Faults)+len(sc.Nemeses) > 0)
 	r.Sim.AddSink(ex.diagram)
+	var pfs *sim.PerfettoSink
+	if o.perfetto != "" {
+		// The export is built as the run goes, a few hundred bytes per
+		// record, and bounded: a day of long-day.yaml has 16 million.
+		pfs = sim.NewPerfettoSink(r.Sim, MaxPerfettoRecords)
+		r.Sim.AddSink(pfs)
+	}
 	prog := newRunProgress(stderr, label, sc.Duration+sc.Settle.For, o.quiet)
 	if prog != nil {
 		r.Sim.AddSink(prog)
@@ -480,9 +482,13 @@ func rerun(sc *scenarios.Scenario, j job, o *options, stdout, stderr io.Writer, 
 			return nil, nil, err
 		}
 		ex.files = append(ex.files, pf)
-		if err := sim.WritePerfetto(pf.w, r.Sim, r.Recorder.Records); err != nil {
+		if err := pfs.Write(pf.w); err != nil {
 			ex.abort()
 			return nil, nil, fmt.Errorf("-perfetto: %w", err)
+		}
+		if pfs.Truncated() && !o.quiet {
+			fmt.Fprintf(stderr, "simrun: -perfetto: the featured run has more than %d records; the export holds its first %d, up to t=%s (-trace streams the whole run as JSON lines)\n",
+				MaxPerfettoRecords, pfs.Kept(), pfs.End())
 		}
 	}
 	return r, ex, nil
