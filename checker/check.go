@@ -19,6 +19,8 @@ type checker struct {
 	runStarts       map[runKey][]sim.Time
 	splitBrain      Check
 	harmfulOverlaps int
+	allOverlaps     []Overlap // every split-brain overlap, listed or not
+	doubled         []SlotRef // every slot applied from more than one run
 }
 
 // Run judges a recorded run and returns its report: it streams in.Records
@@ -68,6 +70,7 @@ func (c *checker) run() Report {
 		r.HasLeader, r.FirstLeaderAt = true, at
 	}
 	c.flapping(&r)
+	r.Overlaps, r.DoubledSlots = c.allOverlaps, c.doubled
 	return r
 }
 

@@ -188,6 +188,28 @@ type Report struct {
 	End sim.Time
 	// Replay is Input.Replay.
 	Replay string
+	// Overlaps are every split-brain overlap in time order and
+	// DoubledSlots every slot applied from more than one run, listed as
+	// violations or not (the checks list at most Input.MaxViolations each,
+	// with their stories): what a figure of the whole run draws. They grow
+	// with the findings only.
+	Overlaps     []Overlap
+	DoubledSlots []SlotRef
+}
+
+// Overlap is one split-brain overlap: Nodes both acted as leader from
+// From to To, a positive stretch of true time.
+type Overlap struct {
+	From, To sim.Time
+	Nodes    [2]sim.NodeID
+}
+
+// SlotRef names a cron slot as the resource's log does: the job's index
+// in the configuration and the slot's scheduled wall time
+// (cron.LogEntry's JobIndex and Slot).
+type SlotRef struct {
+	Job  int
+	Slot int64
 }
 
 // Check returns the named check.

@@ -167,6 +167,7 @@ func (c *checker) checkSplitBrain() Check {
 		if a.open() && b.open() && o.to == c.tl.end {
 			still = ", still overlapping at the end"
 		}
+		c.allOverlaps = append(c.allOverlaps, Overlap{From: o.from, To: o.to, Nodes: [2]sim.NodeID{a.node, b.node}})
 		v := Violation{Kind: CheckSplitBrain, At: o.from, End: o.to, Duration: o.to.Sub(o.from),
 			Nodes: []string{c.in.name(a.node), c.in.name(b.node)}, Tokens: []int64{a.token, b.token},
 			NodeIDs: []sim.NodeID{a.node, b.node}, Epochs: []int64{a.epoch, b.epoch},

@@ -121,6 +121,7 @@ func (c *checker) checkDoubleExecution() Check {
 	log := c.in.Resource
 	for _, d := range c.writes.dups {
 		second := &log[d.runs[1].first]
+		c.doubled = append(c.doubled, SlotRef{Job: d.job, Slot: log[d.runs[0].first].Slot})
 		var nodes []string
 		var tokens []int64
 		var parts []string

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/electsim/electsim/checker"
-	"github.com/electsim/electsim/cron"
 	"github.com/electsim/electsim/reports"
 	"github.com/electsim/electsim/scenarios"
 	"github.com/electsim/electsim/sim"
@@ -148,25 +147,22 @@ func timeline(r *scenarios.Run) *reports.Timeline {
 		}
 		return a.Node < b.Node
 	})
-	doubled := map[string]bool{}
-	for _, c := range r.Report.Checks {
-		for _, v := range c.Violations {
-			switch v.Kind {
-			case checker.CheckSplitBrain:
-				for _, n := range v.Nodes {
-					tl.Overlaps = append(tl.Overlaps, reports.Span{Node: n, FromMs: msT(v.At), ToMs: msT(v.End), Label: "split-brain"})
-				}
-			case checker.CheckDoubleExecution:
-				if v.Slot != "" {
-					doubled[v.Slot] = true
-				}
-			}
+	// Every overlap and doubled slot, not only the violations listed (at
+	// most 20 per check): a long run's figure would otherwise stop showing
+	// them after its twentieth.
+	for _, o := range r.Report.Overlaps {
+		for _, n := range o.Nodes {
+			tl.Overlaps = append(tl.Overlaps, reports.Span{Node: r.Sim.NodeName(n), FromMs: msT(o.From), ToMs: msT(o.To), Label: "split-brain"})
 		}
+	}
+	doubled := map[checker.SlotRef]bool{}
+	for _, d := range r.Report.DoubledSlots {
+		doubled[d] = true
 	}
 	if r.Resource != nil {
 		for _, e := range r.Resource.Log() {
 			tl.Writes = append(tl.Writes, reports.Mark{Node: r.Sim.NodeName(e.Node), AtMs: msT(e.At), Accepted: e.Accepted,
-				Label: e.Job + " tok " + itoa(e.Token) + " " + e.Reason, Double: e.Accepted && doubled[cron.SlotName(e.Job, e.Slot)]})
+				Label: e.Job + " tok " + itoa(e.Token) + " " + e.Reason, Double: e.Accepted && doubled[checker.SlotRef{Job: e.JobIndex, Slot: e.Slot}]})
 		}
 	}
 	return tl
