@@ -157,6 +157,21 @@ var palette = []color.RGBA{
 // algoColor is the colour of the i-th algorithm.
 func algoColor(i int) color.RGBA { return palette[i%len(palette)] }
 
+// algoDashes is the dash pattern of the i-th algorithm's line: solid for
+// the first len(palette), whose colours are distinct, then dashed, dotted
+// and dash-dotted as the colours repeat (a -vary grid's groups).
+func algoDashes(i int) []vg.Length {
+	switch i / len(palette) % 4 {
+	case 1:
+		return []vg.Length{vg.Points(6), vg.Points(3)}
+	case 2:
+		return []vg.Length{vg.Points(1.5), vg.Points(2.5)}
+	case 3:
+		return []vg.Length{vg.Points(6), vg.Points(2.5), vg.Points(1.5), vg.Points(2.5)}
+	}
+	return nil
+}
+
 // alpha returns c with opacity a (0..1), premultiplied as color.RGBA wants.
 func alpha(c color.RGBA, a float64) color.RGBA {
 	return color.RGBA{uint8(float64(c.R) * a), uint8(float64(c.G) * a), uint8(float64(c.B) * a), uint8(255 * a)}

@@ -70,13 +70,26 @@ func failoverCDF(s *Summary, algos []string) (*figure, error) {
 	p.Y.Min, p.Y.Max = 0, 1
 	p.Y.Tick.Marker = percentTicks{}
 	// The legend goes in a column right of the plot: inside, any corner can
-	// hide a curve (the slowest algorithm's sits bottom right).
+	// hide a curve (the slowest algorithm's sits bottom right). A grid's
+	// many groups get one-line entries, and past cdfMaxLegend none (their
+	// numbers are in the report's tables).
 	leg := plot.NewLegend()
 	leg.TextStyle = textStyle(9.5)
 	leg.Top, leg.Left = true, true
 	leg.ThumbnailWidth = vg.Points(18)
 	leg.Padding = vg.Points(8)
-	var legendW vg.Length
+	lines := 0
+	for i := range algos {
+		if len(lat[i].vals) > 0 {
+			lines++
+		}
+	}
+	short := lines > cdfFullLegend
+	if short {
+		leg.Padding = vg.Points(3)
+	}
+	var legendW, entryH vg.Length
+	entries := 0
 	for i, a := range algos {
 		if len(lat[i].vals) == 0 {
 			continue
@@ -88,24 +101,47 @@ func failoverCDF(s *Summary, algos []string) (*figure, error) {
 		}
 		line.StepStyle = plotter.PostStep
 		line.Color = algoColor(i)
+		line.Dashes = algoDashes(i)
 		line.Width = vg.Points(1.6)
 		p.Add(line)
+		if lines > cdfMaxLegend {
+			continue
+		}
 		label := fmt.Sprintf("%s\np50 %s · p99 %s ms\n%d failovers", a, fmtMs(lat[i].dist.Percentile(50)), fmtMs(lat[i].dist.Percentile(99)), lat[i].total)
 		if inc := lat[i].total - lat[i].n(); inc > 0 {
 			label += fmt.Sprintf(", %d never\nrecovered", inc)
 		}
+		if short {
+			label = fmt.Sprintf("%s · p50 %s · p99 %s ms", a, fmtMs(lat[i].dist.Percentile(50)), fmtMs(lat[i].dist.Percentile(99)))
+		}
 		leg.Add(label, line)
+		entries++
 		legendW = max(legendW, leg.ThumbnailWidth+leg.TextStyle.Width(" "+label))
+		entryH = max(entryH, leg.TextStyle.Rectangle(label).Size().Y)
 	}
 	ax.apply(p)
+	if lines > cdfMaxLegend {
+		p.Title.Text += fmt.Sprintf(" — %d groups, each one's figures in the tables", lines)
+	}
 	legendW += vg.Points(16)
-	return &figure{title: p.Title.Text, width: plotWidth, height: 4.6 * vg.Inch, draw: func(c draw.Canvas) {
+	top := p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding + vg.Points(6)
+	// Tall enough for every legend entry (gonum's legend gives each entry
+	// the tallest one's height).
+	height := max(4.6*vg.Inch, top+vg.Length(entries)*(entryH+leg.Padding)+vg.Points(12))
+	return &figure{title: p.Title.Text, width: plotWidth, height: height, draw: func(c draw.Canvas) {
 		p.Draw(draw.Crop(c, 0, -legendW, 0, 0))
 		// Top-aligned with the data area, below the title.
-		top := p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding + vg.Points(6)
 		leg.Draw(draw.Crop(c, c.Max.X-c.Min.X-legendW+vg.Points(12), 0, 0, -top))
 	}}, nil
 }
+
+// cdfFullLegend is the most CDF lines whose legend entries give their
+// p50, p99 and failover count on three lines; more get one line each, and
+// past cdfMaxLegend lines (a big -vary grid) the legend is left out.
+const (
+	cdfFullLegend = 10
+	cdfMaxLegend  = 40
+)
 
 // cdfPoints draws the steps of a distribution (xs ascending, atOrBelow[i]
 // values at or below xs[i]; Dist.Steps) over total failovers on axis ax,

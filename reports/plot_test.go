@@ -2,6 +2,7 @@ package reports
 
 import (
 	"bytes"
+	"fmt"
 	"image/png"
 	"math"
 	"os"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/plot/vg"
 )
 
 // requireValidPlotFiles checks that every plot's PNG decodes and its SVG is
@@ -266,5 +268,38 @@ func TestTimelineUnit(t *testing.T) {
 		scale, label := timeUnit(c.endMs)
 		assert.Equal(t, c.scale, scale, "%v ms", c.endMs)
 		assert.Equal(t, c.label, label, "%v ms", c.endMs)
+	}
+}
+
+// The failover CDF's legend fits however many groups a sweep has: the
+// figure grows to hold every entry (nine three-line entries were cut off
+// at eight), a grid's many groups get one-line entries and, once colours
+// repeat, distinct dash patterns, and past cdfMaxLegend lines the legend
+// gives way to a note in the title.
+func TestCDFLegendFitsEveryGroup(t *testing.T) {
+	for _, groups := range []int{1, 9, 12, 45} {
+		var algos []string
+		for i := range groups {
+			algos = append(algos, fmt.Sprintf("group-%02d-with-a-long-name", i))
+		}
+		s := synthSummary(1, 5, algos...)
+		f, err := failoverCDF(s, algoOrder(s))
+		require.NoError(t, err)
+		entryH := textStyle(9.5).Rectangle("a\nb\nc").Size().Y + vg.Points(8)
+		switch {
+		case groups > cdfMaxLegend:
+			assert.Contains(t, f.title, fmt.Sprintf("%d groups", groups))
+			assert.Equal(t, 4.6*vg.Inch, f.height)
+		case groups > cdfFullLegend:
+			assert.Greater(t, float64(f.height), float64(vg.Length(groups)*(textStyle(9.5).Rectangle("a").Size().Y+vg.Points(3))), "%d one-line entries", groups)
+		default:
+			assert.Greater(t, float64(f.height), float64(vg.Length(groups)*entryH), "%d three-line entries", groups)
+		}
+	}
+	seen := map[string]bool{}
+	for i := range 4 * len(palette) {
+		key := fmt.Sprint(algoColor(i), algoDashes(i))
+		assert.False(t, seen[key], "line %d looks like an earlier one", i)
+		seen[key] = true
 	}
 }
