@@ -48,6 +48,10 @@ func messagesPerElection(s *Summary, algos []string) (*figure, error) {
 			lo, hi = math.Min(lo, x), math.Max(hi, x)
 		}
 	}
+	cols := 1
+	if len(algos)-len(missing) > 2 {
+		cols = 2
+	}
 	var panels []*plot.Plot
 	for i, a := range algos {
 		v := vals[i]
@@ -55,9 +59,10 @@ func messagesPerElection(s *Summary, algos []string) (*figure, error) {
 			continue
 		}
 		st := dists[i].Stats()
-		p := newPlot(fmt.Sprintf("%s — mean %.1f · p50 %.1f · p90 %.1f  (n=%d)", a, st.Mean, st.P50, st.P90, st.Count),
-			"messages per election", "failovers")
+		p := newPlot("", "messages per election", "failovers")
 		p.Title.TextStyle.Font.Size = vg.Points(11)
+		p.Title.Text = fitTitle(&p.Title.TextStyle, plotWidth/vg.Length(cols)-vg.Points(16), a,
+			fmt.Sprintf("mean %.1f · p50 %.1f · p90 %.1f  (n=%d)", st.Mean, st.P50, st.P90, st.Count))
 		addGrid(p, false, true)
 		h := &plotter.Histogram{Bins: histBins(v), FillColor: alpha(algoColor(i), 0.75),
 			LineStyle: draw.LineStyle{Color: algoColor(i), Width: vg.Points(0.6)}}
@@ -96,10 +101,6 @@ func messagesPerElection(s *Summary, algos []string) (*figure, error) {
 	note := ""
 	if len(missing) > 0 {
 		note = "no failover with an election: " + strings.Join(missing, ", ")
-	}
-	cols := 1
-	if len(panels) > 2 {
-		cols = 2
 	}
 	rows := (len(panels) + cols - 1) / cols
 	grid := make([][]*plot.Plot, rows)
@@ -177,4 +178,20 @@ func integral(v []float64) bool {
 		}
 	}
 	return true
+}
+
+// fitTitle is a panel's title, name and numbers, within width: on one line
+// ("name — numbers") if it fits, else on two; and if a line is still too
+// wide (a -vary grid's long group names) st's font shrinks, to 7 points at
+// least, until it fits.
+func fitTitle(st *draw.TextStyle, width vg.Length, name, numbers string) string {
+	title := name + " — " + numbers
+	if st.Width(title) <= width {
+		return title
+	}
+	title = name + "\n" + numbers
+	for st.Font.Size > vg.Points(7) && max(st.Width(name), st.Width(numbers)) > width {
+		st.Font.Size -= vg.Points(0.5)
+	}
+	return title
 }

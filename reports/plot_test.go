@@ -303,3 +303,31 @@ func TestCDFLegendFitsEveryGroup(t *testing.T) {
 		seen[key] = true
 	}
 }
+
+// A histogram panel's title fits its panel: on one line when it can, else
+// name and numbers on two, with the font shrunk (not below 7 points) until
+// each line fits; a -vary grid's long group names were cut off at the
+// figure's edge.
+func TestFitTitle(t *testing.T) {
+	numbers := "mean 27.5 · p50 25.0 · p90 32.0  (n=30)"
+	for _, c := range []struct {
+		name  string
+		width vg.Length
+		lines int
+	}{
+		{"raft", 400, 1},
+		{"election_timeout=150ms..200ms, drop=0.05", 400, 2},
+		{strings.Repeat("very-long-group-name-", 6), 400, 2},
+	} {
+		st := textStyle(11)
+		got := fitTitle(&st, c.width, c.name, numbers)
+		lines := strings.Split(got, "\n")
+		assert.Len(t, lines, c.lines, c.name)
+		for _, l := range lines {
+			if st.Font.Size > vg.Points(7) {
+				assert.LessOrEqual(t, float64(st.Width(l)), float64(c.width), "%q at %v", l, st.Font.Size)
+			}
+		}
+		assert.GreaterOrEqual(t, float64(st.Font.Size), float64(vg.Points(7)))
+	}
+}
