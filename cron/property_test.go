@@ -168,15 +168,20 @@ var allFlavors = []string{lease.FlavorK8s, lease.FlavorTTL, lease.FlavorWallTime
 // a slot applied from two runs) counts.
 func TestPropertyFencedNoStaleWriteNoDoubleExecution(t *testing.T) {
 	proptest.Check(t, 200, func(t *rapid.T) {
-		c := drawCronCase(t, allFlavors, nil, proptest.AllKinds)
-		r := c.run(true)
-		if stale := r.w.StaleWrites; len(stale) > 0 {
-			proptest.Fail(t, "stale write (policy %v): %s", c.policy, explain(r, stale[0]))
-		}
-		if double := r.w.DoubleExecutions; len(double) > 0 {
-			proptest.Fail(t, "double execution (policy %v): %s", c.policy, explain(r, double[0]))
-		}
+		requireFencedSafe(t, drawCronCase(t, allFlavors, nil, proptest.AllKinds), "")
 	})
+}
+
+// requireFencedSafe runs c, fenced, and fails on a stale write or a double
+// execution; elector names a non-lease elector in the message.
+func requireFencedSafe(t *rapid.T, c cronCase, elector string) {
+	r := c.run(true)
+	if stale := r.w.StaleWrites; len(stale) > 0 {
+		proptest.Fail(t, "stale write (%spolicy %v): %s", elector, c.policy, explain(r, stale[0]))
+	}
+	if double := r.w.DoubleExecutions; len(double) > 0 {
+		proptest.Fail(t, "double execution (%spolicy %v): %s", elector, c.policy, explain(r, double[0]))
+	}
 }
 
 // The same promise with Raft electing the leader: a term is a fencing
@@ -188,13 +193,7 @@ func TestPropertyFencedRaftNoStaleWriteNoDoubleExecution(t *testing.T) {
 	proptest.Check(t, 100, func(t *rapid.T) {
 		c := drawCronCase(t, allFlavors, nil, proptest.AllKinds)
 		c.raft = drawRaft(t)
-		r := c.run(true)
-		if stale := r.w.StaleWrites; len(stale) > 0 {
-			proptest.Fail(t, "stale write (raft, policy %v): %s", c.policy, explain(r, stale[0]))
-		}
-		if double := r.w.DoubleExecutions; len(double) > 0 {
-			proptest.Fail(t, "double execution (raft, policy %v): %s", c.policy, explain(r, double[0]))
-		}
+		requireFencedSafe(t, c, "raft, ")
 	})
 }
 

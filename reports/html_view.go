@@ -244,11 +244,7 @@ func metaItems(s *Summary, algos []string) []metaItem {
 		m = append(m, metaItem{"Go", s.GoVersion})
 	}
 	if t := s.Timing; t != nil {
-		workers := fmt.Sprintf("%d workers", t.Workers)
-		if t.Workers == 1 {
-			workers = "1 worker"
-		}
-		m = append(m, metaItem{"Wall time", fmt.Sprintf("%.2f s on %s (%s runs/s)", t.WallSeconds, workers, FormatRate(t.RunsPerSecond))})
+		m = append(m, metaItem{"Wall time", fmt.Sprintf("%.2f s on %s (%s runs/s)", t.WallSeconds, Plural(t.Workers, "worker", "workers"), FormatRate(t.RunsPerSecond))})
 	}
 	return m
 }
@@ -430,13 +426,22 @@ func fmtSpan(ms float64) string {
 	if ms < 120_000 {
 		return fmtSec(ms) + " s"
 	}
-	s := time.Duration(math.Round(ms * 1e6)).String()
-	for _, zero := range []string{"0s", "0m"} {
-		if strings.HasSuffix(s, zero) && len(s) > len(zero) && (s[len(s)-len(zero)-1] < '0' || s[len(s)-len(zero)-1] > '9') {
-			s = strings.TrimSuffix(s, zero)
-		}
+	s := time.Duration(math.Round(ms * 1e6)).String() // "72h0m0s", "1h30m0s", "2m30s"
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
 	}
 	return s
+}
+
+// Plural is "1 run", "2 runs".
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // fmtSec formats milliseconds as seconds: "12.3", "60".

@@ -139,14 +139,6 @@ func writeJSONFile(path string, s *reports.Summary, stdout io.Writer) error {
 	return f.commit()
 }
 
-// plural is "1 run", "2 runs".
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
 func sortedKeys(m map[string]int) []string {
 	var ks []string
 	for k := range m {
@@ -171,7 +163,7 @@ func printSummary(w io.Writer, sc *scenarios.Scenario, s *reports.Summary, res s
 	if s.Shard != nil {
 		fmt.Fprintf(w, " (shard %d/%d)", s.Shard.Index, s.Shard.Count)
 	}
-	fmt.Fprintf(w, " · %s in %.2fs (%s runs/s, %s)\n\n", plural(res.done(), "run", "runs"), s.Timing.WallSeconds, reports.FormatRate(s.Timing.RunsPerSecond), plural(s.Timing.Workers, "worker", "workers"))
+	fmt.Fprintf(w, " · %s in %.2fs (%s runs/s, %s)\n\n", reports.Plural(res.done(), "run", "runs"), s.Timing.WallSeconds, reports.FormatRate(s.Timing.RunsPerSecond), reports.Plural(s.Timing.Workers, "worker", "workers"))
 	width := 10
 	for _, a := range s.Algorithms {
 		width = max(width, len([]rune(a.Key())))

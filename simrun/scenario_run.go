@@ -81,8 +81,8 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, err
 	}
 	if !o.quiet {
-		fmt.Fprintf(stderr, "simrun: %s: %s, %s, %v · %s · %s\n", sc.Name, plural(sc.Nodes, "node", "nodes"), strings.Join(algos, ", "),
-			sc.Duration, plural(jobs.len(), "run", "runs"), plural(min(o.workers, jobs.len()), "worker", "workers"))
+		fmt.Fprintf(stderr, "simrun: %s: %s, %s, %v · %s · %s\n", sc.Name, reports.Plural(sc.Nodes, "node", "nodes"), strings.Join(algos, ", "),
+			sc.Duration, reports.Plural(jobs.len(), "run", "runs"), reports.Plural(min(o.workers, jobs.len()), "worker", "workers"))
 	}
 	worker := os.Getenv(envWorker) == "1" // a worker process: the parent explains, features and reports
 	// Every run goes to the runs file as it finishes: into the output

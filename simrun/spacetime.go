@@ -118,22 +118,24 @@ func (k *spaceTimeSink) message(r *sim.Record) {
 	k.timers = make([]reports.STTimer, 0, spaceTimeLead)
 }
 
-// moveToFault makes the ring of latest messages, the lead-up to the first
-// fault that just came, the start of the diagram.
+// moveToFault makes the lead-up to the first fault, which just came, the
+// start of the diagram: the ring of latest messages, topped up from the end
+// of the first messages when the fault came before the ring filled, and
+// the timers among them.
 func (k *spaceTimeSink) moveToFault() {
-	msgs := append(k.ring[k.ringNext:len(k.ring):len(k.ring)], k.ring[:k.ringNext]...)
-	timers := append(k.timers[k.timersNext:len(k.timers):len(k.timers)], k.timers[:k.timersNext]...)
+	ring := append(k.ring[k.ringNext:len(k.ring):len(k.ring)], k.ring[:k.ringNext]...)
+	head := k.st.Messages[len(k.st.Messages)-(spaceTimeLead-len(ring)):]
+	msgs := append(make([]reports.STMessage, 0, reports.MaxSpaceTimeMessages), head...)
+	msgs = append(msgs, ring...)
+	timers := append(k.st.Timers, k.timers[k.timersNext:]...)
+	timers = append(timers, k.timers[:k.timersNext]...)
 	k.ring, k.timers = nil, nil
-	k.st.Messages, k.st.Timers = make([]reports.STMessage, 0, reports.MaxSpaceTimeMessages), nil
-	k.st.StartMs = 0
-	if len(msgs) > 0 {
-		k.st.StartMs = msgs[0].SentMs
-		for _, m := range msgs {
-			k.st.StartMs = min(k.st.StartMs, m.SentMs)
-		}
-		k.lastMs = msgs[len(msgs)-1].AtMs
+	k.st.StartMs = msgs[0].SentMs
+	for _, m := range msgs[1:] {
+		k.st.StartMs = min(k.st.StartMs, m.SentMs)
 	}
-	k.st.Messages = append(k.st.Messages, msgs...)
+	k.lastMs = msgs[len(msgs)-1].AtMs
+	k.st.Messages, k.st.Timers = msgs, nil
 	for _, tm := range timers {
 		if tm.AtMs >= k.st.StartMs {
 			k.st.Timers = append(k.st.Timers, tm)
