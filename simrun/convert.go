@@ -7,7 +7,7 @@ import (
 
 	"github.com/electsim/electsim/checker"
 	"github.com/electsim/electsim/reports"
-	"github.com/electsim/electsim/scenarios"
+	"github.com/electsim/electsim/scenario"
 	"github.com/electsim/electsim/sim"
 )
 
@@ -16,7 +16,7 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 func msT(t sim.Time) float64 { return ms(t.Duration()) }
 
 // summarize turns one executed run into its JSON summary entry.
-func summarize(r *scenarios.Run) reports.RunSummary {
+func summarize(r *scenario.Run) reports.RunSummary {
 	st := r.Sim.Stats()
 	rs := reports.RunSummary{
 		Seed: r.Seed, Algorithm: r.Algorithm, OK: r.OK, Problems: r.Problems,
@@ -60,7 +60,7 @@ func summarize(r *scenarios.Run) reports.RunSummary {
 // tenures, every fault on the rows of the nodes it hit (coloured by kind),
 // the settle phase, split-brain overlaps and the cron writes, with the
 // writes of slots that ran twice marked.
-func timeline(r *scenarios.Run) *reports.Timeline {
+func timeline(r *scenario.Run) *reports.Timeline {
 	tl := &reports.Timeline{Title: r.Scenario.Name + " · " + r.Algorithm + " · seed " + uitoa(r.Seed), Algorithm: r.Algorithm}
 	for _, id := range r.Candidates {
 		tl.Nodes = append(tl.Nodes, r.Sim.NodeName(id))

@@ -9,7 +9,7 @@ import (
 
 	"github.com/electsim/electsim/checker"
 	"github.com/electsim/electsim/reports"
-	"github.com/electsim/electsim/scenarios"
+	"github.com/electsim/electsim/scenario"
 	"github.com/electsim/electsim/sim"
 )
 
@@ -46,9 +46,9 @@ func TestAddExplanationsKeepsTheSweepsVerdict(t *testing.T) {
 // check): here the checks list none, and the report names 30 overlaps and
 // one doubled slot.
 func TestTimelineDrawsEveryOverlap(t *testing.T) {
-	sc, err := scenarios.Load(partition)
+	sc, err := scenario.Load(partition)
 	require.NoError(t, err)
-	r, err := sc.Run(scenarios.RunOptions{Seed: 1})
+	r, err := sc.Run(scenario.RunOptions{Seed: 1})
 	require.NoError(t, err)
 	log := r.Resource.Log()
 	require.NotEmpty(t, log)

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/electsim/electsim/scenarios"
+	"github.com/electsim/electsim/scenario"
 )
 
 // usageError is a bad command line or input file: exit status 2.
@@ -83,7 +83,7 @@ func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
 		return nil
 	})
 	fs.IntVar(&o.workers, "workers", runtime.NumCPU(), "run `W` seeds in parallel")
-	fs.Func("algo", "run under these algorithms instead of the scenario's, side by side (`LIST`: "+strings.Join(scenarios.Algorithms(), ",")+")", func(v string) error {
+	fs.Func("algo", "run under these algorithms instead of the scenario's, side by side (`LIST`: "+strings.Join(scenario.Algorithms(), ",")+")", func(v string) error {
 		for _, a := range strings.Split(v, ",") {
 			if a = strings.TrimSpace(a); a != "" {
 				o.algos = append(o.algos, a)

@@ -16,7 +16,7 @@ import (
 
 	_ "github.com/electsim/electsim/algorithms/builtin" // the tests run electsim's own algorithms
 	"github.com/electsim/electsim/reports"
-	"github.com/electsim/electsim/scenarios"
+	"github.com/electsim/electsim/scenario"
 )
 
 func TestMain(m *testing.M) {
@@ -167,7 +167,7 @@ func TestMaterializeRoundTrip(t *testing.T) {
 	require.Len(t, a.Runs, 1)
 	require.Len(t, b.Runs, 1)
 	assert.Equal(t, a.Runs[0].TraceHash, b.Runs[0].TraceHash)
-	sc, err := scenarios.Load(file)
+	sc, err := scenario.Load(file)
 	require.NoError(t, err)
 	assert.Empty(t, sc.Nemeses, "every random fault is explicit")
 }
@@ -180,7 +180,7 @@ func TestShrinkWritesRepro(t *testing.T) {
 	require.Equal(t, exitViolation, code, e)
 	assert.Contains(t, stdout, "repro.yaml")
 	repro := filepath.Join(out, "repro.yaml")
-	sc, err := scenarios.Load(repro)
+	sc, err := scenario.Load(repro)
 	require.NoError(t, err)
 	assert.LessOrEqual(t, len(sc.Faults), 1)
 	code, _, e = simrun(t, "-scenario", repro, "-quiet", "-shrink=false", "-out", filepath.Join(dir, "again"))
@@ -244,7 +244,7 @@ func TestTraceExports(t *testing.T) {
 // second with every check and the runs file (gzip, discarded), no report,
 // on one worker and on two.
 func BenchmarkSweep(b *testing.B) {
-	sc, err := scenarios.Load(partition)
+	sc, err := scenario.Load(partition)
 	require.NoError(b, err)
 	jobs := sweepJobs([]string{"raft"}, 1, 200, 0, 1)
 	for _, workers := range []int{1, 2} {
@@ -253,7 +253,7 @@ func BenchmarkSweep(b *testing.B) {
 			var events uint64
 			for i := 0; i < b.N; i++ {
 				sink := newRunsSink(reports.NewRunsWriter(io.Discard, true))
-				res := runSweep([]*scenarios.Scenario{sc}, jobs, workers, false, 0, newProgress(&bytes.Buffer{}, jobs.len(), true), nil, sink)
+				res := runSweep([]*scenario.Scenario{sc}, jobs, workers, false, 0, newProgress(&bytes.Buffer{}, jobs.len(), true), nil, sink)
 				require.NoError(b, sink.close())
 				runs += res.done()
 				for _, g := range res.col.Groups() {

@@ -14,7 +14,7 @@ import (
 	"github.com/goccy/go-yaml"
 
 	"github.com/electsim/electsim/reports"
-	"github.com/electsim/electsim/scenarios"
+	"github.com/electsim/electsim/scenario"
 )
 
 // matrixFile is a comparison matrix: algorithms × scenarios × seeds.
@@ -36,13 +36,13 @@ type cell struct {
 }
 
 func loadMatrix(path string) (*matrixFile, error) {
-	src, err := scenarios.ReadFile(path)
+	src, err := scenario.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	// The same limits as a scenario file, checked before the decoder
 	// expands anything (an alias bomb would otherwise fill memory).
-	if err := scenarios.CheckYAML(path, src); err != nil {
+	if err := scenario.CheckYAML(path, src); err != nil {
 		return nil, err
 	}
 	src = bytes.TrimPrefix(src, []byte("\xef\xbb\xbf"))
@@ -67,7 +67,7 @@ func loadMatrix(path string) (*matrixFile, error) {
 	if m.Name == "" {
 		m.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
-	if err := scenarios.ValidName(m.Name); err != nil {
+	if err := scenario.ValidName(m.Name); err != nil {
 		return nil, fmt.Errorf("%s: name: %v", path, err)
 	}
 	if m.Seeds > MaxRuns {
@@ -78,7 +78,7 @@ func loadMatrix(path string) (*matrixFile, error) {
 	}
 	for _, a := range m.Algorithms {
 		if !validAlgo(a) || a == "shedlock" {
-			return nil, fmt.Errorf("%s: unknown algorithm %q (one of %s)", path, a, strings.Join(scenarios.Algorithms(), ", "))
+			return nil, fmt.Errorf("%s: unknown algorithm %q (one of %s)", path, a, strings.Join(scenario.Algorithms(), ", "))
 		}
 	}
 	return &m, nil
@@ -107,12 +107,12 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, err
 	}
 	dir := filepath.Dir(o.matrix)
-	var scs []*scenarios.Scenario
+	var scs []*scenario.Scenario
 	for _, f := range m.Scenarios {
 		if !filepath.IsAbs(f) {
 			f = filepath.Join(dir, f) // relative to the matrix file
 		}
-		sc, err := scenarios.LoadWith(f, o.sets)
+		sc, err := scenario.LoadWith(f, o.sets)
 		if err != nil {
 			return exitUsage, usageError{err.Error()}
 		}
@@ -130,7 +130,7 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 		table[i] = make([]cell, len(m.Algorithms))
 		var ok []string
 		for k, a := range m.Algorithms {
-			if _, err := sc.Build(scenarios.RunOptions{Seed: first, Algorithm: algoOverride(sc, a)}); err != nil {
+			if _, err := sc.Build(scenario.RunOptions{Seed: first, Algorithm: algoOverride(sc, a)}); err != nil {
 				table[i][k].na = err.Error()
 				continue
 			}
@@ -158,7 +158,7 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 			break
 		}
 		sc := scs[p.i]
-		res := runSweep([]*scenarios.Scenario{sc}, p.jobs, o.workers, false, o.porcupine, prog, nil, nil)
+		res := runSweep([]*scenario.Scenario{sc}, p.jobs, o.workers, false, o.porcupine, prog, nil, nil)
 		if len(res.errs) > 0 {
 			return exitUsage, res.errs[0]
 		}
@@ -247,7 +247,7 @@ func cellValues(c cell) []string {
 
 func pct(x float64) string { return fmt.Sprintf("%.0f%%", 100*x) }
 
-func matrixMarkdown(m *matrixFile, scs []*scenarios.Scenario, t [][]cell, seeds int) string {
+func matrixMarkdown(m *matrixFile, scs []*scenario.Scenario, t [][]cell, seeds int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s: %d seeds per cell\n\n", m.Name, seeds)
 	for i, sc := range scs {
@@ -264,7 +264,7 @@ func matrixMarkdown(m *matrixFile, scs []*scenarios.Scenario, t [][]cell, seeds 
 	return b.String()
 }
 
-func matrixHTML(m *matrixFile, scs []*scenarios.Scenario, t [][]cell, seeds int) string {
+func matrixHTML(m *matrixFile, scs []*scenario.Scenario, t [][]cell, seeds int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, `<!doctype html><html><head><meta charset="utf-8"><title>%s</title><style>
 body{font-family:system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin-bottom:2em}

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/electsim/electsim/reports"
-	"github.com/electsim/electsim/scenarios"
+	"github.com/electsim/electsim/scenario"
 )
 
 // writeShards writes shards shard folders of a sweep of shards×perShard
@@ -22,9 +22,9 @@ import (
 // per seed: the files have real runs' size and shape without running a
 // million seeds.
 func writeShards(tb testing.TB, dir string, shards, perShard int) []string {
-	sc, err := scenarios.Load(partition)
+	sc, err := scenario.Load(partition)
 	require.NoError(tb, err)
-	r, err := sc.Run(scenarios.RunOptions{Seed: 1})
+	r, err := sc.Run(scenario.RunOptions{Seed: 1})
 	require.NoError(tb, err)
 	tmpl := summarize(r)
 	seeds := shards * perShard

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/electsim/electsim/reports"
-	"github.com/electsim/electsim/scenarios"
+	"github.com/electsim/electsim/scenario"
 )
 
 // fillOutputs writes the output folder's contents under its temporary
@@ -18,7 +18,7 @@ import (
 // a failing run was shrunk, and report.html (summary.json is written by the
 // caller, once the reports' timing is known; the runs file while the sweep
 // ran).
-func fillOutputs(tmp string, s *reports.Summary, fr *scenarios.Run, others []*scenarios.Run, st *reports.SpaceTime, o *options, sh *shrinkResult) error {
+func fillOutputs(tmp string, s *reports.Summary, fr *scenario.Run, others []*scenario.Run, st *reports.SpaceTime, o *options, sh *shrinkResult) error {
 	{
 		tls := []*reports.Timeline{timeline(fr)}
 		for _, r := range others {
@@ -100,7 +100,7 @@ func writeSummaryFile(dir string, s *reports.Summary) error {
 func commandLine(o *options) string {
 	parts := []string{"simrun"}
 	if o.scenario != "" {
-		parts = append(parts, "-scenario", scenarios.ShellQuote(o.scenario))
+		parts = append(parts, "-scenario", scenario.ShellQuote(o.scenario))
 	}
 	if o.seedSet {
 		parts = append(parts, "-seed", uitoa(o.seed))
@@ -112,10 +112,10 @@ func commandLine(o *options) string {
 		parts = append(parts, "-algo", strings.Join(o.algos, ","))
 	}
 	for _, s := range o.sets {
-		parts = append(parts, "-set", scenarios.ShellQuote(s))
+		parts = append(parts, "-set", scenario.ShellQuote(s))
 	}
 	for _, v := range o.vary {
-		parts = append(parts, "-vary", scenarios.ShellQuote(v))
+		parts = append(parts, "-vary", scenario.ShellQuote(v))
 	}
 	if len(o.dims) == 2 && o.heat != "failed" {
 		parts = append(parts, "-heat", o.heat)
@@ -153,7 +153,7 @@ func sortedKeys(m map[string]int) []string {
 const maxPrintedFailures = 3
 
 // printSummary prints the human summary.
-func printSummary(w io.Writer, sc *scenarios.Scenario, s *reports.Summary, res sweepResult, out string, sh *shrinkResult, scOf func(reports.RunSummary) *scenarios.Scenario) {
+func printSummary(w io.Writer, sc *scenario.Scenario, s *reports.Summary, res sweepResult, out string, sh *shrinkResult, scOf func(reports.RunSummary) *scenario.Scenario) {
 	if sc.Description != "" {
 		fmt.Fprintf(w, "%s — %s\n", sc.Name, sc.Description)
 	} else {

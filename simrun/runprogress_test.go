@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/electsim/electsim/scenarios"
+	"github.com/electsim/electsim/scenario"
 	"github.com/electsim/electsim/sim"
 )
 
@@ -29,16 +29,16 @@ func TestRunProgressReports(t *testing.T) {
 
 // The progress sink only reads: a run traces the same with it.
 func TestRunProgressLeavesTheTrace(t *testing.T) {
-	sc, err := scenarios.Load(partition)
+	sc, err := scenario.Load(partition)
 	require.NoError(t, err)
-	plain, err := sc.Run(scenarios.RunOptions{Seed: 3})
+	plain, err := sc.Run(scenario.RunOptions{Seed: 3})
 	require.NoError(t, err)
-	r, err := sc.Build(scenarios.RunOptions{Seed: 3})
+	r, err := sc.Build(scenario.RunOptions{Seed: 3})
 	require.NoError(t, err)
 	var b bytes.Buffer
 	p := &runProgress{w: &b, label: "run", total: sim.Time(sc.Duration + sc.Settle.For), step: sim.Time(time.Second), start: time.Now().Add(-time.Hour)}
 	r.Sim.AddSink(p)
-	r.Execute(scenarios.RunOptions{Seed: 3})
+	r.Execute(scenario.RunOptions{Seed: 3})
 	require.Equal(t, plain.Sim.TraceHashHex(), r.Sim.TraceHashHex())
 	require.Contains(t, b.String(), "simrun: run: simulated ", "it reported along the way")
 }

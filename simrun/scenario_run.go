@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/electsim/electsim/reports"
-	"github.com/electsim/electsim/scenarios"
+	"github.com/electsim/electsim/scenario"
 	"github.com/electsim/electsim/sim"
 )
 
@@ -32,7 +32,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	}
 	for _, a := range algos {
 		if !validAlgo(a) {
-			return exitUsage, usagef("-algo: unknown algorithm %q (one of %s)", a, strings.Join(scenarios.Algorithms(), ", "))
+			return exitUsage, usagef("-algo: unknown algorithm %q (one of %s)", a, strings.Join(scenario.Algorithms(), ", "))
 		}
 		if a != sc.AlgorithmName("") && sc.AlgorithmName("") == "shedlock" {
 			return exitUsage, usagef("-algo: %s is a ShedLock-mode scenario (no election); it cannot run under %s", sc.Name, a)
@@ -50,7 +50,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	var na []reports.NotApplicable
 	var can []string
 	for _, a := range algos {
-		if _, err := sc.Build(scenarios.RunOptions{Seed: first, Algorithm: algoOverride(sc, a)}); err != nil {
+		if _, err := sc.Build(scenario.RunOptions{Seed: first, Algorithm: algoOverride(sc, a)}); err != nil {
 			if len(algos) == 1 {
 				return exitUsage, usagef("%s under %s: %v", o.scenario, a, err)
 			}
@@ -109,8 +109,8 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	}
 	label := func(_ int, j job, r *reports.RunSummary) { labelRun(o, jobs, j, r) }
 	var res sweepResult
-	var fr *scenarios.Run // the featured run, with its story
-	var ex *exports       // its trace exports, staged
+	var fr *scenario.Run // the featured run, with its story
+	var ex *exports      // its trace exports, staged
 	if jobs.len() == 1 {
 		// One run: run it once with its story and the exports, and
 		// summarize that (a sweep would run it twice: judged, then again
@@ -205,7 +205,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		explained++
 		j := jobOf(o, &s.Runs[i])
 		jsc := scs[j.cell]
-		r, err := jsc.Run(scenarios.RunOptions{Seed: j.seed, Algorithm: algoOverride(jsc, j.algo), PorcupineTimeout: o.porcupine, Story: true, StopAtViolation: o.failFast})
+		r, err := jsc.Run(scenario.RunOptions{Seed: j.seed, Algorithm: algoOverride(jsc, j.algo), PorcupineTimeout: o.porcupine, Story: true, StopAtViolation: o.failFast})
 		if err != nil {
 			abort()
 			return exitUsage, err
@@ -233,7 +233,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	// A comparison draws one timeline per algorithm: each other
 	// algorithm's first failing run in the featured run's grid cell (else
 	// its first), run again with its story.
-	var others []*scenarios.Run
+	var others []*scenario.Run
 	if len(algos) > 1 {
 		fj := featured(o, s)
 		for _, a := range algos {
@@ -244,7 +244,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 			if !ok {
 				continue
 			}
-			r, err := scs[j.cell].Run(scenarios.RunOptions{Seed: j.seed, Algorithm: algoOverride(scs[j.cell], j.algo), PorcupineTimeout: o.porcupine, Story: true, StopAtViolation: o.failFast})
+			r, err := scs[j.cell].Run(scenario.RunOptions{Seed: j.seed, Algorithm: algoOverride(scs[j.cell], j.algo), PorcupineTimeout: o.porcupine, Story: true, StopAtViolation: o.failFast})
 			if err != nil {
 				abort()
 				return exitUsage, err
@@ -309,7 +309,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		code = c
 	}
 	if !o.quiet {
-		printSummary(humanOut(o, stdout, stderr), sc, s, res, out, shrunk, func(r reports.RunSummary) *scenarios.Scenario { return scs[cellOf(o, r)] })
+		printSummary(humanOut(o, stdout, stderr), sc, s, res, out, shrunk, func(r reports.RunSummary) *scenario.Scenario { return scs[cellOf(o, r)] })
 	}
 	return code, nil
 }
@@ -341,7 +341,7 @@ func validAlgo(a string) bool {
 	if a == "shedlock" {
 		return true
 	}
-	for _, x := range scenarios.Algorithms() {
+	for _, x := range scenario.Algorithms() {
 		if x == a {
 			return true
 		}
@@ -351,7 +351,7 @@ func validAlgo(a string) bool {
 
 func round3(x float64) float64 { return float64(int64(x*1000+0.5)) / 1000 }
 
-func scenarioInfo(sc *scenarios.Scenario) reports.ScenarioInfo {
+func scenarioInfo(sc *scenario.Scenario) reports.ScenarioInfo {
 	return reports.ScenarioInfo{Name: sc.Name, File: sc.File, Description: sc.Description,
 		DurationMs: ms(sc.Duration), SettleMs: ms(sc.Settle.For), Nodes: sc.Nodes}
 }
@@ -402,7 +402,7 @@ type exports struct {
 }
 
 // spaceTime is the featured run's diagram (nil without one).
-func (e *exports) spaceTime(fr *scenarios.Run) *reports.SpaceTime {
+func (e *exports) spaceTime(fr *scenario.Run) *reports.SpaceTime {
 	if e == nil || e.diagram == nil || fr == nil {
 		return nil
 	}
@@ -437,8 +437,8 @@ func (e *exports) commit() error {
 // written to staged files that the caller commits or aborts. A long run
 // reports its progress in simulated time on stderr (unless -quiet), under
 // label.
-func rerun(sc *scenarios.Scenario, j job, o *options, stdout, stderr io.Writer, label string) (*scenarios.Run, *exports, error) {
-	opts := scenarios.RunOptions{Seed: j.seed, Algorithm: algoOverride(sc, j.algo), PorcupineTimeout: o.porcupine, Story: true, StopAtViolation: o.failFast}
+func rerun(sc *scenario.Scenario, j job, o *options, stdout, stderr io.Writer, label string) (*scenario.Run, *exports, error) {
+	opts := scenario.RunOptions{Seed: j.seed, Algorithm: algoOverride(sc, j.algo), PorcupineTimeout: o.porcupine, Story: true, StopAtViolation: o.failFast}
 	ex := &exports{}
 	r, err := sc.Build(opts)
 	if err != nil {

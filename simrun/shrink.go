@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/electsim/electsim/reports"
-	"github.com/electsim/electsim/scenarios"
+	"github.com/electsim/electsim/scenario"
 )
 
 // shrinkResult is a failing run minimised to repro.yaml.
@@ -24,14 +24,14 @@ func (s *shrinkResult) info() *reports.ShrinkInfo {
 }
 
 // maybeShrink minimises the featured run if it failed and -shrink is on.
-func maybeShrink(o *options, sc *scenarios.Scenario, fr *scenarios.Run, stderr io.Writer) *shrinkResult {
+func maybeShrink(o *options, sc *scenario.Scenario, fr *scenario.Run, stderr io.Writer) *shrinkResult {
 	if !o.shrink || fr.OK {
 		return nil
 	}
 	if !o.quiet {
 		fmt.Fprintf(stderr, "simrun: shrinking seed %d (%s), at most %v...\n", fr.Seed, fr.Algorithm, o.shrinkTime)
 	}
-	sh, err := scenarios.Shrink(fr, scenarios.ShrinkOptions{Budget: o.shrinkTime})
+	sh, err := scenario.Shrink(fr, scenario.ShrinkOptions{Budget: o.shrinkTime})
 	if err != nil {
 		if !o.quiet {
 			fmt.Fprintln(stderr, "simrun: not shrunk:", err)
@@ -66,8 +66,8 @@ Shrunk from %d to %d fault(s), %v to %v, %d to %d node(s) in %d trial runs.`,
 }
 
 // materialize writes the explicit scenario of one seed and exits.
-func materialize(o *options, sc *scenarios.Scenario, seed uint64, algo string, stdout io.Writer) (int, error) {
-	r, err := sc.Run(scenarios.RunOptions{Seed: seed, Algorithm: algoOverride(sc, algo), PorcupineTimeout: o.porcupine})
+func materialize(o *options, sc *scenario.Scenario, seed uint64, algo string, stdout io.Writer) (int, error) {
+	r, err := sc.Run(scenario.RunOptions{Seed: seed, Algorithm: algoOverride(sc, algo), PorcupineTimeout: o.porcupine})
 	if err != nil {
 		return exitUsage, err
 	}

@@ -6,7 +6,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/electsim/electsim/reports"
-	"github.com/electsim/electsim/scenarios"
+	"github.com/electsim/electsim/scenario"
 	"github.com/electsim/electsim/sim"
 )
 
@@ -16,16 +16,16 @@ import (
 // it. It returns the sink and the run's records.
 func sinkRun(t *testing.T, sets []string, seed uint64, faults bool) (*spaceTimeSink, []sim.Record) {
 	t.Helper()
-	sc, err := scenarios.LoadWith(partition, sets)
+	sc, err := scenario.LoadWith(partition, sets)
 	require.NoError(t, err)
-	plain, err := sc.Run(scenarios.RunOptions{Seed: seed})
+	plain, err := sc.Run(scenario.RunOptions{Seed: seed})
 	require.NoError(t, err)
 	rec := &sim.Recorder{}
-	r, err := sc.Build(scenarios.RunOptions{Seed: seed, Recorder: rec})
+	r, err := sc.Build(scenario.RunOptions{Seed: seed, Recorder: rec})
 	require.NoError(t, err)
 	k := newSpaceTimeSink(r.Sim, faults)
 	r.Sim.AddSink(k)
-	r.Execute(scenarios.RunOptions{Seed: seed})
+	r.Execute(scenario.RunOptions{Seed: seed})
 	require.Equal(t, plain.Sim.TraceHashHex(), r.Sim.TraceHashHex(), "the sink only reads")
 	return k, rec.Records
 }
@@ -113,9 +113,9 @@ func TestSpaceTimeSinkMovesToALateFirstFault(t *testing.T) {
 // the first messages (fed here record by record, the fault after the
 // 100th message past the cap).
 func TestSpaceTimeSinkLeadUpSpansTheFirstMessages(t *testing.T) {
-	sc, err := scenarios.Load(partition)
+	sc, err := scenario.Load(partition)
 	require.NoError(t, err)
-	r, err := sc.Build(scenarios.RunOptions{Seed: 1})
+	r, err := sc.Build(scenario.RunOptions{Seed: 1})
 	require.NoError(t, err)
 	k := newSpaceTimeSink(r.Sim, true)
 	const past = 100

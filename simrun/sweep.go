@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/electsim/electsim/reports"
-	"github.com/electsim/electsim/scenarios"
+	"github.com/electsim/electsim/scenario"
 )
 
 // job is one run of a sweep: an algorithm under a seed, in a grid cell
@@ -90,7 +90,7 @@ func (l jobList) rank(i int) int { return i / l.perAlgo }
 // the runs file in job order. The result never depends on scheduling. A
 // SIGINT or SIGTERM (interrupted) stops it after the runs in progress;
 // res.interrupted says so.
-func runSweep(scs []*scenarios.Scenario, jobs jobList, workers int, failFast bool, porcupine time.Duration, progress *progress, label func(int, job, *reports.RunSummary), sink *runsSink) sweepResult {
+func runSweep(scs []*scenario.Scenario, jobs jobList, workers int, failFast bool, porcupine time.Duration, progress *progress, label func(int, job, *reports.RunSummary), sink *runsSink) sweepResult {
 	n := jobs.len()
 	res := sweepResult{col: reports.NewCollector(n <= reports.KeepAllRuns), planned: n}
 	sweeping.Add(1)
@@ -119,7 +119,7 @@ func runSweep(scs []*scenarios.Scenario, jobs jobList, workers int, failFast boo
 				sink.admit(i)
 				j := jobs.at(i)
 				sc := scs[j.cell]
-				r, err := sc.Run(scenarios.RunOptions{Seed: j.seed, Algorithm: algoOverride(sc, j.algo), PorcupineTimeout: porcupine, StopAtViolation: failFast, Lean: true})
+				r, err := sc.Run(scenario.RunOptions{Seed: j.seed, Algorithm: algoOverride(sc, j.algo), PorcupineTimeout: porcupine, StopAtViolation: failFast, Lean: true})
 				if err != nil {
 					sink.put(i, nil)
 					mu.Lock()
@@ -158,7 +158,7 @@ func runSweep(scs []*scenarios.Scenario, jobs jobList, workers int, failFast boo
 
 // algoOverride is the RunOptions.Algorithm for algo: "" when it is the
 // scenario's own, so the scenario's parameters apply.
-func algoOverride(sc *scenarios.Scenario, algo string) string {
+func algoOverride(sc *scenario.Scenario, algo string) string {
 	if algo == sc.AlgorithmName("") {
 		return ""
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/electsim/electsim/reports"
-	"github.com/electsim/electsim/scenarios"
+	"github.com/electsim/electsim/scenario"
 )
 
 // The timeline puts each fault on the rows of the nodes it hit, with its
@@ -29,9 +29,9 @@ faults:
   - {at: 6s, pause: n2, for: 2s}
 settle: {for: 10s, leader_within: 5s}
 `), 0o644))
-	sc, err := scenarios.Load(f)
+	sc, err := scenario.Load(f)
 	require.NoError(t, err)
-	r, err := sc.Run(scenarios.RunOptions{Seed: 1, Story: true})
+	r, err := sc.Run(scenario.RunOptions{Seed: 1, Story: true})
 	require.NoError(t, err)
 	tl := timeline(r)
 	var got []reports.Span
@@ -45,9 +45,9 @@ settle: {for: 10s, leader_within: 5s}
 	assert.Equal(t, 40000.0, tl.SettleMs)
 
 	// The GC-pause story: overlaps on both leaders' rows, the slot run twice.
-	sc, err = scenarios.Load("../scenarios/gc-pause-unfenced.yaml")
+	sc, err = scenario.Load("../scenarios/gc-pause-unfenced.yaml")
 	require.NoError(t, err)
-	r, err = sc.Run(scenarios.RunOptions{Seed: 1, Story: true})
+	r, err = sc.Run(scenario.RunOptions{Seed: 1, Story: true})
 	require.NoError(t, err)
 	tl = timeline(r)
 	nodes := map[string]bool{}

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/electsim/electsim/reports"
-	"github.com/electsim/electsim/scenarios"
+	"github.com/electsim/electsim/scenario"
 )
 
 // Limits of a parameter sweep (docs/studies.md), checked before any run.
@@ -121,15 +121,15 @@ func shortPath(p string) string {
 // loadCells loads the scenario once per grid cell, with the -set
 // overrides and then the cell's values. A value the scenario refuses is a
 // usage error naming the dimension and the value.
-func loadCells(o *options, cells []gridCell) ([]*scenarios.Scenario, error) {
+func loadCells(o *options, cells []gridCell) ([]*scenario.Scenario, error) {
 	return loadCellsAs(o, cells, "-vary")
 }
 
 // loadCellsAs is loadCells naming the flag that gave the values.
-func loadCellsAs(o *options, cells []gridCell, flagName string) ([]*scenarios.Scenario, error) {
-	scs := make([]*scenarios.Scenario, len(cells))
+func loadCellsAs(o *options, cells []gridCell, flagName string) ([]*scenario.Scenario, error) {
+	scs := make([]*scenario.Scenario, len(cells))
 	for i, c := range cells {
-		sc, err := scenarios.LoadWith(o.scenario, append(append([]string(nil), o.sets...), c.sets...))
+		sc, err := scenario.LoadWith(o.scenario, append(append([]string(nil), o.sets...), c.sets...))
 		if err != nil {
 			if len(c.sets) == 0 {
 				return nil, usageError{err.Error()}

@@ -17,7 +17,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/electsim/electsim/registry"
-	"github.com/electsim/electsim/scenarios"
+	"github.com/electsim/electsim/scenario"
 	"github.com/electsim/electsim/sim"
 	"github.com/electsim/electsim/simrun"
 )
@@ -105,7 +105,7 @@ func (e constErr) Error() string { return string(e) }
 
 const errInterval = constErr("lowest: interval must be positive")
 
-const scenario = `name: lowest-demo
+const lowestYAML = `name: lowest-demo
 duration: 10s
 cluster: {nodes: 3}
 algorithm: {name: lowest, delay: 10ms..40ms, interval: 100ms..200ms}
@@ -116,30 +116,30 @@ settle: {for: 5s, leader_within: 2s}
 `
 
 func TestCustomAlgorithmThroughTheLoader(t *testing.T) {
-	require.Contains(t, scenarios.Algorithms(), "lowest")
-	sc, err := scenarios.Parse("lowest.yaml", []byte(scenario))
+	require.Contains(t, scenario.Algorithms(), "lowest")
+	sc, err := scenario.Parse("lowest.yaml", []byte(lowestYAML))
 	require.NoError(t, err)
-	r, err := sc.Run(scenarios.RunOptions{Seed: 3})
+	r, err := sc.Run(scenario.RunOptions{Seed: 3})
 	require.NoError(t, err)
 	require.True(t, r.OK, "%v\n%s", r.Problems, r.Report)
 	assert.True(t, r.Report.HasLeader)
 
 	// -set validates against the descriptor like the file.
-	sc2, err := scenarios.ParseWith("lowest.yaml", []byte(scenario), []string{"algorithm.interval=75ms"})
+	sc2, err := scenario.ParseWith("lowest.yaml", []byte(lowestYAML), []string{"algorithm.interval=75ms"})
 	require.NoError(t, err)
 	assert.Contains(t, sc2.Algorithm.Params(), "interval=75ms")
-	_, err = scenarios.ParseWith("lowest.yaml", []byte(scenario), []string{"algorithm.heartbeat=1s"})
+	_, err = scenario.ParseWith("lowest.yaml", []byte(lowestYAML), []string{"algorithm.heartbeat=1s"})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "algorithm.heartbeat: unknown field") // only lowest is registered here
-	_, err = scenarios.ParseWith("lowest.yaml", []byte(scenario), []string{"algorithm.interval=0s"})
+	_, err = scenario.ParseWith("lowest.yaml", []byte(lowestYAML), []string{"algorithm.interval=0s"})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "interval must be positive")
 
 	// Materialize: the explicit scenario replays with the same trace hash.
 	ex := r.Explicit()
-	back, err := scenarios.Parse("explicit.yaml", ex.YAML())
+	back, err := scenario.Parse("explicit.yaml", ex.YAML())
 	require.NoError(t, err, "%s", ex.YAML())
-	rr, err := back.Run(scenarios.RunOptions{Seed: 3})
+	rr, err := back.Run(scenario.RunOptions{Seed: 3})
 	require.NoError(t, err)
 	assert.Equal(t, r.Sim.TraceHashHex(), rr.Sim.TraceHashHex())
 	assert.Contains(t, string(ex.YAML()), "name: lowest")
@@ -149,12 +149,12 @@ func TestCustomAlgorithmThroughTheLoader(t *testing.T) {
 // cannot hold (a split-brain the algorithm never shows) fails with or
 // without the faults, so both go.
 func TestCustomAlgorithmShrinks(t *testing.T) {
-	sc, err := scenarios.ParseWith("lowest.yaml", []byte(scenario), []string{"expect.violations=[double_execution]"})
+	sc, err := scenario.ParseWith("lowest.yaml", []byte(lowestYAML), []string{"expect.violations=[double_execution]"})
 	require.NoError(t, err)
-	r, err := sc.Run(scenarios.RunOptions{Seed: 3})
+	r, err := sc.Run(scenario.RunOptions{Seed: 3})
 	require.NoError(t, err)
 	require.False(t, r.OK)
-	sh, err := scenarios.Shrink(r, scenarios.ShrinkOptions{Budget: 10 * time.Second})
+	sh, err := scenario.Shrink(r, scenario.ShrinkOptions{Budget: 10 * time.Second})
 	require.NoError(t, err)
 	assert.Equal(t, 2, sh.FaultsBefore)
 	assert.Equal(t, 0, sh.FaultsAfter)
@@ -165,7 +165,7 @@ func TestCustomAlgorithmShrinks(t *testing.T) {
 func TestCustomAlgorithmInSimrun(t *testing.T) {
 	dir := t.TempDir()
 	sc := filepath.Join(dir, "lowest.yaml")
-	require.NoError(t, os.WriteFile(sc, []byte(scenario), 0o644))
+	require.NoError(t, os.WriteFile(sc, []byte(lowestYAML), 0o644))
 	m := filepath.Join(dir, "m.yaml")
 	require.NoError(t, os.WriteFile(m, []byte("name: custom\nseeds: 3\nalgorithms: [lowest]\nscenarios: [lowest.yaml]\n"), 0o644))
 	var out, errb bytes.Buffer

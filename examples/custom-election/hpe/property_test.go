@@ -11,7 +11,7 @@ import (
 
 	"github.com/electsim/electsim/checker"
 	"github.com/electsim/electsim/registry"
-	"github.com/electsim/electsim/scenarios"
+	"github.com/electsim/electsim/scenario"
 )
 
 func init() { registry.Default.MustRegister(hpe.Descriptor()) }
@@ -28,11 +28,11 @@ func run(t *rapid.T) checker.Report {
 		fmt.Fprintf(&faults, "  - {at: %ds, %s, for: %dms}\n", at, kind, dur)
 	}
 	src := fmt.Sprintf("name: prop\nduration: 20s\ncluster: {nodes: %d}\nalgorithm: {name: hpe}\nfaults:\n%s", nodes, faults.String())
-	sc, err := scenarios.Parse("prop.yaml", []byte(src))
+	sc, err := scenario.Parse("prop.yaml", []byte(src))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, src)
 	}
-	r, err := sc.Run(scenarios.RunOptions{Seed: rapid.Uint64().Draw(t, "seed")})
+	r, err := sc.Run(scenario.RunOptions{Seed: rapid.Uint64().Draw(t, "seed")})
 	if err != nil {
 		t.Fatalf("%v", err)
 	}

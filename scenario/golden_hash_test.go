@@ -1,0 +1,27 @@
+package scenario
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Pinned trace hashes of shipped scenarios at their own seeds: the whole
+// stack — algorithms, cron layer, faults, latency and clock draws — must
+// replay identically on every machine. An intended behaviour change updates
+// these in the same commit, saying why.
+func TestGoldenScenarioHashes(t *testing.T) {
+	for file, want := range map[string]string{
+		"partition.yaml":         "1c969b3001b0ac05",
+		"swarm.yaml":             "a0b3c02b5efd0106",
+		"gc-pause-unfenced.yaml": "7ad806e2eff57703",
+		"shedlock-offset.yaml":   "c07c0102c6d50ad6",
+	} {
+		sc, err := Load(shipped(file))
+		require.NoError(t, err)
+		r, err := sc.Run(RunOptions{Seed: sc.Seed})
+		require.NoError(t, err)
+		assert.Equal(t, want, r.Sim.TraceHashHex(), file)
+	}
+}

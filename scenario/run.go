@@ -1,0 +1,416 @@
+package scenario
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/electsim/electsim/algorithms/lease"
+	"github.com/electsim/electsim/checker"
+	"github.com/electsim/electsim/cron"
+	"github.com/electsim/electsim/faults"
+	"github.com/electsim/electsim/sim"
+)
+
+// RunOptions choose one run of a scenario.
+type RunOptions struct {
+	// Seed is the run's seed.
+	Seed uint64
+	// Algorithm overrides the scenario's algorithm (simrun -algo); its
+	// parameters then take their defaults. "" keeps the scenario's.
+	Algorithm string
+	// Sinks receive every trace record as it happens (e.g. a JSON-lines
+	// writer), in addition to the run's own recorder.
+	Sinks []sim.Sink
+	// Replay is the command that reproduces the run, printed with every
+	// violation. Default: "simrun -scenario FILE -seed N".
+	Replay string
+	// PorcupineTimeout bounds each linearizability check (wall time).
+	PorcupineTimeout time.Duration
+	// Recorder, if set, records the whole trace into this recorder's buffer
+	// (emptied first): memory proportional to the run's events, for tests
+	// and exports that need every record (-perfetto). A run needs none to
+	// be judged: the checker streams.
+	Recorder *sim.Recorder
+	// StopAtViolation stops the run at the first violation the checker can
+	// decide online (election_safety, split_brain) that would fail the
+	// scenario's expect block: simrun -fail-fast. The run then ends with
+	// outcome "stopped", skips the settle phase and fails.
+	StopAtViolation bool
+	// Story makes the checker keep the records that explain violations
+	// (checker.Input.KeepStory): every listed violation gets its
+	// Explanation, porcupine its visualization and Run.Story the records
+	// the timeline draws. Sweeps leave it off and re-run the runs they
+	// explain (runs are deterministic).
+	Story bool
+	// Lean drops what only a run's explicit replay needs: the injector
+	// keeps no history of the faults it injected (faults.Injector.ForgetHistory),
+	// so a long run's memory does not grow with them. Run.Explicit and
+	// Materialize then panic; the verdict, the trace and its hash are the
+	// same. Sweeps set it for the runs they only judge.
+	Lean bool
+}
+
+// Run is one executed run: the simulation, what was injected, and the
+// checker's verdict.
+type Run struct {
+	Scenario  *Scenario
+	Seed      uint64
+	Algorithm string
+	Sim       *sim.Sim
+	// Recorder is RunOptions.Recorder (nil if none was given).
+	Recorder *sim.Recorder
+	// Checker is the streaming checker subscribed to the run.
+	Checker  *checker.Checker
+	Injector *faults.Injector
+	// Candidates are n1..nN.
+	Candidates []sim.NodeID
+	// StoreID and Store are the lease store (sim.None / nil if none); with
+	// several (Redlock's masters), the first.
+	StoreID sim.NodeID
+	Store   faults.StoreService
+	// StoreIDs and Stores are every lease store, the first included.
+	StoreIDs []sim.NodeID
+	Stores   []faults.StoreService
+	// ResourceID and Resource are the fenced resource (sim.None / nil if none).
+	ResourceID sim.NodeID
+	Resource   *cron.Resource
+	// CronConfig is the cron layer's validated configuration (nil if none).
+	CronConfig *cron.Config
+	// SettleStart is when the settle phase began.
+	SettleStart sim.Time
+	// Outcome is how the engine stopped.
+	Outcome sim.Outcome
+	// Report is the checker's report; OK and Problems judge it against the
+	// scenario's expect block.
+	Report   checker.Report
+	OK       bool
+	Problems []string
+
+	concrete *Scenario // the scenario with this run's draws made concrete (no faults yet)
+}
+
+// AlgorithmName is the algorithm a run uses: the override, the scenario's,
+// or "shedlock".
+func (sc *Scenario) AlgorithmName(override string) string {
+	switch {
+	case override != "":
+		return override
+	case sc.Cron != nil && sc.Cron.Mode == "shedlock":
+		return "shedlock"
+	}
+	return sc.Algorithm.Name
+}
+
+// Build assembles (but does not run) the simulation for one seed.
+func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
+	r := &Run{Scenario: sc, Seed: opts.Seed, Algorithm: sc.AlgorithmName(opts.Algorithm), StoreID: sim.None, ResourceID: sim.None}
+	params := sim.NewRand(opts.Seed, "params")
+	spec := sc.Algorithm
+	if opts.Algorithm != "" && opts.Algorithm != sc.Algorithm.Name {
+		if findAlgo(opts.Algorithm) == nil {
+			return nil, fmt.Errorf("unknown algorithm %q (one of %v)", opts.Algorithm, Algorithms())
+		}
+		spec = AlgorithmSpec{Name: opts.Algorithm}
+	}
+	shedlock := sc.Cron != nil && sc.Cron.Mode == "shedlock"
+	stores := spec.leaseStores()
+	if shedlock {
+		stores = 1
+	}
+	hasStore := stores > 0
+
+	total := sc.Duration + sc.Settle.For
+	drop := pickFloat(sc.Network.DropLo, sc.Network.DropHi, params, 0)
+	dup := pickFloat(sc.Network.DupLo, sc.Network.DupHi, params, 0)
+	s := sim.New(sim.Config{
+		Seed: opts.Seed, WallStart: sc.Start, MaxTime: total + time.Minute, MaxEvents: sc.MaxEvents, MaxEventRate: sc.MaxEventRate,
+		Link: sim.LinkConfig{Latency: sc.Network.Latency, FIFO: sc.Network.FIFO, Drop: drop, Duplicate: dup},
+	})
+	r.Sim = s
+	n := sc.Nodes
+	r.Candidates = candidateIDs(n)
+	next := sim.NodeID(n)
+	if hasStore {
+		r.StoreID = next
+		next++
+		r.StoreIDs = append(r.StoreIDs, r.StoreID)
+		for k := 2; k <= stores; k++ {
+			r.StoreIDs = append(r.StoreIDs, extraStoreID(k, n, sc.Cron != nil))
+		}
+	}
+	if sc.Cron != nil {
+		r.ResourceID = next
+		cfg := sc.Cron.Config
+		// The job table is the run's own: Validate writes each job's parsed
+		// schedule, and parallel runs of one scenario must not share it.
+		cfg.Jobs = slices.Clone(sc.Cron.Config.Jobs)
+		cfg.Resource = r.ResourceID
+		cfg.NotBefore = sc.Start
+		cfg.ShedLock.Store = r.StoreID
+		if err := cfg.Validate(); err != nil {
+			return nil, err
+		}
+		r.CronConfig = &cfg
+	}
+	var factory NodeFactory
+	r.concrete = &Scenario{}
+	*r.concrete = *sc
+	r.concrete.Algorithm = spec
+	if !shedlock {
+		var err error
+		if factory, r.concrete.Algorithm, err = spec.factory(n, params); err != nil {
+			return nil, fmt.Errorf("algorithm %s: %v", spec.Name, err)
+		}
+	}
+	// Candidates are built afresh on every boot (sim.AddFreshNode): a
+	// crash loses all volatile state by construction.
+	var build func() sim.Node
+	switch {
+	case shedlock:
+		build = func() sim.Node { return cron.NewShedLockNode(r.CronConfig) }
+	case r.CronConfig != nil:
+		build = func() sim.Node { return cron.Wrap(factory(r.Candidates, r.StoreIDs), r.CronConfig) }
+	default:
+		build = func() sim.Node { return factory(r.Candidates, r.StoreIDs) }
+	}
+	for i := 0; i < n; i++ {
+		s.AddFreshNode(fmt.Sprintf("n%d", i+1), build, sim.Fsync(sc.Fsync))
+	}
+	if hasStore {
+		r.Store = lease.NewStore(lease.StoreConfig{})
+		if d := findAlgo(spec.Name); d != nil && d.NewStore != nil && !shedlock {
+			// The algorithm brings its own service (a simulated etcd); its
+			// parameters take no ranges (they are read at their minimum).
+			st, ok := d.NewStore(spec.draw(nil, -1)).(faults.StoreService)
+			if !ok {
+				return nil, fmt.Errorf("algorithm %s: its store node is not a faults.StoreService", spec.Name)
+			}
+			r.Store = st
+		}
+		s.AddNode("store", r.Store, sim.Service())
+		r.Stores = append(r.Stores, r.Store)
+	}
+	if r.CronConfig != nil {
+		_, r.Resource = cron.AddResource(s, "resource", r.CronConfig.Jobs, r.CronConfig.Policy)
+	}
+	for k := 2; k <= stores; k++ {
+		st := lease.NewStore(lease.StoreConfig{})
+		if id := s.AddNode(storeName(k), st, sim.Service()); id != r.StoreIDs[k-1] {
+			return nil, fmt.Errorf("internal: store %d got node ID %d, want %d", k, id, r.StoreIDs[k-1])
+		}
+		r.Stores = append(r.Stores, st)
+	}
+	r.concrete.Network.DropLo, r.concrete.Network.DropHi = drop, drop
+	r.concrete.Network.DupLo, r.concrete.Network.DupHi = dup, dup
+	r.concrete.Clocks = nil
+	for _, c := range sc.Clocks {
+		cc := ClockSpec{Node: c.Node}
+		if off := pickDur(c.OffsetLo, c.OffsetHi, params, 0); off != 0 {
+			s.StepWall(c.Node, off)
+			cc.OffsetLo, cc.OffsetHi = off, off
+		}
+		if c.RateLo != 0 {
+			v := pickFloat(c.RateLo, c.RateHi, params, 0)
+			s.SetRate(c.Node, sim.Rate(v))
+			cc.RateLo, cc.RateHi = v, v
+		}
+		if c.MonoRateLo != 0 {
+			v := pickFloat(c.MonoRateLo, c.MonoRateHi, params, 0)
+			s.SetMonoRate(c.Node, sim.Rate(v))
+			cc.MonoRateLo, cc.MonoRateHi = v, v
+		}
+		if c.WallRateLo != 0 {
+			v := pickFloat(c.WallRateLo, c.WallRateHi, params, 0)
+			s.SetWallRate(c.Node, sim.Rate(v))
+			cc.WallRateLo, cc.WallRateHi = v, v
+		}
+		r.concrete.Clocks = append(r.concrete.Clocks, cc)
+	}
+	for _, ls := range sc.Network.Links {
+		c := s.Link(ls.From, ls.To)
+		if ls.Latency != nil {
+			c.Latency = *ls.Latency
+		}
+		if ls.Drop != nil {
+			c.Drop = *ls.Drop
+		}
+		if ls.Dup != nil {
+			c.Duplicate = *ls.Dup
+		}
+		if ls.FIFO != nil {
+			c.FIFO = *ls.FIFO
+		}
+		s.SetLink(ls.From, ls.To, c)
+		if ls.Both {
+			s.SetLink(ls.To, ls.From, c)
+		}
+	}
+	r.Recorder = opts.Recorder
+	if r.Recorder != nil {
+		r.Recorder.Records = r.Recorder.Records[:0]
+		s.AddSink(r.Recorder)
+	}
+	in := r.checkerInput(opts)
+	if opts.StopAtViolation {
+		hasResource := r.Resource != nil
+		in.OnViolation = func(check string) {
+			if sc.Expect.Fails(check, hasResource) {
+				s.Stop()
+			}
+		}
+	}
+	r.Checker = checker.New(in)
+	s.AddSink(r.Checker)
+	for _, k := range opts.Sinks {
+		s.AddSink(k)
+	}
+	env := faults.Environment{Candidates: r.Candidates, Store: r.StoreID, Resource: r.ResourceID}
+	env.StoreNode = r.Store
+	inj, err := faults.New(s, env,
+		sc.Faults, sc.Nemeses)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Lean {
+		inj.ForgetHistory()
+	}
+	r.Injector = inj
+	return r, nil
+}
+
+// Execute runs the fault phase, then settle (every fault reverted), then
+// judges the run.
+func (r *Run) Execute(opts RunOptions) {
+	sc := r.Scenario
+	s := r.Sim
+	r.Outcome = s.RunUntil(sim.Time(sc.Duration))
+	if !r.Outcome.Exhausted() && r.Outcome != sim.OutcomeStopped {
+		r.SettleStart = s.Now()
+		r.Injector.Settle(s.Now())
+		r.Outcome = s.RunFor(sc.Settle.For)
+	}
+	s.End()
+	r.check()
+}
+
+// Run builds and executes one run of the scenario.
+func (sc *Scenario) Run(opts RunOptions) (*Run, error) {
+	r, err := sc.Build(opts)
+	if err != nil {
+		return nil, err
+	}
+	r.Execute(opts)
+	return r, nil
+}
+
+// ReplayCommand is the command that reproduces a run: the file, every -set
+// override it was loaded with (shell-quoted), the seed and the algorithm.
+func (sc *Scenario) ReplayCommand(seed uint64, algo string) string {
+	cmd := "simrun -scenario " + ShellQuote(sc.File)
+	for _, s := range sc.Sets {
+		cmd += " -set " + ShellQuote(s)
+	}
+	cmd += fmt.Sprintf(" -seed %d", seed)
+	if algo != "" && algo != sc.AlgorithmName("") {
+		cmd += " -algo " + algo
+	}
+	return cmd
+}
+
+// ShellQuote quotes s for a POSIX shell when it needs it: as is when it has
+// only characters no shell treats specially, else in single quotes.
+func ShellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	safe := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("-_./=:,@%+", c) >= 0) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// wallLag is how far the slowest candidate's wall clock is behind true
+// time when the run ends (0 if none is). Settle reverts clock offsets, but
+// time a clock spent running slow stays lost, as it would until NTP stepped
+// it; a leader whose clock is behind runs each slot that much later, so the
+// slots due in the run's last wallLag are not judged for missed_slots.
+func (r *Run) wallLag() time.Duration {
+	trueWall := r.Scenario.Start.Add(r.Sim.Now().Duration())
+	var lag time.Duration
+	for _, id := range r.Candidates {
+		lag = max(lag, trueWall.Sub(r.Sim.Clock(id).Wall))
+	}
+	return lag
+}
+
+// checkerInput is what the checker knows before the run starts.
+func (r *Run) checkerInput(opts RunOptions) checker.Input {
+	sc := r.Scenario
+	in := checker.Input{
+		Names:            checker.NamesOf(r.Sim),
+		Candidates:       r.Candidates,
+		WallStart:        sc.Start,
+		Replay:           opts.Replay,
+		PorcupineTimeout: opts.PorcupineTimeout,
+		KeepStory:        opts.Story,
+	}
+	if in.Replay == "" {
+		in.Replay = sc.ReplayCommand(r.Seed, opts.Algorithm)
+	}
+	if needsLeaseStore(r.Algorithm) {
+		in.LeaseStore = r.StoreIDs
+	}
+	return in
+}
+
+// check finishes the streaming checker with what is known only after the
+// run (the settle phase, the resource's log) and judges the report.
+func (r *Run) check() {
+	sc := r.Scenario
+	in := r.Checker.Input()
+	in.FaultEnd, in.SettleStart, in.SettleBound = r.SettleStart, r.SettleStart, sc.Settle.LeaderWithin
+	if r.Algorithm == "shedlock" {
+		in.SettleBound = 0 // no election, so no leader to wait for
+	}
+	var log []cron.LogEntry
+	if r.Resource != nil {
+		log = r.Resource.Log()
+		if log == nil {
+			log = []cron.LogEntry{}
+		}
+		in.Policy = r.CronConfig.Policy
+		in.Jobs = r.CronConfig.Jobs
+		var longest time.Duration
+		for _, j := range r.CronConfig.Jobs {
+			longest = max(longest, j.RunMax)
+		}
+		in.CronFrom = sc.Start
+		end := sc.Duration + sc.Settle.For - longest - 2*time.Second - r.wallLag()
+		if end > 0 {
+			in.CronTo = sc.Start.Add(end)
+		}
+	}
+	if r.Outcome.Exhausted() || r.Outcome == sim.OutcomeStopped {
+		in.SettleBound = 0
+	}
+	r.Report = r.Checker.Finish(log)
+	r.OK, r.Problems = r.Report.Judge(sc.Expect)
+	switch {
+	case r.Outcome.Exhausted():
+		r.OK = false
+		r.Problems = append(r.Problems, fmt.Sprintf("budget exhausted (%s) at t=%v after %d events", r.Outcome, r.Sim.Now(), r.Sim.Stats().Events))
+	case r.Outcome == sim.OutcomeStopped:
+		r.OK = false
+		r.Problems = append(r.Problems, fmt.Sprintf("stopped at t=%v at its first violation (-fail-fast)", r.Sim.Now()))
+	}
+}

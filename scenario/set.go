@@ -1,0 +1,298 @@
+package scenario
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// LoadWith reads a scenario file like Load, with -set overrides applied.
+// Each override is "path=value": path is dotted with list indices
+// (cluster.nodes, algorithm.election_timeout, faults[0].for, faults[+] to
+// append), value is a YAML flow value (7, 150ms..300ms, [fencing],
+// {dist: constant, min: 5ms}). The values are spliced into the file's tree
+// before it is read, so they are validated exactly like the file; errors in
+// them carry File "-set", Line 1 and the column within the argument.
+func LoadWith(path string, sets []string) (*Scenario, error) {
+	src, err := ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWith(path, src, sets)
+}
+
+// ParseWith reads scenario source like Parse, with -set overrides applied
+// (see LoadWith).
+func ParseWith(name string, src []byte, sets []string) (*Scenario, error) {
+	return parseWith(name, src, sets, nil)
+}
+
+// parseWith is ParseWith with an optional hook that hears every key the
+// loader knows at every mapping it reads, and whether the mapping has it.
+func parseWith(name string, src []byte, sets []string, onAsked func(path, key string, present bool)) (*Scenario, error) {
+	root, perr := parseYAML(name, src, MaxFileBytes)
+	if perr != nil {
+		return nil, Errors{perr}
+	}
+	// An override that cannot be spliced is reported and left out; the
+	// file is still read with the others, so every error shows at once.
+	l := &loader{file: name, onAsked: onAsked}
+	for i, arg := range sets {
+		next := root.clone()
+		if e := applySet(&next, arg, i+1); e != nil {
+			l.errs = append(l.errs, e)
+			continue
+		}
+		root = next
+	}
+	sc := l.readScenario(root)
+	if len(l.errs) > 0 {
+		return nil, l.errs.sorted()
+	}
+	sc.File = name
+	sc.Sets = append([]string(nil), sets...)
+	sum := sha256.Sum256(src)
+	sc.SourceSHA256 = hex.EncodeToString(sum[:])
+	return sc, nil
+}
+
+// setSeg is one step of an override path: a mapping key, a list index, or
+// an append ([+]).
+type setSeg struct {
+	key    string // "" for an index
+	index  int
+	append bool
+	col    int    // 1-based column in the argument
+	path   string // the path up to and including this step
+}
+
+// applySet splices one override into the tree. arg is the override's
+// number (1-based), which positions its nodes.
+func applySet(root **ynode, arg string, no int) *Error {
+	fail := func(col int, field, format string, a ...any) *Error {
+		return &Error{File: SetFile, Line: 1, Col: max(col, 1), Field: field, Msg: fmt.Sprintf(format, a...), arg: no}
+	}
+	eq := strings.IndexByte(arg, '=')
+	if eq < 0 {
+		return fail(1, "", "%q: want path=value, e.g. cluster.nodes=7 or faults[0].for=5s", arg)
+	}
+	path := arg[:eq]
+	segs, err := parseSetPath(path, no)
+	if err != nil {
+		return err
+	}
+	value := arg[eq+1:]
+	if strings.ContainsAny(value, "\n\r") {
+		return fail(eq+2, path, "a -set value is one line")
+	}
+	val, perr := parseYAML(SetFile, []byte(value), MaxSetBytes)
+	if perr != nil {
+		perr.Line, perr.Col, perr.Field, perr.arg = 1, perr.Col+eq+1, path, no
+		return perr
+	}
+	retag(val, no, eq+1)
+
+	// An empty value removes what the path names ("empty is null, as if
+	// absent"): a mapping key is dropped, a list entry taken out.
+	last := segs[len(segs)-1]
+	if val.kind == yNull && !last.append {
+		cur, e := walkSet(root, segs[:len(segs)-1], no, fail)
+		if e != nil {
+			return e
+		}
+		n := *cur
+		parent := "the scenario"
+		if len(segs) > 1 {
+			parent = segs[len(segs)-2].path
+		}
+		switch {
+		case n == nil || n.kind == yNull:
+			return nil // already absent
+		case last.key != "" && n.kind == yMap:
+			for j := range n.keys {
+				if n.keys[j].name == last.key {
+					n.keys = append(n.keys[:j:j], n.keys[j+1:]...)
+					break
+				}
+			}
+			return nil
+		case last.key == "" && n.kind == ySeq:
+			if last.index >= len(n.items) {
+				return fail(last.col, last.path, "%s has %s; index %d is out of range", parent, plural(len(n.items), "entry", "entries"), last.index)
+			}
+			n.items = append(n.items[:last.index:last.index], n.items[last.index+1:]...)
+			return nil
+		}
+	}
+	cur, e := walkSet(root, segs, no, fail)
+	if e != nil {
+		return e
+	}
+	*cur = val
+	return nil
+}
+
+// walkSet follows segs from root, creating missing mapping keys and
+// appended list entries, and returns the slot they name.
+func walkSet(root **ynode, segs []setSeg, no int, fail func(col int, field, format string, a ...any) *Error) (**ynode, *Error) {
+	cur := root
+	for i, s := range segs {
+		n := *cur
+		parent := "the scenario"
+		if i > 0 {
+			parent = segs[i-1].path
+		}
+		if s.key != "" {
+			if n == nil || n.kind == yNull {
+				n = &ynode{kind: yMap, line: 1, col: s.col, set: no}
+				*cur = n
+			}
+			if n.kind != yMap {
+				return nil, fail(s.col, s.path, "%s is %s, not a mapping", parent, describeAt(n))
+			}
+			k := -1
+			for j := range n.keys {
+				if n.keys[j].name == s.key {
+					k = j
+					break
+				}
+			}
+			if k < 0 {
+				n.keys = append(n.keys, ykey{name: s.key, line: 1, col: s.col, set: no})
+				k = len(n.keys) - 1
+			}
+			cur = &n.keys[k].val
+			continue
+		}
+		if s.append {
+			if n == nil || n.kind == yNull {
+				n = &ynode{kind: ySeq, line: 1, col: s.col, set: no}
+				*cur = n
+			}
+			if n.kind != ySeq {
+				return nil, fail(s.col, s.path, "%s is %s, not a list", parent, describeAt(n))
+			}
+			n.items = append(n.items, nil)
+			cur = &n.items[len(n.items)-1]
+			continue
+		}
+		switch {
+		case n == nil || n.kind == yNull:
+			return nil, fail(s.col, s.path, "%s is absent, so it has no entry %d (append with %s[+])", parent, s.index, parent)
+		case n.kind != ySeq:
+			return nil, fail(s.col, s.path, "%s is %s, not a list", parent, describeAt(n))
+		case s.index >= len(n.items):
+			return nil, fail(s.col, s.path, "%s has %s; index %d is out of range (append with %s[+])", parent, plural(len(n.items), "entry", "entries"), s.index, parent)
+		}
+		cur = &n.items[s.index]
+	}
+	return cur, nil
+}
+
+// describeAt describes a node and where it was written.
+func describeAt(n *ynode) string {
+	if n.set > 0 {
+		return describe(n)
+	}
+	return fmt.Sprintf("%s (line %d)", describe(n), n.line)
+}
+
+// parseSetPath parses "a.b[2].c" or "faults[+]".
+func parseSetPath(path string, no int) ([]setSeg, *Error) {
+	fail := func(col int, format string, a ...any) *Error {
+		return &Error{File: SetFile, Line: 1, Col: max(col, 1), Field: path, Msg: fmt.Sprintf(format, a...), arg: no}
+	}
+	if path == "" {
+		return nil, fail(1, "missing path before =, e.g. cluster.nodes=7")
+	}
+	var segs []setSeg
+	i := 0
+	for i < len(path) {
+		start := i
+		for i < len(path) && isKeyByte(path[i]) {
+			i++
+		}
+		if i == start {
+			return nil, fail(i+1, "bad path %q: want a field name at column %d", path, i+1)
+		}
+		segs = append(segs, setSeg{key: path[start:i], col: start + 1, path: path[:i]})
+		for i < len(path) && path[i] == '[' {
+			open := i
+			end := strings.IndexByte(path[i:], ']')
+			if end < 0 {
+				return nil, fail(open+1, "bad path %q: unclosed [", path)
+			}
+			inner := path[i+1 : i+end]
+			i += end + 1
+			seg := setSeg{col: open + 1, path: path[:i]}
+			if inner == "+" {
+				seg.append = true
+			} else {
+				k, err := strconv.Atoi(inner)
+				if err != nil || k < 0 || strings.HasPrefix(inner, "+") {
+					return nil, fail(open+2, "bad index [%s]: want a list index (0, 1, …) or + to append", inner)
+				}
+				seg.index = k
+			}
+			segs = append(segs, seg)
+		}
+		if i == len(path) {
+			break
+		}
+		if path[i] != '.' || i == len(path)-1 {
+			return nil, fail(i+1, "bad path %q: want name.name[index]…", path)
+		}
+		i++
+	}
+	return segs, nil
+}
+
+func isKeyByte(c byte) bool {
+	return c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// retag marks a parsed override value as coming from override no, and
+// shifts its columns by the argument's "path=" prefix.
+func retag(n *ynode, no, shift int) {
+	if n == nil {
+		return
+	}
+	n.set = no
+	n.line, n.col = 1, n.col+shift
+	for i := range n.keys {
+		n.keys[i].set = no
+		n.keys[i].line, n.keys[i].col = 1, n.keys[i].col+shift
+		retag(n.keys[i].val, no, shift)
+	}
+	for _, it := range n.items {
+		retag(it, no, shift)
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// clone copies a tree, so that an override that fails halfway leaves the
+// original untouched.
+func (n *ynode) clone() *ynode {
+	if n == nil {
+		return nil
+	}
+	c := *n
+	c.keys = make([]ykey, len(n.keys))
+	for i, k := range n.keys {
+		k.val = k.val.clone()
+		c.keys[i] = k
+	}
+	c.items = make([]*ynode, len(n.items))
+	for i, it := range n.items {
+		c.items[i] = it.clone()
+	}
+	return &c
+}

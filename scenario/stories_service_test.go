@@ -1,0 +1,84 @@
+package scenario
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/electsim/electsim/checker"
+)
+
+// TestServiceStories runs the coordination-service stories on 200 seeds
+// each (ELECTSIM_STORY_SEEDS to change), every one against its own
+// expectations and against the variant its comment promises:
+//
+//   - etcd-election-gc-pause.yaml: the paused leader's stale write runs the
+//     job twice; fenced by its key's create revision (cron.policy
+//     [fencing]), nothing runs twice.
+//   - zk-suspended-policy.yaml: under the session policy a 5 s blip
+//     changes no leader; under the standard policy it always does.
+//   - consul-lock-delay.yaml: with lock-delay no slot runs twice and no two
+//     leaders overlap; with lock_delay 0 both happen.
+func TestServiceStories(t *testing.T) {
+	seeds := envInt(t, "ELECTSIM_STORY_SEEDS", 200)
+	type variant struct {
+		set   []string
+		check func(t *testing.T, seed uint64, r *Run)
+	}
+	count := func(r *Run, name string) int {
+		c, _ := r.Report.Check(name)
+		return c.Count
+	}
+	stories := []struct {
+		file     string
+		variants []variant
+	}{
+		{"etcd-election-gc-pause.yaml", []variant{
+			{nil, func(t *testing.T, seed uint64, r *Run) {
+				assert.True(t, r.OK, "seed %d: %v", seed, r.Problems)
+				assert.Positive(t, count(r, checker.CheckDoubleExecution), "seed %d", seed)
+			}},
+			{[]string{"cron.policy=[fencing]"}, func(t *testing.T, seed uint64, r *Run) {
+				assert.Zero(t, count(r, checker.CheckDoubleExecution), "seed %d: the create revision fences the stale write", seed)
+				sb, _ := r.Report.Check(checker.CheckSplitBrain)
+				assert.True(t, sb.OnlyHarmless(), "seed %d", seed)
+			}},
+		}},
+		{"zk-suspended-policy.yaml", []variant{
+			{nil, func(t *testing.T, seed uint64, r *Run) {
+				assert.True(t, r.OK, "seed %d: %v", seed, r.Problems)
+				assert.Zero(t, r.Report.LeaderChanges, "seed %d", seed)
+			}},
+			{[]string{"algorithm.policy=standard"}, func(t *testing.T, seed uint64, r *Run) {
+				assert.Positive(t, r.Report.LeaderChanges, "seed %d: the standard policy flaps", seed)
+				assert.Zero(t, count(r, checker.CheckSplitBrain), "seed %d", seed)
+			}},
+		}},
+		{"consul-lock-delay.yaml", []variant{
+			{nil, func(t *testing.T, seed uint64, r *Run) {
+				assert.True(t, r.OK, "seed %d: %v", seed, r.Problems)
+				assert.Zero(t, count(r, checker.CheckSplitBrain), "seed %d", seed)
+				assert.Zero(t, count(r, checker.CheckDoubleExecution), "seed %d", seed)
+			}},
+			{[]string{"algorithm.lock_delay=0s"}, func(t *testing.T, seed uint64, r *Run) {
+				assert.Positive(t, count(r, checker.CheckSplitBrain), "seed %d", seed)
+				assert.Positive(t, count(r, checker.CheckDoubleExecution), "seed %d", seed)
+			}},
+		}},
+	}
+	for _, st := range stories {
+		for _, v := range st.variants {
+			sc, err := LoadWith(shipped(st.file), v.set)
+			require.NoError(t, err)
+			for seed := uint64(1); seed <= uint64(seeds); seed++ {
+				r, err := sc.Run(RunOptions{Seed: seed})
+				require.NoError(t, err)
+				v.check(t, seed, r)
+				if t.Failed() {
+					t.Fatalf("%s %v seed %d", st.file, v.set, seed)
+				}
+			}
+		}
+	}
+}

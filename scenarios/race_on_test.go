@@ -1,8 +1,0 @@
-//go:build race
-
-package scenarios
-
-// raceEnabled: the race detector slows a run about tenfold. Sequential
-// tests that sweep many seeds (no goroutines to check) run fewer under it;
-// the plain test run keeps their full size.
-const raceEnabled = true
