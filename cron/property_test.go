@@ -14,7 +14,7 @@ import (
 	"github.com/electsim/electsim/checker"
 	"github.com/electsim/electsim/cron"
 	"github.com/electsim/electsim/faults"
-	"github.com/electsim/electsim/internal/proptest"
+	"github.com/electsim/electsim/proptest"
 	"github.com/electsim/electsim/sim"
 )
 

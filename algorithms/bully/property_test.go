@@ -8,7 +8,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/electsim/electsim/algorithms/bully"
-	"github.com/electsim/electsim/internal/proptest"
+	"github.com/electsim/electsim/proptest"
 	"github.com/electsim/electsim/sim"
 )
 

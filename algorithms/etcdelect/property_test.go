@@ -8,7 +8,7 @@ import (
 
 	"github.com/electsim/electsim/algorithms/etcdelect"
 	"github.com/electsim/electsim/faults"
-	"github.com/electsim/electsim/internal/proptest"
+	"github.com/electsim/electsim/proptest"
 	"github.com/electsim/electsim/sim"
 )
 

@@ -7,7 +7,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/electsim/electsim/algorithms/raftelect"
-	"github.com/electsim/electsim/internal/proptest"
+	"github.com/electsim/electsim/proptest"
 	"github.com/electsim/electsim/sim"
 )
 

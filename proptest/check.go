@@ -1,9 +1,11 @@
-// Package proptest is the shared support of electsim's property suites
-// (pgregory.net/rapid): suite-sized checks that still honour rapid's own
-// flags and environment, refutation (a property the suite must falsify, to
-// prove it has teeth), random fault schedules that rapid shrinks, and a trace
-// sink that watches leadership. It is imported only by tests; see
-// docs/testing.md.
+// Package proptest helps write property tests of election algorithms with
+// pgregory.net/rapid: suite-sized checks that still honour rapid's own flags
+// and environment, refutation (a property the suite must falsify, to prove
+// it has teeth), random fault schedules that rapid shrinks, and a trace sink
+// that watches leadership. electsim's own suites use it, and so can an
+// algorithm written outside electsim (examples/custom-election). Import it
+// from tests only: it depends on package testing. See docs/testing.md,
+// "Writing a property suite for a new algorithm".
 package proptest
 
 import (
@@ -24,10 +26,10 @@ import (
 // Refute can tell a found counterexample from a panic or a harness error.
 const Marker = "property violated: "
 
-// DefaultRefuteShrinkTime bounds how long Refute lets rapid minimise the
+// refuteShrinkTime bounds how long Refute lets rapid minimise the
 // counterexample when neither -rapid.shrinktime nor RAPID_SHRINKTIME is
 // given (rapid's own default is 30s, too long for go test ./...).
-const DefaultRefuteShrinkTime = 2 * time.Second
+const refuteShrinkTime = 2 * time.Second
 
 // Fail reports a property violation: the message starts with Marker.
 func Fail(t *rapid.T, format string, args ...any) {
@@ -73,10 +75,10 @@ func override(name, value string, userGave bool) func() {
 	return func() { _ = flag.Set(name, old) }
 }
 
-// Checks returns how many test cases a property with suite default def runs:
+// checks returns how many test cases a property with suite default def runs:
 // rapid's -rapid.checks flag or RAPID_CHECKS when given, else def (both
 // divided by 5 under -short, as rapid does).
-func Checks(def int) int {
+func checks(def int) int {
 	captureUser()
 	n := def
 	if user.checks {
@@ -92,7 +94,7 @@ func Checks(def int) int {
 // even under -short, unless the user gave a size.
 func refuteChecks(def int) int {
 	if user.checks {
-		return Checks(def)
+		return checks(def)
 	}
 	return def
 }
@@ -145,9 +147,10 @@ func (c *Counterexample) String() string {
 // suite's size (def test cases, also under -short, unless -rapid.checks or
 // RAPID_CHECKS is given). It passes, logging the shrunk counterexample, only
 // if one was found; it fails t if rapid found none, or failed for another
-// reason (a panic, an unreproducible failure). Shrinking is bounded by
-// DefaultRefuteShrinkTime, and no fail file is written, unless the user
-// gives those settings.
+// reason (a panic, an unreproducible failure). Shrinking is bounded by 2 s
+// (refuteShrinkTime), and no fail file is written (the failure is the
+// expected outcome, not a regression to replay), unless the user gives
+// those settings.
 func Refute(t *testing.T, def int, prop func(*rapid.T)) *Counterexample {
 	t.Helper()
 	captureUser()
@@ -156,7 +159,7 @@ func Refute(t *testing.T, def int, prop func(*rapid.T)) *Counterexample {
 		n *= 5 // rapid divides by 5 under -short; a refutation keeps its size
 	}
 	defer override("rapid.checks", strconv.Itoa(n), user.checks)()
-	defer override("rapid.shrinktime", DefaultRefuteShrinkTime.String(), user.shrink)()
+	defer override("rapid.shrinktime", refuteShrinkTime.String(), user.shrink)()
 	defer override("rapid.nofailfile", "true", user.failfile)()
 	c, err := refute(t.Name(), refuteChecks(def), prop)
 	if err != nil {

@@ -44,13 +44,13 @@ func TestRefuteRejectsHoldingOrPanickingProperty(t *testing.T) {
 	require.ErrorContains(t, err, "boom")
 }
 
-// Checks honours the suite default unless the user gave -rapid.checks or
+// checks honours the suite default unless the user gave -rapid.checks or
 // RAPID_CHECKS (neither is set in go test ./...).
 func TestChecksDefault(t *testing.T) {
 	if user.checks || testing.Short() {
 		t.Skip("sizes given by the user")
 	}
-	assert.Equal(t, 7, Checks(7))
+	assert.Equal(t, 7, checks(7))
 }
 
 // Every drawn schedule converts into faults the injector accepts, stays
