@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	github.com/electsim/electsim v0.0.0-00010101000000-000000000000
+	github.com/stretchr/testify v1.12.1
 	pgregory.net/rapid v1.3.0
 )
 
@@ -18,6 +19,7 @@ require (
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/robfig/cron/v3 v3.0.1 // indirect
 	go.etcd.io/raft/v3 v3.7.0 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/image v0.30.0 // indirect
 	golang.org/x/text v0.28.0 // indirect
 	gonum.org/v1/plot v0.17.0 // indirect

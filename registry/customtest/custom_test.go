@@ -2,6 +2,8 @@
 // repository's algorithm packages, through the public registry only, and
 // drives it through the scenario loader, -set, materialize, shrink, simrun's
 // sweeps and its matrix: what an algorithm author gets (docs/extending.md).
+// It also copies examples/custom-election out of the repository and builds,
+// vets and tests the copy by the documented recipe (copy_test.go).
 package customtest
 
 import (

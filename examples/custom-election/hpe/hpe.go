@@ -1,11 +1,13 @@
 // Package hpe is a small election of its own, written outside electsim to
 // show how an algorithm plugs in: heartbeat-priority election. Every
-// candidate broadcasts a heartbeat each Heartbeat; a candidate that has not
-// heard from any lower ID for Timeout (by its own monotonic clock) leads,
-// with an epoch no other candidate can use (generation·N + its position +
-// 1, the generation persisted); a leader that hears a lower ID steps down.
-// It is safe per epoch and has split-brains under partitions and pauses:
-// exactly what electsim's checks are for.
+// candidate broadcasts a heartbeat each Heartbeat; a candidate that has heard
+// from no lower ID and no leader for Timeout (by its own monotonic clock,
+// counted from its start) leads, with an epoch no other candidate can use
+// (generation·N + its position + 1, the generation persisted); a leader that
+// hears a lower ID steps down, and the lower one waits out its heartbeats
+// before leading. With every message arriving and every node running, two
+// never lead at once, crashes and restarts included; it has split-brains
+// under partitions and pauses: exactly what electsim's checks are for.
 package hpe
 
 import (
@@ -57,7 +59,8 @@ type Node struct {
 	env   sim.Env
 	self  int
 	gen   uint64          // persisted: times this node started leading
-	heard []time.Duration // per peer position: last heartbeat (monotonic), -1 never
+	heard []time.Duration // per peer position: last heartbeat (monotonic)
+	ruled time.Duration   // last heartbeat of another leader (monotonic)
 	epoch int64           // epoch led, 0 if not leading
 }
 
@@ -76,10 +79,14 @@ func (n *Node) Start(env sim.Env, restored []byte) {
 	if len(restored) == 8 {
 		n.gen = binary.BigEndian.Uint64(restored)
 	}
+	// Silence counts from the start: a candidate that has just (re)started
+	// has heard nobody yet, and leading at once would overlap the leader it
+	// has not had time to hear from.
 	n.heard = make([]time.Duration, len(n.peers))
 	for i := range n.heard {
-		n.heard[i] = -1
+		n.heard[i] = env.Now()
 	}
+	n.ruled = env.Now()
 	env.SetTimer(n.cfg.Heartbeat, 1)
 }
 
@@ -95,6 +102,9 @@ func (n *Node) OnMessage(m sim.Message) {
 		return
 	}
 	n.heard[from] = n.env.Now()
+	if m.Term != 0 {
+		n.ruled = n.env.Now()
+	}
 	if from < n.self && n.epoch != 0 {
 		n.epoch = 0
 		n.env.StopLeading("a lower candidate is alive")
@@ -111,7 +121,7 @@ func (n *Node) OnTimer(sim.TimerID, int) {
 			n.env.Send(sim.Message{Kind: KindHeartbeat, To: p, Term: n.epoch})
 		}
 	}
-	if n.epoch == 0 && !n.lowerAlive() {
+	if n.epoch == 0 && !n.othersAlive() {
 		n.gen++
 		var b [8]byte
 		binary.BigEndian.PutUint64(b[:], n.gen)
@@ -123,11 +133,18 @@ func (n *Node) OnTimer(sim.TimerID, int) {
 	n.env.SetTimer(n.cfg.Heartbeat, 1)
 }
 
-// lowerAlive reports whether a lower candidate was heard within Timeout.
-func (n *Node) lowerAlive() bool {
+// othersAlive reports whether a lower candidate or a leader was heard
+// within Timeout. Waiting for a leader too is what keeps a restarted lower
+// candidate from leading beside the one that took over: that one steps down
+// on the lower one's first heartbeat, and its leadership is then Timeout
+// old before the lower one leads.
+func (n *Node) othersAlive() bool {
 	now := n.env.Now()
+	if now-n.ruled < n.cfg.Timeout {
+		return true
+	}
 	for i := 0; i < n.self; i++ {
-		if n.heard[i] >= 0 && now-n.heard[i] < n.cfg.Timeout {
+		if now-n.heard[i] < n.cfg.Timeout {
 			return true
 		}
 	}
