@@ -2,6 +2,7 @@ package simrun
 
 import (
 	"bytes"
+	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -193,4 +194,16 @@ func TestListShowsTheCatalogueAndAlgorithms(t *testing.T) {
 	assert.Equal(t, exitUsage, code)
 	assert.Empty(t, stdout)
 	assert.Equal(t, "simrun list: -dir no/such: no/such/ does not exist\n", stderr)
+}
+
+// docs/output.md documents every flag of a run and every command -h lists.
+func TestEveryFlagAndCommandIsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../docs/output.md")
+	require.NoError(t, err)
+	newFlagSet(&options{}).VisitAll(func(f *flag.Flag) {
+		assert.Contains(t, string(doc), "`-"+f.Name, "docs/output.md: -%s", f.Name)
+	})
+	for _, c := range subcommands {
+		assert.Contains(t, string(doc), "`simrun "+c.name, "docs/output.md: simrun %s", c.name)
+	}
 }
