@@ -11,7 +11,7 @@ import (
 // subcommands are simrun's commands other than a run, in the order -h lists
 // them, each with its synopsis (after the program name) and one line.
 var subcommands = []struct{ name, synopsis, doc string }{
-	{"merge", "merge [-out DIR] [-json FILE] [-runs=false] DIR|summary.json...", "combine shard outputs into one summary and report"},
+	{"merge", "merge [-out DIR] [-json FILE] [-quiet] [-runs=false] DIR|summary.json...", "combine shard outputs into one summary and report"},
 	{"margin", "margin -scenario FILE -rate PATH [-rates LIST] [-seeds K] [-out DIR]", "clock-drift margin study: simulated overlaps beside the analytic bound"},
 	{"list", "list [-dir DIR]", "the shipped scenarios and the algorithms with their parameters"},
 	{"help", "help [COMMAND]", "this text, or COMMAND's (the same as COMMAND -h)"},

@@ -79,7 +79,7 @@ func catalogueFiles(dir string) ([]string, error) {
 // listScenarios prints each scenario file with its one-line description,
 // and the matrix files apart.
 func listScenarios(prog, dir string, files []string, w io.Writer) {
-	fmt.Fprintf(w, "scenarios in %s (run one with: %s -scenario %s):\n", dir, prog, filepath.Join(dir, "FILE"))
+	fmt.Fprintf(w, "scenarios in %s%c (run one with: %s -scenario %s):\n", filepath.Clean(dir), filepath.Separator, prog, filepath.Join(dir, "FILE"))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	var matrices []string
 	for _, f := range files {
