@@ -24,7 +24,8 @@ type RunOptions struct {
 	// writer), in addition to the run's own recorder.
 	Sinks []sim.Sink
 	// Replay is the command that reproduces the run, printed with every
-	// violation. Default: "simrun -scenario FILE -seed N".
+	// violation. Default: ReplayCommand, "simrun -scenario FILE -seed N"
+	// (Scenario.Program instead of simrun when set).
 	Replay string
 	// PorcupineTimeout bounds each linearizability check (wall time).
 	PorcupineTimeout time.Duration
@@ -305,10 +306,15 @@ func (sc *Scenario) Run(opts RunOptions) (*Run, error) {
 	return r, nil
 }
 
-// ReplayCommand is the command that reproduces a run: the file, every -set
-// override it was loaded with (shell-quoted), the seed and the algorithm.
+// ReplayCommand is the command that reproduces a run: the program
+// (Program, default simrun), the file, every -set override it was loaded
+// with (shell-quoted), the seed and the algorithm.
 func (sc *Scenario) ReplayCommand(seed uint64, algo string) string {
-	cmd := "simrun -scenario " + ShellQuote(sc.File)
+	prog := sc.Program
+	if prog == "" {
+		prog = "simrun"
+	}
+	cmd := ShellQuote(prog) + " -scenario " + ShellQuote(sc.File)
 	for _, s := range sc.Sets {
 		cmd += " -set " + ShellQuote(s)
 	}

@@ -45,6 +45,10 @@ type Scenario struct {
 	// Sets are the -set overrides applied to the file, in order (LoadWith,
 	// ParseWith); the replay command repeats them.
 	Sets []string
+	// Program is the command that runs scenarios, for ReplayCommand: the
+	// name of the program built on simrun.Main that loaded this one ("" is
+	// simrun), so a custom binary's replay lines name that binary.
+	Program string
 	// SourceSHA256 is the SHA-256 of the file's bytes (hex), for
 	// fingerprinting a sweep's configuration.
 	SourceSHA256 string

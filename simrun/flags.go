@@ -47,7 +47,10 @@ type options struct {
 	porcupine   time.Duration
 	vary        []string
 	heat        string
+	heatSet     bool // -heat was given
+	version     bool
 	args        []string
+	prog        string // the program's name, for commands printed to run
 
 	dims  []varyDim  // parsed -vary
 	cells []gridCell // their grid (one empty cell without -vary)
@@ -58,9 +61,12 @@ type listFlag []string
 func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
-func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
+// newFlagSet is the flags of a run, parsing into o. It prints nothing:
+// runAs prints the usage on -h and parseOptionsAs one line for a bad flag.
+func newFlagSet(o *options) *flag.FlagSet {
 	fs := flag.NewFlagSet("simrun", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	fs.StringVar(&o.scenario, "scenario", "", "scenario `FILE` to run (required)")
 	fs.Func("seed", "first seed `N` (default: the scenario's seed)", func(v string) error {
 		n, err := strconv.ParseUint(v, 10, 64)
@@ -113,23 +119,10 @@ func newFlagSet(o *options, stderr io.Writer) *flag.FlagSet {
 	})
 	fs.StringVar(&o.matrix, "matrix", "", "run the comparison matrix in `FILE` (algorithms × scenarios × seeds) instead of one scenario")
 	fs.BoolVar(&o.shrink, "shrink", true, "minimise a failing run into repro.yaml")
-	fs.DurationVar(&o.shrinkTime, "shrink-time", 30*time.Second, "time bound for shrinking")
+	fs.DurationVar(&o.shrinkTime, "shrink-time", 30*time.Second, "bound shrinking to `D` of wall time")
 	fs.StringVar(&o.materialize, "materialize", "", "write the explicit scenario (every random choice made concrete) that -seed runs to `FILE`, and exit")
 	fs.DurationVar(&o.porcupine, "porcupine-timeout", 10*time.Second, "bound each linearizability check to `D` of wall time (then: unknown)")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, `usage: simrun -scenario FILE [flags]
-       simrun -matrix FILE [flags]
-       simrun merge [-out DIR] [-json FILE] DIR...
-
-Runs an electsim scenario (see docs/scenarios.md) over seeds and algorithms,
-checks every run, and writes a summary, plots and an HTML report.
-Exit status: 0 every expectation held, 1 a run violated an expectation,
-2 bad usage or input.
-
-flags:
-`)
-		fs.PrintDefaults()
-	}
+	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	return fs
 }
 
@@ -170,22 +163,31 @@ func dedupe(names []string) []string {
 	return out
 }
 
-// parseOptions parses args (without the program name).
+// parseOptions parses args (without the program name) of simrun.
 func parseOptions(args []string, stderr io.Writer) (*options, error) {
-	o := &options{}
-	fs := newFlagSet(o, stderr)
+	return parseOptionsAs(defaultProgram, args, stderr)
+}
+
+// parseOptionsAs parses args (without the program name) of prog: a bad
+// flag is a one-line usage error naming the closest flag and prog -h.
+func parseOptionsAs(prog string, args []string, _ io.Writer) (*options, error) {
+	o := &options{prog: prog}
+	fs := newFlagSet(o)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil, err
 		}
-		return nil, usageError{err.Error()}
+		return nil, usageError{flagErrorLine(fs, err, prog)}
 	}
+	fs.Visit(func(f *flag.Flag) { o.heatSet = o.heatSet || f.Name == "heat" })
 	o.args = fs.Args()
 	switch {
+	case o.version:
+		return o, nil
 	case len(o.args) > 0:
-		return nil, usagef("unexpected arguments %q (flags go before them; did you mean simrun merge?)", o.args)
+		return nil, usagef("unexpected arguments %q (flags go before them; commands: merge, margin, list, help); run '%s -h' for usage", o.args, prog)
 	case o.scenario == "" && o.matrix == "":
-		return nil, usagef("-scenario FILE is required (or -matrix FILE); try: simrun -scenario scenarios/partition.yaml")
+		return nil, usagef("-scenario FILE is required (or -matrix FILE); try: %s -scenario scenarios/partition.yaml, or %s list for the shipped scenarios", prog, prog)
 	case o.scenario != "" && o.matrix != "":
 		return nil, usagef("give -scenario or -matrix, not both")
 	case o.seeds < 1:
@@ -232,6 +234,8 @@ func parseGrid(o *options) error {
 		return usagef("-materialize writes one scenario: give the value with -set instead of -vary")
 	case !slices.Contains(HeatMetrics, o.heat):
 		return usagef("-heat %q: one of %s", o.heat, strings.Join(HeatMetrics, ", "))
+	case o.heatSet && len(o.vary) != 2:
+		return usagef("-heat chooses what a two-dimensional -vary sweep's heatmap shows: give it with two -vary flags (this sweep has %d)", len(o.vary))
 	}
 	for _, spec := range o.vary {
 		d, err := parseVary(spec)

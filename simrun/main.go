@@ -17,8 +17,6 @@
 package simrun
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -35,9 +33,11 @@ import (
 // summary of the runs done, marked partial, and exits 130 or 143; a second
 // signal, or one outside a sweep, removes simrun's temporary files and exits
 // the process at once.
+//
+// Main goes by the running executable's name (os.Args[0]): its replay lines,
+// usage and errors name the program the user ran. MainNamed gives the name.
 func Main(args []string, stdout, stderr io.Writer) int {
-	signalsOnce.Do(handleSignals)
-	return run(args, stdout, stderr)
+	return MainNamed(programName(), args, stdout, stderr)
 }
 
 var signalsOnce sync.Once
@@ -92,35 +92,8 @@ const (
 	exitSIGTERM   = 143 // 128 + SIGTERM
 )
 
-// run is simrun with its arguments and streams; it returns the exit status.
+// run is simrun named "simrun", with its arguments and streams; it returns
+// the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 && args[0] == "merge" {
-		return runMerge(args[1:], stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "margin" {
-		return runMargin(args[1:], stdout, stderr)
-	}
-	o, err := parseOptions(args, stderr)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		fmt.Fprintln(stderr, "simrun:", err)
-		return exitUsage
-	}
-	var code int
-	if o.matrix != "" {
-		code, err = runMatrix(o, stdout, stderr)
-	} else {
-		code, err = runScenario(o, stdout, stderr)
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, "simrun:", err)
-		var ue usageError
-		if errors.As(err, &ue) {
-			return exitUsage
-		}
-		return exitUsage
-	}
-	return code
+	return runAs(defaultProgram, args, stdout, stderr)
 }

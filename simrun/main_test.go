@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 	// memory and time): this test binary, told by the environment to be
 	// simrun.
 	if os.Getenv("SIMRUN_AS_MAIN") == "1" {
-		os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr))
+		os.Exit(MainNamed("simrun", os.Args[1:], os.Stdout, os.Stderr))
 	}
 	goleak.VerifyTestMain(m)
 }

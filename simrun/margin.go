@@ -1,7 +1,6 @@
 package simrun
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -27,9 +26,14 @@ const MaxMarginSeeds = 100_000
 // (registry.Algorithm.DriftMargin). It exits 1 when a simulated overlap
 // exceeds the bound: the model and the analysis disagree.
 func runMargin(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("simrun margin", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	o := &options{workers: runtime.NumCPU(), heat: "failed"}
+	return marginAs(defaultProgram, args, stdout, stderr)
+}
+
+// marginAs is runMargin for the program named prog.
+func marginAs(prog string, args []string, stdout, stderr io.Writer) int {
+	cmd := prog + " margin"
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	o := &options{workers: runtime.NumCPU(), heat: "failed", prog: prog}
 	fs.StringVar(&o.scenario, "scenario", "", "scenario `FILE` (its algorithm must have a drift margin: lease, flavour k8s)")
 	ratePath := fs.String("rate", "", "the scenario `PATH` of the followers' clock rate, e.g. faults[0].clock.rate")
 	rates := fs.String("rates", "1.0,1.1,1.2,1.3,1.4,1.5,1.6,1.8,2.0", "follower clock rates to run, `LIST`")
@@ -39,18 +43,15 @@ func runMargin(args []string, stdout, stderr io.Writer) int {
 	fs.Var((*listFlag)(&o.sets), "set", "override a scenario value, `path=value` (repeatable)")
 	fs.StringVar(&o.out, "out", "", "output `DIR` for margin.md, margin.png/svg (default out/<scenario name>-margin)")
 	fs.BoolVar(&o.quiet, "quiet", false, "print nothing but errors")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: simrun margin -scenario FILE -rate PATH [-rates LIST] [-seeds K] [-out DIR]")
-		fs.PrintDefaults()
+	usage := func(w io.Writer) {
+		fmt.Fprintf(w, "usage: %s margin -scenario FILE -rate PATH [-rates LIST] [-seeds K] [-out DIR]\n\n", prog)
+		fmt.Fprintln(w, "A clock-drift margin study (docs/studies.md): runs the scenario with its\nfollowers' clock rate at each of -rates and sets every run's longest\nsplit-brain overlap beside the algorithm's analytic worst case.\n\nflags:")
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, done := parseFlags(fs, args, cmd, usage, stdout, stderr); done {
+		return code
 	}
 	fail := func(format string, a ...any) int {
-		fmt.Fprintf(stderr, "simrun margin: "+format+"\n", a...)
+		fmt.Fprintf(stderr, cmd+": "+format+"\n", a...)
 		return exitUsage
 	}
 	switch {
@@ -98,7 +99,7 @@ func runMargin(args []string, stdout, stderr io.Writer) int {
 		first = *seed
 	}
 	jobs := sweepJobs([]string{algo}, first, o.seeds, 0, 1).inCells(len(o.cells))
-	prog := newProgress(stderr, jobs.len(), o.quiet)
+	pg := newProgress(stderr, jobs.len(), o.quiet)
 	// Each run's longest overlap, noted as it finishes: the study needs
 	// every run's, which the sweep's aggregates do not keep.
 	longest := make([]float64, jobs.len())
@@ -111,8 +112,8 @@ func runMargin(args []string, stdout, stderr io.Writer) int {
 		}
 		ran[i] = true
 	}
-	res := runSweep(scs, jobs, o.workers, false, o.porcupine, prog, note, nil)
-	prog.finish()
+	res := runSweep(scs, jobs, o.workers, false, o.porcupine, pg, note, nil)
+	pg.finish()
 	if len(res.errs) > 0 {
 		return fail("%v", res.errs[0])
 	}
@@ -150,7 +151,7 @@ func runMargin(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "\nfigure: %s\n", filepath.Join(out, "margin.png"))
 	}
 	if exceeded > 0 {
-		fmt.Fprintf(stderr, "simrun margin: %d run(s) overlapped longer than the analytic bound\n", exceeded)
+		fmt.Fprintf(stderr, "%s: %d run(s) overlapped longer than the analytic bound\n", cmd, exceeded)
 		return exitViolation
 	}
 	return exitOK

@@ -116,6 +116,7 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 		if err != nil {
 			return exitUsage, usageError{err.Error()}
 		}
+		sc.Program = o.prog
 		scs = append(scs, sc)
 	}
 	total := 0

@@ -1,7 +1,6 @@
 package simrun
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -15,28 +14,30 @@ import (
 // runMerge combines shard outputs (folders written by -shard i/n, or their
 // summary.json files) into one summary, plots and report.
 func runMerge(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("simrun merge", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	return mergeAs(defaultProgram, args, stdout, stderr)
+}
+
+// mergeAs is runMerge for the program named prog.
+func mergeAs(prog string, args []string, stdout, stderr io.Writer) int {
+	cmd := prog + " merge"
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	out := fs.String("out", "", "output `DIR` (default out/<scenario name>)")
 	jsonOut := fs.String("json", "", "also write the merged JSON summary to `FILE` (- for stdout)")
 	quiet := fs.Bool("quiet", false, "print nothing but errors")
 	withRuns := fs.Bool("runs", true, "also merge the shards' runs files into one (false: the aggregates only, which reads only the summaries)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: simrun merge [-out DIR] [-json FILE] [-runs=false] DIR|summary.json...")
-		fs.PrintDefaults()
+	usage := func(w io.Writer) {
+		fmt.Fprintf(w, "usage: %s merge [-out DIR] [-json FILE] [-quiet] [-runs=false] DIR|summary.json...\n\n", prog)
+		fmt.Fprintln(w, "Combines shard outputs (folders written with -shard i/n, or their summary.json\nfiles) into one summary, runs file, plots and report (docs/distributed.md).\n\nflags:")
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, done := parseFlags(fs, args, cmd, usage, stdout, stderr); done {
+		return code
 	}
 	if fs.NArg() == 0 {
-		fmt.Fprintln(stderr, "simrun merge: give the shard output folders (or their summary.json files)")
+		fmt.Fprintf(stderr, "%s: give the shard output folders (or their summary.json files); run '%s -h' for usage\n", cmd, cmd)
 		return exitUsage
 	}
 	if fs.NArg() > MaxMergeParts {
-		fmt.Fprintf(stderr, "simrun merge: %d summaries, at most %d (MaxMergeParts): merge in stages\n", fs.NArg(), MaxMergeParts)
+		fmt.Fprintf(stderr, "%s: %d summaries, at most %d (MaxMergeParts): merge in stages\n", cmd, fs.NArg(), MaxMergeParts)
 		return exitUsage
 	}
 	var parts []*reports.Summary
@@ -48,13 +49,13 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		}
 		f, err := os.Open(path)
 		if err != nil {
-			fmt.Fprintln(stderr, "simrun merge:", err)
+			fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 			return exitUsage
 		}
 		s, err := reports.ReadJSON(f)
 		f.Close()
 		if err != nil {
-			fmt.Fprintf(stderr, "simrun merge: %s: %v\n", path, err)
+			fmt.Fprintf(stderr, "%s: %s: %v\n", cmd, path, err)
 			return exitUsage
 		}
 		parts = append(parts, s)
@@ -62,7 +63,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	}
 	m, err := reports.Merge(parts)
 	if err != nil {
-		fmt.Fprintln(stderr, "simrun merge:", err)
+		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 		return exitUsage
 	}
 	dir := *out
@@ -72,13 +73,13 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	if slices.Contains(runsFiles, "") || !*withRuns {
 		runsFiles = nil // the merge has a runs file only if every part has one
 	}
-	if err := writeMerged(dir, m, runsFiles); err != nil {
-		fmt.Fprintln(stderr, "simrun merge:", err)
+	if err := writeMerged(dir, m, runsFiles, cmd); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 		return exitUsage
 	}
 	if *jsonOut != "" {
 		if err := writeJSONFile(*jsonOut, m, stdout); err != nil {
-			fmt.Fprintln(stderr, "simrun merge:", err)
+			fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 			return exitUsage
 		}
 	}
@@ -123,8 +124,9 @@ func runsFileOf(path string, s *reports.Summary) string {
 
 // writeMerged writes a merged summary's folder (no featured-run extras: the
 // shards' traces are not at hand), with the parts' runs files merged into
-// its runs file in run order when every part has one.
-func writeMerged(out string, s *reports.Summary, runsFiles []string) error {
+// its runs file in run order when every part has one. cmd is the merge
+// command, for the report.
+func writeMerged(out string, s *reports.Summary, runsFiles []string, cmd string) error {
 	return writeFolder(out, func(tmp string) error {
 		if runsFiles != nil {
 			if err := mergeRunsFiles(filepath.Join(tmp, reports.RunsFileName), s, runsFiles); err != nil {
@@ -139,7 +141,7 @@ func writeMerged(out string, s *reports.Summary, runsFiles []string) error {
 		if err != nil {
 			return err
 		}
-		return reports.WriteHTML(filepath.Join(tmp, "report.html"), s, plots, tmp, reports.HTMLExtras{Title: s.Scenario.Name, Command: "simrun merge"})
+		return reports.WriteHTML(filepath.Join(tmp, "report.html"), s, plots, tmp, reports.HTMLExtras{Title: s.Scenario.Name, Command: cmd})
 	})
 }
 

@@ -98,7 +98,7 @@ func writeSummaryFile(dir string, s *reports.Summary) error {
 }
 
 func commandLine(o *options) string {
-	parts := []string{"simrun"}
+	parts := []string{o.prog}
 	if o.scenario != "" {
 		parts = append(parts, "-scenario", scenario.ShellQuote(o.scenario))
 	}
@@ -237,8 +237,8 @@ func printSummary(w io.Writer, sc *scenario.Scenario, s *reports.Summary, res sw
 		fmt.Fprintf(w, "%d of %d runs did not meet the scenario's expectations\n", failed, res.done())
 	}
 	if sh != nil {
-		fmt.Fprintf(w, "shrunk seed %d to %s (%d → %d faults, %s → %s): simrun -scenario %s\n",
-			sh.seed, filepath.Join(out, "repro.yaml"), sh.faultsBefore, sh.faultsAfter, sh.durBefore, sh.durAfter, filepath.Join(out, "repro.yaml"))
+		fmt.Fprintf(w, "shrunk seed %d to %s (%d → %d faults, %s → %s): %s -scenario %s\n",
+			sh.seed, filepath.Join(out, "repro.yaml"), sh.faultsBefore, sh.faultsAfter, sh.durBefore, sh.durAfter, programOf(sc), filepath.Join(out, "repro.yaml"))
 	}
 	fmt.Fprintf(w, "report: %s\n", filepath.Join(out, "report.html"))
 }

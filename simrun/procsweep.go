@@ -101,6 +101,7 @@ func processSweep(o *options, jobs jobList, first uint64, prog *progress, rf *ru
 			args = append(args, "-fail-fast")
 		}
 		k.cmd = exec.Command(exe, args...)
+		k.cmd.Args[0] = o.prog // a child built on Main goes by the parent's name in the replay lines it writes
 		// One worker process is one worker: one core for its runs and its
 		// garbage collector (two children with the default GOMAXPROCS
 		// contend for both cores, measured 14 s against 10.7 s per child).

@@ -41,9 +41,9 @@ func maybeShrink(o *options, sc *scenario.Scenario, fr *scenario.Run, stderr io.
 	header := fmt.Sprintf(`repro.yaml — the minimal reproduction simrun found for
   %s
 It fails the same way (%s) and replays bit for bit:
-  simrun -scenario repro.yaml
+  %s -scenario repro.yaml
 Shrunk from %d to %d fault(s), %v to %v, %d to %d node(s) in %d trial runs.`,
-		sc.ReplayCommand(fr.Seed, algoOverride(sc, fr.Algorithm)), strings.Join(sh.Failure, ", "),
+		sc.ReplayCommand(fr.Seed, algoOverride(sc, fr.Algorithm)), strings.Join(sh.Failure, ", "), o.prog,
 		sh.FaultsBefore, sh.FaultsAfter, sh.DurationBefore, sh.DurationAfter, sh.NodesBefore, sh.NodesAfter, sh.Runs)
 	if sh.TimedOut {
 		header += "\nThe shrink ran out of time; a smaller reproduction may exist."
@@ -71,8 +71,8 @@ func materialize(o *options, sc *scenario.Scenario, seed uint64, algo string, st
 	if err != nil {
 		return exitUsage, err
 	}
-	body := r.Materialize(fmt.Sprintf("materialized from %s, seed %d (trace %s):\nevery random choice made concrete; run it with simrun -scenario FILE",
-		sc.ReplayCommand(seed, algoOverride(sc, algo)), seed, r.Sim.TraceHashHex()))
+	body := r.Materialize(fmt.Sprintf("materialized from %s, seed %d (trace %s):\nevery random choice made concrete; run it with %s -scenario FILE",
+		sc.ReplayCommand(seed, algoOverride(sc, algo)), seed, r.Sim.TraceHashHex(), o.prog))
 	if o.materialize == "-" {
 		_, err := stdout.Write(body)
 		return exitOK, err

@@ -136,6 +136,7 @@ func loadCellsAs(o *options, cells []gridCell, flagName string) ([]*scenario.Sce
 			}
 			return nil, usagef("%s: %s: %v", flagName, c.label, err)
 		}
+		sc.Program = o.prog
 		scs[i] = sc
 	}
 	return scs, nil

@@ -1,6 +1,6 @@
 // Command simrun runs electsim scenarios with electsim's own algorithms
 // (algorithms/builtin); it is package simrun's Main (see there and
-// docs/output.md).
+// docs/output.md), named simrun whatever the binary is called.
 //
 //	go run ./cmd/simrun -scenario scenarios/partition.yaml
 //	go run ./cmd/simrun -scenario scenarios/swarm.yaml -seeds 1000 -algo raft,etcdraft
@@ -15,5 +15,5 @@ import (
 )
 
 func main() {
-	os.Exit(simrun.Main(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(simrun.MainNamed("simrun", os.Args[1:], os.Stdout, os.Stderr))
 }

@@ -1,6 +1,8 @@
 // Command custom-election is simrun with one more algorithm: hpe, a
 // heartbeat-priority election written outside electsim and registered
-// through its public API. Every simrun feature works for it:
+// through its public API. Every simrun feature works for it, and what it
+// prints to run (replay lines, usage) names it, custom-election, as
+// simrun.Main goes by the executable's name:
 //
 //	go run . -scenario example.yaml
 //	go run . -scenario example.yaml -seeds 200 -algo hpe,raft

@@ -1,0 +1,198 @@
+package simrun
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// subcommands are simrun's commands other than a run, in the order -h lists
+// them, each with its synopsis (after the program name) and one line.
+var subcommands = []struct{ name, synopsis, doc string }{
+	{"merge", "merge [-out DIR] [-json FILE] [-quiet] [-runs=false] DIR|summary.json...", "combine shard outputs into one summary and report"},
+	{"margin", "margin -scenario FILE -rate PATH [-rates LIST] [-seeds K] [-out DIR]", "clock-drift margin study: simulated overlaps beside the analytic bound"},
+	{"list", "list [-dir DIR]", "the shipped scenarios and the algorithms with their parameters"},
+	{"help", "help [COMMAND]", "this text, or COMMAND's (the same as COMMAND -h)"},
+}
+
+// runAs is simrun named prog: it dispatches to a subcommand or runs a
+// scenario or matrix, and returns the exit status.
+func runAs(prog string, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "merge":
+			return mergeAs(prog, args[1:], stdout, stderr)
+		case "margin":
+			return marginAs(prog, args[1:], stdout, stderr)
+		case "list":
+			return listAs(prog, args[1:], stdout, stderr)
+		case "help":
+			return helpAs(prog, args[1:], stdout, stderr)
+		}
+	}
+	o, err := parseOptionsAs(prog, args, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			printUsage(prog, stdout)
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
+		return exitUsage
+	}
+	if o.version {
+		fmt.Fprintf(stdout, "%s %s\n", prog, simrunVersion())
+		return exitOK
+	}
+	var code int
+	if o.matrix != "" {
+		code, err = runMatrix(o, stdout, stderr)
+	} else {
+		code, err = runScenario(o, stdout, stderr)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
+		return exitUsage
+	}
+	return code
+}
+
+// printUsage writes simrun's usage: every command, then the run flags.
+func printUsage(prog string, w io.Writer) {
+	fmt.Fprintf(w, "usage: %s -scenario FILE [flags]\n", prog)
+	fmt.Fprintf(w, "       %s -matrix FILE [flags]\n", prog)
+	for _, c := range subcommands {
+		fmt.Fprintf(w, "       %s %s\n", prog, c.synopsis)
+	}
+	fmt.Fprintf(w, "       %s -version\n", prog)
+	fmt.Fprintf(w, `
+Runs an electsim scenario (see docs/scenarios.md) over seeds and algorithms,
+checks every run, and writes a summary, plots and an HTML report.
+Exit status: 0 every expectation held, 1 a run violated an expectation,
+2 bad usage or input, 130/143 interrupted.
+
+commands:
+`)
+	for _, c := range subcommands {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.doc)
+	}
+	fmt.Fprintf(w, "\nflags of a run (-scenario or -matrix; '%s help COMMAND' for a command's):\n", prog)
+	fs := newFlagSet(&options{})
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+// helpAs is simrun help [COMMAND]: the text COMMAND -h prints, on stdout.
+func helpAs(prog string, args []string, stdout, stderr io.Writer) int {
+	switch {
+	case len(args) == 0:
+		printUsage(prog, stdout)
+		return exitOK
+	case len(args) > 1:
+		fmt.Fprintf(stderr, "%s help: give one command, not %d; run '%s -h' for usage\n", prog, len(args), prog)
+		return exitUsage
+	case args[0] == "help":
+		printUsage(prog, stdout)
+		return exitOK
+	}
+	for _, c := range subcommands {
+		if c.name == args[0] {
+			return runAs(prog, []string{c.name, "-h"}, stdout, stderr)
+		}
+	}
+	names := make([]string, len(subcommands))
+	for i, c := range subcommands {
+		names[i] = c.name
+	}
+	fmt.Fprintf(stderr, "%s help: no command %q%s (one of %s); run '%s -h' for usage\n", prog, args[0], didYouMean(args[0], names, ""), strings.Join(names, ", "), prog)
+	return exitUsage
+}
+
+// parseFlags parses a subcommand's args with fs. -h prints usage(w) with
+// the flags to stdout (done, exit 0); a bad flag prints one line to stderr,
+// with the closest flag's name and where the usage is (done, exit 2).
+func parseFlags(fs *flag.FlagSet, args []string, cmd string, usage func(w io.Writer), stdout, stderr io.Writer) (code int, done bool) {
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return 0, false
+	case errors.Is(err, flag.ErrHelp):
+		usage(stdout)
+		fs.SetOutput(stdout)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+		return exitOK, true
+	}
+	fmt.Fprintf(stderr, "%s: %s\n", cmd, flagErrorLine(fs, err, cmd))
+	return exitUsage, true
+}
+
+// flagErrorLine is a flag package error as one line: with the flag the
+// user probably meant, and the command that prints the usage.
+func flagErrorLine(fs *flag.FlagSet, err error, cmd string) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		msg += didYouMean(strings.TrimPrefix(name, "-"), names, "-")
+	}
+	return fmt.Sprintf("%s; run '%s -h' for usage", msg, cmd)
+}
+
+// didYouMean is " (did you mean PREFIXname?)" for the candidate closest to
+// word, if one is close enough to be a typo of it (or begins with it), else
+// "".
+func didYouMean(word string, candidates []string, prefix string) string {
+	best, bestD := "", 1<<30
+	for _, c := range candidates {
+		if d := editDistance(strings.ToLower(word), strings.ToLower(c)); d < bestD || d == bestD && c < best {
+			best, bestD = c, d
+		}
+	}
+	limit := 1
+	if len(word) > 3 {
+		limit = 2
+	}
+	if best != "" && bestD <= limit {
+		return fmt.Sprintf(" (did you mean %s%s?)", prefix, best)
+	}
+	var starts []string
+	for _, c := range candidates {
+		if len(word) >= 2 && strings.HasPrefix(c, word) {
+			starts = append(starts, c)
+		}
+	}
+	if len(starts) == 1 {
+		return fmt.Sprintf(" (did you mean %s%s?)", prefix, starts[0])
+	}
+	return ""
+}
+
+// editDistance is the Levenshtein distance, a transposition costing 1.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev2 := make([]int, len(rb)+1)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(rb)]
+}
