@@ -31,10 +31,13 @@ import (
 // envWorker marks a child process: it never spawns workers itself.
 const envWorker = "SIMRUN_WORKER"
 
-// needsProcesses reports whether the sweep of algos with workers should run
-// in worker processes.
-func needsProcesses(algos []string, workers, runs int) bool {
-	if workers < 2 || runs < 2 || os.Getenv(envWorker) == "1" {
+// needsProcesses reports whether the sweep of algos with workers, over
+// seeds seeds (of its shard), should run in worker processes. Each worker
+// process runs a sub-shard of the seeds (every algorithm and grid cell of
+// them), so a sweep of one seed, however many algorithms or cells, runs in
+// this process (serialized, as one worker process would run it).
+func needsProcesses(algos []string, workers, seeds int) bool {
+	if workers < 2 || seeds < 2 || os.Getenv(envWorker) == "1" {
 		return false
 	}
 	for _, a := range algos {
@@ -47,12 +50,17 @@ func needsProcesses(algos []string, workers, runs int) bool {
 
 var childProgressRe = regexp.MustCompile(`^simrun: (\d+)/(\d+) runs\b.*?(?:, (\d+) failing runs?|, no findings)`)
 
-// processSweep runs jobs in o.workers child processes and returns their
+// processCount is how many worker processes a sweep of jobs runs in: one
+// per worker, at most one per seed of the shard (a process with no seed
+// would be an empty shard).
+func processCount(workers int, jobs jobList) int { return max(min(workers, jobs.perAlgo), 1) }
+
+// processSweep runs jobs in processCount child processes and returns their
 // merged runs at their job indexes, as runSweep does.
 func processSweep(o *options, jobs jobList, first uint64, prog *progress, rf *runsOut) (sweepResult, error) {
 	start := time.Now()
 	n := jobs.len()
-	w := min(o.workers, n)
+	w := processCount(o.workers, jobs)
 	tmp, err := os.MkdirTemp("", "simrun-workers-")
 	if err != nil {
 		return sweepResult{}, err

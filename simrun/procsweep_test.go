@@ -63,8 +63,45 @@ func TestWorkerProcessesMatchOneProcess(t *testing.T) {
 	assert.Equal(t, summaryWithoutTiming(t, filepath.Join(dir, "f1.json")), summaryWithoutTiming(t, filepath.Join(dir, "f2.json")))
 }
 
+// TestWorkerProcessesWithFewSeeds: a sweep of a process-wide algorithm
+// with fewer seeds than workers (the README's one-seed comparison, a -vary
+// grid of one or two seeds) runs: one worker process per seed at most, and
+// one seed in this process. Worker processes shard the seeds, so more
+// processes than seeds made empty shards, and the sweep exited 2.
+func TestWorkerProcessesWithFewSeeds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs simrun worker processes")
+	}
+	vary := []string{"-vary", "algorithm.election_timeout=150ms..200ms,150ms..300ms"}
+	for _, tc := range []struct {
+		name      string
+		args      []string
+		processes string // "" when the sweep runs in this process
+		runs      int
+	}{
+		{"one seed, two algorithms", []string{"-algo", "raft,etcdraft", "-workers", "2"}, "", 2},
+		{"one seed, a grid", append([]string{"-algo", "etcdraft", "-workers", "2"}, vary...), "", 2},
+		{"two seeds, a grid, four workers", append([]string{"-algo", "etcdraft", "-workers", "4", "-seeds", "2"}, vary...), "in 2 worker processes", 4},
+		{"three seeds, eight workers", []string{"-algo", "etcdraft", "-workers", "8", "-seeds", "3"}, "in 3 worker processes", 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append([]string{"-scenario", partition, "-shrink=false", "-out", filepath.Join(dir, "o")}, tc.args...)
+			code, _, e := simrun(t, args...)
+			require.Equal(t, exitOK, code, e)
+			if tc.processes == "" {
+				assert.NotContains(t, e, "worker processes")
+			} else {
+				assert.Contains(t, e, tc.processes)
+			}
+			s := readSummary(t, filepath.Join(dir, "o", "summary.json"))
+			assert.Len(t, s.Runs, tc.runs)
+		})
+	}
+}
+
 // TestNeedsProcesses: only a sweep of a process-wide algorithm with more
-// than one worker and run, outside a worker process, uses processes.
+// than one worker and seed, outside a worker process, uses processes.
 func TestNeedsProcesses(t *testing.T) {
 	assert.True(t, needsProcesses([]string{"raft", "etcdraft"}, 2, 10))
 	assert.False(t, needsProcesses([]string{"raft", "lease"}, 2, 10))

@@ -133,9 +133,9 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		}
 	} else {
 		prog := newProgress(stderr, jobs.len(), o.quiet)
-		if needsProcesses(algos, o.workers, jobs.len()) {
+		if needsProcesses(algos, o.workers, jobs.perAlgo) {
 			if !o.quiet {
-				fmt.Fprintf(stderr, "simrun: %s in %d worker processes (its nodes share process-wide state)\n", strings.Join(algos, ", "), min(o.workers, jobs.len()))
+				fmt.Fprintf(stderr, "simrun: %s in %d worker processes (its nodes share process-wide state)\n", strings.Join(algos, ", "), processCount(o.workers, jobs))
 			}
 			if res, err = processSweep(o, jobs, first, prog, rf); err != nil {
 				abort()
