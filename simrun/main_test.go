@@ -131,6 +131,33 @@ func TestShardMergeEqualsUnsharded(t *testing.T) {
 	assert.Equal(t, canonical(t, all), canonical(t, merged))
 }
 
+// A sweep with more notable runs than a summary keeps (MaxKeptRuns), split
+// into shards that each keep all of theirs and merged, keeps the same runs
+// as the unsharded sweep: the first notable ones in seed order. The old
+// merge kept the first ones it read (shard 0's seeds 1, 3, …, 199).
+func TestShardMergeKeepsTheSameNotableRuns(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"-scenario", partition, "-seeds", "300", "-quiet", "-shrink=false", "-set", "expect.failover_under=1ms"}
+	code, _, e := simrun(t, append(args, "-out", filepath.Join(dir, "all"))...)
+	require.Equal(t, exitViolation, code, e)
+	var parts []string
+	for _, i := range []string{"0", "1"} {
+		p := filepath.Join(dir, "shard"+i)
+		code, _, e := simrun(t, append(args, "-shard", i+"/2", "-out", p)...)
+		require.Equal(t, exitViolation, code, e)
+		require.Equal(t, reports.KeptAll, readSummary(t, filepath.Join(p, "summary.json")).RunsKept)
+		parts = append(parts, p)
+	}
+	code, _, e = simrun(t, append([]string{"merge", "-quiet", "-out", filepath.Join(dir, "merged")}, parts...)...)
+	require.Equal(t, exitViolation, code, e)
+	all := readSummary(t, filepath.Join(dir, "all", "summary.json"))
+	merged := readSummary(t, filepath.Join(dir, "merged", "summary.json"))
+	require.Equal(t, reports.KeptNotable, all.RunsKept)
+	require.Len(t, all.Runs, reports.MaxKeptRuns)
+	assert.Equal(t, uint64(reports.MaxKeptRuns), all.Runs[len(all.Runs)-1].Seed, "every run fails: seeds 1 to 100 are kept")
+	assert.Equal(t, canonical(t, all), canonical(t, merged))
+}
+
 // Two identical sweeps write the same JSON apart from timing, whatever the
 // number of workers.
 func TestJSONDeterministic(t *testing.T) {

@@ -63,6 +63,29 @@ func TestWorkerProcessesMatchOneProcess(t *testing.T) {
 	assert.Equal(t, summaryWithoutTiming(t, filepath.Join(dir, "f1.json")), summaryWithoutTiming(t, filepath.Join(dir, "f2.json")))
 }
 
+// TestWorkerProcessesKeepTheSameNotableRuns: a sweep with more notable
+// runs than a summary keeps (MaxKeptRuns) keeps the same runs in two worker
+// processes as in one: the first notable ones in seed order. Each worker
+// keeps all of its 105 runs; the old parent kept the first 100 it read
+// (worker 0's seeds 1, 3, …, 199).
+func TestWorkerProcessesKeepTheSameNotableRuns(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("runs 420 etcdraft runs in simrun worker processes")
+	}
+	dir := t.TempDir()
+	args := []string{"-scenario", partition, "-algo", "etcdraft", "-seeds", "210", "-quiet", "-shrink=false",
+		"-set", "expect.failover_under=1ms", "-set", "duration=11s", "-set", "settle.for=1s", "-set", "settle.leader_within=1s"}
+	for _, w := range []string{"1", "2"} {
+		code, _, e := simrun(t, append(args, "-workers", w, "-out", filepath.Join(dir, "o"+w), "-json", filepath.Join(dir, w+".json"))...)
+		require.Equal(t, exitViolation, code, e)
+	}
+	one := readSummary(t, filepath.Join(dir, "1.json"))
+	require.Equal(t, reports.KeptNotable, one.RunsKept)
+	require.Len(t, one.Runs, reports.MaxKeptRuns)
+	assert.Equal(t, uint64(reports.MaxKeptRuns), one.Runs[len(one.Runs)-1].Seed, "every run fails: seeds 1 to 100 are kept")
+	assert.Equal(t, summaryWithoutTiming(t, filepath.Join(dir, "1.json")), summaryWithoutTiming(t, filepath.Join(dir, "2.json")))
+}
+
 // TestWorkerProcessesWithFewSeeds: a sweep of a process-wide algorithm
 // with fewer seeds than workers (the README's one-seed comparison, a -vary
 // grid of one or two seeds) runs: one worker process per seed at most, and
