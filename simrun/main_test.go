@@ -249,6 +249,30 @@ func TestMatrix(t *testing.T) {
 	require.Equal(t, exitOK, code, e)
 }
 
+// -seeds overrides a matrix file's seeds, -seeds 1 too (the flag's
+// default, which the old code took for "not given" and ran the file's 50
+// seeds per cell); a shard with no seed of the matrix is refused.
+func TestMatrixSeedsFlag(t *testing.T) {
+	dir := t.TempDir()
+	m := filepath.Join(dir, "m.yaml")
+	abs, err := filepath.Abs("../scenarios/leader-crash.yaml")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(m, []byte("name: tiny\nseeds: 50\nalgorithms: [raft, bully]\nscenarios: ["+abs+"]\n"), 0o644))
+	for _, tc := range []struct{ seeds, header string }{
+		{"1", "1 scenario × 2 algorithms × 1 seed = 2 runs"},
+		{"3", "1 scenario × 2 algorithms × 3 seeds = 6 runs"},
+	} {
+		code, out, e := simrun(t, "-matrix", m, "-seeds", tc.seeds, "-workers", "1", "-out", filepath.Join(dir, "o"+tc.seeds))
+		require.Contains(t, []int{exitOK, exitViolation}, code, e)
+		assert.Contains(t, e, tc.header)
+		assert.Contains(t, out, "# tiny: "+tc.seeds+" seed")
+	}
+	code, _, e := simrun(t, "-matrix", m, "-seeds", "1", "-shard", "1/2", "-out", filepath.Join(dir, "o-shard"))
+	require.Equal(t, exitUsage, code)
+	assert.Contains(t, e, "shard 1/2 of 1 seeds is empty")
+	assert.NoDirExists(t, filepath.Join(dir, "o-shard"))
+}
+
 func TestTraceExports(t *testing.T) {
 	dir := t.TempDir()
 	code, _, e := simrun(t, "-scenario", partition, "-quiet", "-out", filepath.Join(dir, "o"),
