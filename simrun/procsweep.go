@@ -48,7 +48,13 @@ func needsProcesses(algos []string, workers, seeds int) bool {
 	return false
 }
 
-var childProgressRe = regexp.MustCompile(`^simrun: (\d+)/(\d+) runs\b.*?(?:, (\d+) failing runs?|, no findings)`)
+// A worker's progress line (progress.show): runs done, failing runs, and
+// the runs that passed with harmless or expected findings.
+var (
+	childProgressRe = regexp.MustCompile(`^simrun: (\d+)/(\d+) runs\b.*?, (?:(\d+) failing runs?|no failing runs)`)
+	childHarmlessRe = regexp.MustCompile(`\b(\d+) passed with harmless findings only\b`)
+	childExpectedRe = regexp.MustCompile(`\b(\d+) passed with expected findings\b`)
+)
 
 // processCount is how many worker processes a sweep of jobs runs in: one
 // per worker, at most one per seed of the shard (a process with no seed
@@ -76,17 +82,20 @@ func processSweep(o *options, jobs jobList, first uint64, prog *progress, rf *ru
 		stderr bytes.Buffer
 		json   string
 		runs   string
-		n, bad int
+		n      int
+		counts findingCounts
 	}
 	kids := make([]*child, w)
 	var mu sync.Mutex
 	report := func() {
-		done, bad := 0, 0
+		done, c := 0, findingCounts{}
 		for _, k := range kids {
 			done += k.n
-			bad += k.bad
+			c.failed += k.counts.failed
+			c.harmless += k.counts.harmless
+			c.expected += k.counts.expected
 		}
-		prog.set(done, bad)
+		prog.set(done, c)
 	}
 	var readers sync.WaitGroup
 	for j := range kids {
@@ -131,7 +140,14 @@ func processSweep(o *options, jobs jobList, first uint64, prog *progress, rf *ru
 				mu.Lock()
 				if m := childProgressRe.FindStringSubmatch(line); m != nil {
 					k.n, _ = strconv.Atoi(m[1])
-					k.bad, _ = strconv.Atoi(m[3])
+					k.counts = findingCounts{}
+					k.counts.failed, _ = strconv.Atoi(m[3])
+					if h := childHarmlessRe.FindStringSubmatch(line); h != nil {
+						k.counts.harmless, _ = strconv.Atoi(h[1])
+					}
+					if e := childExpectedRe.FindStringSubmatch(line); e != nil {
+						k.counts.expected, _ = strconv.Atoi(e[1])
+					}
 					report()
 				} else {
 					k.stderr.WriteString(line + "\n")
