@@ -217,6 +217,18 @@ func TestShrinkWritesRepro(t *testing.T) {
 	assert.Contains(t, string(html), "repro.yaml")
 }
 
+// A sweep failing only because an expected finding never occurred is not
+// shrunk (the old shrink ended at a meaningless one-node, no-fault
+// repro.yaml); simrun says in how many runs the finding occurred.
+func TestShrinkSkipsMissingExpectedFinding(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, e := simrun(t, "-scenario", partition, "-seeds", "5", "-set", "expect.violations=[double_execution]", "-out", out)
+	require.Equal(t, exitViolation, code, e)
+	assert.Contains(t, e, "simrun: not shrunk: double_execution, which the scenario expects, occurred in 0 of 5 runs under raft; a missing finding has no smaller reproduction")
+	assert.NotContains(t, e, "shrinking seed")
+	assert.NoFileExists(t, filepath.Join(out, "repro.yaml"))
+}
+
 func TestMatrix(t *testing.T) {
 	dir := t.TempDir()
 	m := filepath.Join(dir, "m.yaml")

@@ -228,7 +228,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	repStart := time.Now()
 	var shrunk *shrinkResult
 	if !res.interrupted { // asked to stop: no 30 s of shrinking
-		shrunk = maybeShrink(o, fsc, fr, stderr)
+		shrunk = maybeShrink(o, fsc, fr, s, stderr)
 	}
 	// A comparison draws one timeline per algorithm: each other
 	// algorithm's first failing run in the featured run's grid cell (else
