@@ -98,8 +98,10 @@ func (c *Collector) Keep(rank int, r RunSummary) {
 	if !Notable(&r) {
 		return
 	}
+	// less(a): a comes before r. Full, r goes only before the last kept
+	// run (which it then pushes out), whatever order runs come in.
 	less := func(a rankedRun) bool { return a.rank < rank || (a.rank == rank && a.run.Seed < r.Seed) }
-	if len(c.kept) == MaxKeptRuns && !less(c.kept[len(c.kept)-1]) {
+	if len(c.kept) == MaxKeptRuns && less(c.kept[len(c.kept)-1]) {
 		return
 	}
 	i := sort.Search(len(c.kept), func(i int) bool { return !less(c.kept[i]) })

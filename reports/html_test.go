@@ -156,6 +156,27 @@ func TestWriteHTMLCapsViolations(t *testing.T) {
 	assertHas(t, html, `<span class="tag bad">run failed</span>`)
 }
 
+// The report's heading counts harmful findings as violations and harmless
+// ones apart: a sweep whose findings are all harmless split-brains has no
+// violations. The old heading said "Violations (N)" of them all.
+func TestWriteHTMLSeparatesHarmlessFindings(t *testing.T) {
+	s := synthSummary(1, 100, "raft") // seeds 5, 28, 51, 74 and 97: one harmless split_brain each
+	html, _ := writeReport(t, s, nil, HTMLExtras{})
+	assertHas(t, html, `<a href="#violations">Violations (0) · harmless findings (5)</a>`)
+	assertHas(t, html, `<h2>Violations and harmless findings</h2>`)
+
+	s.Runs[0].Violations = append(s.Runs[0].Violations, ViolationSummary{Kind: "election_safety", Explanation: "two leaders in epoch 3"})
+	s.Runs = append([]RunSummary(nil), s.Runs...)
+	s.Aggregate()
+	html, _ = writeReport(t, s, nil, HTMLExtras{})
+	assertHas(t, html, `<a href="#violations">Violations (1) · harmless findings (5)</a>`)
+
+	none := synthSummary(1, 3, "raft")
+	html, _ = writeReport(t, none, nil, HTMLExtras{})
+	assertHas(t, html, `<a href="#violations">Violations (0)</a>`)
+	assertHas(t, html, `<h2>Violations</h2>`)
+}
+
 func TestWriteHTMLNoRuns(t *testing.T) {
 	s := &Summary{Schema: Schema, Scenario: ScenarioInfo{Name: "empty"}}
 	html, _ := writeReport(t, s, nil, HTMLExtras{})

@@ -21,7 +21,8 @@ type view struct {
 	Algos       []algoView
 	Plots       []plotView
 	Groups      []violationGroup
-	Violations  int // all violations, harmless included
+	Violations  int // harmful findings (expected ones included)
+	Harmless    int // harmless findings, counted apart: they are not violations
 	Failing     []failingRun
 	FailingMore int
 	// AllRunsIn names where every run is: the JSON summary, or the runs
@@ -212,7 +213,7 @@ func buildView(path string, s *Summary, plots []Plot, dir string, x HTMLExtras) 
 	if v.Plots, err = embedPlots(path, plots, dir); err != nil {
 		return nil, err
 	}
-	v.Groups, v.Violations = violationGroups(s, swatch)
+	v.Groups, v.Violations, v.Harmless = violationGroups(s, swatch)
 	for _, r := range s.Runs {
 		if r.OK || len(v.Failing) == maxFailingRuns {
 			continue
@@ -300,14 +301,15 @@ func kindCounts(m map[string]int, harmless bool) []countView {
 // violationGroups groups every violation by check, harmful before
 // harmless, in the checker's order, keeping at most maxViolationsPerKind
 // of each, those of failing runs first.
-func violationGroups(s *Summary, swatch map[string]template.CSS) ([]violationGroup, int) {
+// It also returns the number of harmful findings and of harmless ones.
+func violationGroups(s *Summary, swatch map[string]template.CSS) ([]violationGroup, int, int) {
 	type key struct {
 		kind     string
 		harmless bool
 	}
 	groups := map[key]*violationGroup{}
 	var keys []key
-	total := 0
+	harmful, harmless := 0, 0
 	get := func(k key) *violationGroup {
 		g := groups[k]
 		if g == nil {
@@ -325,7 +327,11 @@ func violationGroups(s *Summary, swatch map[string]template.CSS) ([]violationGro
 			g.Count += f.Findings
 			g.Runs += f.Runs
 			g.InFailing += f.InFailing
-			total += f.Findings
+			if f.Harmless {
+				harmless += f.Findings
+			} else {
+				harmful += f.Findings
+			}
 		}
 	}
 	for _, r := range s.Runs {
@@ -363,7 +369,7 @@ func violationGroups(s *Summary, swatch map[string]template.CSS) ([]violationGro
 		out[i] = *groups[k]
 		out[i].ID = fmt.Sprintf("v-%d", i)
 	}
-	return out, total
+	return out, harmful, harmless
 }
 
 // storyLines splits a checker explanation ("t=… a · t=… b → verdict") into

@@ -28,6 +28,7 @@ type options struct {
 	seed        uint64
 	seedSet     bool
 	seeds       int
+	seedsSet    bool // -seeds given: it overrides a matrix file's seeds, 1 too
 	workers     int
 	algos       []string
 	sets        []string
@@ -85,7 +86,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 		if n > MaxSeeds {
 			return fmt.Errorf("%d is more than %d, the most seeds a sweep spans", n, MaxSeeds)
 		}
-		o.seeds = int(n)
+		o.seeds, o.seedsSet = int(n), true
 		return nil
 	})
 	fs.IntVar(&o.workers, "workers", runtime.NumCPU(), "run `W` seeds in parallel")

@@ -131,6 +131,33 @@ func TestShardMergeEqualsUnsharded(t *testing.T) {
 	assert.Equal(t, canonical(t, all), canonical(t, merged))
 }
 
+// A sweep with more notable runs than a summary keeps (MaxKeptRuns), split
+// into shards that each keep all of theirs and merged, keeps the same runs
+// as the unsharded sweep: the first notable ones in seed order. The old
+// merge kept the first ones it read (shard 0's seeds 1, 3, …, 199).
+func TestShardMergeKeepsTheSameNotableRuns(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"-scenario", partition, "-seeds", "300", "-quiet", "-shrink=false", "-set", "expect.failover_under=1ms"}
+	code, _, e := simrun(t, append(args, "-out", filepath.Join(dir, "all"))...)
+	require.Equal(t, exitViolation, code, e)
+	var parts []string
+	for _, i := range []string{"0", "1"} {
+		p := filepath.Join(dir, "shard"+i)
+		code, _, e := simrun(t, append(args, "-shard", i+"/2", "-out", p)...)
+		require.Equal(t, exitViolation, code, e)
+		require.Equal(t, reports.KeptAll, readSummary(t, filepath.Join(p, "summary.json")).RunsKept)
+		parts = append(parts, p)
+	}
+	code, _, e = simrun(t, append([]string{"merge", "-quiet", "-out", filepath.Join(dir, "merged")}, parts...)...)
+	require.Equal(t, exitViolation, code, e)
+	all := readSummary(t, filepath.Join(dir, "all", "summary.json"))
+	merged := readSummary(t, filepath.Join(dir, "merged", "summary.json"))
+	require.Equal(t, reports.KeptNotable, all.RunsKept)
+	require.Len(t, all.Runs, reports.MaxKeptRuns)
+	assert.Equal(t, uint64(reports.MaxKeptRuns), all.Runs[len(all.Runs)-1].Seed, "every run fails: seeds 1 to 100 are kept")
+	assert.Equal(t, canonical(t, all), canonical(t, merged))
+}
+
 // Two identical sweeps write the same JSON apart from timing, whatever the
 // number of workers.
 func TestJSONDeterministic(t *testing.T) {
@@ -190,6 +217,18 @@ func TestShrinkWritesRepro(t *testing.T) {
 	assert.Contains(t, string(html), "repro.yaml")
 }
 
+// A sweep failing only because an expected finding never occurred is not
+// shrunk (the old shrink ended at a meaningless one-node, no-fault
+// repro.yaml); simrun says in how many runs the finding occurred.
+func TestShrinkSkipsMissingExpectedFinding(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, e := simrun(t, "-scenario", partition, "-seeds", "5", "-set", "expect.violations=[double_execution]", "-out", out)
+	require.Equal(t, exitViolation, code, e)
+	assert.Contains(t, e, "simrun: not shrunk: double_execution, which the scenario expects, occurred in 0 of 5 runs under raft; a missing finding has no smaller reproduction")
+	assert.NotContains(t, e, "shrinking seed")
+	assert.NoFileExists(t, filepath.Join(out, "repro.yaml"))
+}
+
 func TestMatrix(t *testing.T) {
 	dir := t.TempDir()
 	m := filepath.Join(dir, "m.yaml")
@@ -220,6 +259,30 @@ func TestMatrix(t *testing.T) {
 	require.NoError(t, os.WriteFile(m, []byte("name: tiny\nseeds: 2\nalgorithms: [raft]\nscenarios: ["+filepath.Join(abs, "leader-crash.yaml")+"]\n"), 0o644))
 	code, _, e = simrun(t, "-matrix", m, "-out", filepath.Join(dir, "out"))
 	require.Equal(t, exitOK, code, e)
+}
+
+// -seeds overrides a matrix file's seeds, -seeds 1 too (the flag's
+// default, which the old code took for "not given" and ran the file's 50
+// seeds per cell); a shard with no seed of the matrix is refused.
+func TestMatrixSeedsFlag(t *testing.T) {
+	dir := t.TempDir()
+	m := filepath.Join(dir, "m.yaml")
+	abs, err := filepath.Abs("../scenarios/leader-crash.yaml")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(m, []byte("name: tiny\nseeds: 50\nalgorithms: [raft, bully]\nscenarios: ["+abs+"]\n"), 0o644))
+	for _, tc := range []struct{ seeds, header string }{
+		{"1", "1 scenario × 2 algorithms × 1 seed = 2 runs"},
+		{"3", "1 scenario × 2 algorithms × 3 seeds = 6 runs"},
+	} {
+		code, out, e := simrun(t, "-matrix", m, "-seeds", tc.seeds, "-workers", "1", "-out", filepath.Join(dir, "o"+tc.seeds))
+		require.Contains(t, []int{exitOK, exitViolation}, code, e)
+		assert.Contains(t, e, tc.header)
+		assert.Contains(t, out, "# tiny: "+tc.seeds+" seed")
+	}
+	code, _, e := simrun(t, "-matrix", m, "-seeds", "1", "-shard", "1/2", "-out", filepath.Join(dir, "o-shard"))
+	require.Equal(t, exitUsage, code)
+	assert.Contains(t, e, "shard 1/2 of 1 seeds is empty")
+	assert.NoDirExists(t, filepath.Join(dir, "o-shard"))
 }
 
 func TestTraceExports(t *testing.T) {

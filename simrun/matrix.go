@@ -92,7 +92,7 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, usageError{err.Error()}
 	}
 	seeds := m.Seeds
-	if o.seeds > 1 {
+	if o.seedsSet { // -seeds 1 included: it is also the flag's default
 		seeds = o.seeds
 	}
 	first := m.Seed
@@ -138,6 +138,9 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 			ok = append(ok, a)
 		}
 		jobs := sweepJobs(ok, first, seeds, o.shardIndex, o.shardCount)
+		if jobs.perAlgo == 0 {
+			return exitUsage, usagef("%s: shard %d/%d of %d seeds is empty", o.matrix, o.shardIndex, o.shardCount, seeds)
+		}
 		// By division: the sum can overflow int on 32-bit builds.
 		if len(ok) > 0 && jobs.perAlgo > (MaxRuns-total)/len(ok) {
 			return exitUsage, usagef("%s: the matrix is more than %d runs (MaxRuns) by scenario %s: use fewer seeds or scenarios", o.matrix, MaxRuns, sc.Name)
@@ -146,7 +149,8 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 		plans = append(plans, plan{i: i, algo: ok, jobs: jobs})
 	}
 	if !o.quiet {
-		fmt.Fprintf(stderr, "simrun: matrix %s · %d scenarios × %d algorithms × %d seeds = %d runs\n", m.Name, len(scs), len(m.Algorithms), seeds, total)
+		fmt.Fprintf(stderr, "simrun: matrix %s · %s × %s × %s = %s\n", m.Name, reports.Plural(len(scs), "scenario", "scenarios"),
+			reports.Plural(len(m.Algorithms), "algorithm", "algorithms"), reports.Plural(seeds, "seed", "seeds"), reports.Plural(total, "run", "runs"))
 	}
 	prog := newProgress(stderr, total, o.quiet)
 	start := time.Now()
@@ -201,7 +205,7 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 	}
 	if !o.quiet {
 		fmt.Fprint(stdout, md)
-		fmt.Fprintf(stdout, "\n%d runs in %.1fs on %d workers (%s) · %s\n", total, time.Since(start).Seconds(), o.workers, runtime.Version(), filepath.Join(out, "matrix.html"))
+		fmt.Fprintf(stdout, "\n%s in %.1fs on %s (%s) · %s\n", reports.Plural(total, "run", "runs"), time.Since(start).Seconds(), reports.Plural(o.workers, "worker", "workers"), runtime.Version(), filepath.Join(out, "matrix.html"))
 	}
 	if _, code, ok := interruption(); ok && stopped {
 		return code, nil
@@ -250,7 +254,7 @@ func pct(x float64) string { return fmt.Sprintf("%.0f%%", 100*x) }
 
 func matrixMarkdown(m *matrixFile, scs []*scenario.Scenario, t [][]cell, seeds int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# %s: %d seeds per cell\n\n", m.Name, seeds)
+	fmt.Fprintf(&b, "# %s: %s per cell\n\n", m.Name, reports.Plural(seeds, "seed", "seeds"))
 	for i, sc := range scs {
 		fmt.Fprintf(&b, "## %s — %s\n\n| algorithm | %s |\n|---|%s\n", sc.Name, sc.Description, strings.Join(matrixColumns, " | "), strings.Repeat("---|", len(matrixColumns)))
 		for k, a := range m.Algorithms {
@@ -271,7 +275,7 @@ func matrixHTML(m *matrixFile, scs []*scenario.Scenario, t [][]cell, seeds int) 
 body{font-family:system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin-bottom:2em}
 th,td{border:1px solid #ccc;padding:4px 10px;text-align:right}th:first-child,td:first-child{text-align:left}
 th{background:#f3f3f3}.na{color:#999}td.bad a{color:#b00020;font-weight:600}code{font-size:.9em;background:#f6f6f8;padding:1px 4px}
-dl.legend{display:grid;grid-template-columns:max-content auto;gap:2px 12px;max-width:60em}dt{font-weight:600}</style></head><body><h1>%s</h1><p>%d seeds per cell.</p>
+dl.legend{display:grid;grid-template-columns:max-content auto;gap:2px 12px;max-width:60em}dt{font-weight:600}</style></head><body><h1>%s</h1><p>%s per cell.</p>
 <dl class="legend">
 <dt>split-brain, double-exec rate</dt><dd>share of runs with a split-brain finding (harmless ones included) or a slot applied twice</dd>
 <dt>failover p50, p99</dt><dd>latency of completed failovers; "(k never)": k failovers with no leader recognised again before the run ended; "never": none completed</dd>
@@ -279,7 +283,7 @@ dl.legend{display:grid;grid-template-columns:max-content auto;gap:2px 12px;max-w
 <dt>runs failing expect</dt><dd>runs that did not meet the scenario's own expect block, written for its own algorithm, so another algorithm may "fail" it — that is the comparison; a failing cell links to the replay command of its first failing run</dd>
 <dt>n/a</dt><dd>the algorithm cannot run the scenario (hover for why)</dd>
 </dl>`,
-		html.EscapeString(m.Name), html.EscapeString(m.Name), seeds)
+		html.EscapeString(m.Name), html.EscapeString(m.Name), reports.Plural(seeds, "seed", "seeds"))
 	for i, sc := range scs {
 		fmt.Fprintf(&b, "<h2>%s</h2><p>%s</p><table><tr><th>algorithm</th>", html.EscapeString(sc.Name), html.EscapeString(sc.Description))
 		for _, c := range matrixColumns {

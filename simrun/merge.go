@@ -66,6 +66,9 @@ func mergeAs(prog string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 		return exitUsage
 	}
+	if m.Seeds.Count*len(m.Algorithms) > 1 {
+		keepExplanations(m.Runs)
+	}
 	dir := *out
 	if dir == "" {
 		dir = filepath.Join("out", m.Scenario.Name)
@@ -185,4 +188,25 @@ func mergeRunsFiles(dst string, s *reports.Summary, files []string) error {
 		return err
 	}
 	return f.Close()
+}
+
+// keepExplanations clears the narratives of every kept run but the first
+// maxPrintedFailures failing ones, the runs one process would have run
+// again with their stories for the merged sweep: each shard explained its
+// own first failing runs (a shard of one run, that run), and the merged
+// sweep's first ones are among them.
+func keepExplanations(runs []reports.RunSummary) {
+	failing := 0
+	for i := range runs {
+		r := &runs[i]
+		if !r.OK {
+			failing++
+			if failing <= maxPrintedFailures {
+				continue
+			}
+		}
+		for k := range r.Violations {
+			r.Violations[k].Explanation = ""
+		}
+	}
 }

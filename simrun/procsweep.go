@@ -31,10 +31,13 @@ import (
 // envWorker marks a child process: it never spawns workers itself.
 const envWorker = "SIMRUN_WORKER"
 
-// needsProcesses reports whether the sweep of algos with workers should run
-// in worker processes.
-func needsProcesses(algos []string, workers, runs int) bool {
-	if workers < 2 || runs < 2 || os.Getenv(envWorker) == "1" {
+// needsProcesses reports whether the sweep of algos with workers, over
+// seeds seeds (of its shard), should run in worker processes. Each worker
+// process runs a sub-shard of the seeds (every algorithm and grid cell of
+// them), so a sweep of one seed, however many algorithms or cells, runs in
+// this process (serialized, as one worker process would run it).
+func needsProcesses(algos []string, workers, seeds int) bool {
+	if workers < 2 || seeds < 2 || os.Getenv(envWorker) == "1" {
 		return false
 	}
 	for _, a := range algos {
@@ -45,14 +48,25 @@ func needsProcesses(algos []string, workers, runs int) bool {
 	return false
 }
 
-var childProgressRe = regexp.MustCompile(`^simrun: (\d+)/(\d+) runs\b.*?(?:, (\d+) failing runs?|, no findings)`)
+// A worker's progress line (progress.show): runs done, failing runs, and
+// the runs that passed with harmless or expected findings.
+var (
+	childProgressRe = regexp.MustCompile(`^simrun: (\d+)/(\d+) runs\b.*?, (?:(\d+) failing runs?|no failing runs)`)
+	childHarmlessRe = regexp.MustCompile(`\b(\d+) passed with harmless findings only\b`)
+	childExpectedRe = regexp.MustCompile(`\b(\d+) passed with expected findings\b`)
+)
 
-// processSweep runs jobs in o.workers child processes and returns their
+// processCount is how many worker processes a sweep of jobs runs in: one
+// per worker, at most one per seed of the shard (a process with no seed
+// would be an empty shard).
+func processCount(workers int, jobs jobList) int { return max(min(workers, jobs.perAlgo), 1) }
+
+// processSweep runs jobs in processCount child processes and returns their
 // merged runs at their job indexes, as runSweep does.
 func processSweep(o *options, jobs jobList, first uint64, prog *progress, rf *runsOut) (sweepResult, error) {
 	start := time.Now()
 	n := jobs.len()
-	w := min(o.workers, n)
+	w := processCount(o.workers, jobs)
 	tmp, err := os.MkdirTemp("", "simrun-workers-")
 	if err != nil {
 		return sweepResult{}, err
@@ -68,17 +82,20 @@ func processSweep(o *options, jobs jobList, first uint64, prog *progress, rf *ru
 		stderr bytes.Buffer
 		json   string
 		runs   string
-		n, bad int
+		n      int
+		counts findingCounts
 	}
 	kids := make([]*child, w)
 	var mu sync.Mutex
 	report := func() {
-		done, bad := 0, 0
+		done, c := 0, findingCounts{}
 		for _, k := range kids {
 			done += k.n
-			bad += k.bad
+			c.failed += k.counts.failed
+			c.harmless += k.counts.harmless
+			c.expected += k.counts.expected
 		}
-		prog.set(done, bad)
+		prog.set(done, c)
 	}
 	var readers sync.WaitGroup
 	for j := range kids {
@@ -124,7 +141,14 @@ func processSweep(o *options, jobs jobList, first uint64, prog *progress, rf *ru
 				mu.Lock()
 				if m := childProgressRe.FindStringSubmatch(line); m != nil {
 					k.n, _ = strconv.Atoi(m[1])
-					k.bad, _ = strconv.Atoi(m[3])
+					k.counts = findingCounts{}
+					k.counts.failed, _ = strconv.Atoi(m[3])
+					if h := childHarmlessRe.FindStringSubmatch(line); h != nil {
+						k.counts.harmless, _ = strconv.Atoi(h[1])
+					}
+					if e := childExpectedRe.FindStringSubmatch(line); e != nil {
+						k.counts.expected, _ = strconv.Atoi(e[1])
+					}
 					report()
 				} else {
 					k.stderr.WriteString(line + "\n")

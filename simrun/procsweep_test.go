@@ -63,8 +63,68 @@ func TestWorkerProcessesMatchOneProcess(t *testing.T) {
 	assert.Equal(t, summaryWithoutTiming(t, filepath.Join(dir, "f1.json")), summaryWithoutTiming(t, filepath.Join(dir, "f2.json")))
 }
 
+// TestWorkerProcessesKeepTheSameNotableRuns: a sweep with more notable
+// runs than a summary keeps (MaxKeptRuns) keeps the same runs in two worker
+// processes as in one: the first notable ones in seed order. Each worker
+// keeps all of its 105 runs; the old parent kept the first 100 it read
+// (worker 0's seeds 1, 3, …, 199).
+func TestWorkerProcessesKeepTheSameNotableRuns(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("runs 420 etcdraft runs in simrun worker processes")
+	}
+	dir := t.TempDir()
+	args := []string{"-scenario", partition, "-algo", "etcdraft", "-seeds", "210", "-quiet", "-shrink=false",
+		"-set", "expect.failover_under=1ms", "-set", "duration=11s", "-set", "settle.for=1s", "-set", "settle.leader_within=1s"}
+	for _, w := range []string{"1", "2"} {
+		code, _, e := simrun(t, append(args, "-workers", w, "-out", filepath.Join(dir, "o"+w), "-json", filepath.Join(dir, w+".json"))...)
+		require.Equal(t, exitViolation, code, e)
+	}
+	one := readSummary(t, filepath.Join(dir, "1.json"))
+	require.Equal(t, reports.KeptNotable, one.RunsKept)
+	require.Len(t, one.Runs, reports.MaxKeptRuns)
+	assert.Equal(t, uint64(reports.MaxKeptRuns), one.Runs[len(one.Runs)-1].Seed, "every run fails: seeds 1 to 100 are kept")
+	assert.Equal(t, summaryWithoutTiming(t, filepath.Join(dir, "1.json")), summaryWithoutTiming(t, filepath.Join(dir, "2.json")))
+}
+
+// TestWorkerProcessesWithFewSeeds: a sweep of a process-wide algorithm
+// with fewer seeds than workers (the README's one-seed comparison, a -vary
+// grid of one or two seeds) runs: one worker process per seed at most, and
+// one seed in this process. Worker processes shard the seeds, so more
+// processes than seeds made empty shards, and the sweep exited 2.
+func TestWorkerProcessesWithFewSeeds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs simrun worker processes")
+	}
+	vary := []string{"-vary", "algorithm.election_timeout=150ms..200ms,150ms..300ms"}
+	for _, tc := range []struct {
+		name      string
+		args      []string
+		processes string // "" when the sweep runs in this process
+		runs      int
+	}{
+		{"one seed, two algorithms", []string{"-algo", "raft,etcdraft", "-workers", "2"}, "", 2},
+		{"one seed, a grid", append([]string{"-algo", "etcdraft", "-workers", "2"}, vary...), "", 2},
+		{"two seeds, a grid, four workers", append([]string{"-algo", "etcdraft", "-workers", "4", "-seeds", "2"}, vary...), "in 2 worker processes", 4},
+		{"three seeds, eight workers", []string{"-algo", "etcdraft", "-workers", "8", "-seeds", "3"}, "in 3 worker processes", 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append([]string{"-scenario", partition, "-shrink=false", "-out", filepath.Join(dir, "o")}, tc.args...)
+			code, _, e := simrun(t, args...)
+			require.Equal(t, exitOK, code, e)
+			if tc.processes == "" {
+				assert.NotContains(t, e, "worker processes")
+			} else {
+				assert.Contains(t, e, tc.processes)
+			}
+			s := readSummary(t, filepath.Join(dir, "o", "summary.json"))
+			assert.Len(t, s.Runs, tc.runs)
+		})
+	}
+}
+
 // TestNeedsProcesses: only a sweep of a process-wide algorithm with more
-// than one worker and run, outside a worker process, uses processes.
+// than one worker and seed, outside a worker process, uses processes.
 func TestNeedsProcesses(t *testing.T) {
 	assert.True(t, needsProcesses([]string{"raft", "etcdraft"}, 2, 10))
 	assert.False(t, needsProcesses([]string{"raft", "lease"}, 2, 10))

@@ -133,9 +133,9 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		}
 	} else {
 		prog := newProgress(stderr, jobs.len(), o.quiet)
-		if needsProcesses(algos, o.workers, jobs.len()) {
+		if needsProcesses(algos, o.workers, jobs.perAlgo) {
 			if !o.quiet {
-				fmt.Fprintf(stderr, "simrun: %s in %d worker processes (its nodes share process-wide state)\n", strings.Join(algos, ", "), min(o.workers, jobs.len()))
+				fmt.Fprintf(stderr, "simrun: %s in %d worker processes (its nodes share process-wide state)\n", strings.Join(algos, ", "), processCount(o.workers, jobs))
 			}
 			if res, err = processSweep(o, jobs, first, prog, rf); err != nil {
 				abort()
@@ -228,7 +228,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	repStart := time.Now()
 	var shrunk *shrinkResult
 	if !res.interrupted { // asked to stop: no 30 s of shrinking
-		shrunk = maybeShrink(o, fsc, fr, stderr)
+		shrunk = maybeShrink(o, fsc, fr, s, stderr)
 	}
 	// A comparison draws one timeline per algorithm: each other
 	// algorithm's first failing run in the featured run's grid cell (else

@@ -24,8 +24,28 @@ func (s *shrinkResult) info() *reports.ShrinkInfo {
 }
 
 // maybeShrink minimises the featured run if it failed and -shrink is on.
-func maybeShrink(o *options, sc *scenario.Scenario, fr *scenario.Run, stderr io.Writer) *shrinkResult {
+// A run that failed only because an expected finding never occurred has
+// nothing to minimise (any run lacks it: the shrink ended at one node and
+// no fault); simrun says in how many of the sweep's runs (s) it occurred
+// instead.
+func maybeShrink(o *options, sc *scenario.Scenario, fr *scenario.Run, s *reports.Summary, stderr io.Writer) *shrinkResult {
 	if !o.shrink || fr.OK {
+		return nil
+	}
+	if missing := onlyMissing(scenario.Failure(fr)); len(missing) > 0 {
+		if !o.quiet {
+			for _, kind := range missing {
+				runs, with := 0, 0
+				for _, a := range s.Algorithms {
+					if a.Algorithm == fr.Algorithm {
+						runs += a.Runs
+						with += a.Violations[kind] + a.Harmless[kind]
+					}
+				}
+				fmt.Fprintf(stderr, "simrun: not shrunk: %s, which the scenario expects, occurred in %d of %s under %s; a missing finding has no smaller reproduction\n",
+					kind, with, reports.Plural(runs, "run", "runs"), fr.Algorithm)
+			}
+		}
 		return nil
 	}
 	if !o.quiet {
@@ -63,6 +83,20 @@ Shrunk from %d to %d fault(s), %v to %v, %d to %d node(s) in %d trial runs.`,
 		}
 	}
 	return res
+}
+
+// onlyMissing is the expected findings a failure (scenario.Failure) is
+// made of, if it is made of nothing else.
+func onlyMissing(failure []string) []string {
+	var kinds []string
+	for _, f := range failure {
+		kind, ok := strings.CutPrefix(f, "missing:")
+		if !ok {
+			return nil
+		}
+		kinds = append(kinds, kind)
+	}
+	return kinds
 }
 
 // materialize writes the explicit scenario of one seed and exits.

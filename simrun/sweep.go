@@ -2,9 +2,6 @@ package simrun
 
 import (
 	"fmt"
-	"io"
-	"os"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -142,7 +139,7 @@ func runSweep(scs []*scenario.Scenario, jobs jobList, workers int, failFast bool
 				res.col.Add(jobs.rank(i), rs)
 				mu.Unlock()
 				sink.put(i, line)
-				progress.add(r.OK)
+				progress.add(&rs)
 				if failFast && !r.OK {
 					stop.Store(true)
 				}
@@ -163,115 +160,4 @@ func algoOverride(sc *scenario.Scenario, algo string) string {
 		return ""
 	}
 	return algo
-}
-
-// progress reports a sweep's progress on stderr: a bar on a terminal,
-// periodic lines otherwise, nothing when quiet. Each report says runs per
-// second, the time left at that rate, and the findings so far (runs that did
-// not meet the scenario's expectations).
-type progress struct {
-	w       io.Writer
-	total   int
-	n       atomic.Int64
-	failed  atomic.Int64
-	tty     bool
-	quiet   bool
-	start   time.Time
-	mu      sync.Mutex
-	last    time.Time
-	every   time.Duration
-	printed bool
-}
-
-func newProgress(w io.Writer, total int, quiet bool) *progress {
-	p := &progress{w: w, total: total, quiet: quiet || total < 2, start: time.Now(), every: 2 * time.Second}
-	if isTerminal(w) {
-		p.tty = true
-		p.every = 100 * time.Millisecond
-	}
-	p.last = p.start
-	return p
-}
-
-// isTerminal reports whether w is a terminal (progress then redraws one
-// line in place).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// add counts one finished run; ok is whether it met the expectations.
-func (p *progress) add(ok bool) {
-	n := int(p.n.Add(1))
-	failed := int(p.failed.Load())
-	if !ok {
-		failed = int(p.failed.Add(1))
-	}
-	p.show(n, failed)
-}
-
-// set reports totals counted elsewhere (worker processes' progress lines).
-func (p *progress) set(n, failed int) {
-	p.n.Store(int64(n))
-	p.failed.Store(int64(failed))
-	p.show(n, failed)
-}
-
-// show prints the progress if it is due: at most every p.every, and at the end.
-func (p *progress) show(n, failed int) {
-	if p.quiet {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	now := time.Now()
-	if now.Sub(p.last) < p.every && n < p.total {
-		return
-	}
-	p.last = now
-	status := progressStatus(n, p.total, failed, now.Sub(p.start).Seconds())
-	if p.tty {
-		const width = 30
-		fill := width * min(n, p.total) / p.total
-		fmt.Fprintf(p.w, "\r[%s%s] %s", strings.Repeat("=", fill), strings.Repeat(" ", width-fill), status)
-		p.printed = true
-		if n == p.total {
-			fmt.Fprintln(p.w)
-		}
-		return
-	}
-	fmt.Fprintf(p.w, "simrun: %s\n", status)
-}
-
-// progressStatus is one progress report: "120/1000 runs (12%), 340 runs/s,
-// ETA 2.6s, 3 failing" after el seconds.
-func progressStatus(n, total, failed int, el float64) string {
-	s := fmt.Sprintf("%d/%d runs (%d%%), %.1fs", n, total, 100*n/total, el)
-	if el > 0 && n > 0 {
-		rate := float64(n) / el
-		s += fmt.Sprintf(", %.0f runs/s", rate)
-		if n < total {
-			s += ", ETA " + (time.Duration(float64(total-n) / rate * float64(time.Second))).Round(100*time.Millisecond).String()
-		}
-	}
-	switch failed {
-	case 0:
-		s += ", no findings"
-	case 1:
-		s += ", 1 failing run"
-	default:
-		s += fmt.Sprintf(", %d failing runs", failed)
-	}
-	return s
-}
-
-// finish ends the bar's line if a sweep stopped early.
-func (p *progress) finish() {
-	if p.tty && p.printed && int(p.n.Load()) < p.total {
-		fmt.Fprintln(p.w)
-	}
 }

@@ -199,6 +199,21 @@ func BenchmarkVarySweepReports(b *testing.B) {
 	b.ReportMetric(full.Seconds()/bare.Seconds(), "ratio")
 }
 
+// simrun margin's progress counts what the study judges, runs whose
+// overlap passed the bound, not runs failing the scenario's own
+// expectations: the old progress said "N failing runs" and the study then
+// exited 0. Those are named apart, as not the study's verdict.
+func TestMarginProgressCountsTheVerdict(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"margin", "-scenario", "../scenarios/fast-clock-follower.yaml", "-rate", "faults[0].clock.rate",
+		"-rates", "1.0,2.0", "-seeds", "20", "-workers", "1", "-out", t.TempDir()}, &out, &errb)
+	require.Equal(t, exitOK, code, errb.String())
+	assert.Contains(t, errb.String(), "40/40 runs (100%)")
+	assert.Contains(t, errb.String(), ", no run past the bound\n")
+	assert.NotContains(t, errb.String(), "failing run")
+	assert.Regexp(t, `simrun margin: \d+ runs of 40 did not meet the scenario's own expectations; the study judges only overlaps against the bound`, errb.String())
+}
+
 // simrun margin writes the study (table with the formula and its sources,
 // the figure) and exits 0 when no simulated overlap exceeds the bound; it
 // refuses an algorithm without a drift margin and bad rates.
