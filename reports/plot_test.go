@@ -273,29 +273,43 @@ func TestTimelineUnit(t *testing.T) {
 
 // The failover CDF's legend fits however many groups a sweep has: the
 // figure grows to hold every entry (nine three-line entries were cut off
-// at eight), a grid's many groups get one-line entries and, once colours
-// repeat, distinct dash patterns, and past cdfMaxLegend lines the legend
-// gives way to a note in the title.
+// at eight); more than cdfPanelLines groups are small multiples
+// (TestCDFPanelsOfAGrid), unless that takes more than cdfMaxPanels panels:
+// then a grid's many groups get one-line entries and, once colours repeat,
+// distinct dash patterns, and past cdfMaxLegend lines the legend gives way
+// to a note in the title.
 func TestCDFLegendFitsEveryGroup(t *testing.T) {
-	for _, groups := range []int{1, 9, 12, 45} {
+	plain := func(groups int) *Summary {
 		var algos []string
 		for i := range groups {
 			algos = append(algos, fmt.Sprintf("group-%02d-with-a-long-name", i))
 		}
-		s := synthSummary(1, 5, algos...)
+		return synthSummary(1, 5, algos...)
+	}
+	entryH := textStyle(9.5).Rectangle("a\nb\nc").Size().Y + vg.Points(8)
+	for _, groups := range []int{1, cdfPanelLines} {
+		s := plain(groups)
 		f, err := failoverCDF(s, algoOrder(s))
 		require.NoError(t, err)
-		entryH := textStyle(9.5).Rectangle("a\nb\nc").Size().Y + vg.Points(8)
-		switch {
-		case groups > cdfMaxLegend:
-			assert.Contains(t, f.title, fmt.Sprintf("%d groups", groups))
-			assert.Equal(t, 4.6*vg.Inch, f.height)
-		case groups > cdfFullLegend:
-			assert.Greater(t, float64(f.height), float64(vg.Length(groups)*(textStyle(9.5).Rectangle("a").Size().Y+vg.Points(3))), "%d one-line entries", groups)
-		default:
-			assert.Greater(t, float64(f.height), float64(vg.Length(groups)*entryH), "%d three-line entries", groups)
-		}
+		assert.Greater(t, float64(f.height), float64(vg.Length(groups)*entryH), "%d three-line entries", groups)
+		requireTextInside(t, f, drawnTexts(t, f))
 	}
+	// 13 panels of two: one figure, one-line entries.
+	s := synthGrid(2, []string{"raft"}, GridDim{Path: "a", Values: values("x", cdfMaxPanels+1)}, GridDim{Path: "b", Values: values("y", 2)})
+	f, err := failoverCDF(s, algoOrder(s))
+	require.NoError(t, err)
+	assert.Equal(t, 1, countText(drawnTexts(t, f), "failovers recovered"))
+	groups := 2 * (cdfMaxPanels + 1)
+	assert.Greater(t, float64(f.height), float64(vg.Length(groups)*(textStyle(9.5).Rectangle("a").Size().Y+vg.Points(3))), "%d one-line entries", groups)
+	requireTextInside(t, f, drawnTexts(t, f))
+	// More panels than cdfMaxPanels, more lines than cdfMaxLegend.
+	groups = cdfPanelLines*cdfMaxPanels + 1
+	s = plain(groups)
+	f, err = failoverCDF(s, algoOrder(s))
+	require.NoError(t, err)
+	assert.Contains(t, f.title, fmt.Sprintf("%d groups", groups))
+	assert.Equal(t, 4.6*vg.Inch, f.height)
+
 	seen := map[string]bool{}
 	for i := range 4 * len(palette) {
 		key := fmt.Sprint(algoColor(i), algoDashes(i))
