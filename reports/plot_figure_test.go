@@ -130,4 +130,3 @@ func values(prefix string, n int) []string {
 	}
 	return out
 }
-
