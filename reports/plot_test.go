@@ -345,3 +345,60 @@ func TestFitTitle(t *testing.T) {
 		assert.GreaterOrEqual(t, float64(st.Font.Size), float64(vg.Points(7)))
 	}
 }
+
+// Every messages-per-election panel shows all of its bars: the panels
+// shared an x range computed from the values, not the bins, so a bin
+// reaching past the largest value (and past every other panel's) was cut
+// at the axis. And the note naming the groups without an election stays
+// on the figure, however many and long their names (a grid's ran off
+// both sides on one line).
+func TestMessagesPerElectionPanelsHoldTheirBars(t *testing.T) {
+	s := synthGrid(30, []string{"raft"}, GridDim{Path: "algorithm.election_timeout", Values: []string{"150ms..151ms", "150ms..200ms", "150ms..300ms"}},
+		GridDim{Path: "network.latency", Values: values("1ms..", 6)})
+	// Half the groups' failovers need no election; the last group's
+	// values reach furthest, the largest at the start of a wide bin
+	// (225.5 and 500.1: bins 50 wide, the last 500–550).
+	top := true
+	for i := range s.Runs {
+		r := &s.Runs[i]
+		for k := range r.Failovers {
+			switch {
+			case r.Vary[1] <= "1ms..3":
+				r.Failovers[k].Elections = 0
+			case r.Vary[0] == "150ms..300ms" && r.Vary[1] == "1ms..6" && top:
+				r.Failovers[k].Elections, r.Failovers[k].Messages, top = 10, 5001, false
+			case r.Vary[0] == "150ms..300ms" && r.Vary[1] == "1ms..6":
+				r.Failovers[k].Elections, r.Failovers[k].Messages = 2, 451
+			}
+		}
+	}
+	s.Algorithms = nil
+	// Aggregate needs every run: synthGrid kept them all (few enough).
+	s.Aggregate()
+	algos := algoOrder(s)
+	panels, missing := histPanels(s, algos)
+	require.Len(t, panels, 9)
+	require.Len(t, missing, 9)
+	for _, p := range panels {
+		bins := p.hist.Bins
+		top := 0.0
+		for _, b := range bins {
+			top = math.Max(top, b.Weight)
+		}
+		assert.LessOrEqual(t, p.plot.X.Min, bins[0].Min, p.name)
+		assert.GreaterOrEqual(t, p.plot.X.Max, bins[len(bins)-1].Max, p.name)
+		assert.GreaterOrEqual(t, p.plot.Y.Max, top, p.name)
+		assert.Equal(t, 0.0, p.plot.Y.Min, p.name)
+	}
+	f, err := messagesPerElection(s, algos)
+	require.NoError(t, err)
+	texts := drawnTexts(t, f)
+	requireTextInside(t, f, texts)
+	note := ""
+	for _, d := range texts {
+		note += d.text + " "
+	}
+	for _, m := range missing {
+		assert.Contains(t, note, m, "every group without an election is named")
+	}
+}
