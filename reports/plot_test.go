@@ -402,3 +402,56 @@ func TestMessagesPerElectionPanelsHoldTheirBars(t *testing.T) {
 		assert.Contains(t, note, m, "every group without an election is named")
 	}
 }
+
+// The heatmap fills its canvas, reads its shades off a colour bar, and
+// says rates to one decimal: a 3×2 grid of one algorithm sat in the left
+// half of the figure with no scale, and 3 of 200 runs read "2% [1–4%]".
+func TestHeatmapFillsItsCanvasWithAColourBar(t *testing.T) {
+	lo, hi := Wilson95(3, 200)
+	assert.Equal(t, "1.5% [0.5–4.3]", heatLabel(HeatCell{Rate: true, Value: 3.0 / 200, Lo: lo, Hi: hi}))
+	assert.Equal(t, "412 ms", heatLabel(HeatCell{Value: 412, Has: true}))
+
+	rows := GridDim{Path: "faults[0].for", Values: []string{"2s", "10s", "60s"}}
+	for _, c := range []struct {
+		algos []string
+		cols  GridDim
+	}{
+		{[]string{"raft"}, GridDim{Path: "network.latency", Values: []string{"1ms..2ms", "1ms..50ms"}}},
+		{[]string{"bully", "raft", "etcd"}, GridDim{Path: "network.latency", Values: []string{"1ms..2ms", "1ms..50ms"}}},
+		{[]string{"raft"}, GridDim{Path: "network.latency", Values: values("1ms..", 6)}},
+		{[]string{"raft", "bully"}, GridDim{Path: "network.latency", Values: values("1ms..", 12)}},
+	} {
+		name := fmt.Sprintf("%d×%d, %d algorithms", len(rows.Values), len(c.cols.Values), len(c.algos))
+		s := synthGrid(3, c.algos, rows, c.cols)
+		f, err := heatmap(s)
+		require.NoError(t, err)
+		texts := drawnTexts(t, f)
+		requireTextInside(t, f, texts)
+		right := vg.Length(0)
+		for _, d := range texts {
+			if d.text == c.cols.Values[len(c.cols.Values)-1] {
+				right = max(right, (d.box.Min.X+d.box.Max.X)/2)
+			}
+		}
+		assert.Greater(t, float64(right), 0.5*float64(f.width), "%s: the last column's middle is in the canvas's right half", name)
+		for _, tick := range []string{"0%", "25%", "50%", "75%", "100%"} {
+			assert.Equal(t, 1, countText(texts, tick), "%s: colour bar tick %s", name, tick)
+		}
+		l := newHeatLayout(len(c.algos), rows.Values, len(c.cols.Values))
+		assert.GreaterOrEqual(t, l.cellW, heatCellMinW, name)
+		assert.Equal(t, f.width, l.width, name)
+		right = 0
+		for _, p := range l.panels {
+			assert.Less(t, float64(p.Max.X), float64(l.bar.Min.X), "%s: the colour bar is clear of the cells", name)
+			assert.GreaterOrEqual(t, float64(p.Min.X-l.labelW), 0.0, name)
+			assert.GreaterOrEqual(t, float64(p.Min.Y), 0.0, name)
+			right = max(right, p.Max.X)
+		}
+		assert.InDelta(t, float64(l.width-heatBarArea-vg.Points(12)), float64(right), 0.01, "%s: the cells reach the colour bar's column", name)
+	}
+	// Failover p99: the bar is in milliseconds.
+	ticks := colourBarTicks(false, 830)
+	require.NotEmpty(t, ticks)
+	assert.Equal(t, "0 ms", ticks[0].Label)
+	assert.LessOrEqual(t, ticks[len(ticks)-1].Value, 830.0)
+}
