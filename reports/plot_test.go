@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -454,4 +455,53 @@ func TestHeatmapFillsItsCanvasWithAColourBar(t *testing.T) {
 	require.NotEmpty(t, ticks)
 	assert.Equal(t, "0 ms", ticks[0].Label)
 	assert.LessOrEqual(t, ticks[len(ticks)-1].Value, 830.0)
+}
+
+// The margin plot's bound is zero up to the safe rate and rises only past
+// it: joined at the studied rates alone, the line rose from the last safe
+// rate (1.2×) through the "safe up to 1.249×" marker to the first unsafe
+// one (1.3×). With the bound as a function the curve is drawn, not chords
+// under it.
+func TestMarginBoundRisesOnlyPastTheSafeRate(t *testing.T) {
+	const ld, hold = 15000.0, 12007.0 // client-go's defaults, ms: the bound is max(0, hold − ld/r)
+	bound := func(r float64) float64 { return math.Max(0, hold-ld/r) }
+	rates := []float64{1, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.8, 2}
+	m := &MarginStudy{Scenario: "fast-clock-follower", Rates: rates, SafeRate: ld / hold, Formula: "overlap ≤ …"}
+	for _, r := range rates {
+		m.BoundMs = append(m.BoundMs, bound(r))
+		m.Overlaps = append(m.Overlaps, []float64{0, bound(r) / 2})
+	}
+	// at is the drawn line's height at x (it joins its points).
+	at := func(pts plotter.XYs, x float64) float64 {
+		for i := 1; i < len(pts); i++ {
+			if a, b := pts[i-1], pts[i]; a.X <= x && x <= b.X {
+				return a.Y + (b.Y-a.Y)*(x-a.X)/(b.X-a.X)
+			}
+		}
+		t.Fatalf("%v is off the line", x)
+		return 0
+	}
+	for _, withCurve := range []bool{false, true} {
+		m.Bound = nil
+		if withCurve {
+			m.Bound = bound
+		}
+		pts := marginBoundLine(m)
+		for i := 1; i < len(pts); i++ {
+			require.Less(t, pts[i-1].X, pts[i].X, "the line runs left to right")
+			require.GreaterOrEqual(t, pts[i].Y, pts[i-1].Y, "the bound never falls")
+		}
+		for x := rates[0]; x <= m.SafeRate; x += 0.001 {
+			require.InDelta(t, 0, at(pts, x), 1e-6, "%.3f× is safe: the line is flat there (curve %v)", x, withCurve)
+		}
+		for _, r := range rates {
+			assert.InDelta(t, bound(r), at(pts, r), 1e-6, "the bound at %v×", r)
+		}
+		if withCurve {
+			for x := m.SafeRate; x <= 2; x += 0.01 {
+				require.InDelta(t, bound(x), at(pts, x), 2, "the curve at %.2f×, not a chord under it", x)
+			}
+		}
+	}
+	require.NoError(t, WriteMarginPlot(t.TempDir(), m))
 }
