@@ -55,6 +55,11 @@ func failoverLatencies(s *Summary, algos []string) []latSample {
 // failoverCDF is the empirical CDF of failover latency, one line per
 // algorithm. The y axis is the fraction of all failovers recovered within x,
 // so a line that stops short of 100% shows failovers that never completed.
+//
+// More than cdfPanelLines lines overlaid are a tangle whose colours repeat
+// (a -vary grid), so they become small multiples sharing one x axis
+// (cdfPanels, failoverCDFPanels), unless that would take more than
+// cdfMaxPanels panels.
 func failoverCDF(s *Summary, algos []string) (*figure, error) {
 	lat := failoverLatencies(s, algos)
 	have := false
@@ -65,6 +70,9 @@ func failoverCDF(s *Summary, algos []string) (*figure, error) {
 		return nil, nil
 	}
 	ax := newLatencyAxis(lat)
+	if panels := cdfPanels(s, algos, lat); len(panels) > 1 && len(panels) <= cdfMaxPanels {
+		return failoverCDFPanels(panels, lat, ax)
+	}
 	p := newPlot("Failover latency (fault → new leader acting)", ax.label, "failovers recovered")
 	addGrid(p, true, true)
 	p.Y.Min, p.Y.Max = 0, 1

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"gonum.org/v1/plot/plotter"
 	"pgregory.net/rapid"
@@ -143,4 +144,64 @@ func TestDistSteps(t *testing.T) {
 	require.Equal(t, 0.0, xs[0])
 	require.Equal(t, 1499.0/7, xs[len(xs)-1])
 	require.Equal(t, int64(3000), n[len(n)-1])
+}
+
+// A failover CDF of many groups is small multiples: a 3×6 -vary grid drew
+// 18 overlapping lines whose colours repeated. Now each value of the first
+// dimension is a panel of at most cdfPanelLines lines, one per value of
+// the second, coloured alike in every panel; a grid with several
+// algorithms gets a panel per algorithm and value; a long plain list is cut
+// evenly; and every panel is drawn, with its legend.
+func TestCDFPanelsOfAGrid(t *testing.T) {
+	et := GridDim{Path: "algorithm.election_timeout", Values: []string{"150ms..151ms", "150ms..200ms", "150ms..300ms"}}
+	lat := GridDim{Path: "network.latency", Values: values("1ms..", 6)}
+	for _, c := range []struct {
+		name   string
+		s      *Summary
+		titles []string
+	}{
+		{"3×6 grid", synthGrid(5, []string{"raft"}, et, lat),
+			[]string{"election_timeout=150ms..151ms", "election_timeout=150ms..200ms", "election_timeout=150ms..300ms"}},
+		{"two algorithms, 1×6", synthGrid(5, []string{"raft", "bully"}, GridDim{Path: "network.latency", Values: values("1ms..", 6)}),
+			[]string{"raft", "bully"}},
+		{"14 values", synthGrid(5, []string{"raft"}, GridDim{Path: "network.latency", Values: values("1ms..", 14)}),
+			[]string{"lines 1–4 of 14", "lines 5–9 of 14", "lines 10–14 of 14"}},
+	} {
+		algos := algoOrder(c.s)
+		lat := failoverLatencies(c.s, algos)
+		panels := cdfPanels(c.s, algos, lat)
+		var titles []string
+		seen := map[int]bool{}
+		for _, p := range panels {
+			titles = append(titles, p.title)
+			assert.LessOrEqual(t, len(p.lines), cdfPanelLines, "%s: %s", c.name, p.title)
+			looks := map[string]bool{}
+			for j, i := range p.lines {
+				assert.False(t, seen[i], "%s: group %d in two panels", c.name, i)
+				seen[i] = true
+				look := fmt.Sprint(algoColor(p.colour[j]), algoDashes(p.colour[j]))
+				assert.False(t, looks[look], "%s: %s: two lines look alike", c.name, p.title)
+				looks[look] = true
+				assert.Contains(t, algos[i], p.names[j], c.name)
+			}
+		}
+		assert.Len(t, seen, len(algos), "%s: every group has a line", c.name)
+		assert.Equal(t, c.titles, titles, c.name)
+
+		f, err := failoverCDF(c.s, algos)
+		require.NoError(t, err)
+		texts := drawnTexts(t, f)
+		assert.Equal(t, len(panels), countText(texts, "failovers recovered"), "%s: one y axis per panel", c.name)
+		for _, p := range panels {
+			assert.Equal(t, 1, countText(texts, p.title), "%s: panel %q drawn", c.name, p.title)
+		}
+		requireTextInside(t, f, texts)
+	}
+	// The grid's second dimension keeps its colour across panels.
+	s := synthGrid(5, []string{"raft"}, et, lat)
+	panels := cdfPanels(s, algoOrder(s), failoverLatencies(s, algoOrder(s)))
+	for _, p := range panels {
+		assert.Equal(t, []int{0, 1, 2, 3, 4, 5}, p.colour)
+		assert.Equal(t, "latency=1ms..1", p.names[0])
+	}
 }

@@ -15,10 +15,79 @@ import (
 // messages ÷ elections (failovers without an election are left out), as
 // small multiples: algorithms differ by an order of magnitude (bully's
 // broadcasts against ring's single token), so overlaid or on one axis the
-// cheaper ones would collapse into a sliver. The panels share one x range so
-// their positions compare; each title carries the numbers. Groups with no
-// failover that needed an election are named under the title.
+// cheaper ones would collapse into a sliver. Each panel has its own x
+// range, fitted to its bars, and its title carries the numbers that
+// compare. Groups with no failover that needed an election are named
+// under the title.
 func messagesPerElection(s *Summary, algos []string) (*figure, error) {
+	panels, missing := histPanels(s, algos)
+	if len(panels) == 0 {
+		return nil, nil
+	}
+	cols := 1
+	if len(panels) > 2 {
+		cols = 2
+	}
+	rows := (len(panels) + cols - 1) / cols
+	grid := make([][]*plot.Plot, rows)
+	for r := range grid {
+		grid[r] = make([]*plot.Plot, cols)
+		for c := range grid[r] {
+			if k := r*cols + c; k < len(panels) {
+				grid[r][c] = panels[k].plot
+			}
+		}
+	}
+	for _, p := range panels {
+		p.plot.Title.Text = fitTitle(&p.plot.Title.TextStyle, plotWidth/vg.Length(cols)-vg.Points(16), p.name, p.numbers)
+	}
+	// The note names the groups left out, on as many lines as the
+	// figure's width needs: a grid's names run past any single line.
+	ns := textStyle(10)
+	ns.XAlign, ns.YAlign = draw.XCenter, draw.YTop
+	var note []string
+	if len(missing) > 0 {
+		note = wrapList(ns, plotWidth-vg.Points(24), "no failover with an election: ", missing)
+	}
+	lineH := ns.Rectangle("Ag").Size().Y + vg.Points(2)
+	titleH := vg.Points(26) + vg.Length(len(note))*lineH
+	if len(note) > 0 {
+		titleH += vg.Points(4)
+	}
+	hgt := vg.Length(rows)*2.3*vg.Inch + titleH
+	title := "Messages per election (each failover: messages ÷ elections)"
+	return &figure{title: title, width: plotWidth, height: hgt, draw: func(c draw.Canvas) {
+		ts := textStyle(13)
+		ts.XAlign, ts.YAlign = draw.XCenter, draw.YTop
+		c.FillText(ts, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y - 4}, title)
+		for i, l := range note {
+			c.FillText(ns, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y - vg.Points(24) - vg.Length(i)*lineH}, l)
+		}
+		body := draw.Crop(c, 0, 0, 0, -titleH)
+		tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(24), PadY: vg.Points(14),
+			PadLeft: vg.Points(6), PadRight: vg.Points(10), PadBottom: vg.Points(4)}
+		canv := plot.Align(grid, tiles, body)
+		for r := range grid {
+			for k, p := range grid[r] {
+				if p != nil {
+					p.Draw(canv[r][k])
+				}
+			}
+		}
+	}}, nil
+}
+
+// histPanel is one group's panel of messagesPerElection: its plot (axes
+// set), the histogram in it, and the title's two parts.
+type histPanel struct {
+	plot          *plot.Plot
+	hist          *plotter.Histogram
+	name, numbers string
+}
+
+// histPanels builds a panel per group (in algos' order) with a failover
+// that needed an election, and names the groups without one.
+func histPanels(s *Summary, algos []string) (panels []histPanel, missing []string) {
 	idx := make(map[string]int, len(algos))
 	for i, a := range algos {
 		idx[a] = i
@@ -34,35 +103,15 @@ func messagesPerElection(s *Summary, algos []string) (*figure, error) {
 			vals[i], dists[i] = g.MessagesPerElectionDist.Sample(sampleSize), &g.MessagesPerElectionDist
 		}
 	}
-	// One x range for every panel, so panels compare at a glance; the
-	// groups with no election to count are named under the title rather
-	// than silently left out.
-	lo, hi := math.Inf(1), math.Inf(-1)
-	var missing []string
-	for i, v := range vals {
-		if len(v) == 0 {
-			missing = append(missing, algos[i])
-			continue
-		}
-		for _, x := range v {
-			lo, hi = math.Min(lo, x), math.Max(hi, x)
-		}
-	}
-	cols := 1
-	if len(algos)-len(missing) > 2 {
-		cols = 2
-	}
-	var panels []*plot.Plot
 	for i, a := range algos {
 		v := vals[i]
 		if len(v) == 0 {
+			missing = append(missing, a)
 			continue
 		}
 		st := dists[i].Stats()
 		p := newPlot("", "messages per election", "failovers")
 		p.Title.TextStyle.Font.Size = vg.Points(11)
-		p.Title.Text = fitTitle(&p.Title.TextStyle, plotWidth/vg.Length(cols)-vg.Points(16), a,
-			fmt.Sprintf("mean %.1f · p50 %.1f · p90 %.1f  (n=%d)", st.Mean, st.P50, st.P90, st.Count))
 		addGrid(p, false, true)
 		h := &plotter.Histogram{Bins: histBins(v), FillColor: alpha(algoColor(i), 0.75),
 			LineStyle: draw.LineStyle{Color: algoColor(i), Width: vg.Points(0.6)}}
@@ -74,71 +123,48 @@ func messagesPerElection(s *Summary, algos []string) (*figure, error) {
 		}
 		p.Add(h)
 		if integral(v) {
-			// Whole messages per election: whole ticks, and a narrow sample
-			// (one constant value) gets some room either side.
 			p.X.Tick.Marker = niceTicks{Target: 8, MinStep: 1}
-			lo, hi := h.Bins[0].Min, h.Bins[len(h.Bins)-1].Max
-			if pad := (6 - (hi - lo)) / 2; pad > 0 {
-				p.X.Min, p.X.Max = lo-pad, hi+pad
-			}
 		}
+		p.X.Min, p.X.Max = histRange(h.Bins)
 		p.Y.Min = 0
 		p.Y.Tick.Marker = niceTicks{Target: 4, MinStep: 1}
-		panels = append(panels, p)
+		panels = append(panels, histPanel{plot: p, hist: h, name: a,
+			numbers: fmt.Sprintf("mean %.1f · p50 %.1f · p90 %.1f  (n=%d)", st.Mean, st.P50, st.P90, st.Count)})
 	}
-	if len(panels) == 0 {
-		return nil, nil
-	}
-	// Half a unit bin either side, and at least 6 wide so one constant
-	// value is not a wall-to-wall bar.
-	lo, hi = lo-0.5, hi+0.5
+	return panels, missing
+}
+
+// histRange is a panel's x range: its bars and 3% of their span either
+// side, and at least 6 wide (centred) so one constant value is not a
+// wall-to-wall bar.
+func histRange(bins []plotter.HistogramBin) (lo, hi float64) {
+	lo, hi = bins[0].Min, bins[len(bins)-1].Max
+	pad := (hi - lo) * 0.03
+	lo, hi = lo-pad, hi+pad
 	if w := hi - lo; w < 6 {
 		lo, hi = lo-(6-w)/2, hi+(6-w)/2
 	}
-	for _, p := range panels {
-		p.X.Min, p.X.Max = lo, hi
-	}
-	note := ""
-	if len(missing) > 0 {
-		note = "no failover with an election: " + strings.Join(missing, ", ")
-	}
-	rows := (len(panels) + cols - 1) / cols
-	grid := make([][]*plot.Plot, rows)
-	for r := range grid {
-		grid[r] = make([]*plot.Plot, cols)
-		for c := range grid[r] {
-			if k := r*cols + c; k < len(panels) {
-				grid[r][c] = panels[k]
-			}
+	return lo, hi
+}
+
+// wrapList is prefix and items joined by ", " on lines no wider than
+// width in st (an item wider than a line gets a line of its own).
+func wrapList(st draw.TextStyle, width vg.Length, prefix string, items []string) []string {
+	var lines []string
+	line := prefix
+	for i, it := range items {
+		sep := ""
+		if i < len(items)-1 {
+			sep = ","
 		}
-	}
-	titlePt := 26.0
-	if note != "" {
-		titlePt += 16
-	}
-	hgt := vg.Length(rows)*2.3*vg.Inch + vg.Points(titlePt)
-	title := "Messages per election (each failover: messages ÷ elections)"
-	return &figure{title: title, width: plotWidth, height: hgt, draw: func(c draw.Canvas) {
-		ts := textStyle(13)
-		ts.XAlign, ts.YAlign = draw.XCenter, draw.YTop
-		c.FillText(ts, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y - 4}, title)
-		if note != "" {
-			ns := textStyle(10)
-			ns.XAlign, ns.YAlign = draw.XCenter, draw.YTop
-			c.FillText(ns, vg.Point{X: (c.Min.X + c.Max.X) / 2, Y: c.Max.Y - 22}, note)
+		next := line + it + sep
+		if line != prefix && line != "" && st.Width(next) > width {
+			lines = append(lines, strings.TrimRight(line, " "))
+			next = it + sep
 		}
-		body := draw.Crop(c, 0, 0, 0, -vg.Points(titlePt))
-		tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Points(24), PadY: vg.Points(14),
-			PadLeft: vg.Points(6), PadRight: vg.Points(10), PadBottom: vg.Points(4)}
-		canv := plot.Align(grid, tiles, body)
-		for r := range grid {
-			for k, p := range grid[r] {
-				if p != nil {
-					p.Draw(canv[r][k])
-				}
-			}
-		}
-	}}, nil
+		line = next + " "
+	}
+	return append(lines, strings.TrimRight(line, " "))
 }
 
 // histBins bins sorted v into about √n bins (5…30) of a nice width. When

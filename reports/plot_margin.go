@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
+	"sort"
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -19,6 +21,10 @@ type MarginStudy struct {
 	Overlaps [][]float64 // per rate, every run's longest split-brain overlap (ms; 0: none)
 	SafeRate float64     // the largest rate the bound calls safe
 	Formula  string
+	// Bound, if set, is the analytic worst case (ms) at any rate: the plot
+	// draws it as the curve it is between the rates studied. Without it,
+	// the line joins BoundMs, bending at SafeRate.
+	Bound func(rate float64) float64
 }
 
 // PlotMargin is the base name of the margin study's plot.
@@ -33,12 +39,13 @@ func WriteMarginPlot(dir string, m *MarginStudy) error {
 	}
 	p := newPlot(fmt.Sprintf("Drift margin — %s: worst-case overlap (line) and simulated overlaps (dots)", m.Scenario), "follower clock rate (× true time)", "overlap of two leaders (ms)")
 	addGrid(p, true, true)
-	bound := make(plotter.XYs, len(m.Rates))
+	bound := marginBoundLine(m)
 	var dots plotter.XYs
 	top := 1.0
+	for _, b := range bound {
+		top = math.Max(top, b.Y)
+	}
 	for i, r := range m.Rates {
-		bound[i] = plotter.XY{X: r, Y: m.BoundMs[i]}
-		top = math.Max(top, m.BoundMs[i])
 		for _, o := range m.Overlaps[i] {
 			dots = append(dots, plotter.XY{X: r, Y: o})
 			top = math.Max(top, o)
@@ -87,4 +94,45 @@ func WriteMarginPlot(dir string, m *MarginStudy) error {
 		return err
 	}
 	return b.commit()
+}
+
+// marginCurvePoints is how many points draw the bound's curve between the
+// first and the last rate when the study has it (MarginStudy.Bound).
+const marginCurvePoints = 200
+
+// marginBoundLine is the analytic bound as drawn: zero up to the safe rate
+// and rising only past it. Joining the bound at the rates studied alone
+// drew a line rising from the last safe rate (1.2×, 0 ms) to the first
+// unsafe one (1.3×, 468 ms), through the safe rate (1.249×) and above
+// zero before it; the safe rate is a point of the line, and with
+// MarginStudy.Bound the curve is drawn between the rates rather than
+// chords under it.
+func marginBoundLine(m *MarginStudy) plotter.XYs {
+	first, last := m.Rates[0], m.Rates[len(m.Rates)-1]
+	xs := append([]float64(nil), m.Rates...)
+	if m.Bound != nil {
+		for i := range marginCurvePoints + 1 {
+			xs = append(xs, first+(last-first)*float64(i)/marginCurvePoints)
+		}
+	}
+	safe := m.SafeRate > first && m.SafeRate < last && !math.IsInf(m.SafeRate, 0)
+	if safe {
+		xs = append(xs, m.SafeRate)
+	}
+	sort.Float64s(xs)
+	xs = slices.Compact(xs)
+	var pts plotter.XYs
+	for _, x := range xs {
+		var y float64
+		switch i := slices.Index(m.Rates, x); {
+		case m.Bound != nil:
+			y = m.Bound(x)
+		case i >= 0:
+			y = m.BoundMs[i]
+		case safe && x == m.SafeRate:
+			y = 0
+		}
+		pts = append(pts, plotter.XY{X: x, Y: y})
+	}
+	return pts
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -273,29 +274,43 @@ func TestTimelineUnit(t *testing.T) {
 
 // The failover CDF's legend fits however many groups a sweep has: the
 // figure grows to hold every entry (nine three-line entries were cut off
-// at eight), a grid's many groups get one-line entries and, once colours
-// repeat, distinct dash patterns, and past cdfMaxLegend lines the legend
-// gives way to a note in the title.
+// at eight); more than cdfPanelLines groups are small multiples
+// (TestCDFPanelsOfAGrid), unless that takes more than cdfMaxPanels panels:
+// then a grid's many groups get one-line entries and, once colours repeat,
+// distinct dash patterns, and past cdfMaxLegend lines the legend gives way
+// to a note in the title.
 func TestCDFLegendFitsEveryGroup(t *testing.T) {
-	for _, groups := range []int{1, 9, 12, 45} {
+	plain := func(groups int) *Summary {
 		var algos []string
 		for i := range groups {
 			algos = append(algos, fmt.Sprintf("group-%02d-with-a-long-name", i))
 		}
-		s := synthSummary(1, 5, algos...)
+		return synthSummary(1, 5, algos...)
+	}
+	entryH := textStyle(9.5).Rectangle("a\nb\nc").Size().Y + vg.Points(8)
+	for _, groups := range []int{1, cdfPanelLines} {
+		s := plain(groups)
 		f, err := failoverCDF(s, algoOrder(s))
 		require.NoError(t, err)
-		entryH := textStyle(9.5).Rectangle("a\nb\nc").Size().Y + vg.Points(8)
-		switch {
-		case groups > cdfMaxLegend:
-			assert.Contains(t, f.title, fmt.Sprintf("%d groups", groups))
-			assert.Equal(t, 4.6*vg.Inch, f.height)
-		case groups > cdfFullLegend:
-			assert.Greater(t, float64(f.height), float64(vg.Length(groups)*(textStyle(9.5).Rectangle("a").Size().Y+vg.Points(3))), "%d one-line entries", groups)
-		default:
-			assert.Greater(t, float64(f.height), float64(vg.Length(groups)*entryH), "%d three-line entries", groups)
-		}
+		assert.Greater(t, float64(f.height), float64(vg.Length(groups)*entryH), "%d three-line entries", groups)
+		requireTextInside(t, f, drawnTexts(t, f))
 	}
+	// 13 panels of two: one figure, one-line entries.
+	s := synthGrid(2, []string{"raft"}, GridDim{Path: "a", Values: values("x", cdfMaxPanels+1)}, GridDim{Path: "b", Values: values("y", 2)})
+	f, err := failoverCDF(s, algoOrder(s))
+	require.NoError(t, err)
+	assert.Equal(t, 1, countText(drawnTexts(t, f), "failovers recovered"))
+	groups := 2 * (cdfMaxPanels + 1)
+	assert.Greater(t, float64(f.height), float64(vg.Length(groups)*(textStyle(9.5).Rectangle("a").Size().Y+vg.Points(3))), "%d one-line entries", groups)
+	requireTextInside(t, f, drawnTexts(t, f))
+	// More panels than cdfMaxPanels, more lines than cdfMaxLegend.
+	groups = cdfPanelLines*cdfMaxPanels + 1
+	s = plain(groups)
+	f, err = failoverCDF(s, algoOrder(s))
+	require.NoError(t, err)
+	assert.Contains(t, f.title, fmt.Sprintf("%d groups", groups))
+	assert.Equal(t, 4.6*vg.Inch, f.height)
+
 	seen := map[string]bool{}
 	for i := range 4 * len(palette) {
 		key := fmt.Sprint(algoColor(i), algoDashes(i))
@@ -330,4 +345,163 @@ func TestFitTitle(t *testing.T) {
 		}
 		assert.GreaterOrEqual(t, float64(st.Font.Size), float64(vg.Points(7)))
 	}
+}
+
+// Every messages-per-election panel shows all of its bars: the panels
+// shared an x range computed from the values, not the bins, so a bin
+// reaching past the largest value (and past every other panel's) was cut
+// at the axis. And the note naming the groups without an election stays
+// on the figure, however many and long their names (a grid's ran off
+// both sides on one line).
+func TestMessagesPerElectionPanelsHoldTheirBars(t *testing.T) {
+	s := synthGrid(30, []string{"raft"}, GridDim{Path: "algorithm.election_timeout", Values: []string{"150ms..151ms", "150ms..200ms", "150ms..300ms"}},
+		GridDim{Path: "network.latency", Values: values("1ms..", 6)})
+	// Half the groups' failovers need no election; the last group's
+	// values reach furthest, the largest at the start of a wide bin
+	// (225.5 and 500.1: bins 50 wide, the last 500–550).
+	top := true
+	for i := range s.Runs {
+		r := &s.Runs[i]
+		for k := range r.Failovers {
+			switch {
+			case r.Vary[1] <= "1ms..3":
+				r.Failovers[k].Elections = 0
+			case r.Vary[0] == "150ms..300ms" && r.Vary[1] == "1ms..6" && top:
+				r.Failovers[k].Elections, r.Failovers[k].Messages, top = 10, 5001, false
+			case r.Vary[0] == "150ms..300ms" && r.Vary[1] == "1ms..6":
+				r.Failovers[k].Elections, r.Failovers[k].Messages = 2, 451
+			}
+		}
+	}
+	s.Algorithms = nil
+	// Aggregate needs every run: synthGrid kept them all (few enough).
+	s.Aggregate()
+	algos := algoOrder(s)
+	panels, missing := histPanels(s, algos)
+	require.Len(t, panels, 9)
+	require.Len(t, missing, 9)
+	for _, p := range panels {
+		bins := p.hist.Bins
+		top := 0.0
+		for _, b := range bins {
+			top = math.Max(top, b.Weight)
+		}
+		assert.LessOrEqual(t, p.plot.X.Min, bins[0].Min, p.name)
+		assert.GreaterOrEqual(t, p.plot.X.Max, bins[len(bins)-1].Max, p.name)
+		assert.GreaterOrEqual(t, p.plot.Y.Max, top, p.name)
+		assert.Equal(t, 0.0, p.plot.Y.Min, p.name)
+	}
+	f, err := messagesPerElection(s, algos)
+	require.NoError(t, err)
+	texts := drawnTexts(t, f)
+	requireTextInside(t, f, texts)
+	note := ""
+	for _, d := range texts {
+		note += d.text + " "
+	}
+	for _, m := range missing {
+		assert.Contains(t, note, m, "every group without an election is named")
+	}
+}
+
+// The heatmap fills its canvas, reads its shades off a colour bar, and
+// says rates to one decimal: a 3×2 grid of one algorithm sat in the left
+// half of the figure with no scale, and 3 of 200 runs read "2% [1–4%]".
+func TestHeatmapFillsItsCanvasWithAColourBar(t *testing.T) {
+	lo, hi := Wilson95(3, 200)
+	assert.Equal(t, "1.5% [0.5–4.3]", heatLabel(HeatCell{Rate: true, Value: 3.0 / 200, Lo: lo, Hi: hi}))
+	assert.Equal(t, "412 ms", heatLabel(HeatCell{Value: 412, Has: true}))
+
+	rows := GridDim{Path: "faults[0].for", Values: []string{"2s", "10s", "60s"}}
+	for _, c := range []struct {
+		algos []string
+		cols  GridDim
+	}{
+		{[]string{"raft"}, GridDim{Path: "network.latency", Values: []string{"1ms..2ms", "1ms..50ms"}}},
+		{[]string{"bully", "raft", "etcd"}, GridDim{Path: "network.latency", Values: []string{"1ms..2ms", "1ms..50ms"}}},
+		{[]string{"raft"}, GridDim{Path: "network.latency", Values: values("1ms..", 6)}},
+		{[]string{"raft", "bully"}, GridDim{Path: "network.latency", Values: values("1ms..", 12)}},
+	} {
+		name := fmt.Sprintf("%d×%d, %d algorithms", len(rows.Values), len(c.cols.Values), len(c.algos))
+		s := synthGrid(3, c.algos, rows, c.cols)
+		f, err := heatmap(s)
+		require.NoError(t, err)
+		texts := drawnTexts(t, f)
+		requireTextInside(t, f, texts)
+		right := vg.Length(0)
+		for _, d := range texts {
+			if d.text == c.cols.Values[len(c.cols.Values)-1] {
+				right = max(right, (d.box.Min.X+d.box.Max.X)/2)
+			}
+		}
+		assert.Greater(t, float64(right), 0.5*float64(f.width), "%s: the last column's middle is in the canvas's right half", name)
+		for _, tick := range []string{"0%", "25%", "50%", "75%", "100%"} {
+			assert.Equal(t, 1, countText(texts, tick), "%s: colour bar tick %s", name, tick)
+		}
+		l := newHeatLayout(len(c.algos), rows.Values, len(c.cols.Values))
+		assert.GreaterOrEqual(t, l.cellW, heatCellMinW, name)
+		assert.Equal(t, f.width, l.width, name)
+		right = 0
+		for _, p := range l.panels {
+			assert.Less(t, float64(p.Max.X), float64(l.bar.Min.X), "%s: the colour bar is clear of the cells", name)
+			assert.GreaterOrEqual(t, float64(p.Min.X-l.labelW), 0.0, name)
+			assert.GreaterOrEqual(t, float64(p.Min.Y), 0.0, name)
+			right = max(right, p.Max.X)
+		}
+		assert.InDelta(t, float64(l.width-heatBarArea-vg.Points(12)), float64(right), 0.01, "%s: the cells reach the colour bar's column", name)
+	}
+	// Failover p99: the bar is in milliseconds.
+	ticks := colourBarTicks(false, 830)
+	require.NotEmpty(t, ticks)
+	assert.Equal(t, "0 ms", ticks[0].Label)
+	assert.LessOrEqual(t, ticks[len(ticks)-1].Value, 830.0)
+}
+
+// The margin plot's bound is zero up to the safe rate and rises only past
+// it: joined at the studied rates alone, the line rose from the last safe
+// rate (1.2×) through the "safe up to 1.249×" marker to the first unsafe
+// one (1.3×). With the bound as a function the curve is drawn, not chords
+// under it.
+func TestMarginBoundRisesOnlyPastTheSafeRate(t *testing.T) {
+	const ld, hold = 15000.0, 12007.0 // client-go's defaults, ms: the bound is max(0, hold − ld/r)
+	bound := func(r float64) float64 { return math.Max(0, hold-ld/r) }
+	rates := []float64{1, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.8, 2}
+	m := &MarginStudy{Scenario: "fast-clock-follower", Rates: rates, SafeRate: ld / hold, Formula: "overlap ≤ …"}
+	for _, r := range rates {
+		m.BoundMs = append(m.BoundMs, bound(r))
+		m.Overlaps = append(m.Overlaps, []float64{0, bound(r) / 2})
+	}
+	// at is the drawn line's height at x (it joins its points).
+	at := func(pts plotter.XYs, x float64) float64 {
+		for i := 1; i < len(pts); i++ {
+			if a, b := pts[i-1], pts[i]; a.X <= x && x <= b.X {
+				return a.Y + (b.Y-a.Y)*(x-a.X)/(b.X-a.X)
+			}
+		}
+		t.Fatalf("%v is off the line", x)
+		return 0
+	}
+	for _, withCurve := range []bool{false, true} {
+		m.Bound = nil
+		if withCurve {
+			m.Bound = bound
+		}
+		pts := marginBoundLine(m)
+		for i := 1; i < len(pts); i++ {
+			require.Less(t, pts[i-1].X, pts[i].X, "the line runs left to right")
+			require.GreaterOrEqual(t, pts[i].Y, pts[i-1].Y, "the bound never falls")
+		}
+		for x := rates[0]; x <= m.SafeRate; x += 0.001 {
+			require.InDelta(t, 0, at(pts, x), 1e-6, "%.3f× is safe: the line is flat there (curve %v)", x, withCurve)
+		}
+		for _, r := range rates {
+			assert.InDelta(t, bound(r), at(pts, r), 1e-6, "the bound at %v×", r)
+		}
+		if withCurve {
+			for x := m.SafeRate; x <= 2; x += 0.01 {
+				require.InDelta(t, bound(x), at(pts, x), 2, "the curve at %.2f×, not a chord under it", x)
+			}
+		}
+	}
+	require.NoError(t, WriteMarginPlot(t.TempDir(), m))
 }

@@ -124,7 +124,8 @@ func marginAs(prog string, args []string, stdout, stderr io.Writer) int {
 	if len(res.errs) > 0 {
 		return fail("%v", res.errs[0])
 	}
-	study := &reports.MarginStudy{Scenario: scs[0].Name, Rates: rs, SafeRate: m0.SafeRate, Formula: m0.Formula}
+	study := &reports.MarginStudy{Scenario: scs[0].Name, Rates: rs, SafeRate: m0.SafeRate, Formula: m0.Formula,
+		Bound: func(r float64) float64 { m, _ := scs[0].DriftMargin(r); return ms(m.Overlap) }}
 	var margins []registry.Margin
 	exceeded := 0
 	for i, sc := range scs {
