@@ -21,17 +21,33 @@ type Config struct {
 	// RejoinDelay is how long a candidate whose session ended waits before
 	// it starts a new session and campaigns again. Default 0.
 	RejoinDelay time.Duration
+	// FirstKeepAliveTimeout is the session's deadline before the first
+	// keep-alive reply (client/v3/lease.go, KeepAlive: deadline = now +
+	// firstKeepAliveTimeout, which NewLease sets to the client's
+	// DialTimeout + 1s, or defaultTTL 5s when DialTimeout is unset, the
+	// clientv3.Config default). Default 5s.
+	FirstKeepAliveTimeout time.Duration
 }
 
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
-	return Config{Name: "leader", TTL: 60 * time.Second, RequestTimeout: 5 * time.Second}
+	return Config{Name: "leader", TTL: 60 * time.Second, RequestTimeout: 5 * time.Second, FirstKeepAliveTimeout: 5 * time.Second}
 }
 
-// keepAliveRetry is clientv3's keep-alive send loop period (lease.go,
-// sendKeepAliveLoop: every 500 ms it sends for leases whose next keep-alive
-// time has passed).
-const keepAliveRetry = 500 * time.Millisecond
+// The client's two loops (client/v3/lease.go, etcd main at c34dc7ee, as
+// v3.6): both start when the process first calls KeepAlive (the first
+// session's), and each runs on its own period from then on.
+const (
+	// keepAliveRetry is sendKeepAliveLoop's period (retryConnWait): at each
+	// pass it sends a keep-alive for every lease whose nextKeepAlive has
+	// passed, so a keep-alive goes out on the loop's ticks and is sent
+	// again every 500 ms until a reply moves nextKeepAlive.
+	keepAliveRetry = 500 * time.Millisecond
+	// deadlineLoopPeriod is deadlineLoop's period: once a second it closes
+	// every keep-alive whose deadline has passed, ending its session, so
+	// the session ends up to 1 s after its deadline.
+	deadlineLoopPeriod = time.Second
+)
 
 // Validate reports the first invalid field, naming Go fields.
 func (c Config) Validate() error { return c.validate(registry.GoName) }
@@ -52,6 +68,8 @@ func (c Config) validate(n registry.Namer) error {
 		return fail([]string{"RequestTimeout"}, "%s must be positive, got %v", n("RequestTimeout"), c.RequestTimeout)
 	case c.RejoinDelay < 0:
 		return fail([]string{"RejoinDelay"}, "%s must not be negative, got %v", n("RejoinDelay"), c.RejoinDelay)
+	case c.FirstKeepAliveTimeout <= 0:
+		return fail([]string{"FirstKeepAliveTimeout"}, "%s must be positive, got %v", n("FirstKeepAliveTimeout"), c.FirstKeepAliveTimeout)
 	}
 	return nil
 }

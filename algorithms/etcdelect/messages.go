@@ -27,12 +27,18 @@ const (
 	// OpWatchDelete answers once Request.Key is deleted (at once if it is
 	// absent): a watch on the predecessor (waitDelete).
 	OpWatchDelete
-	// OpDelete deletes Request.Key (Resign).
+	// OpDelete deletes Request.Key if its create revision is
+	// Request.CreateRev (Resign's Txn: If(CreateRevision(k) ==
+	// leaderRev).Then(Delete)).
 	OpDelete
+	// OpObserve answers with the election's first-created key under
+	// Request.Key (a prefix), and again whenever that changes
+	// (Election.Observe: Get WithFirstCreate, then watch).
+	OpObserve
 	numOps
 )
 
-var opNames = [numOps]string{"", "Grant", "KeepAlive", "Put", "RangeBelow", "WatchDelete", "Delete"}
+var opNames = [numOps]string{"", "Grant", "KeepAlive", "Put", "RangeBelow", "WatchDelete", "Delete", "Observe"}
 
 // String names the operation.
 func (o Op) String() string {
@@ -63,6 +69,7 @@ type Request struct {
 	Key          string
 	Holder       sim.NodeID
 	MaxCreateRev int64
+	CreateRev    int64 // Delete: the create revision the key must still have
 }
 
 // Response answers a request, carried as a *Response in Message.Body.

@@ -10,8 +10,8 @@ import (
 
 // Timer tags.
 const (
-	tagKeepAlive = iota + 1 // the next keep-alive is due (or a retry)
-	tagDeadline             // the session's deadline: TTL since the last keep-alive response
+	tagKeepAlive = iota + 1 // a tick of the keep-alive send loop at which one is due
+	tagDeadline             // a tick of the deadline loop after the session's deadline
 	tagRequest              // the pending request timed out
 	tagRejoin               // RejoinDelay elapsed
 )
@@ -44,6 +44,15 @@ type Node struct {
 	kaTimer  sim.TimerID
 	deadline sim.TimerID
 	rejoin   sim.TimerID
+
+	// The client's keep-alive loops (lease.go) start at loopOrigin, the
+	// process's first KeepAlive, and tick every keepAliveRetry and
+	// deadlineLoopPeriod from then on; all times are the client's
+	// monotonic clock.
+	loops      bool
+	loopOrigin time.Duration
+	kaNext     time.Duration // nextKeepAlive: a keep-alive goes out at the first send tick after it
+	kaDeadline time.Duration // deadline: the session ends at the first deadline tick after it
 }
 
 // New returns a candidate talking to the server.
@@ -85,6 +94,10 @@ func (n *Node) OnMessage(m sim.Message) {
 		n.onKeepAlive(rep)
 		return
 	}
+	if rep.Op == OpObserve {
+		n.onObserve(rep)
+		return
+	}
 	if rep.Session != n.lease {
 		// Another session's answer: a previous process's on this node (a
 		// watch it left behind fires later) or an earlier session's. Request
@@ -101,8 +114,7 @@ func (n *Node) OnMessage(m sim.Message) {
 	case stepGrant:
 		n.lease = rep.Lease
 		n.myKey = fmt.Sprintf("%s/%x", n.cfg.Name, n.lease)
-		n.armDeadline(rep.TTL)
-		n.arm(&n.kaTimer, rep.TTL/3, tagKeepAlive)
+		n.keepAlive()
 		n.request(&Request{Op: OpPut, Key: n.myKey, Holder: n.env.ID(), Lease: n.lease}, stepPut)
 	case stepPut:
 		if !rep.Found {
@@ -110,13 +122,13 @@ func (n *Node) OnMessage(m sim.Message) {
 			return
 		}
 		n.myRev = rep.CreateRev
+		n.observe()
 		n.rangeBelow()
 	case stepRange:
 		if !rep.Found {
 			n.lead()
 			return
 		}
-		n.believe(rep.Holder, rep.CreateRev)
 		n.request(&Request{Op: OpWatchDelete, Key: rep.Key, Lease: n.lease}, stepWatch)
 	case stepWatch:
 		n.rangeBelow() // the predecessor is gone: look again
@@ -130,19 +142,29 @@ func (n *Node) OnTimer(id sim.TimerID, tag int) {
 		if id == n.kaTimer && n.lease != 0 {
 			n.kaTimer = 0
 			n.env.Send(requestMessage(n.server, &Request{ID: n.pend.NextID(), Op: OpKeepAlive, Lease: n.lease}))
-			n.arm(&n.kaTimer, keepAliveRetry, tagKeepAlive) // until a response moves it
+			// nextKeepAlive stays in the past until a reply moves it: the
+			// loop sends again at its next tick.
+			n.arm(&n.kaTimer, n.onTick(keepAliveRetry)+keepAliveRetry-n.env.Now(), tagKeepAlive)
 		}
 	case tagDeadline:
 		if id == n.deadline {
 			n.deadline = 0
-			n.sessionDone("session done: keep-alive deadline passed")
+			if n.kaDeadline < n.onTick(deadlineLoopPeriod) {
+				n.sessionDone("session done: keep-alive deadline passed")
+				return
+			}
+			n.armDeadline()
 		}
 	case tagRequest:
 		if req, st, ok := n.pend.Expired(id); ok {
 			// Sent again — a watch too: a restarted server has forgotten
-			// it, as a reconnecting clientv3 re-establishes its watches.
+			// it, as a reconnecting clientv3 re-establishes its watches
+			// (and the application its Observe).
 			again := *req
 			n.request(&again, st)
+			if n.myRev != 0 {
+				n.observe()
+			}
 		}
 	case tagRejoin:
 		if id == n.rejoin {
@@ -167,8 +189,10 @@ func (n *Node) TimerName(tag int) string {
 	return ""
 }
 
-// Resign gives up leadership (Election.Resign: delete the key) and stops
-// competing until restarted.
+// Resign gives up leadership and stops competing until restarted.
+// Election.Resign (client/v3/concurrency/election.go) is a transaction:
+// If CreateRevision(key) == leaderRev Then Delete(key), and a no-op
+// before Campaign's put has answered (leaderSession is nil until then).
 func (n *Node) Resign() {
 	if n.env == nil || n.resigned {
 		return
@@ -178,8 +202,8 @@ func (n *Node) Resign() {
 		n.leading = false
 		n.env.StopLeading("resign")
 	}
-	if n.myKey != "" {
-		n.env.Send(requestMessage(n.server, &Request{ID: n.pend.NextID(), Op: OpDelete, Key: n.myKey, Lease: n.lease}))
+	if n.myRev != 0 {
+		n.env.Send(requestMessage(n.server, &Request{ID: n.pend.NextID(), Op: OpDelete, Key: n.myKey, Lease: n.lease, CreateRev: n.myRev}))
 	}
 	n.stop()
 }
@@ -194,9 +218,27 @@ func (n *Node) newSession() {
 	n.request(&Request{Op: OpGrant, TTL: n.cfg.TTL}, stepGrant)
 }
 
+// keepAlive is clientv3's KeepAlive for the new session's lease
+// (lease.go): nextKeepAlive = now, so the send loop sends the first
+// keep-alive at its next pass — at once when this call starts the loops
+// (the process's first session: the loop's first pass follows the
+// registration), else at its next 500 ms tick; and deadline = now +
+// firstKeepAliveTimeout until a reply comes.
+func (n *Node) keepAlive() {
+	now := n.env.Now()
+	n.kaNext, n.kaDeadline = now, now+n.cfg.FirstKeepAliveTimeout
+	if !n.loops {
+		n.loops, n.loopOrigin = true, now
+		n.arm(&n.kaTimer, 0, tagKeepAlive)
+	} else {
+		n.armKeepAlive()
+	}
+	n.armDeadline()
+}
+
 // onKeepAlive is clientv3's recvKeepAlive: TTL 0 means the lease is gone;
-// otherwise the next keep-alive is due TTL/3 from now and the deadline
-// moves to TTL from now (by the client's clock).
+// otherwise nextKeepAlive moves to TTL/3 from now and the deadline to TTL
+// from now (by the client's clock); the loops act on them at their ticks.
 func (n *Node) onKeepAlive(rep *Response) {
 	if n.lease == 0 || rep.Lease != 0 && rep.Lease != n.lease {
 		return
@@ -205,8 +247,26 @@ func (n *Node) onKeepAlive(rep *Response) {
 		n.sessionDone("session done: lease not found")
 		return
 	}
-	n.armDeadline(rep.TTL)
-	n.arm(&n.kaTimer, rep.TTL/3, tagKeepAlive)
+	now := n.env.Now()
+	n.kaNext, n.kaDeadline = now+rep.TTL/3, now+rep.TTL
+	n.armKeepAlive()
+	n.armDeadline()
+}
+
+// observe is Election.Observe: the server answers with the election's
+// first-created key and again whenever that changes.
+func (n *Node) observe() {
+	n.env.Send(requestMessage(n.server, &Request{ID: n.pend.NextID(), Op: OpObserve, Key: n.cfg.Name + "/", Lease: n.lease}))
+}
+
+// onObserve: a follower believes the leader is the owner of the
+// election's first-created key (Election.Leader and Observe: Get with
+// WithFirstCreate), not the predecessor it waits behind.
+func (n *Node) onObserve(rep *Response) {
+	if rep.Session != n.lease || n.lease == 0 || n.leading || !rep.Found {
+		return
+	}
+	n.believe(rep.Holder, rep.CreateRev)
 }
 
 func (n *Node) rangeBelow() {
@@ -249,7 +309,35 @@ func (n *Node) request(req *Request, st step) {
 	n.env.Send(requestMessage(n.server, req))
 }
 
-func (n *Node) armDeadline(ttl time.Duration) { n.arm(&n.deadline, ttl, tagDeadline) }
+// armKeepAlive aims the send timer at the send loop's first tick after
+// nextKeepAlive (sendKeepAliveLoop sends when nextKeepAlive.Before(now)).
+func (n *Node) armKeepAlive() {
+	n.arm(&n.kaTimer, tickAfter(n.loopOrigin, keepAliveRetry, n.kaNext)-n.env.Now(), tagKeepAlive)
+}
+
+// armDeadline aims the deadline timer at the deadline loop's first tick
+// after the deadline (deadlineLoop closes when deadline.Before(now)); its
+// first tick is a period after the loop starts.
+func (n *Node) armDeadline() {
+	at := tickAfter(n.loopOrigin, deadlineLoopPeriod, max(n.kaDeadline, n.loopOrigin))
+	n.arm(&n.deadline, at-n.env.Now(), tagDeadline)
+}
+
+// onTick is the loop tick of period nearest now: a timer aimed at a tick
+// may fire a rounding step off it when the clock's rate is not 1.
+func (n *Node) onTick(period time.Duration) time.Duration {
+	k := (n.env.Now() - n.loopOrigin + period/2) / period
+	return n.loopOrigin + k*period
+}
+
+// tickAfter is the first tick origin + k·period strictly after t (t at or
+// after origin).
+func tickAfter(origin, period, t time.Duration) time.Duration {
+	if t < origin {
+		return origin
+	}
+	return origin + ((t-origin)/period+1)*period
+}
 
 func (n *Node) arm(t *sim.TimerID, d time.Duration, tag int) { coord.Arm(n.env, t, d, tag) }
 
