@@ -41,10 +41,13 @@ func TestLeaderCrashFailoverBounds(t *testing.T) {
 		// client-go (TestK8sFailoverBounds): LeaseDuration + 2·2.2·RetryPeriod
 		// + 9ℓ after the last renewal, which precedes the crash.
 		{algo: "lease", lo: 0, hi: k8s.LeaseDuration + time.Duration(2*(1+k8s.JitterFactor)*float64(k8s.RetryPeriod)) + 9*lat, why: "LeaseDuration + 2·(1+jitter)·RetryPeriod + 9ℓ"},
-		// etcd: keep-alives every TTL/3, the lease expires TTL after the last
-		// (server/lease/lessor.go), the successor's watch fires and it
-		// ranges once more: at most TTL + 3ℓ, at least 2·TTL/3.
-		{algo: "etcd", lo: 2 * etcd.TTL / 3, hi: etcd.TTL + 3*lat, why: "TTL + 3ℓ"},
+		// etcd: keep-alives TTL/3 after the last reply, on the client's
+		// 500 ms send loop (client/v3/lease.go); the lease expires TTL
+		// after the last and the lessor's 500 ms loop proposes its revoke,
+		// applied after a raft commit (server/lease/lessor.go; 5 ms by
+		// default); the successor's watch fires and it ranges once more: at
+		// most TTL + 500 ms + 5 ms + 3ℓ, at least 2·TTL/3 − 500 ms.
+		{algo: "etcd", lo: 2*etcd.TTL/3 - 500*time.Millisecond, hi: etcd.TTL + 505*time.Millisecond + 3*lat, why: "TTL + 500 ms + 5 ms + 3ℓ"},
 		// ZooKeeper: pings every T/3 (T negotiated), the session expires T
 		// after the last (SessionTrackerImpl), the successor's watch fires
 		// and it lists the children: at most T + 3ℓ, at least 2T/3.
