@@ -21,6 +21,9 @@ func Descriptor() registry.Algorithm {
 			cfg := ServerConfig{}
 			registry.SetDuration(v, "probe_interval", &cfg.ProbeInterval)
 			registry.SetDuration(v, "serf_timeout", &cfg.SerfTimeout)
+			registry.SetInt(v, "suspicion_mult", &cfg.SuspicionMult)
+			registry.SetInt(v, "suspicion_max_timeout_mult", &cfg.SuspicionMaxTimeoutMult)
+			registry.SetInt(v, "serf_members", &cfg.Members)
 			return NewServer(cfg)
 		},
 		Params: []registry.Param{
@@ -35,7 +38,10 @@ func Descriptor() registry.Algorithm {
 			{Key: "keepalive_timeout", Kind: registry.Duration, Doc: "an unanswered ping kills the connection after this (yamux ConnectionWriteTimeout), default 10s"},
 			{Key: "rejoin_delay", Kind: registry.Duration, Doc: "wait before calling Lock again after losing the lock or a failed Lock, default 0"},
 			{Key: "probe_interval", Kind: registry.Duration, Single: true, Doc: "server: serf's probe interval, default 1s"},
-			{Key: "serf_timeout", Kind: registry.Duration, Single: true, Doc: "server: a node unheard for this long fails serfHealth, default 4.5s"},
+			{Key: "suspicion_mult", Kind: registry.Int, Min: 2, Max: 100, Single: true, Doc: "server: memberlist's SuspicionMult: a suspect node dies SuspicionMult × max(1, log10 n) × probe_interval after suspicion began, once SuspicionMult − 2 others confirmed it, default 4"},
+			{Key: "suspicion_max_timeout_mult", Kind: registry.Int, Min: 1, Max: 100, Single: true, Doc: "server: memberlist's SuspicionMaxTimeoutMult: an unconfirmed suspicion lasts this many times the minimum, default 6"},
+			{Key: "serf_members", Kind: registry.Int, Min: 0, Max: 100000, Single: true, Doc: "server: n, the serf members memberlist counts; 0 = the nodes that contacted the server + 1, default 0"},
+			{Key: "serf_timeout", Kind: registry.Duration, Single: true, Doc: "server: > 0 replaces memberlist's suspicion with a fixed delay: a node unheard this long fails serfHealth, default 0 (memberlist)"},
 		},
 		Build: func(v registry.Values, n int, _ *sim.Rand) (registry.Factory, error) {
 			c := DefaultConfig()

@@ -21,14 +21,29 @@ const (
 
 // ServerConfig configures the server. The zero value is the default.
 type ServerConfig struct {
-	// ProbeInterval is how often the serf failure detector probes the
-	// nodes of check-bound sessions. Default 1s (memberlist's LAN
-	// ProbeInterval).
+	// ProbeInterval is memberlist's probe interval: the serf failure
+	// detector probes the nodes of check-bound sessions this often and
+	// waits this long for an answer, direct or relayed. Default 1s
+	// (memberlist's LAN ProbeInterval).
 	ProbeInterval time.Duration
-	// SerfTimeout is how long a node may go unheard before its
-	// serfHealth check is critical. Default 4.5s: memberlist's LAN probe
-	// timeout (500ms) plus its suspicion timeout for clusters under ten
-	// nodes (SuspicionMult 4 × ProbeInterval).
+	// SuspicionMult is memberlist's SuspicionMult: a suspect node is
+	// declared dead SuspicionMult × max(1, log10(n)) × ProbeInterval after
+	// suspicion began once SuspicionMult − 2 other members confirmed it.
+	// Default 4 (LAN).
+	SuspicionMult int
+	// SuspicionMaxTimeoutMult is memberlist's SuspicionMaxTimeoutMult: the
+	// suspicion timeout starts at this many times the minimum and shrinks
+	// toward it as confirmations arrive. Default 6 (LAN).
+	SuspicionMaxTimeoutMult int
+	// Members is n, the serf cluster's member count; 0 (default) counts
+	// every node that has contacted the server plus the server itself.
+	Members int
+	// GossipInterval is how long a member's suspicion takes to reach the
+	// others (memberlist's GossipInterval). Default 200ms.
+	GossipInterval time.Duration
+	// SerfTimeout, when positive, replaces memberlist's suspicion with a
+	// simplification: a node unheard this long fails serfHealth. Default
+	// 0: memberlist's suspicion (serf.go).
 	SerfTimeout time.Duration
 }
 
@@ -36,8 +51,14 @@ func (c *ServerConfig) defaults() {
 	if c.ProbeInterval == 0 {
 		c.ProbeInterval = time.Second
 	}
-	if c.SerfTimeout == 0 {
-		c.SerfTimeout = 4500 * time.Millisecond
+	if c.SuspicionMult == 0 {
+		c.SuspicionMult = defaultSuspicionMult
+	}
+	if c.SuspicionMaxTimeoutMult == 0 {
+		c.SuspicionMaxTimeoutMult = defaultSuspicionMaxTimeoutMult
+	}
+	if c.GossipInterval == 0 {
+		c.GossipInterval = defaultGossipInterval
 	}
 }
 
@@ -83,12 +104,6 @@ const (
 	rtoMax = 120 * time.Second
 )
 
-// heard is the last time the serf failure detector heard from a node.
-type heard struct {
-	node sim.NodeID
-	ns   int64
-}
-
 type snapshot struct {
 	Boot, Index, NextSession int64
 	Sessions                 []session
@@ -110,8 +125,9 @@ type Server struct {
 	delays      []delay // in memory only, like the state store's lockDelay
 	queries     []query
 	unacked     []unacked
-	heard       []heard
+	serf        []member // the failure detector's view of the nodes it heard from
 	nextProbeNs int64
+	lastProbeNs int64 // the last probe round, -1 before the first
 	unavailable bool
 	leader      Pair // the lock as last reported (Session 0: none)
 	timer       coord.Timer
@@ -137,6 +153,7 @@ func (s *Server) Start(env sim.Env, restored []byte) {
 		}
 	}
 	s.boot++
+	s.lastProbeNs = -1
 	s.resetTimers(true)
 	s.leader = s.holding()
 	s.persisted = -1
@@ -308,7 +325,7 @@ func (s *Server) tick() {
 	}
 	for i := 0; i < len(s.sessions); {
 		ss := s.sessions[i]
-		if now <= ss.DeadlineNs && !(ss.Serf && now > s.heardAt(ss.Node)+int64(s.cfg.SerfTimeout)) {
+		if now <= ss.DeadlineNs && !(ss.Serf && s.failed(ss.Node, now)) {
 			i++
 			continue
 		}
@@ -330,14 +347,27 @@ func (s *Server) tick() {
 // check-bound session is probed directly and, as memberlist does when a
 // direct probe fails (IndirectChecks 3), through up to three other such
 // nodes; any answer, direct or relayed, keeps the node alive.
+//
+// A node that answered none of the last round's probes within the round's
+// ProbeInterval becomes suspect (serf.go suspect), unless a fixed
+// SerfTimeout replaces memberlist's suspicion.
 func (s *Server) probe() {
-	s.nextProbeNs = s.now() + int64(s.cfg.ProbeInterval)
+	now := s.now()
+	s.nextProbeNs = now + int64(s.cfg.ProbeInterval)
 	var nodes []sim.NodeID
 	for _, ss := range s.sessions {
 		if ss.Serf && !slices.Contains(nodes, ss.Node) {
 			nodes = append(nodes, ss.Node)
 		}
 	}
+	if s.cfg.SerfTimeout == 0 && s.lastProbeNs >= 0 {
+		for _, target := range nodes {
+			if m := s.member(target); m != nil && m.suspectNs == 0 && m.heardNs < s.lastProbeNs {
+				s.suspect(m, now)
+			}
+		}
+	}
+	s.lastProbeNs = now
 	for i, target := range nodes {
 		s.env.Send(requestMessage(target, &Request{Op: OpProbe, Node: target}))
 		for k := 1; k < len(nodes) && k <= 3; k++ {
@@ -423,7 +453,7 @@ func (s *Server) LeaseHolder(key string, monoNs, _ int64) (sim.NodeID, int64, bo
 		return sim.None, 0, false
 	}
 	ss := s.sessions[j]
-	if monoNs > ss.DeadlineNs || (ss.Serf && monoNs > s.heardAt(ss.Node)+int64(s.cfg.SerfTimeout)) {
+	if monoNs > ss.DeadlineNs || (ss.Serf && s.failed(ss.Node, monoNs)) {
 		return sim.None, 0, false
 	}
 	return p.Holder, p.ModifyIndex, true
@@ -441,25 +471,6 @@ func (s *Server) resetTimers(serf bool) {
 			s.hear(s.sessions[i].Node)
 		}
 	}
-}
-
-func (s *Server) hear(node sim.NodeID) {
-	for i := range s.heard {
-		if s.heard[i].node == node {
-			s.heard[i].ns = s.now()
-			return
-		}
-	}
-	s.heard = append(s.heard, heard{node: node, ns: s.now()})
-}
-
-func (s *Server) heardAt(node sim.NodeID) int64 {
-	for _, h := range s.heard {
-		if h.node == node {
-			return h.ns
-		}
-	}
-	return s.now()
 }
 
 func (s *Server) anySerf() bool {
@@ -510,8 +521,8 @@ func (s *Server) rearm() {
 	if !s.unavailable {
 		for _, ss := range s.sessions {
 			e.Consider(ss.DeadlineNs + 1)
-			if ss.Serf {
-				e.Consider(s.heardAt(ss.Node) + int64(s.cfg.SerfTimeout) + 1)
+			if at := s.failsAt(ss.Node); ss.Serf && at >= 0 {
+				e.Consider(at)
 			}
 		}
 		for _, q := range s.queries {
