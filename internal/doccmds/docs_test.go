@@ -186,6 +186,8 @@ func copyRepo(t *testing.T, root, dst string) {
 		rel, _ := filepath.Rel(root, p)
 		target := filepath.Join(dst, rel)
 		switch {
+		case d.Name() == ".git" && !d.IsDir(): // a worktree's link to its repository
+			return nil
 		case d.IsDir() && p != root && (d.Name() == ".git" || d.Name() == "out" || d.Name() == "bin"):
 			return filepath.SkipDir
 		case d.IsDir():

@@ -203,7 +203,7 @@ func fenceCommands(file, dir string, start int, body []string, mk markers) []Com
 		text := stripComment(body[j])
 		for strings.HasSuffix(text, `\`) && j+1 < len(body) {
 			j++
-			text = strings.TrimSpace(strings.TrimSuffix(text, `\`)) + " " + stripComment(body[j])
+			text = strings.TrimSpace(strings.TrimSuffix(text, `\`)) + " " + strings.TrimSpace(stripComment(body[j]))
 		}
 		text = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(text), "$ "))
 		if text == "" {
