@@ -30,6 +30,9 @@ var programs = map[string]bool{"simrun": true, "go": true, "git": true, "valgrin
 // a copy of the repository, so out/ folders, materialized files and built
 // binaries never land in the working tree.
 func TestDocCommands(t *testing.T) {
+	if os.Getenv(nestedEnv) != "" {
+		t.Skipf("%s is set: a documented command runs this package's tests; running every command again from there would recurse", nestedEnv)
+	}
 	root, err := filepath.Abs("../..")
 	require.NoError(t, err)
 	cmds := repoCommands(t, root)
@@ -47,6 +50,7 @@ func TestDocCommands(t *testing.T) {
 		// `simrun` is the installed one, as on a user's machine.
 		"PATH="+strings.Join([]string{filepath.Join(work, "gobin"), filepath.Join(work, "bin"), os.Getenv("PATH")}, string(os.PathListSeparator)),
 		"GOBIN="+filepath.Join(work, "gobin"),
+		nestedEnv+"=1",
 		// Without -trimpath the build cache keys compiles by directory, and
 		// the copy's directory is new on every run.
 		"GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -trimpath"),
@@ -98,6 +102,10 @@ func TestDocCommands(t *testing.T) {
 	}
 	t.Logf("%d commands: %v", len(cmds), counts)
 }
+
+// nestedEnv is set for the documented commands, so a command that runs
+// this package's tests does not run every command again.
+const nestedEnv = "ELECTSIM_DOC_NESTED"
 
 var goRunDotRE = regexp.MustCompile(`(^|\s)go run \.(\s|$)`)
 
