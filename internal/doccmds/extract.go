@@ -90,8 +90,9 @@ var (
 	// A command's start: the programs whose commands inline code can hold.
 	cmdStartRE = regexp.MustCompile(`^(?:simrun(?:\s|$)|go\s+(?:run|test|build|install|vet)\s)`)
 	// A placeholder: an upper-case word (F, FILE, N, DIR, PATH, METRIC) not
-	// part of a longer word nor a $VARIABLE; "…"; a bracketed option.
-	placeholderRE = regexp.MustCompile(`(?:^|[^A-Za-z0-9_$.-])[A-Z][A-Z0-9_]*(?:[^A-Za-z0-9_=]|$)|…|(?:^|\s)\[`)
+	// part of a longer word nor a $VARIABLE; "…"; a bracketed option; an
+	// angle-bracketed name (out/<name>/repro.yaml).
+	placeholderRE = regexp.MustCompile(`(?:^|[^A-Za-z0-9_$.-])[A-Z][A-Z0-9_]*(?:[^A-Za-z0-9_=]|$)|…|(?:^|\s)\[|<[A-Za-z][A-Za-z0-9_-]*>`)
 	cdRE          = regexp.MustCompile(`^cd\s+(\S+)\s*(?:&&\s*(.*))?$`)
 )
 

@@ -66,7 +66,7 @@ func TestExtractInline(t *testing.T) {
 		"Run `simrun -scenario scenarios/partition.yaml -seed 7` or `go test ./sim`.",
 		"| sweep | `simrun -matrix scenarios/matrix.yaml`<!-- doccmds: exit 1 --> |",
 		"`simrun -algo` and `simrun merge` and `go test -race` are flags; `simrun list` prints.",
-		"`simrun -scenario F -seeds N`, `simrun merge DIR…`, `simrun margin [-seeds K]`, `simrun -set PATH=V`.",
+		"`simrun -scenario F -seeds N`, `simrun merge DIR…`, `simrun margin [-seeds K]`, `simrun -set PATH=V`, `simrun -scenario out/<name>/repro.yaml`.",
 		"`RAPID_CHECKS=10 go test ./...` but `RAPID_CHECKS=N` is no command, nor `go.mod` nor `sim.New`.",
 		"`simrun merge -out /r/m /r/s-*`<!-- doccmds: skip in a container -->; `$JOB go test ./x` no.",
 	}, "\n")
@@ -84,6 +84,7 @@ func TestExtractInline(t *testing.T) {
 		{4, ".", Synopsis, 0, "simrun merge DIR…"},
 		{4, ".", Synopsis, 0, "simrun margin [-seeds K]"},
 		{4, ".", Synopsis, 0, "simrun -set PATH=V"},
+		{4, ".", Synopsis, 0, "simrun -scenario out/<name>/repro.yaml"},
 		{5, ".", Run, 0, "RAPID_CHECKS=10 go test ./..."},
 		{6, ".", Skipped, 0, "simrun merge -out /r/m /r/s-*"},
 	}, briefs(cmds))

@@ -10,6 +10,10 @@ import (
 func TestListCommands(t *testing.T) {
 	root, _ := filepath.Abs("../..")
 	for _, c := range repoCommands(t, root) {
-		t.Logf("%-8s %-32s (%s) %s  %s", c.Class, c.Where(), c.Dir, c.Text, c.Reason)
+		out := ""
+		if c.Stdout != "" {
+			out = " [stdout checked]"
+		}
+		t.Logf("%-8s %-32s (%s) %s  %s%s", c.Class, c.Where(), c.Dir, c.Text, c.Reason, out)
 	}
 }
