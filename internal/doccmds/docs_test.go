@@ -86,6 +86,10 @@ func TestDocCommands(t *testing.T) {
 				}
 				text = goRunDotRE.ReplaceAllString(text, "${1}"+bin+"$2")
 			}
+			if d, ok := t.Deadline(); ok && time.Until(d) < deadlineMargin {
+				counts["not run: out of time"]++
+				t.Fatalf("%s: not run: %s left before the test binary's -timeout; a cold build cache compiles everything again (docs/testing.md, \"Executable docs\"): rerun with a larger -timeout", c.Where(), time.Until(d).Round(time.Second))
+			}
 			counts["run"]++
 			start := time.Now()
 			stdout, stderr, code := sh(t, env, dir, text)
@@ -102,6 +106,12 @@ func TestDocCommands(t *testing.T) {
 	}
 	t.Logf("%d commands: %v", len(cmds), counts)
 }
+
+// deadlineMargin is the time a command may take at most, at reduced sizes
+// on 2 busy cores with a cold build cache (the first fuzz command: 100 s).
+// With less left before the test binary's -timeout, the remaining commands
+// fail one by one with a message instead of the whole binary panicking.
+const deadlineMargin = 3 * time.Minute
 
 // nestedEnv is set for the documented commands, so a command that runs
 // this package's tests does not run every command again.
