@@ -51,10 +51,14 @@ func TestDocCommands(t *testing.T) {
 		"PATH="+strings.Join([]string{filepath.Join(work, "gobin"), filepath.Join(work, "bin"), os.Getenv("PATH")}, string(os.PathListSeparator)),
 		"GOBIN="+filepath.Join(work, "gobin"),
 		nestedEnv+"=1",
-		// Without -trimpath the build cache keys compiles by directory, and
-		// the copy's directory is new on every run.
-		"GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -trimpath"),
 	)
+	// A read-only go test or go vet runs in the working tree itself, with
+	// the environment as given, so it shares the build cache of CI's own
+	// `go test ./...`; everything else runs in the copy with -trimpath:
+	// without it the build cache keys compiles by directory, and the copy's
+	// directory is new on every run.
+	inPlaceEnv := env
+	env = append(slices.Clip(env), "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -trimpath"))
 	build(t, env, repo, filepath.Join(work, "bin", "simrun"), "./cmd/simrun")
 	runDot := map[string]string{} // `go run .` binaries, by directory
 
@@ -76,7 +80,10 @@ func TestDocCommands(t *testing.T) {
 				t.Skipf("%s: %s is not installed: %s", c.Where(), prog, c.Text)
 			}
 			text := Rewrite(c, sizes, filepath.Join(work, "tmp"))
-			dir := filepath.Join(repo, filepath.FromSlash(c.Dir))
+			dir, cmdEnv := filepath.Join(repo, filepath.FromSlash(c.Dir)), env
+			if inPlace(text) {
+				dir, cmdEnv = filepath.Join(root, filepath.FromSlash(c.Dir)), inPlaceEnv
+			}
 			if goRunDotRE.MatchString(text) {
 				bin, ok := runDot[c.Dir]
 				if !ok {
@@ -92,7 +99,7 @@ func TestDocCommands(t *testing.T) {
 			}
 			counts["run"]++
 			start := time.Now()
-			stdout, stderr, code := sh(t, env, dir, text)
+			stdout, stderr, code := sh(t, cmdEnv, dir, text)
 			t.Logf("%s: %s\n  ran: (cd %s && %s)\n  exit %d in %.1fs", c.Where(), c.Text, c.Dir, text, code, time.Since(start).Seconds())
 			if code != c.Exit {
 				t.Errorf("%s: %s\nexited %d, the docs say %d (mark another status with <!-- doccmds: exit N -->)\nstdout (tail):\n%s\nstderr (tail):\n%s",
@@ -118,6 +125,20 @@ const deadlineMargin = 3 * time.Minute
 const nestedEnv = "ELECTSIM_DOC_NESTED"
 
 var goRunDotRE = regexp.MustCompile(`(^|\s)go run \.(\s|$)`)
+
+// inPlace reports whether a (rewritten) command line only reads the
+// working tree: a single go test or go vet that neither rewrites golden
+// files (-rewrite) nor fuzzes (the fuzzer writes the inputs it finds to
+// testdata/fuzz/), with no redirection or second command. A property
+// suite's failure file is written only when a property fails, which fails
+// the documented command anyway.
+func inPlace(text string) bool {
+	if strings.ContainsAny(text, "&|;><`(") || strings.Contains(text, "-rewrite") || strings.Contains(text, " -fuzz ") {
+		return false
+	}
+	f := strings.Fields(envRE.ReplaceAllString(text, ""))
+	return len(f) >= 2 && f[0] == "go" && (f[1] == "test" || f[1] == "vet")
+}
 
 // repoCommands extracts the commands of every Markdown file of the
 // repository, failing the test on any problem the extractor reports.
@@ -177,12 +198,13 @@ func moduleDir(root, dir string) string {
 
 // docSizes reads the size caps from the environment: ELECTSIM_DOC_FULL=1
 // runs every command at its documented size; ELECTSIM_DOC_SEEDS (default
-// 10) and ELECTSIM_DOC_FUZZTIME (default 1s) set the caps.
+// 10) and ELECTSIM_DOC_FUZZTIME (default unset: fuzz targets run their
+// seed corpus only) set the caps.
 func docSizes(t *testing.T) Sizes {
 	if os.Getenv("ELECTSIM_DOC_FULL") == "1" {
 		return Sizes{Full: true}
 	}
-	s := Sizes{Seeds: 10, FuzzTime: "1s"}
+	s := Sizes{Seeds: 10}
 	if v := os.Getenv("ELECTSIM_DOC_SEEDS"); v != "" {
 		n, err := strconv.Atoi(v)
 		require.NoError(t, err, "ELECTSIM_DOC_SEEDS")

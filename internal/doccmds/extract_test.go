@@ -138,7 +138,7 @@ func TestExtractProblems(t *testing.T) {
 }
 
 func TestRewrite(t *testing.T) {
-	small := Sizes{Seeds: 10, FuzzTime: "1s"}
+	small := Sizes{Seeds: 10}
 	for _, tc := range []struct {
 		dir, in, small, full string
 	}{
@@ -155,8 +155,11 @@ func TestRewrite(t *testing.T) {
 			"RAPID_NOFAILFILE=1 go test -count=1 -timeout 2h -run TestProperty ./cron",
 			"RAPID_CHECKS=20000 RAPID_NOFAILFILE=1 go test -count=1 -timeout 2h -run TestProperty ./cron"},
 		{".", "go test ./sim -run '^$' -fuzz FuzzEngine -fuzztime 10m",
-			"go test -count=1 ./sim -run '^$' -fuzz FuzzEngine -fuzztime 1s",
+			"go test -count=1 ./sim -run '^FuzzEngine$'",
 			"go test -count=1 ./sim -run '^$' -fuzz FuzzEngine -fuzztime 10m"},
+		{".", "go test ./reports -run '^$' -fuzz FuzzDistJSON -fuzztime 10m -fuzzminimizetime 2s",
+			"go test -count=1 ./reports -run '^FuzzDistJSON$'",
+			"go test -count=1 ./reports -run '^$' -fuzz FuzzDistJSON -fuzztime 10m -fuzzminimizetime 2s"},
 		{".", "go test ./sim -run x -bench SimHour",
 			"go test -count=1 ./sim -run x -benchtime 1x -bench SimHour",
 			"go test -count=1 ./sim -run x -bench SimHour"},
@@ -184,4 +187,22 @@ func TestProgram(t *testing.T) {
 	assert.Equal(t, "valgrind", program("cd simrun && GODEBUG=a=1,b=off valgrind --tool=cachegrind x"))
 	assert.Equal(t, "go", program("RAPID_CHECKS=1 go test ./x"))
 	assert.Equal(t, "kubectl", program("kubectl apply -f x.yaml"))
+}
+
+func TestInPlace(t *testing.T) {
+	for text, want := range map[string]bool{
+		"go test -count=1 ./sim -run '^FuzzEngine$'":                               true,
+		"RAPID_NOFAILFILE=1 go test -count=1 -timeout 2h -run TestProperty ./cron": true,
+		"go vet ./...": true,
+		"go test -count=1 ./sim -run '^$' -fuzz FuzzEngine -fuzztime 1s":                   false,
+		"go test -count=1 ./algorithms/raftelect -run TestInteraction -rewrite":            false,
+		"go build -o bin/simrun ./cmd/simrun":                                              false,
+		"go install ./cmd/simrun":                                                          false,
+		"go test ./sim > /T/x":                                                             false,
+		"cd simrun && GODEBUG=asyncpreemptoff=1 valgrind --tool=cachegrind /T/simrun.test": false,
+		"simrun -scenario scenarios/partition.yaml":                                        false,
+		"go test -count=1 ./... $(go list ./... | grep -v examples)":                       false,
+	} {
+		assert.Equal(t, want, inPlace(text), text)
+	}
 }

@@ -12,12 +12,13 @@ import (
 type Sizes struct {
 	Full     bool   // no caps: ELECTSIM_DOC_FULL=1
 	Seeds    int    // -seeds above it is lowered to it; a -matrix gets it
-	FuzzTime string // every -fuzztime becomes it
+	FuzzTime string // every -fuzztime becomes it; "" runs the seed corpus only
 }
 
 var (
 	seedsRE    = regexp.MustCompile(`(^|\s)-seeds[ =](\d+)`)
 	fuzztimeRE = regexp.MustCompile(`(^|\s)-fuzztime[ =]\S+`)
+	fuzzRunRE  = regexp.MustCompile(`(^|\s)-run[ =]'\^\$'\s+-fuzz[ =](\w+)\s+-fuzztime[ =]\S+(\s+-fuzzminimizetime[ =]\S+)?`)
 	rapidRE    = regexp.MustCompile(`(^|\s)RAPID_CHECKS=\d+\s+`)
 	benchRE    = regexp.MustCompile(`(^|\s)-(test\.)?bench[ =]`)
 	goRunRE    = regexp.MustCompile(`(^|&&\s*|\s)go run \./cmd/simrun(\s|$)`)
@@ -37,8 +38,12 @@ var (
 // Unless s.Full: -seeds is at most s.Seeds and a -matrix without -seeds
 // gets -seeds s.Seeds; RAPID_CHECKS=N is dropped, so property suites run at
 // their default sizes (the `go test ./...` sizes, which every refutation
-// and rare-event property is tuned for); -fuzztime is s.FuzzTime; a
-// benchmark without -benchtime runs once (-benchtime 1x).
+// and rare-event property is tuned for); a fuzzing command runs its
+// target over the seed corpus and the found inputs (`-run '^FuzzX$'`, an
+// ordinary test build) unless s.FuzzTime is set, which then replaces every
+// -fuzztime (the coverage-instrumented build fuzzing needs takes 65-100 s
+// per package on a cold cache); a benchmark without -benchtime runs once
+// (-benchtime 1x).
 func Rewrite(c Command, s Sizes, tmp string) string {
 	t := c.Text
 	t = goRunRE.ReplaceAllString(t, "${1}simrun$2")
@@ -66,7 +71,11 @@ func Rewrite(c Command, s Sizes, tmp string) string {
 		t += fmt.Sprintf(" -seeds %d", s.Seeds)
 	}
 	t = rapidRE.ReplaceAllString(t, "$1")
-	t = fuzztimeRE.ReplaceAllString(t, "${1}-fuzztime "+s.FuzzTime)
+	if s.FuzzTime == "" {
+		t = fuzzRunRE.ReplaceAllString(t, "${1}-run '^${2}$$'")
+	} else {
+		t = fuzztimeRE.ReplaceAllString(t, "${1}-fuzztime "+s.FuzzTime)
+	}
 	if benchRE.MatchString(t) && !strings.Contains(t, "benchtime") {
 		t = benchRE.ReplaceAllStringFunc(t, func(m string) string {
 			sub := benchRE.FindStringSubmatch(m)
