@@ -202,3 +202,21 @@ func TestZKCuratorDoubleLeaderBefore57(t *testing.T) {
 		}
 	}
 }
+
+// TestZKOutageDoesNotSpin: an ensemble without quorum expires nothing, so
+// the model's server keeps no expiry timer meanwhile. Before issue 27 its
+// timer stayed on a session deadline that fell inside the outage and fired
+// again at once for ever: every run of an 8 s outage of a 10 s session
+// ended "budget_exhausted:event_rate".
+func TestZKOutageDoesNotSpin(t *testing.T) {
+	r := newRig(t, 1, 3, cfgT(PolicyStandard))
+	r.s.RunFor(5 * time.Second)
+	out := r.s.Now()
+	r.s.At(out, func() { r.srv.SetUnavailable(true) })
+	r.s.At(out.Add(15*time.Second), func() { r.srv.SetUnavailable(false) })
+	r.s.RunFor(30 * time.Second)
+	for _, x := range r.records(sim.RecTimer, r.server) {
+		assert.False(t, x.At > out && x.At < out.Add(15*time.Second), "the server's timer fired at %v, during the outage", x.At)
+	}
+	assert.Equal(t, out.Add(30*time.Second), r.s.Now(), "the run reached its horizon")
+}

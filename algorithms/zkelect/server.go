@@ -201,6 +201,7 @@ func (s *Server) SetUnavailable(on bool) {
 	}
 	if on {
 		s.closeAllConnections()
+		s.rearm() // no expiry timer while nothing can expire
 	} else {
 		s.touchAll()
 		s.settle()
