@@ -45,10 +45,12 @@ func TestLeaderCrashFailoverBounds(t *testing.T) {
 		// (server/lease/lessor.go), the successor's watch fires and it
 		// ranges once more: at most TTL + 3ℓ, at least 2·TTL/3.
 		{algo: "etcd", lo: 2 * etcd.TTL / 3, hi: etcd.TTL + 3*lat, why: "TTL + 3ℓ"},
-		// ZooKeeper: pings every T/3 (T negotiated), the session expires T
-		// after the last (SessionTrackerImpl), the successor's watch fires
-		// and it lists the children: at most T + 3ℓ, at least 2T/3.
-		{algo: "zookeeper", lo: 2 * zkT / 3, hi: zkT + 3*lat, why: "T + 3ℓ"},
+		// ZooKeeper: pings every T/3 (T negotiated), the session expires in
+		// the tick bucket after T from the last (ExpiryQueue.update,
+		// roundToNextInterval: at most T + tickTime), the successor's watch
+		// fires, it lists the children and (Curator ≥ 5.7) reads its znode's
+		// owner: at most T + tickTime + 5ℓ, at least 2T/3.
+		{algo: "zookeeper", lo: 2 * zkT / 3, hi: zkT + 2*time.Second + 5*lat, why: "T + tickTime + 5ℓ"},
 		// Consul: the crash silences the node's agent; serf probes every
 		// second, serfHealth is critical SerfTimeout after the last answer,
 		// the session is invalidated and the key gets the lock-delay; the
