@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/electsim/electsim/checker"
+	"github.com/electsim/electsim/sim"
 )
 
 // TestServiceStories runs the coordination-service stories on 200 seeds
@@ -17,7 +18,12 @@ import (
 //     job twice; fenced by its key's create revision (cron.policy
 //     [fencing]), nothing runs twice.
 //   - zk-suspended-policy.yaml: under the session policy a 5 s blip
-//     changes no leader; under the standard policy it always does.
+//     changes no leader; under the standard policy the leader always gives
+//     up leadership at SUSPENDED. On RECONNECTED Curator 5.4 and later
+//     (the default, 5.9) re-check the children and the same candidate,
+//     its znode still first, leads again; Curator 5.3 and earlier reset
+//     the latch and another candidate leads (LeaderLatch.handleStateChange
+//     at apache-curator-5.3.0 and 5.4.0).
 //   - consul-lock-delay.yaml: with lock-delay no slot runs twice and no two
 //     leaders overlap; with lock_delay 0 both happen.
 func TestServiceStories(t *testing.T) {
@@ -25,6 +31,15 @@ func TestServiceStories(t *testing.T) {
 	type variant struct {
 		set   []string
 		check func(t *testing.T, seed uint64, r *Run)
+	}
+	leaders := func(r *Run) map[sim.NodeID]bool {
+		out := map[sim.NodeID]bool{}
+		for _, x := range r.Recorder.Records {
+			if x.Type == sim.RecLead {
+				out[x.Node] = true
+			}
+		}
+		return out
 	}
 	count := func(r *Run, name string) int {
 		c, _ := r.Report.Check(name)
@@ -52,6 +67,12 @@ func TestServiceStories(t *testing.T) {
 			}},
 			{[]string{"algorithm.policy=standard"}, func(t *testing.T, seed uint64, r *Run) {
 				assert.Positive(t, r.Report.LeaderChanges, "seed %d: the standard policy flaps", seed)
+				assert.Len(t, leaders(r), 1, "seed %d: Curator 5.9 takes leadership back on the same znode", seed)
+				assert.Zero(t, count(r, checker.CheckSplitBrain), "seed %d", seed)
+			}},
+			{[]string{"algorithm.policy=standard", "algorithm.curator_version=5.3"}, func(t *testing.T, seed uint64, r *Run) {
+				assert.Positive(t, r.Report.LeaderChanges, "seed %d", seed)
+				assert.Len(t, leaders(r), 2, "seed %d: Curator 5.3 resets the latch; another candidate leads", seed)
 				assert.Zero(t, count(r, checker.CheckSplitBrain), "seed %d", seed)
 			}},
 		}},
@@ -72,7 +93,7 @@ func TestServiceStories(t *testing.T) {
 			sc, err := LoadWith(shipped(st.file), v.set)
 			require.NoError(t, err)
 			for seed := uint64(1); seed <= uint64(seeds); seed++ {
-				r, err := sc.Run(RunOptions{Seed: seed})
+				r, err := sc.Run(RunOptions{Seed: seed, Recorder: &sim.Recorder{}})
 				require.NoError(t, err)
 				v.check(t, seed, r)
 				if t.Failed() {

@@ -1,6 +1,8 @@
 package zkelect
 
 import (
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/electsim/electsim/registry"
@@ -18,6 +20,24 @@ const (
 	PolicySession = "session"
 )
 
+// CuratorVersions are the Curator releases whose LeaderLatch behaviour
+// Config.CuratorVersion selects (read at the apache-curator-5.x.0 tags of
+// curator-recipes' LeaderLatch.java):
+//
+//   - up to 5.3: RECONNECTED resets the latch (a new znode at the back of
+//     the queue) when SUSPENDED is an error or it does not lead;
+//   - 5.4 (CURATOR-644/645): RECONNECTED re-reads the children instead and
+//     keeps the znode; checkLeadership gives up leadership when the znode
+//     is not first;
+//   - 5.7 (CURATOR-696): when its znode is first, checkLeadership reads its
+//     ephemeralOwner and resets unless it is this session;
+//   - 5.8 (CURATOR-724): RECONNECTED re-reads the children whatever the
+//     policy and leadership.
+var CuratorVersions = []string{"5.0", "5.2", "5.3", "5.4", "5.5", "5.6", "5.7", "5.8", "5.9"}
+
+// DefaultCuratorVersion is the newest release read (apache-curator-5.9.0).
+const DefaultCuratorVersion = "5.9"
+
 // Config holds a candidate's parameters. Start from DefaultConfig.
 type Config struct {
 	// Name is the latch: znodes live under /Name/. Default "leader".
@@ -34,11 +54,23 @@ type Config struct {
 	// RejoinDelay is how long a candidate whose session was lost waits
 	// before it opens a new one. Default 0.
 	RejoinDelay time.Duration
+	// CuratorVersion is the Curator release (one of CuratorVersions) whose
+	// LeaderLatch reconnection behaviour the candidate follows. Default
+	// DefaultCuratorVersion.
+	CuratorVersion string
+}
+
+// minor is CuratorVersion's minor number (5.x); Validate has checked it.
+func (c Config) minor() int {
+	if len(c.CuratorVersion) == 3 {
+		return int(c.CuratorVersion[2] - '0')
+	}
+	return 0
 }
 
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
-	return Config{Name: "leader", SessionTimeout: 60 * time.Second, Policy: PolicyStandard, RequestTimeout: 5 * time.Second}
+	return Config{Name: "leader", SessionTimeout: 60 * time.Second, Policy: PolicyStandard, RequestTimeout: 5 * time.Second, CuratorVersion: DefaultCuratorVersion}
 }
 
 // Validate reports the first invalid field, naming Go fields.
@@ -57,6 +89,8 @@ func (c Config) validate(n registry.Namer) error {
 		return fail([]string{"Policy"}, "%s must be %q or %q, got %q", n("Policy"), PolicyStandard, PolicySession, c.Policy)
 	case c.RequestTimeout <= 0:
 		return fail([]string{"RequestTimeout"}, "%s must be positive, got %v", n("RequestTimeout"), c.RequestTimeout)
+	case !slices.Contains(CuratorVersions, c.CuratorVersion):
+		return fail([]string{"CuratorVersion"}, "%s must be one of %s, got %q", n("CuratorVersion"), strings.Join(CuratorVersions, ", "), c.CuratorVersion)
 	case c.RejoinDelay < 0:
 		return fail([]string{"RejoinDelay"}, "%s must not be negative, got %v", n("RejoinDelay"), c.RejoinDelay)
 	}

@@ -6,7 +6,7 @@ import (
 )
 
 // fieldNames are the scenario words for Config's fields (registry.NameBy).
-var fieldNames = map[string]string{"SessionTimeout": "session_timeout", "Policy": "policy", "RequestTimeout": "request_timeout", "RejoinDelay": "rejoin_delay", "Name": "name"}
+var fieldNames = map[string]string{"SessionTimeout": "session_timeout", "Policy": "policy", "RequestTimeout": "request_timeout", "RejoinDelay": "rejoin_delay", "Name": "name", "CuratorVersion": "curator_version"}
 
 // Descriptor describes ZooKeeper/Curator LeaderLatch election for the
 // scenario grammar (registry): its runs get a simulated ZooKeeper as their
@@ -25,7 +25,8 @@ func Descriptor() registry.Algorithm {
 			{Key: "policy", Kind: registry.Enum, Enum: []string{PolicyStandard, PolicySession}, Doc: "LeaderLatch's connection-state error policy: standard (give up on SUSPENDED) or session (keep until LOST), default standard"},
 			{Key: "request_timeout", Kind: registry.Duration, Doc: "create/children/watch timeout, then sent again, default 5s"},
 			{Key: "rejoin_delay", Kind: registry.Duration, Doc: "wait before a new session after LOST, default 0"},
-			{Key: "tick_time", Kind: registry.Duration, Single: true, Doc: "server: tickTime, bounding session timeouts to [2, 20] ticks, default 2s"},
+			{Key: "curator_version", Kind: registry.Enum, Enum: CuratorVersions, Doc: "the Curator release whose LeaderLatch reconnection behaviour to follow: 5.3 and earlier reset the latch on RECONNECTED, 5.4 re-checks the children, 5.7 checks the first znode is this session's, 5.8 re-checks whatever the policy; default " + DefaultCuratorVersion},
+			{Key: "tick_time", Kind: registry.Duration, Single: true, Doc: "server: tickTime, bounding session timeouts to [2, 20] ticks and the session-expiry buckets, default 2s (zoo_sample.cfg)"},
 		},
 		Build: func(v registry.Values, n int, _ *sim.Rand) (registry.Factory, error) {
 			c := DefaultConfig()
@@ -35,6 +36,9 @@ func Descriptor() registry.Algorithm {
 			}
 			registry.SetDuration(v, "request_timeout", &c.RequestTimeout)
 			registry.SetDuration(v, "rejoin_delay", &c.RejoinDelay)
+			if v.Has("curator_version") {
+				c.CuratorVersion = v.String("curator_version")
+			}
 			if err := c.validate(registry.NameBy(fieldNames)); err != nil {
 				return nil, err
 			}

@@ -88,12 +88,14 @@ func TestZKLatchOrder(t *testing.T) {
 // TestZKPoliciesUnderPartition: the leader cut off the ensemble. The ZooKeeper
 // client reports Disconnected after its read timeout, two thirds of the
 // session timeout (ClientCnxn), which Curator turns into SUSPENDED; the
-// server expires the session after the whole timeout; Curator's
-// ConnectionStateManager declares LOST a session timeout after SUSPENDED.
-// Under the standard policy (StandardConnectionStateErrorPolicy) the
-// leader gives up at SUSPENDED, before the server expires it: no overlap.
-// Under SessionConnectionStateErrorPolicy it leads until LOST, about two
-// thirds of a session timeout beside its successor.
+// server expires the session in the tick bucket after the whole timeout
+// (ExpiryQueue.roundToNextInterval: between T and T + tickTime after its
+// last ping); Curator's ConnectionStateManager declares LOST a session
+// timeout after SUSPENDED. Under the standard policy
+// (StandardConnectionStateErrorPolicy) the leader gives up at SUSPENDED,
+// before the server expires it: no overlap. Under
+// SessionConnectionStateErrorPolicy it leads until LOST, between 2T/3 −
+// tickTime and 2T/3 beside its successor.
 func TestZKPoliciesUnderPartition(t *testing.T) {
 	for _, tc := range []struct {
 		policy  string
@@ -123,16 +125,22 @@ func TestZKPoliciesUnderPartition(t *testing.T) {
 				continue
 			}
 			assert.Contains(t, downs[0].Detail, "connection lost")
-			assert.InDelta(t, float64(6667*time.Millisecond), float64(downs[0].At.Sub(next.At)), float64(200*time.Millisecond), "session seed %d", seed)
+			overlap := downs[0].At.Sub(next.At)
+			assert.Greater(t, overlap, 6667*time.Millisecond-2*time.Second-100*time.Millisecond, "session seed %d", seed)
+			assert.Less(t, overlap, 6667*time.Millisecond+100*time.Millisecond, "session seed %d", seed)
 		}
 	}
 }
 
 // TestZKPoliciesUnderOutage: the ensemble is unavailable for 8 s of a 10 s
-// session. No session expires (no serving leader), and all are fresh when
-// it serves again. Under the standard policy the leader gives up at
-// SUSPENDED and its latch resets on RECONNECTED (LeaderLatch.handleStateChange):
-// seconds without a leader. Under the session policy it keeps leading.
+// session. Every client connection closes at once (closeAllConnections), no
+// session expires (no serving leader), and all are fresh when it serves
+// again. Under the standard policy the leader gives up at SUSPENDED — at
+// once — and leads again only after RECONNECTED (LeaderLatch.handleStateChange:
+// from Curator 5.4 it re-checks the children and, its znode still first,
+// takes leadership back; up to 5.3 it reset the latch and the next
+// candidate led): the whole outage without a leader. Under the session
+// policy it keeps leading.
 func TestZKPoliciesUnderOutage(t *testing.T) {
 	for _, tc := range []struct {
 		policy    string
@@ -154,7 +162,8 @@ func TestZKPoliciesUnderOutage(t *testing.T) {
 // Thread.sleep(r.nextInt(1000)) before startConnect), so a blip the
 // session outlives ends in RECONNECTED, not LOST: the session policy keeps
 // the same session and leadership, the standard policy gave up leadership
-// at SUSPENDED and resets its latch.
+// at SUSPENDED (what it does on RECONNECTED depends on the Curator version:
+// TestZKCuratorVersionOnReconnect).
 func TestZKReconnectsAfterBlip(t *testing.T) {
 	for _, policy := range []string{PolicySession, PolicyStandard} {
 		for seed := uint64(1); seed <= 5; seed++ {

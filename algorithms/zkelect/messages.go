@@ -25,10 +25,13 @@ const (
 	OpWatch
 	// OpDelete deletes znode Request.Path.
 	OpDelete
+	// OpGetData reads znode Request.Path's stat: Response.Owner is its
+	// ephemeralOwner (0 if it is absent). Curator 5.7's checkLeadership.
+	OpGetData
 	numOps
 )
 
-var opNames = [numOps]string{"", "Connect", "Ping", "Create", "Children", "Watch", "Delete"}
+var opNames = [numOps]string{"", "Connect", "Ping", "Create", "Children", "Watch", "Delete", "GetData"}
 
 // String names the operation.
 func (o Op) String() string {
@@ -42,7 +45,16 @@ func (o Op) String() string {
 var (
 	opKinds      [numOps]sim.MsgKind
 	KindResponse = sim.RegisterKind("zk.Response", sim.Fields{Index: "request_id"})
+	// KindDisconnect is the server closing a client's connection (a
+	// *Disconnect body): every server of an ensemble that loses its quorum
+	// or its leader closes all its client connections
+	// (Learner.shutdown, Leader.shutdown: QuorumPeer.closeAllConnections).
+	KindDisconnect = sim.RegisterKind("zk.Disconnect", sim.Fields{Index: "session"})
 )
+
+// Disconnect tells a client its connection was closed; its session lives
+// on (the client reconnects and revalidates it).
+type Disconnect struct{ Session int64 }
 
 func init() {
 	for o := OpConnect; o < numOps; o++ {
@@ -79,6 +91,7 @@ type Response struct {
 	Expired bool          // the session has expired
 	Session int64         // Connect: the new session; otherwise the session the request (or watch) was made in
 	Timeout time.Duration // Connect: the negotiated session timeout
+	Owner   int64         // GetData: the znode's ephemeralOwner session, 0 if it is absent
 	Node    Znode         // Create: the znode
 	Nodes   []Znode       // Children: by sequence
 }

@@ -33,6 +33,7 @@ const (
 	stepChildren
 	stepWatch
 	stepDeleteOld
+	stepOwner // Curator 5.7: the first znode's ephemeralOwner
 )
 
 // Node is a Curator LeaderLatch candidate on a ZooKeeper session.
@@ -53,6 +54,13 @@ type Node struct {
 	orphan  string
 	leading bool
 	belief  coord.Belief
+	// lostOnce: a session was lost, so the next session's connect is
+	// Curator's RECONNECTED to the latch, which still holds its old znode
+	// path (LeaderLatch.ourPath) rather than starting afresh.
+	lostOnce bool
+	// suspendedWall is the wall clock when SUSPENDED began
+	// (ConnectionStateManager.startOfSuspendedEpoch, System.currentTimeMillis).
+	suspendedWall int64
 
 	pend    coord.Pending[*Request, step] // the request (or watch) awaited
 	ping    sim.TimerID
@@ -106,6 +114,15 @@ func (n *Node) TimerName(tag int) string {
 
 // OnMessage implements sim.Node.
 func (n *Node) OnMessage(m sim.Message) {
+	if d, ok := m.Body.(*Disconnect); ok && m.Kind == KindDisconnect {
+		if n.session != 0 && d.Session == n.session {
+			// ClientCnxn sees its socket closed: Disconnected now, not
+			// after the read timeout; Curator's SUSPENDED.
+			n.disarm(&n.suspend)
+			n.suspended()
+		}
+		return
+	}
 	rep, ok := m.Body.(*Response)
 	if !ok || m.Kind != KindResponse {
 		return
@@ -138,7 +155,11 @@ func (n *Node) OnMessage(m sim.Message) {
 		n.session, n.timeout = rep.Session, rep.Timeout
 		n.conn = connConnected
 		n.heard()
-		n.createLatchNode()
+		if n.lostOnce {
+			n.reconnected() // a new session after LOST: Curator posts RECONNECTED
+			return
+		}
+		n.createLatchNode() // LeaderLatch.start
 	case stepCreate:
 		n.myNode, n.protect = rep.Node, 0
 		n.checkLeadership()
@@ -156,10 +177,17 @@ func (n *Node) OnMessage(m sim.Message) {
 		}
 		switch {
 		case !mine:
-			n.createLatchNode() // our znode is gone (the session was renewed away): start over
+			n.reset() // "Can't find our node. Resetting."
+		case pred == nil && n.cfg.minor() >= 7:
+			// CURATOR-696 (5.7): lead only if the znode is this session's.
+			n.request(&Request{Op: OpGetData, Session: n.session, Path: n.myNode.Path}, stepOwner)
 		case pred == nil:
 			n.takeLeadership()
 		default:
+			if n.cfg.minor() >= 4 && n.leading {
+				n.leading = false // checkLeadership: setLeadership(false)
+				n.env.StopLeading("latch znode not first")
+			}
 			first := rep.Nodes[0]
 			for _, z := range rep.Nodes {
 				if z.Seq < first.Seq {
@@ -169,6 +197,12 @@ func (n *Node) OnMessage(m sim.Message) {
 			n.believe(first.Holder, first.Czxid)
 			n.request(&Request{Op: OpWatch, Session: n.session, Path: pred.Path}, stepWatch)
 		}
+	case stepOwner:
+		if rep.Owner != n.session {
+			n.reset() // "this node is gone - reset"
+			return
+		}
+		n.takeLeadership()
 	case stepWatch:
 		n.checkLeadership()
 	case stepDeleteOld:
@@ -194,7 +228,7 @@ func (n *Node) OnTimer(id sim.TimerID, tag int) {
 	case tagLost:
 		if id == n.lost {
 			n.lost = 0
-			n.sessionLost("connection lost for the session timeout")
+			n.checkSessionExpiration()
 		}
 	case tagRequest:
 		if req, st, ok := n.pend.Expired(id); ok {
@@ -226,14 +260,17 @@ func (n *Node) Resign() {
 
 // --- connection states ---
 
+// connect opens a new session. After LOST the latch keeps its znode path
+// (LeaderLatch.ourPath) and its pending guaranteed delete: the old session
+// may still live on the server (Curator injects LOST by its own clock), and
+// what the latch does with them on RECONNECTED depends on the version.
 func (n *Node) connect() {
-	n.session, n.myNode, n.protect, n.orphan = 0, Znode{}, 0, "" // a new session: the old one's znodes end with it
+	n.session, n.protect = 0, 0
 	n.request(&Request{Op: OpConnect, Timeout: n.cfg.SessionTimeout}, stepConnect)
 }
 
 // heard: a reply came; the read timeout restarts. In SUSPENDED this is
-// RECONNECTED: LeaderLatch resets (a new znode) when SUSPENDED counts as
-// an error or it does not lead (LeaderLatch.handleStateChange).
+// RECONNECTED (reconnected).
 func (n *Node) heard() {
 	n.arm(&n.suspend, 2*n.timeout/3, tagSuspend)
 	if n.ping == 0 {
@@ -245,9 +282,29 @@ func (n *Node) heard() {
 	n.conn = connConnected
 	n.disarm(&n.lost)
 	n.arm(&n.ping, n.timeout/3, tagPing)
-	if n.cfg.Policy == PolicyStandard || !n.leading {
-		n.reset()
+	n.reconnected()
+}
+
+// reconnected is LeaderLatch.handleStateChange(RECONNECTED), by version
+// (apache-curator-5.3.0, 5.4.0, 5.8.0 tags): up to 5.7, only when
+// SUSPENDED counts as an error or the latch does not lead; then up to 5.3
+// reset() (a new znode at the back of the queue), from 5.4 getChildren()
+// (checkLeadership: the znode kept, leadership taken back if it is still
+// first). From 5.8 getChildren() whatever the policy and leadership.
+func (n *Node) reconnected() {
+	v := n.cfg.minor()
+	if v < 8 && n.cfg.Policy == PolicySession && n.leading {
+		return
 	}
+	if v < 4 {
+		n.reset()
+		return
+	}
+	if n.myNode.Path == "" {
+		n.reset() // ourPath is null: index -1, reset
+		return
+	}
+	n.checkLeadership()
 }
 
 // suspended is SUSPENDED: under the standard policy the latch gives up
@@ -261,8 +318,27 @@ func (n *Node) suspended() {
 		n.leading = false
 		n.env.StopLeading("connection suspended")
 	}
+	n.suspendedWall = n.env.WallNanos()
 	n.arm(&n.lost, n.timeout, tagLost)
 	n.arm(&n.ping, n.pingInterval(), tagPing)
+}
+
+// checkSessionExpiration is ConnectionStateManager's: its event loop
+// waits (a monotonic poll) for the session timeout less the time already
+// SUSPENDED, then injects a session expiration, LOST, once SUSPENDED has
+// lasted the (negotiated) session timeout by the wall clock: elapsed is
+// System.currentTimeMillis() - startOfSuspendedEpoch
+// (ConnectionStateManager.processEvents, checkSessionExpiration;
+// curator-framework, apache-curator-5.9.0). A wall clock stepped back
+// during SUSPENDED lengthens it, so a session-policy leader leads longer;
+// stepped forward, LOST comes at the next check.
+func (n *Node) checkSessionExpiration() {
+	elapsed := time.Duration(n.env.WallNanos() - n.suspendedWall)
+	if elapsed >= n.timeout {
+		n.sessionLost("connection lost for the session timeout")
+		return
+	}
+	n.arm(&n.lost, n.timeout-elapsed, tagLost)
 }
 
 // pingInterval is when the client next tries the server: connected, a ping
@@ -283,13 +359,19 @@ func (n *Node) sessionLost(why string) {
 		n.leading = false
 		n.env.StopLeading("connection lost: " + why)
 	}
-	n.stop()
+	n.session, n.conn, n.protect = 0, connNone, 0
+	n.lostOnce = true
+	n.halt()
 	n.arm(&n.rejoin, n.cfg.RejoinDelay, tagRejoin)
 }
 
+// stop is the latch closed: its znodes are forgotten.
 func (n *Node) stop() {
-	// The session's ephemeral znodes, an orphan among them, end with it.
 	n.session, n.conn, n.myNode, n.protect, n.orphan = 0, connNone, Znode{}, 0, ""
+	n.halt()
+}
+
+func (n *Node) halt() {
 	n.pend.Drop(n.env)
 	n.disarm(&n.ping)
 	n.disarm(&n.suspend)

@@ -24,15 +24,22 @@ const (
 type ServerConfig struct {
 	// Name is the latch: znodes live under /Name/latch-. Default "leader".
 	Name string
-	// TickTime bounds session timeouts to [2, 20] ticks. Default 2s
-	// (ZooKeeper's sample zoo.cfg).
+	// TickTime bounds session timeouts to [2, 20] ticks and is the width of
+	// the session-expiry buckets. Default 2s: conf/zoo_sample.cfg's
+	// tickTime=2000 (an ensemble's zoo.cfg must set it, QuorumPeerConfig;
+	// ZooKeeperServer.DEFAULT_TICK_TIME, 3000, serves only a standalone
+	// server built in code).
 	TickTime time.Duration
 }
 
 type session struct {
 	ID        int64
 	TimeoutNs int64
-	LastNs    int64 // last heard from, by the server's monotonic clock
+	// ExpiryNs is the bucket the session expires in, by the server's
+	// monotonic clock: each touch moves it to the tick boundary after
+	// now + timeout (ExpiryQueue.update, roundToNextInterval).
+	ExpiryNs int64
+	Client   sim.NodeID // the connection's client, told when it closes
 }
 
 type snapshot struct {
@@ -48,7 +55,9 @@ type ownedNode struct {
 }
 
 // Server is the simulated ZooKeeper ensemble as one logical node: durable
-// znodes and sessions, session expiry judged by its monotonic clock.
+// znodes and sessions, session expiry judged by its monotonic clock in
+// tickTime buckets, every client connection closed when it loses its
+// quorum or its leader.
 type Server struct {
 	cfg         ServerConfig
 	env         sim.Env
@@ -108,7 +117,8 @@ func (s *Server) OnMessage(m sim.Message) {
 			s.finish(m, rep)
 			return
 		}
-		s.sessions[i].LastNs = s.now()
+		s.touch(i)
+		s.sessions[i].Client = m.From
 		if s.leader.Holder != sim.None && s.leader.Session == req.Session && req.Op == OpPing {
 			s.effect(EffectRenewed, s.leader, sim.FactLeaseRenewed)
 		}
@@ -117,7 +127,8 @@ func (s *Server) OnMessage(m sim.Message) {
 	case OpConnect:
 		t := min(max(req.Timeout, 2*s.cfg.TickTime), 20*s.cfg.TickTime)
 		s.nextSession++
-		s.sessions = append(s.sessions, session{ID: s.nextSession, TimeoutNs: int64(t), LastNs: s.now()})
+		s.sessions = append(s.sessions, session{ID: s.nextSession, TimeoutNs: int64(t), Client: m.From})
+		s.touch(len(s.sessions) - 1)
 		rep.Session, rep.Timeout = s.nextSession, t
 	case OpCreate:
 		if i := slices.IndexFunc(s.nodes, func(n ownedNode) bool {
@@ -146,6 +157,10 @@ func (s *Server) OnMessage(m sim.Message) {
 	case OpDelete:
 		s.zxid++
 		s.remove(req.Path, false)
+	case OpGetData:
+		if i := s.find(req.Path); i >= 0 {
+			rep.Node, rep.Owner = s.nodes[i].Znode, s.nodes[i].Session
+		}
 	}
 	s.finish(m, rep)
 }
@@ -169,9 +184,13 @@ func (s *Server) TimerName(int) string { return "zk.session_expiry" }
 func (s *Server) Unavailable() bool { return s.unavailable }
 
 // SetUnavailable makes the ensemble ignore requests, as one that lost its
-// quorum does. No session expires meanwhile (only a serving leader's
-// session tracker expires sessions), and when it serves again every
-// session's timeout starts afresh, as under a newly elected leader.
+// quorum does. Every server closes all its client connections as it
+// stops serving (Leader.shutdown and Learner.shutdown call
+// QuorumPeer.closeAllConnections), so each client is Disconnected at once
+// rather than after its read timeout. No session expires meanwhile (only a
+// serving leader's session tracker expires sessions), and when it serves
+// again every session's timeout starts afresh, as under a newly elected
+// leader.
 func (s *Server) SetUnavailable(on bool) {
 	if s.unavailable == on {
 		return
@@ -180,7 +199,10 @@ func (s *Server) SetUnavailable(on bool) {
 	if s.env == nil {
 		return
 	}
-	if !on {
+	if on {
+		s.closeAllConnections()
+		s.rearm() // no expiry timer while nothing can expire
+	} else {
 		s.touchAll()
 		s.settle()
 	}
@@ -188,15 +210,27 @@ func (s *Server) SetUnavailable(on bool) {
 }
 
 // FailoverLoseLast is a ZooKeeper leader change: no committed write is
-// lost, and the new leader's session tracker starts every session's
-// timeout afresh. It returns 0.
+// lost; every server closes its client connections as it leaves the old
+// epoch (closeAllConnections), and the new leader's session tracker starts
+// every session's timeout afresh. It returns 0.
 func (s *Server) FailoverLoseLast(int) int {
 	if s.env == nil {
 		return 0
 	}
+	s.closeAllConnections()
 	s.touchAll()
 	s.settle()
 	return 0
+}
+
+// closeAllConnections tells every live session's client that its
+// connection closed (QuorumPeer.closeAllConnections); the sessions live.
+func (s *Server) closeAllConnections() {
+	for _, ss := range s.sessions {
+		if ss.Client != sim.None {
+			s.env.Send(sim.Message{Kind: KindDisconnect, To: ss.Client, Index: ss.ID, Body: &Disconnect{Session: ss.ID}})
+		}
+	}
 }
 
 // LeaseHolder returns the latch's leader as the server sees it: the holder
@@ -211,15 +245,27 @@ func (s *Server) LeaseHolder(key string, monoNs, _ int64) (sim.NodeID, int64, bo
 
 func (s *Server) now() int64 { return int64(s.env.Now()) }
 
+// touch is SessionTrackerImpl.touchSession: the session now expires in the
+// bucket at the first tick boundary after now + its timeout
+// (ExpiryQueue.update: roundToNextInterval(now + timeout) =
+// (t / tickTime + 1) · tickTime), so between T and T + tickTime after it
+// was last heard from.
+func (s *Server) touch(i int) {
+	tick := int64(s.cfg.TickTime)
+	s.sessions[i].ExpiryNs = ((s.now()+s.sessions[i].TimeoutNs)/tick + 1) * tick
+}
+
 func (s *Server) touchAll() {
-	now := s.now()
 	for i := range s.sessions {
-		s.sessions[i].LastNs = now
+		s.touch(i)
 	}
 }
 
-// expire ends every session not heard from within its timeout, deleting
-// its ephemeral znodes.
+// expire ends every session whose bucket is due (SessionTrackerImpl.run
+// polls the ExpiryQueue when now reaches the bucket), deleting its
+// ephemeral znodes. The closeSession it submits commits through the quorum
+// at once here: the real commit takes a round of proposals, so the model's
+// successor takes over no later than the real one does.
 func (s *Server) expire() {
 	if s.unavailable {
 		return
@@ -227,7 +273,7 @@ func (s *Server) expire() {
 	now := s.now()
 	for i := 0; i < len(s.sessions); {
 		ss := s.sessions[i]
-		if now-ss.LastNs <= ss.TimeoutNs {
+		if now < ss.ExpiryNs {
 			i++
 			continue
 		}
@@ -271,7 +317,7 @@ func (s *Server) first(monoNs int64) (ownedNode, bool) {
 		if !strings.HasPrefix(n.Path, s.prefix()) {
 			continue
 		}
-		if i, ok := s.findSession(n.Session); !ok || monoNs-s.sessions[i].LastNs > s.sessions[i].TimeoutNs {
+		if i, ok := s.findSession(n.Session); !ok || monoNs >= s.sessions[i].ExpiryNs {
 			continue
 		}
 		if !found || n.Seq < best.Seq {
@@ -294,11 +340,15 @@ func (s *Server) effect(name string, n ownedNode, f sim.Fact) {
 	s.env.Effect(sim.Effect{Name: name, Detail: s.cfg.Name, Key: s.cfg.Name, A: int64(n.Holder), B: n.Czxid, C: s.zxid, Fact: f})
 }
 
-// rearm points the expiry timer just past the earliest session deadline.
+// rearm points the expiry timer at the earliest session's bucket; an
+// unavailable ensemble expires nothing, so it has no timer (a timer left on
+// a past bucket would fire again at once, for ever).
 func (s *Server) rearm() {
 	var e coord.Earliest
 	for _, ss := range s.sessions {
-		e.Consider(ss.LastNs + ss.TimeoutNs + 1)
+		if !s.unavailable {
+			e.Consider(ss.ExpiryNs)
+		}
 	}
 	s.timer.Point(s.env, e)
 }
