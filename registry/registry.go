@@ -131,6 +131,12 @@ type Algorithm struct {
 	// (algorithms/lease). The node must offer what store faults and
 	// lease_holder targets need (faults.StoreService).
 	NewStore func(v Values) sim.Node
+	// NewLeaseStore, if set, builds lease store number k (1-based: 1 is
+	// "store", 2 "store2", …) of a run that gets lease stores
+	// (algorithms/lease) rather than its own NewStore service, so each
+	// store can take the algorithm's per-store settings (a Redis master's
+	// persistence). nil: the lease store's defaults.
+	NewLeaseStore func(v Values, k int) sim.Node
 	// ProcessWide: its nodes share process-wide state (etcdraft holds a
 	// lock around the raft library's global entropy), so parallel runs in
 	// one process serialize; simrun runs its sweeps in worker processes.

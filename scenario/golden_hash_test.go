@@ -15,7 +15,7 @@ func TestGoldenScenarioHashes(t *testing.T) {
 	for file, want := range map[string]string{
 		"partition.yaml":         "1c969b3001b0ac05",
 		"swarm.yaml":             "a0b3c02b5efd0106",
-		"gc-pause-unfenced.yaml": "7ad806e2eff57703",
+		"gc-pause-unfenced.yaml": "e171b4a351a92adf", // issue 27: Redis stores persist by RDB rules, the ttl holder never checks validity
 		"shedlock-offset.yaml":   "c07c0102c6d50ad6",
 	} {
 		sc, err := Load(shipped(file))

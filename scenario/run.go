@@ -179,8 +179,25 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	for i := 0; i < n; i++ {
 		s.AddFreshNode(fmt.Sprintf("n%d", i+1), build, sim.Fsync(sc.Fsync))
 	}
+	// newLeaseStore builds lease store k (1-based) with the algorithm's
+	// per-store settings, if it has any (NewLeaseStore).
+	newLeaseStore := func(k int) (faults.StoreService, error) {
+		d := findAlgo(spec.Name)
+		if d == nil || d.NewLeaseStore == nil || shedlock {
+			return lease.NewStore(lease.StoreConfig{}), nil
+		}
+		st, ok := d.NewLeaseStore(spec.draw(nil, -1), k).(faults.StoreService)
+		if !ok {
+			return nil, fmt.Errorf("algorithm %s: its lease store node is not a faults.StoreService", spec.Name)
+		}
+		return st, nil
+	}
 	if hasStore {
-		r.Store = lease.NewStore(lease.StoreConfig{})
+		st, err := newLeaseStore(1)
+		if err != nil {
+			return nil, err
+		}
+		r.Store = st
 		if d := findAlgo(spec.Name); d != nil && d.NewStore != nil && !shedlock {
 			// The algorithm brings its own service (a simulated etcd); its
 			// parameters take no ranges (they are read at their minimum).
@@ -197,7 +214,10 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 		_, r.Resource = cron.AddResource(s, "resource", r.CronConfig.Jobs, r.CronConfig.Policy)
 	}
 	for k := 2; k <= stores; k++ {
-		st := lease.NewStore(lease.StoreConfig{})
+		st, err := newLeaseStore(k)
+		if err != nil {
+			return nil, err
+		}
 		if id := s.AddNode(storeName(k), st, sim.Service()); id != r.StoreIDs[k-1] {
 			return nil, fmt.Errorf("internal: store %d got node ID %d, want %d", k, id, r.StoreIDs[k-1])
 		}

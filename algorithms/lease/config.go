@@ -1,6 +1,7 @@
 package lease
 
 import (
+	"slices"
 	"time"
 
 	"github.com/electsim/electsim/registry"
@@ -70,6 +71,28 @@ type Config struct {
 	// 2ms (the Redlock reference implementations).
 	ClockDriftMargin time.Duration
 
+	// ValidityCheck (ttl, redlock) is when the application compares its
+	// clock with the lock's validity (go-redsync's Mutex.Until; the
+	// library starts no timer). The holder stops acting when a check
+	// finds the validity over, or when an extension fails (Extend returns
+	// false). Default CheckNever: the go-redsync README's usage (Lock, do
+	// the work, Unlock) never looks at Until.
+	ValidityCheck ValidityCheck
+	// ValidityCheckInterval (ttl, redlock) is D of CheckEvery: the
+	// application checks every D from the start of its tenure.
+	ValidityCheckInterval time.Duration
+	// Persistence (ttl, redlock) is every Redis store's persistence mode
+	// (a scenario's stores; StoreConfig.Persistence). Default PersistRDB,
+	// Redis's shipped configuration. The k8s and walltime flavours' stores
+	// are durable (etcd, a database) and ignore it.
+	Persistence Persistence
+	// PersistenceOverride (ttl, redlock), if set, is the persistence mode
+	// of the stores PersistenceOverrideStores lists.
+	PersistenceOverride Persistence
+	// PersistenceOverrideStores are 1-based store indexes (1 = store,
+	// 2 = store2, …) that use PersistenceOverride.
+	PersistenceOverrideStores []int
+
 	// Masters (redlock) is the number of independent Redis masters, each
 	// its own store node with its own clocks. Default 5 (the Redlock
 	// spec's example); a lock needs Masters/2+1 of them (go-redsync's
@@ -137,6 +160,8 @@ func DefaultConfig() Config {
 		TimeoutFactor:    0.05,
 		ClockDriftFactor: 0.01,
 		ClockDriftMargin: 2 * time.Millisecond,
+		ValidityCheck:    CheckNever,
+		Persistence:      PersistRDB,
 		LockAtMostFor:    30 * time.Second,
 	}
 }
@@ -153,8 +178,28 @@ func (c Config) requestTimeout() time.Duration {
 	}
 }
 
+// StorePersistence is the persistence mode of store k (1-based) for this
+// configuration: PersistDurable for the k8s and walltime flavours.
+func (c Config) StorePersistence(k int) Persistence {
+	if c.Flavor != FlavorTTL && c.Flavor != FlavorRedlock {
+		return PersistDurable
+	}
+	if c.PersistenceOverride != "" && slices.Contains(c.PersistenceOverrideStores, k) {
+		return c.PersistenceOverride
+	}
+	return c.Persistence
+}
+
 // MaxMasters bounds Config.Masters.
 const MaxMasters = 15
+
+// stores is how many store nodes the flavour talks to.
+func (c Config) stores() int {
+	if c.Flavor == FlavorRedlock {
+		return c.Masters
+	}
+	return 1
+}
 
 // renewInterval returns RenewInterval or its default.
 func (c Config) renewInterval() time.Duration {
@@ -230,6 +275,23 @@ func (c Config) validate(n registry.Namer) error {
 			return fail([]string{"ClockDriftMargin"}, "%s must not be negative, got %v", n("ClockDriftMargin"), c.ClockDriftMargin)
 		case c.drift() >= c.TTL:
 			return fail([]string{"TTL"}, "the drift margin (%v) leaves no validity within %s (%v)", c.drift(), n("TTL"), c.TTL)
+		case c.ValidityCheck != CheckNever && c.ValidityCheck != CheckBeforeEachAction && c.ValidityCheck != CheckEvery:
+			return fail([]string{"ValidityCheck"}, "%s must be %q, %q or %q, got %q", n("ValidityCheck"), CheckBeforeEachAction, CheckNever, CheckEvery, c.ValidityCheck)
+		case c.ValidityCheck == CheckEvery && c.ValidityCheckInterval <= 0:
+			return fail([]string{"ValidityCheckInterval"}, "%s must be positive with %s %s, got %v", n("ValidityCheckInterval"), n("ValidityCheck"), CheckEvery, c.ValidityCheckInterval)
+		case c.ValidityCheck != CheckEvery && c.ValidityCheckInterval != 0:
+			return fail([]string{"ValidityCheckInterval"}, "%s applies only to %s %s", n("ValidityCheckInterval"), n("ValidityCheck"), CheckEvery)
+		case c.Persistence == PersistDurable || !c.Persistence.valid():
+			return fail([]string{"Persistence"}, "%s must be %q, %q, %q or %q, got %q", n("Persistence"), PersistNone, PersistRDB, PersistAOFEverySec, PersistAOFAlways, c.Persistence)
+		case c.PersistenceOverride != "" && !c.PersistenceOverride.valid():
+			return fail([]string{"PersistenceOverride"}, "%s must be %q, %q, %q or %q, got %q", n("PersistenceOverride"), PersistNone, PersistRDB, PersistAOFEverySec, PersistAOFAlways, c.PersistenceOverride)
+		case len(c.PersistenceOverrideStores) > 0 && c.PersistenceOverride == "":
+			return fail([]string{"PersistenceOverrideStores"}, "%s needs %s", n("PersistenceOverrideStores"), n("PersistenceOverride"))
+		}
+		for _, k := range c.PersistenceOverrideStores {
+			if stores := c.stores(); k < 1 || k > stores {
+				return fail([]string{"PersistenceOverrideStores"}, "%s: store %d is not in 1..%d", n("PersistenceOverrideStores"), k, stores)
+			}
 		}
 	case FlavorWallTime:
 		switch {

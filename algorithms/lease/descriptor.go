@@ -12,6 +12,8 @@ var fieldNames = map[string]string{
 	"JitterFactor": "jitter_factor", "RequestTimeout": "request_timeout", "RejoinDelay": "rejoin_delay",
 	"ShutdownAt": "shutdown_at", "TTL": "ttl", "RenewInterval": "renew_interval",
 	"ClockDriftFactor": "clock_drift_factor", "ExpiryClock": "expiry_clock", "Masters": "masters", "TimeoutFactor": "timeout_factor", "SetNXOnExtend": "set_nx_on_extend", "ClockDriftMargin": "clock_drift_margin",
+	"ValidityCheck": "validity_check", "ValidityCheckInterval": "validity_check_interval",
+	"Persistence": "persistence", "PersistenceOverride": "persistence_override", "PersistenceOverrideStores": "persistence_override_stores",
 	"LockAtMostFor": "lock_at_most_for", "LockAtLeastFor": "lock_at_least_for", "ExtendInterval": "extend_interval", "TaskDuration": "task_duration",
 }
 
@@ -45,6 +47,11 @@ func Descriptor() registry.Algorithm {
 			{Key: "renew_interval", Kind: registry.Duration, Doc: "ttl: renewal interval, default ttl/3"},
 			{Key: "clock_drift_factor", Kind: registry.Float, Min: 0, Max: 1, Doc: "ttl: Redlock drift factor, default 0.01"},
 			{Key: "clock_drift_margin", Kind: registry.Duration, Doc: "ttl: Redlock constant margin, default 2ms"},
+			{Key: "validity_check", Kind: registry.Enum, Enum: []string{string(CheckNever), string(CheckBeforeEachAction), string(CheckEvery)}, Doc: "ttl, redlock: when the application compares its clock with the lock's validity (go-redsync Mutex.Until): never (stops only when an extension fails), before_each_action (stops at the validity deadline when it next runs) or every (each validity_check_interval); default never, the go-redsync README's usage"},
+			{Key: "validity_check_interval", Kind: registry.Duration, Doc: "ttl, redlock: the check interval of validity_check every"},
+			{Key: "persistence", Kind: registry.Enum, Enum: persistenceWords(), Doc: "ttl, redlock: every Redis store's persistence: none, rdb (snapshots by save 3600 1 300 100 60 10000), aof_everysec (loses the last second) or aof_always; default rdb, Redis's shipped configuration (a key set seconds before a restart is lost)"},
+			{Key: "persistence_override", Kind: registry.Enum, Enum: persistenceWords(), Doc: "ttl, redlock: the persistence of the stores persistence_override_stores lists"},
+			{Key: "persistence_override_stores", Kind: registry.Ints, Doc: "ttl, redlock: 1-based store indexes (1 = store, 2 = store2, …) that use persistence_override"},
 			{Key: "lock_at_most_for", Kind: registry.Duration, Doc: "walltime: lock_until ahead of the holder's wall clock, default 30s"},
 			{Key: "lock_at_least_for", Kind: registry.Duration, Doc: "walltime: minimum hold on release, default 0"},
 			{Key: "extend_interval", Kind: registry.Duration, Doc: "walltime: extension interval, default lock_at_most_for/2"},
@@ -54,6 +61,9 @@ func Descriptor() registry.Algorithm {
 			{Key: "shutdown_at", Kind: registry.Duration, Doc: "graceful shutdown (resign) at this monotonic reading, default never"},
 		},
 		DriftMargin: k8sDriftMargin,
+		NewLeaseStore: func(v registry.Values, k int) sim.Node {
+			return NewStore(StoreConfig{Persistence: configOf(v).StorePersistence(k)})
+		},
 		Build: func(v registry.Values, n int, _ *sim.Rand) (registry.Factory, error) {
 			c := configOf(v)
 			if err := c.validate(registry.NameBy(fieldNames)); err != nil {
@@ -100,6 +110,21 @@ func configOf(v registry.Values) Config {
 	if v.Has("expiry_clock") {
 		c.ExpiryClock = ExpiryClock(v.String("expiry_clock"))
 	}
+	if v.Has("validity_check") {
+		c.ValidityCheck = ValidityCheck(v.String("validity_check"))
+	}
+	registry.SetDuration(v, "validity_check_interval", &c.ValidityCheckInterval)
+	if v.Has("persistence") {
+		c.Persistence = Persistence(v.String("persistence"))
+	}
+	if v.Has("persistence_override") {
+		c.PersistenceOverride = Persistence(v.String("persistence_override"))
+	}
+	if v.Has("persistence_override_stores") {
+		for _, k := range v.Ints("persistence_override_stores") {
+			c.PersistenceOverrideStores = append(c.PersistenceOverrideStores, int(k))
+		}
+	}
 	registry.SetDuration(v, "renew_interval", &c.RenewInterval)
 	registry.SetFloat(v, "clock_drift_factor", &c.ClockDriftFactor)
 	registry.SetDuration(v, "clock_drift_margin", &c.ClockDriftMargin)
@@ -111,4 +136,13 @@ func configOf(v registry.Values) Config {
 	registry.SetDuration(v, "rejoin_delay", &c.RejoinDelay)
 	registry.SetDuration(v, "shutdown_at", &c.ShutdownAt)
 	return c
+}
+
+// persistenceWords are the scenario words of Persistences.
+func persistenceWords() []string {
+	out := make([]string, len(Persistences))
+	for i, p := range Persistences {
+		out[i] = string(p)
+	}
+	return out
 }

@@ -7,9 +7,11 @@
 //     renewal round has not succeeded within RenewDeadline. Drift-sensitive.
 //   - "ttl": Redis SET key id NX PX ttl on one instance. The store expires
 //     the key by its own wall clock, as Redis does; the holder renews with an
-//     atomic check-and-PEXPIRE and believes it leads until its local
-//     estimate (Redlock's validity time) runs out. Pause- and
-//     wall-step-sensitive.
+//     atomic check-and-PEXPIRE; whether it stops when its local estimate
+//     (Redlock's validity time) runs out is its application's check
+//     (Config.ValidityCheck, default never). Pause- and wall-step-sensitive,
+//     and with Redis's default RDB persistence (Config.Persistence) a
+//     restarted store forgets the key.
 //   - "walltime": ShedLock. A lock_until timestamp written with the holder's
 //     wall clock and compared against the other candidates' wall clocks; a
 //     failed extension only stops the keep-alive, the holder's task goes on.

@@ -66,6 +66,7 @@ type Node struct {
 	phase    phase
 	resigned bool
 	leading  bool
+	leadAt   time.Duration // monotonic reading when the tenure began
 	token    int64
 	belief   coord.Belief
 
@@ -305,7 +306,7 @@ func (n *Node) jittered() time.Duration {
 // lead starts acting as leader with the tenure's fencing token.
 func (n *Node) lead(token int64) {
 	n.phase = phaseLead
-	n.leading, n.token = true, token
+	n.leading, n.token, n.leadAt = true, token, n.env.Now()
 	n.env.ActAsLeader(token, token)
 }
 

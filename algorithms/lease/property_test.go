@@ -70,6 +70,10 @@ func drawLeaseCase(t *rapid.T, flavors []string, kinds []proptest.Kind) leaseCas
 	c.lat = time.Duration(rapid.IntRange(1, 20).Draw(t, "latency_max_ms")) * time.Millisecond
 	c.cfg = lease.DefaultConfig()
 	c.cfg.Flavor = rapid.SampledFrom(flavors).Draw(t, "flavor")
+	// The ttl properties are about an application that checks the
+	// validity before acting; one that never checks (the default) has no
+	// bound (TestTTLNeverCheckingHolder).
+	c.cfg.ValidityCheck = lease.CheckBeforeEachAction
 	// client-go's 15s/10s/2s scaled by RetryPeriod in [1s, 2s]: the k8s
 	// record keeps times in whole seconds, so a holder that renews more
 	// often than once a second renews unseen and observers judge expiry

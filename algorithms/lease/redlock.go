@@ -142,7 +142,7 @@ func (n *Node) redlockRoundDone() {
 		}
 		n.lead(n.rl.token)
 		n.believe(n.env.ID(), n.rl.token)
-		n.arm(&n.validity, until-now, tagValidity)
+		n.armValidity(until)
 		n.arm(&n.tick, n.cfg.renewInterval(), tagTick)
 	case rlExtend:
 		if n.phase != phaseLead {
@@ -152,7 +152,7 @@ func (n *Node) redlockRoundDone() {
 			n.lost("extend failed") // ErrExtendFailed: the application stops
 			return
 		}
-		n.arm(&n.validity, until-now, tagValidity)
+		n.armValidity(until)
 	}
 }
 

@@ -120,12 +120,55 @@ func TestRedlockCompareAndDelete(t *testing.T) {
 	assert.Equal(t, "n1-new", rec.HolderIdentity)
 }
 
+// TestRedlockValidityCheck: go-redsync (v4.17.0, mutex.go) computes the
+// validity in lockContext and ExtendContext and only stores it (Mutex.Until);
+// no timer stops the holder. When it stops is the application's check
+// (Config.ValidityCheck): before_each_action stops at the validity
+// (start + 8 s − 80 ms), every 2s at the first check past it (the fourth, 8 s into the tenure), never
+// only when its late extension fails (the masters expired the key at 8 s by
+// their clocks): the default, the README's Lock / work / Unlock, which never
+// reads Until. The old model stopped every holder at the validity: never and
+// every fail there.
+func TestRedlockValidityCheck(t *testing.T) {
+	for _, tc := range []struct {
+		check    ValidityCheck
+		interval time.Duration
+		stopAt   time.Duration // 0: when the extension fails
+	}{
+		{CheckBeforeEachAction, 0, 8*time.Second - 80*time.Millisecond},
+		{CheckEvery, 2 * time.Second, 8 * time.Second},
+		{CheckNever, 0, 0},
+	} {
+		cfg := DefaultConfig()
+		cfg.TTL, cfg.ClockDriftFactor, cfg.ClockDriftMargin = 8*time.Second, 0.01, 0
+		cfg.RenewInterval = cfg.TTL - time.Millisecond // extension too late: the validity runs out first
+		cfg.ValidityCheck, cfg.ValidityCheckInterval = tc.check, tc.interval
+		r := newRedlockRig(t, 3, 1, 5, cfg)
+		r.s.RunFor(10 * time.Second)
+		require.NotEmpty(t, r.of(sim.RecLead, 0))
+		stops := r.of(sim.RecStepDown, 0)
+		require.NotEmpty(t, stops, tc.check)
+		if tc.stopAt == 0 {
+			assert.Equal(t, "extend failed", stops[0].Detail, "%s: acts on past its validity until Extend fails", tc.check)
+			assert.Greater(t, stops[0].At, sim.Time(8*time.Second), "after every master expired the key")
+			continue
+		}
+		want := sim.Time(tc.stopAt)
+		if tc.check == CheckEvery {
+			want = r.of(sim.RecLead, 0)[0].At.Add(tc.stopAt) // checks count from the tenure's start
+		}
+		assert.Equal(t, want, stops[0].At, tc.check)
+		assert.Equal(t, "lease expired (local estimate)", stops[0].Detail)
+	}
+}
+
 // TestRedlockValidity reproduces go-redsync's validity time (mutex.go,
 // lockContext: until := now.Add(m.expiry - now.Sub(start) -
 // time.Duration(int64(float64(m.expiry)*m.driftFactor)))), which is start +
 // expiry − expiry·driftFactor, measured on the client's monotonic clock
 // from just before it sent SET NX: with extensions disabled in practice
-// (RenewInterval just under the TTL), the holder stops acting exactly then,
+// (RenewInterval just under the TTL), a holder whose application checks
+// before each action (ValidityCheck before_each_action) stops acting exactly then,
 // even though every master still holds its key. A client clock running 2×
 // fast stops after half that true time.
 func TestRedlockValidity(t *testing.T) {
@@ -133,6 +176,7 @@ func TestRedlockValidity(t *testing.T) {
 		cfg := DefaultConfig()
 		cfg.TTL, cfg.ClockDriftFactor, cfg.ClockDriftMargin = 8*time.Second, 0.01, 0
 		cfg.RenewInterval = cfg.TTL - time.Millisecond
+		cfg.ValidityCheck = CheckBeforeEachAction
 		r := newRedlockRig(t, 3, 1, 5, cfg)
 		r.s.SetMonoRate(0, sim.Rate(rate))
 		r.s.RunFor(10 * time.Second)

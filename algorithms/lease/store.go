@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"slices"
+	"time"
 
 	"github.com/electsim/electsim/algorithms/internal/coord"
 	"github.com/electsim/electsim/sim"
@@ -31,11 +32,15 @@ const (
 
 // StoreConfig configures the lease store. The zero value is the default.
 type StoreConfig struct {
-	// Volatile makes the store keep its records only in memory, so a crash
-	// loses them (Redis without persistence). Default false: every write is
-	// persisted before the reply is sent (the engine holds replies until the
-	// store's fsync completes).
-	Volatile bool
+	// Persistence says when a write becomes durable, so what a crash and
+	// restart loses. The zero value, PersistDurable, persists every write
+	// before the reply is sent (the engine holds replies until the store's
+	// fsync completes): etcd or a database. The Redis flavours' scenario
+	// default is PersistRDB, Redis's shipped configuration.
+	Persistence Persistence
+	// SaveRules are the RDB save points (PersistRDB). nil: Redis's
+	// defaults, DefaultSaveRules.
+	SaveRules []SaveRule
 	// WriteLogMax bounds the in-memory write log FailoverLoseLast reverts
 	// from. Default 256 entries.
 	WriteLogMax int
@@ -87,6 +92,10 @@ type Store struct {
 	unavailable bool
 	ignored     uint64
 	expiry      coord.Timer
+	dirty       int           // rdb: changes since the last snapshot (server.dirty)
+	lastSave    time.Duration // rdb: the last snapshot; aof_everysec: the last fsync
+	saveTimer   sim.TimerID
+	saveArmed   bool
 }
 
 // NewStore returns a store node.
@@ -101,8 +110,8 @@ func NewStore(cfg StoreConfig) *Store {
 // store is unavailable is an injected condition, not process memory, so it
 // survives a restart.
 func (st *Store) Start(env sim.Env, restored []byte) {
-	*st = Store{cfg: st.cfg, env: env, unavailable: st.unavailable, ignored: st.ignored}
-	if len(restored) > 0 && !st.cfg.Volatile {
+	*st = Store{cfg: st.cfg, env: env, unavailable: st.unavailable, ignored: st.ignored, lastSave: env.Now()}
+	if len(restored) > 0 && st.cfg.Persistence != PersistNone {
 		var snap snapshot
 		if err := json.Unmarshal(restored, &snap); err == nil {
 			st.rev, st.records, st.counters = snap.Rev, snap.Records, snap.Counters
@@ -126,8 +135,14 @@ func (st *Store) OnMessage(m sim.Message) {
 	st.env.Send(sim.Message{Kind: KindReply, To: m.From, Index: req.ID, Flag: rep.OK, Term: rep.Rec.Revision, A: rep.Value, Body: rep})
 }
 
-// OnTimer implements sim.Node: the expiry timer fired.
-func (st *Store) OnTimer(_ sim.TimerID, _ int) {
+// OnTimer implements sim.Node: the expiry timer or the save timer fired.
+func (st *Store) OnTimer(id sim.TimerID, tag int) {
+	if tag == storeTagSave {
+		if st.saveArmed && id == st.saveTimer {
+			st.saveDue()
+		}
+		return
+	}
 	st.expiry.Fired()
 	st.expireDue()
 	st.rearmExpiry()
@@ -231,7 +246,7 @@ func (st *Store) FailoverLoseLast(n int) int {
 	}
 	if st.env != nil {
 		st.env.Effect(sim.Effect{Name: EffectFailover, A: int64(done), B: st.rev})
-		st.persist()
+		st.changed()
 		st.expireDue()
 		st.rearmExpiry()
 	}
@@ -422,7 +437,7 @@ func (st *Store) write(op Op, rec *Record, had bool, before Record, counterKey s
 	if len(st.log) > st.cfg.WriteLogMax {
 		st.log = slices.Delete(st.log, 0, len(st.log)-st.cfg.WriteLogMax)
 	}
-	st.persist()
+	st.changed()
 	if rec != nil && rec.hasTTL() || had && before.hasTTL() {
 		st.rearmExpiry()
 	}
@@ -445,9 +460,9 @@ var effectFacts = map[string]sim.Fact{
 	EffectReverted: sim.FactLeaseReverted,
 }
 
-// persist writes the durable snapshot (unless Volatile).
+// persist writes the durable snapshot (Store.changed says when).
 func (st *Store) persist() {
-	if st.cfg.Volatile || st.env == nil {
+	if st.cfg.Persistence == PersistNone || st.env == nil {
 		return
 	}
 	b, err := json.Marshal(snapshot{Rev: st.rev, Records: st.records, Counters: st.counters})
@@ -489,7 +504,7 @@ func (st *Store) expireDue() {
 		st.effect(EffectExpired, r.Key, r.Holder, r.Token, st.rev)
 	}
 	if changed {
-		st.persist()
+		st.changed()
 	}
 }
 

@@ -303,18 +303,19 @@ func TestStoreShedLockOps(t *testing.T) {
 	assert.True(t, lock(r.a, r.ia, 260, 360).OK)
 }
 
-// TestStoreDurability: by default the store persists every write and a
-// restarted store serves the same records; a Volatile store forgets them.
+// TestStoreDurability: by default (PersistDurable) and with aof_always the
+// store persists every write and a restarted store serves the same records;
+// with persistence none it forgets them.
 func TestStoreDurability(t *testing.T) {
-	for _, volatile := range []bool{false, true} {
-		r := newStoreRig(StoreConfig{Volatile: volatile})
+	for _, p := range []Persistence{PersistDurable, PersistAOFAlways, PersistNone} {
+		r := newStoreRig(StoreConfig{Persistence: p})
 		r.s.RunFor(time.Millisecond)
 		require.True(t, r.do(r.a, Request{Op: OpSetNX, Holder: r.ia, TTL: time.Hour, FenceKey: "f"}).OK)
 		r.s.Crash(r.store)
 		r.s.Restart(r.store, true)
 		r.s.RunFor(time.Millisecond)
 		rec, ok := r.st.Get("k")
-		assert.Equal(t, !volatile, ok)
+		assert.Equal(t, p != PersistNone, ok, "persistence %q", p)
 		if ok {
 			assert.Equal(t, r.ia, rec.Holder)
 			assert.Equal(t, int64(1), r.st.Counter("f"))

@@ -62,7 +62,7 @@ func (n *Node) ttlReply(st step, r *Reply) {
 			}
 			n.lead(r.Rec.Token)
 			n.believe(n.env.ID(), r.Rec.Token)
-			n.arm(&n.validity, until-n.env.Now(), tagValidity)
+			n.armValidity(until)
 			n.arm(&n.tick, n.cfg.renewInterval(), tagTick)
 		}
 	case stepTTLAbort:
@@ -80,7 +80,7 @@ func (n *Node) ttlReply(st step, r *Reply) {
 			n.believe(holder, r.Rec.Token)
 		default:
 			until := n.t.sentAt + n.cfg.TTL - n.cfg.drift()
-			n.arm(&n.validity, until-n.env.Now(), tagValidity)
+			n.armValidity(until)
 		}
 	}
 }

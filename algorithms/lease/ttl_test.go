@@ -9,9 +9,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// ttlConfig is the ttl flavour with an application that checks the
+// validity before each action, so the holder stops at its local estimate;
+// the default, CheckNever, is tested on its own (TestTTLNeverCheckingHolder).
 func ttlConfig() Config {
 	cfg := DefaultConfig()
 	cfg.Flavor = FlavorTTL
+	cfg.ValidityCheck = CheckBeforeEachAction
 	return cfg
 }
 
@@ -117,6 +121,30 @@ func TestTTLPartitionedHolderStopsFirst(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestTTLNeverCheckingHolder: an application that never compares its clock
+// with the validity (ValidityCheck never, the default: the go-redsync README's
+// Lock / work / Unlock at v4.17.0 never reads Mutex.Until) and is cut off the
+// store keeps acting: its renewals time out, nothing tells it the key expired,
+// and it still acts when the successor takes the key. The old model stopped
+// every holder at its validity deadline: this fails there.
+func TestTTLNeverCheckingHolder(t *testing.T) {
+	cfg := ttlConfig()
+	cfg.ValidityCheck = CheckNever
+	c := newCluster(t, 3, 2, cfg, 1)
+	c.s.At(sim.Time(time.Second), func() { c.s.Restart(1, true) })
+	cut := sim.Time(20 * time.Second)
+	c.s.RunUntil(cut)
+	require.Equal(t, sim.NodeID(0), c.leader(t))
+	c.cutFromStore(0)
+	c.s.RunFor(30 * time.Second)
+	_, ok := c.firstStepDown(0, cut)
+	assert.False(t, ok, "the holder never learns it lost the key")
+	a, ok := c.firstLead(cut, 0)
+	require.True(t, ok, "the successor took the expired key")
+	assert.Equal(t, []sim.NodeID{0, 1}, c.s.Leaders(), "both act")
+	_ = a
 }
 
 // TestTTLResignRelease: Resign with ReleaseOnCancel deletes the key with the
