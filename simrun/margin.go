@@ -86,11 +86,8 @@ func runMargin(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return fail("%s runs %s, which has no analytic drift margin (registry.Algorithm.DriftMargin; the lease algorithm's k8s flavour has one)", o.scenario, algo)
 	}
-	out := o.out
-	if out == "" {
-		out = filepath.Join("out", scs[0].Name+"-margin")
-	}
-	if err := checkReplaceable(out); err != nil {
+	dest := destFor(o.out, filepath.Join("out", scs[0].Name+"-margin"))
+	if err := dest.check(); err != nil {
 		return fail("%v", err)
 	}
 	first := scs[0].Seed
@@ -136,7 +133,7 @@ func runMargin(args []string, stdout, stderr io.Writer) int {
 		study.Overlaps = append(study.Overlaps, overlaps)
 	}
 	md := marginMarkdown(study, margins, o)
-	err = writeFolder(out, func(tmp string) error {
+	out, latestNote, err := writeFolder(dest, func(tmp string) error {
 		if err := os.WriteFile(filepath.Join(tmp, "margin.md"), []byte(md), 0o644); err != nil {
 			return err
 		}
@@ -144,6 +141,9 @@ func runMargin(args []string, stdout, stderr io.Writer) int {
 	})
 	if err != nil {
 		return fail("%v", err)
+	}
+	if latestNote != "" && !o.quiet {
+		fmt.Fprintln(stderr, "simrun margin:", latestNote)
 	}
 	if !o.quiet {
 		fmt.Fprint(stdout, md)

@@ -65,16 +65,17 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "simrun merge:", err)
 		return exitUsage
 	}
-	dir := *out
-	if dir == "" {
-		dir = filepath.Join("out", m.Scenario.Name)
-	}
+	dest := destFor(*out, filepath.Join("out", m.Scenario.Name))
 	if slices.Contains(runsFiles, "") || !*withRuns {
 		runsFiles = nil // the merge has a runs file only if every part has one
 	}
-	if err := writeMerged(dir, m, runsFiles); err != nil {
+	dir, note, err := writeMerged(dest, m, runsFiles)
+	if err != nil {
 		fmt.Fprintln(stderr, "simrun merge:", err)
 		return exitUsage
+	}
+	if note != "" && !*quiet {
+		fmt.Fprintln(stderr, "simrun merge:", note)
 	}
 	if *jsonOut != "" {
 		if err := writeJSONFile(*jsonOut, m, stdout); err != nil {
@@ -124,7 +125,7 @@ func runsFileOf(path string, s *reports.Summary) string {
 // writeMerged writes a merged summary's folder (no featured-run extras: the
 // shards' traces are not at hand), with the parts' runs files merged into
 // its runs file in run order when every part has one.
-func writeMerged(out string, s *reports.Summary, runsFiles []string) error {
+func writeMerged(out outputDest, s *reports.Summary, runsFiles []string) (dir, latestNote string, err error) {
 	return writeFolder(out, func(tmp string) error {
 		if runsFiles != nil {
 			if err := mergeRunsFiles(filepath.Join(tmp, reports.RunsFileName), s, runsFiles); err != nil {
