@@ -170,6 +170,7 @@ func TestMaterializeRoundTrip(t *testing.T) {
 	sc, err := scenario.Load(file)
 	require.NoError(t, err)
 	assert.Empty(t, sc.Nemeses, "every random fault is explicit")
+	assert.Equal(t, "swarm-seed7", sc.Name, "its results go to out/swarm-seed7/, not the sweep's folder")
 }
 
 // A failing run is shrunk to repro.yaml, which replays the failure.
@@ -183,6 +184,7 @@ func TestShrinkWritesRepro(t *testing.T) {
 	sc, err := scenario.Load(repro)
 	require.NoError(t, err)
 	assert.LessOrEqual(t, len(sc.Faults), 1)
+	assert.Equal(t, "bully-partition-repro", sc.Name, "its results go to out/bully-partition-repro/, not the sweep's folder")
 	code, _, e = simrun(t, "-scenario", repro, "-quiet", "-shrink=false", "-out", filepath.Join(dir, "again"))
 	assert.Equal(t, exitViolation, code, e)
 	html, err := os.ReadFile(filepath.Join(out, "report.html"))
