@@ -37,7 +37,7 @@ func runMargin(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 0, "first seed `N` (default: the scenario's)")
 	fs.IntVar(&o.workers, "workers", runtime.NumCPU(), "run `W` seeds in parallel")
 	fs.Var((*listFlag)(&o.sets), "set", "override a scenario value, `path=value` (repeatable)")
-	fs.StringVar(&o.out, "out", "", "output `DIR` for margin.md, margin.png/svg (default out/<scenario name>-margin)")
+	fs.StringVar(&o.out, "out", "", "output `DIR` for margin.md, margin.png/svg (default a new out/<scenario name>-margin/NNN)")
 	fs.BoolVar(&o.quiet, "quiet", false, "print nothing but errors")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: simrun margin -scenario FILE -rate PATH [-rates LIST] [-seeds K] [-out DIR]")

@@ -17,7 +17,7 @@ import (
 func runMerge(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("simrun merge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	out := fs.String("out", "", "output `DIR` (default out/<scenario name>)")
+	out := fs.String("out", "", "output `DIR` (default a new out/<scenario name>/NNN)")
 	jsonOut := fs.String("json", "", "also write the merged JSON summary to `FILE` (- for stdout)")
 	quiet := fs.Bool("quiet", false, "print nothing but errors")
 	withRuns := fs.Bool("runs", true, "also merge the shards' runs files into one (false: the aggregates only, which reads only the summaries)")

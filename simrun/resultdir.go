@@ -55,6 +55,11 @@ func (d outputDest) check() error {
 	if st, err := os.Stat(d.base); err == nil && !st.IsDir() {
 		return usagef("%s exists and is not a folder: simrun numbers its results in it (%s); move it or choose -out", d.base, filepath.Join(d.base, seqName(1)))
 	}
+	// An output folder itself (-out there, or a simrun that wrote out/<name>
+	// whole): results put in it would go with it when it is replaced.
+	if _, err := os.Stat(filepath.Join(d.base, markerFile)); err == nil {
+		return usagef("%s is a single output folder (written with -out, or by an older simrun): simrun now numbers its results inside %s/ and will not put them where replacing that folder would remove them; rename it (say to %s-old) or choose -out", d.base, d.base, d.base)
+	}
 	return nil
 }
 

@@ -160,6 +160,14 @@ func TestLatestOnlyIfOurs(t *testing.T) {
 	assert.NoDirExists(t, filepath.Join(base, "003"))
 	assert.Equal(t, "../elsewhere", latest(t, base))
 
+	// A single output folder there (from -out out/partition, or an older
+	// simrun): no results inside it, where replacing it would remove them.
+	code, _, e = simrun(t, "-scenario", sc, "-quiet", "-out", filepath.Join("out", "bully-partition"))
+	require.Equal(t, exitOK, code, e)
+	code, _, e = simrun(t, "-scenario", filepath.Join(filepath.Dir(sc), "bully-partition.yaml"), "-quiet")
+	require.Equal(t, exitUsage, code, e)
+	assert.Contains(t, e, "out/bully-partition is a single output folder")
+	assert.NoDirExists(t, filepath.Join("out", "bully-partition", "001"))
 	require.NoError(t, os.WriteFile(filepath.Join("out", "leader-crash"), []byte("x"), 0o644))
 	code, _, e = simrun(t, "-scenario", filepath.Join(filepath.Dir(sc), "leader-crash.yaml"), "-quiet")
 	require.Equal(t, exitUsage, code, e)
