@@ -76,6 +76,9 @@ func TestPrintedCommandsKeepEarlierResults(t *testing.T) {
 	require.Equal(t, exitViolation, code, e)
 	assert.Contains(t, out, "report: "+filepath.Join("out", "partition-repro", "001", "report.html")+"\n")
 	assert.Equal(t, before, contents(t, first), "the sweep's result is untouched")
+	if raceEnabled {
+		return // numbering goes on in TestDefaultFoldersNumbered (-race: 3 s each)
+	}
 	// The same sweep again: the next number, latest moves to it.
 	code, out, e = simrun(t, append(sweep, "-shrink=false")...)
 	require.Equal(t, exitViolation, code, e)
@@ -130,44 +133,62 @@ func TestResultNumbersConcurrent(t *testing.T) {
 }
 
 // base/latest is replaced only if it is simrun's: a file or a link to
-// something else is left as it is, with a note; a -out run never touches
-// it. A base that is a file is refused before any work.
+// something else is left as it is, with a note (on stderr); -out never
+// touches it. A base that is a file, or a single output folder, is
+// refused before any work.
 func TestLatestOnlyIfOurs(t *testing.T) {
-	sc, err := filepath.Abs(partition)
-	require.NoError(t, err)
-	t.Chdir(t.TempDir())
-	base := filepath.Join("out", "partition")
+	base := filepath.Join(t.TempDir(), "out", "x")
+	write := func(d outputDest) (string, string) {
+		t.Helper()
+		dir, note, err := writeFolder(d, func(string) error { return nil })
+		require.NoError(t, err)
+		return dir, note
+	}
 	require.NoError(t, os.MkdirAll(base, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(base, "latest"), []byte("my notes"), 0o644))
-	code, _, e := simrun(t, "-scenario", sc, "-shrink=false")
-	require.Equal(t, exitOK, code, e)
-	assert.Contains(t, e, "out/partition/latest is not simrun's")
+	dir, note := write(destFor("", base))
+	assert.Equal(t, filepath.Join(base, "001"), dir)
+	assert.Contains(t, note, "latest is not simrun's")
 	b, err := os.ReadFile(filepath.Join(base, "latest"))
 	require.NoError(t, err)
 	assert.Equal(t, "my notes", string(b))
-	assert.FileExists(t, filepath.Join(base, "001", "summary.json"))
 
 	require.NoError(t, os.Remove(filepath.Join(base, "latest")))
 	require.NoError(t, os.Symlink("../elsewhere", filepath.Join(base, "latest")))
-	code, _, e = simrun(t, "-scenario", sc, "-shrink=false")
-	require.Equal(t, exitOK, code, e)
-	assert.Contains(t, e, "not a numbered result")
-	assert.Equal(t, "../elsewhere", latest(t, base))
-	assert.DirExists(t, filepath.Join(base, "002"))
-
-	code, _, e = simrun(t, "-scenario", sc, "-quiet", "-out", "mine")
-	require.Equal(t, exitOK, code, e)
-	assert.NoDirExists(t, filepath.Join(base, "003"))
+	dir, note = write(destFor("", base))
+	assert.Equal(t, filepath.Join(base, "002"), dir)
+	assert.Contains(t, note, "not a numbered result")
 	assert.Equal(t, "../elsewhere", latest(t, base))
 
-	// A single output folder there (from -out out/partition, or an older
-	// simrun): no results inside it, where replacing it would remove them.
-	code, _, e = simrun(t, "-scenario", sc, "-quiet", "-out", filepath.Join("out", "bully-partition"))
+	require.NoError(t, os.Remove(filepath.Join(base, "latest")))
+	_, note = write(destFor("", base))
+	assert.Empty(t, note)
+	assert.Equal(t, "003", latest(t, base))
+	dir, _ = write(destFor(filepath.Join(base, "..", "mine"), base))
+	assert.Equal(t, filepath.Join(filepath.Dir(base), "mine"), dir, "-out: that folder")
+	assert.Equal(t, "003", latest(t, base), "-out leaves latest alone")
+	assert.NoDirExists(t, filepath.Join(base, "004"))
+
+	// simrun prints the note; refusals come before any work.
+	sc, err := filepath.Abs(partition)
+	require.NoError(t, err)
+	t.Chdir(filepath.Dir(filepath.Dir(base)))
+	require.NoError(t, os.MkdirAll(filepath.Join("out", "partition"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join("out", "partition", "latest"), []byte("my notes"), 0o644))
+	code, _, e := simrun(t, "-scenario", sc, "-shrink=false")
 	require.Equal(t, exitOK, code, e)
+	assert.Contains(t, e, "simrun: out/partition/latest is not simrun's")
+	assert.FileExists(t, filepath.Join("out", "partition", "001", "summary.json"))
+	// A single output folder there (from -out out/bully-partition, or an
+	// older simrun): no results inside it, where replacing it would remove
+	// them.
+	bully := filepath.Join("out", "bully-partition")
+	require.NoError(t, os.MkdirAll(bully, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(bully, markerFile), []byte(markerText), 0o644))
 	code, _, e = simrun(t, "-scenario", filepath.Join(filepath.Dir(sc), "bully-partition.yaml"), "-quiet")
 	require.Equal(t, exitUsage, code, e)
 	assert.Contains(t, e, "out/bully-partition is a single output folder")
-	assert.NoDirExists(t, filepath.Join("out", "bully-partition", "001"))
+	assert.NoDirExists(t, filepath.Join(bully, "001"))
 	require.NoError(t, os.WriteFile(filepath.Join("out", "leader-crash"), []byte("x"), 0o644))
 	code, _, e = simrun(t, "-scenario", filepath.Join(filepath.Dir(sc), "leader-crash.yaml"), "-quiet")
 	require.Equal(t, exitUsage, code, e)
@@ -182,22 +203,21 @@ func TestDefaultFoldersNumbered(t *testing.T) {
 	tmp := t.TempDir()
 	t.Chdir(tmp)
 	sc := filepath.Join(abs, "partition.yaml")
-	for i, shard := range []string{"0/2", "1/2"} {
-		code, _, e := simrun(t, "-scenario", sc, "-quiet", "-seeds", "2", "-shard", shard, "-out", "s"+string(rune('0'+i)))
-		require.Equal(t, exitOK, code, e)
-	}
-	for _, want := range []string{"001", "002"} {
-		code, out, e := simrun(t, "merge", "s0", "s1")
-		require.Equal(t, exitOK, code, e)
-		assert.Contains(t, out, "report: "+filepath.Join("out", "partition", want, "report.html"))
-	}
+	code, _, e := simrun(t, "-scenario", sc, "-quiet", "-out", "s0")
+	require.Equal(t, exitOK, code, e)
+	code, out, e := simrun(t, "merge", "s0")
+	require.Equal(t, exitOK, code, e)
+	assert.Contains(t, out, "report: "+filepath.Join("out", "partition", "001", "report.html"))
+	assert.Equal(t, "001", latest(t, filepath.Join("out", "partition")))
 
 	m := filepath.Join(tmp, "m.yaml")
 	require.NoError(t, os.WriteFile(m, []byte("name: tiny\nseeds: 1\nalgorithms: [raft]\nscenarios: ["+sc+"]\n"), 0o644))
-	code, out, e := simrun(t, "-matrix", m)
-	require.Equal(t, exitOK, code, e)
-	assert.Contains(t, out, filepath.Join("out", "matrix-tiny", "001", "matrix.html"))
-	assert.Equal(t, "001", latest(t, filepath.Join("out", "matrix-tiny")))
+	for _, want := range []string{"001", "002"} {
+		code, out, e = simrun(t, "-matrix", m)
+		require.Equal(t, exitOK, code, e)
+		assert.Contains(t, out, filepath.Join("out", "matrix-tiny", want, "matrix.html"))
+		assert.Equal(t, want, latest(t, filepath.Join("out", "matrix-tiny")))
+	}
 
 	code, out, e = simrun(t, "margin", "-scenario", filepath.Join(abs, "fast-clock-follower.yaml"), "-rate", "faults[0].clock.rate", "-rates", "1.0,2.0", "-seeds", "1")
 	require.Equal(t, exitOK, code, e)
