@@ -8,8 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -37,8 +39,11 @@ func TestOutputFolderReplacement(t *testing.T) {
 	// An empty folder: used.
 	empty := filepath.Join(dir, "empty")
 	require.NoError(t, os.Mkdir(empty, 0o755))
-	code, _, e = simrun(t, "-scenario", partition, "-quiet", "-out", empty)
-	require.Equal(t, exitOK, code, e)
+	if !raceEnabled { // -race: a partition run is 3 s; checkReplaceable says the same
+		code, _, e = simrun(t, "-scenario", partition, "-quiet", "-out", empty)
+		require.Equal(t, exitOK, code, e)
+	}
+	require.NoError(t, checkReplaceable(empty))
 	// Nothing else is left beside the outputs.
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
@@ -132,23 +137,26 @@ func TestStaleTemporariesRemoved(t *testing.T) {
 // 130 or 143 with no temporaries left (issue "Sweeps at scale", point 4). A
 // second signal stops it at once: temporaries removed, nothing
 // half-written.
+//
+// The signals are sent on observable states, never after a fixed time: the
+// first once a progress line shows runs done (the sweep is under way), the
+// second once simrun says it is finishing the runs in progress.
 func TestSignalsCleanUp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs simrun as a child process")
 	}
-	start := func(dir string) (*exec.Cmd, *bytes.Buffer) {
+	start := func(dir string) (*exec.Cmd, *childStderr) {
 		exe, err := os.Executable()
 		require.NoError(t, err)
 		abs, err := filepath.Abs(partition)
 		require.NoError(t, err)
-		cmd := exec.Command(exe, "-scenario", abs, "-seeds", "100000", "-quiet", "-shrink=false", "-out", filepath.Join(dir, "o"), "-json", filepath.Join(dir, "s.json"))
+		cmd := exec.Command(exe, "-scenario", abs, "-seeds", "100000", "-shrink=false", "-out", filepath.Join(dir, "o"), "-json", filepath.Join(dir, "s.json"))
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "SIMRUN_AS_MAIN=1")
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		require.NoError(t, cmd.Start())
-		return cmd, &stderr
+		return cmd, watchStderr(t, cmd)
 	}
+	// sweeping: a progress line ("simrun: 1200/100000 runs …") has runs done.
+	sweeping := regexp.MustCompile(`(?m)^simrun: [1-9][0-9]*/100000 `)
 	noTemps := func(dir string) {
 		entries, err := os.ReadDir(dir)
 		require.NoError(t, err)
@@ -156,16 +164,20 @@ func TestSignalsCleanUp(t *testing.T) {
 			assert.NotContains(t, e.Name(), tmpTag, "a temporary was left behind")
 		}
 	}
-	for _, c := range []struct {
+	cases := []struct {
 		sig    syscall.Signal
 		code   int
 		reason string
-	}{{syscall.SIGINT, exitSIGINT, "interrupt"}, {syscall.SIGTERM, exitSIGTERM, "terminated"}} {
+	}{{syscall.SIGINT, exitSIGINT, "interrupt"}, {syscall.SIGTERM, exitSIGTERM, "terminated"}}
+	if raceEnabled {
+		cases = cases[:1] // SIGTERM takes the same path (-race: 5 s a child)
+	}
+	for _, c := range cases {
 		dir := t.TempDir()
 		cmd, stderr := start(dir)
-		time.Sleep(500 * time.Millisecond)
+		stderr.waitFor(t, sweeping)
 		require.NoError(t, cmd.Process.Signal(c.sig))
-		err := cmd.Wait()
+		err := stderr.wait(cmd)
 		ee, ok := err.(*exec.ExitError)
 		require.True(t, ok, "%v %s", err, stderr.String())
 		assert.Equal(t, c.code, ee.ExitCode(), stderr.String())
@@ -194,11 +206,11 @@ func TestSignalsCleanUp(t *testing.T) {
 	// Twice: at once, nothing half-written.
 	dir := t.TempDir()
 	cmd, stderr := start(dir)
-	time.Sleep(500 * time.Millisecond)
+	stderr.waitFor(t, sweeping)
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
-	time.Sleep(20 * time.Millisecond)
+	stderr.waitFor(t, regexp.MustCompile("finishing the runs in progress"))
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
-	err := cmd.Wait()
+	err := stderr.wait(cmd)
 	ee, ok := err.(*exec.ExitError)
 	require.True(t, ok, "%v %s", err, stderr.String())
 	assert.Equal(t, exitSIGINT, ee.ExitCode(), stderr.String())
@@ -216,4 +228,74 @@ func s0(t *testing.T, dir string) *reports.Summary {
 	s, err := reports.ReadJSON(f)
 	require.NoError(t, err)
 	return s
+}
+
+// childStderr collects a child process's stderr as it comes, so a test can
+// wait for a line to appear.
+type childStderr struct {
+	mu      sync.Mutex
+	b       bytes.Buffer
+	changed chan struct{} // a token when more came
+	done    chan struct{} // closed at end of file
+}
+
+// watchStderr starts cmd with its stderr watched.
+func watchStderr(t *testing.T, cmd *exec.Cmd) *childStderr {
+	t.Helper()
+	pipe, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	c := &childStderr{changed: make(chan struct{}, 1), done: make(chan struct{})}
+	go func() {
+		defer close(c.done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := pipe.Read(buf)
+			c.mu.Lock()
+			c.b.Write(buf[:n])
+			c.mu.Unlock()
+			select {
+			case c.changed <- struct{}{}:
+			default:
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return c
+}
+
+func (c *childStderr) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.b.String()
+}
+
+// childDeadline bounds a wait for a child's state: generous, not a speed
+// requirement; it only keeps a broken child from hanging the test.
+const childDeadline = 5 * time.Minute
+
+// waitFor waits until the stderr matches re; the test fails if the child
+// ends first (or nothing matches within childDeadline).
+func (c *childStderr) waitFor(t *testing.T, re *regexp.Regexp) {
+	t.Helper()
+	deadline := time.NewTimer(childDeadline)
+	defer deadline.Stop()
+	for !re.MatchString(c.String()) {
+		select {
+		case <-c.changed:
+		case <-c.done:
+			require.Regexp(t, re, c.String(), "the child ended first")
+			return
+		case <-deadline.C:
+			require.FailNow(t, "waited "+childDeadline.String()+" for "+re.String(), c.String())
+		}
+	}
+}
+
+// wait reads the stderr to its end, then waits for cmd to exit.
+func (c *childStderr) wait(cmd *exec.Cmd) error {
+	<-c.done
+	return cmd.Wait()
 }

@@ -101,7 +101,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.Var((*listFlag)(&o.sets), "set", "override a scenario value, `path=value` (repeatable), e.g. -set algorithm.election_timeout=150ms..155ms")
 	fs.Var((*listFlag)(&o.vary), "vary", "run every value of a scenario value, `path=V1,V2,…` (repeatable, up to 2 dimensions; each value anything -set takes), e.g. -vary algorithm.election_timeout=150ms..151ms,150ms..300ms")
 	fs.StringVar(&o.heat, "heat", "failed", "what a two-dimensional -vary sweep's heatmap shows: `METRIC` "+strings.Join(HeatMetrics, ", "))
-	fs.StringVar(&o.out, "out", "", "output `DIR` for summary.json, plots, report.html (default out/<scenario name>)")
+	fs.StringVar(&o.out, "out", "", "output `DIR` for summary.json, plots, report.html (default a new out/<scenario name>/NNN, see out/<scenario name>/latest)")
 	fs.StringVar(&o.json, "json", "", "also write the JSON summary to `FILE` (- for stdout)")
 	fs.StringVar(&o.trace, "trace", "", "write the trace of one run (the first failing run, else the first) as JSON lines to `FILE`")
 	fs.StringVar(&o.perfetto, "perfetto", "", "write that run's trace in Chrome/Perfetto trace-event format to `FILE`")

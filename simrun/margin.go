@@ -41,7 +41,7 @@ func marginAs(prog string, args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 0, "first seed `N` (default: the scenario's)")
 	fs.IntVar(&o.workers, "workers", runtime.NumCPU(), "run `W` seeds in parallel")
 	fs.Var((*listFlag)(&o.sets), "set", "override a scenario value, `path=value` (repeatable)")
-	fs.StringVar(&o.out, "out", "", "output `DIR` for margin.md, margin.png/svg (default out/<scenario name>-margin)")
+	fs.StringVar(&o.out, "out", "", "output `DIR` for margin.md, margin.png/svg (default a new out/<scenario name>-margin/NNN)")
 	fs.BoolVar(&o.quiet, "quiet", false, "print nothing but errors")
 	usage := func(w io.Writer) {
 		fmt.Fprintf(w, "usage: %s margin -scenario FILE -rate PATH [-rates LIST] [-seeds K] [-out DIR]\n\n", prog)
@@ -87,11 +87,8 @@ func marginAs(prog string, args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return fail("%s runs %s, which has no analytic drift margin (registry.Algorithm.DriftMargin; the lease algorithm's k8s flavour has one)", o.scenario, algo)
 	}
-	out := o.out
-	if out == "" {
-		out = filepath.Join("out", scs[0].Name+"-margin")
-	}
-	if err := checkReplaceable(out); err != nil {
+	dest := destFor(o.out, filepath.Join("out", scs[0].Name+"-margin"))
+	if err := dest.check(); err != nil {
 		return fail("%v", err)
 	}
 	first := scs[0].Seed
@@ -145,7 +142,7 @@ func marginAs(prog string, args []string, stdout, stderr io.Writer) int {
 		study.Overlaps = append(study.Overlaps, overlaps)
 	}
 	md := marginMarkdown(study, margins, o)
-	err = writeFolder(out, func(tmp string) error {
+	out, latestNote, err := writeFolder(dest, func(tmp string) error {
 		if err := os.WriteFile(filepath.Join(tmp, "margin.md"), []byte(md), 0o644); err != nil {
 			return err
 		}
@@ -153,6 +150,9 @@ func marginAs(prog string, args []string, stdout, stderr io.Writer) int {
 	})
 	if err != nil {
 		return fail("%v", err)
+	}
+	if latestNote != "" && !o.quiet {
+		fmt.Fprintln(stderr, "simrun margin:", latestNote)
 	}
 	if !o.quiet {
 		fmt.Fprint(stdout, md)

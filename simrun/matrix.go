@@ -99,11 +99,8 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 	if o.seedSet {
 		first = o.seed
 	}
-	out := o.out
-	if out == "" {
-		out = filepath.Join("out", "matrix-"+m.Name)
-	}
-	if err := checkReplaceable(out); err != nil {
+	dest := destFor(o.out, filepath.Join("out", "matrix-"+m.Name))
+	if err := dest.check(); err != nil {
 		return exitUsage, err
 	}
 	dir := filepath.Dir(o.matrix)
@@ -192,7 +189,7 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 		htm = strings.Replace(htm, "<body>", "<body><p><strong>"+html.EscapeString(note)+"</strong></p>", 1)
 		fmt.Fprintln(stderr, "simrun:", note)
 	}
-	err = writeFolder(out, func(tmp string) error {
+	out, note, err := writeFolder(dest, func(tmp string) error {
 		for _, f := range []struct{ name, body string }{{"matrix.md", md}, {"matrix.html", htm}} {
 			if err := os.WriteFile(filepath.Join(tmp, f.name), []byte(f.body), 0o644); err != nil {
 				return err
@@ -202,6 +199,9 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 	})
 	if err != nil {
 		return exitUsage, err
+	}
+	if note != "" && !o.quiet {
+		fmt.Fprintln(stderr, "simrun:", note)
 	}
 	if !o.quiet {
 		fmt.Fprint(stdout, md)

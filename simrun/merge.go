@@ -21,7 +21,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 func mergeAs(prog string, args []string, stdout, stderr io.Writer) int {
 	cmd := prog + " merge"
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
-	out := fs.String("out", "", "output `DIR` (default out/<scenario name>)")
+	out := fs.String("out", "", "output `DIR` (default a new out/<scenario name>/NNN)")
 	jsonOut := fs.String("json", "", "also write the merged JSON summary to `FILE` (- for stdout)")
 	quiet := fs.Bool("quiet", false, "print nothing but errors")
 	withRuns := fs.Bool("runs", true, "also merge the shards' runs files into one (false: the aggregates only, which reads only the summaries)")
@@ -69,16 +69,17 @@ func mergeAs(prog string, args []string, stdout, stderr io.Writer) int {
 	if m.Seeds.Count*len(m.Algorithms) > 1 {
 		keepExplanations(m.Runs)
 	}
-	dir := *out
-	if dir == "" {
-		dir = filepath.Join("out", m.Scenario.Name)
-	}
+	dest := destFor(*out, filepath.Join("out", m.Scenario.Name))
 	if slices.Contains(runsFiles, "") || !*withRuns {
 		runsFiles = nil // the merge has a runs file only if every part has one
 	}
-	if err := writeMerged(dir, m, runsFiles, cmd); err != nil {
+	dir, note, err := writeMerged(dest, m, runsFiles, cmd)
+	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 		return exitUsage
+	}
+	if note != "" && !*quiet {
+		fmt.Fprintf(stderr, "%s: %s\n", cmd, note)
 	}
 	if *jsonOut != "" {
 		if err := writeJSONFile(*jsonOut, m, stdout); err != nil {
@@ -129,7 +130,7 @@ func runsFileOf(path string, s *reports.Summary) string {
 // shards' traces are not at hand), with the parts' runs files merged into
 // its runs file in run order when every part has one. cmd is the merge
 // command, for the report.
-func writeMerged(out string, s *reports.Summary, runsFiles []string, cmd string) error {
+func writeMerged(out outputDest, s *reports.Summary, runsFiles []string, cmd string) (dir, latestNote string, err error) {
 	return writeFolder(out, func(tmp string) error {
 		if runsFiles != nil {
 			if err := mergeRunsFiles(filepath.Join(tmp, reports.RunsFileName), s, runsFiles); err != nil {

@@ -69,19 +69,24 @@ func humanOut(o *options, stdout, stderr io.Writer) io.Writer {
 	return stdout
 }
 
-// writeFolder builds the folder out under a temporary name with fill, then
-// puts it in place (stageFolder, commit), so an error leaves the previous
-// output untouched and no partial folder behind.
-func writeFolder(out string, fill func(tmp string) error) error {
-	st, err := stageFolder(out)
+// writeFolder builds the output folder of d under a temporary name with
+// fill, then puts it in place (stage, commit), so an error leaves the
+// previous output untouched and no partial folder behind. It returns the
+// folder written (a new numbered one without -out) and why base/latest was
+// left alone ("" if it was not).
+func writeFolder(d outputDest, fill func(tmp string) error) (dir, latestNote string, err error) {
+	st, err := d.stage()
 	if err != nil {
-		return err
+		return "", "", err
 	}
 	if err := fill(st.tmp); err != nil {
 		st.abort()
-		return err
+		return "", "", err
 	}
-	return st.commit()
+	if err := st.commit(); err != nil {
+		return "", "", err
+	}
+	return st.out, st.latestNote, nil
 }
 
 // writeSummaryFile writes dir/summary.json.

@@ -24,7 +24,7 @@ func TestPerfettoExportIsBounded(t *testing.T) {
 	dir := t.TempDir()
 	longDay, err := filepath.Abs("../scenarios/long-day.yaml")
 	require.NoError(t, err)
-	code, stderr, _, rssKB := runChild(t, dir, "-scenario", longDay, "-set", "duration=1h", "-shrink=false", "-out", "o", "-perfetto", "p.json")
+	code, stderr, rssKB := runChild(t, dir, "-scenario", longDay, "-set", "duration=1h", "-shrink=false", "-out", "o", "-perfetto", "p.json")
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, stderr, "-perfetto: the featured run has more than "+strconv.Itoa(MaxPerfettoRecords)+" records")
 	b, err := os.ReadFile(filepath.Join(dir, "p.json"))

@@ -33,7 +33,10 @@ const tmpTag = ".simrun-tmp-"
 var temps struct {
 	sync.Mutex
 	paths map[string]bool
-	dead  bool // the process is exiting: make no more
+	// reserved are numbered result folders this process made (empty) and
+	// has not yet filled: removed only while still empty (resultdir.go).
+	reserved map[string]bool
+	dead     bool // the process is exiting: make no more
 }
 
 func trackTemp(path string) error {
@@ -65,7 +68,10 @@ func removeTemps() {
 	for p := range temps.paths {
 		os.RemoveAll(p)
 	}
-	temps.paths = nil
+	for p := range temps.reserved {
+		os.Remove(p) // only if still empty: never a result
+	}
+	temps.paths, temps.reserved = nil, nil
 }
 
 // tempPrefix is the prefix of this process's temporaries for path.
@@ -124,7 +130,12 @@ func checkReplaceable(out string) error {
 
 // stagedFolder is an output folder built under a temporary name.
 type stagedFolder struct {
+	// out is the folder it becomes: the -out folder, or (base set) the
+	// numbered folder commit allocates in base.
 	out, tmp string
+	base     string
+	// latestNote says why base/latest was left as it was ("": updated).
+	latestNote string
 }
 
 // stageFolder checks that out may be replaced, cleans stale temporaries
@@ -135,25 +146,35 @@ func stageFolder(out string) (*stagedFolder, error) {
 	if err := checkReplaceable(out); err != nil {
 		return nil, err
 	}
-	parent := filepath.Dir(out)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return nil, err
-	}
-	cleanStale(parent, filepath.Base(out))
-	tmp, err := os.MkdirTemp(parent, tempPrefix(out))
+	tmp, err := stageTemp(filepath.Dir(out), filepath.Base(out))
 	if err != nil {
 		return nil, err
 	}
+	return &stagedFolder{out: out, tmp: tmp}, nil
+}
+
+// stageTemp creates, in parent, the temporary folder that becomes parent's
+// entry name, with the marker in it, after removing the stale temporaries
+// of killed runs for that name.
+func stageTemp(parent, name string) (string, error) {
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return "", err
+	}
+	cleanStale(parent, name)
+	tmp, err := os.MkdirTemp(parent, tempPrefix(name))
+	if err != nil {
+		return "", err
+	}
 	if err := trackTemp(tmp); err != nil {
-		return nil, err
+		return "", err
 	}
 	if err := os.Chmod(tmp, 0o755&^umask()); err != nil {
-		return nil, err
+		return "", err
 	}
 	if err := os.WriteFile(filepath.Join(tmp, markerFile), []byte(markerText), 0o644); err != nil {
-		return nil, err
+		return "", err
 	}
-	return &stagedFolder{out: out, tmp: tmp}, nil
+	return tmp, nil
 }
 
 // abort removes the staged folder.
@@ -164,8 +185,13 @@ func (s *stagedFolder) abort() {
 
 // commit puts the staged folder in place of out: a previous output folder
 // (checked again: it must still be simrun's or empty) is moved aside under a
-// temporary name and removed once the new one is in place.
+// temporary name and removed once the new one is in place. A numbered
+// result (base set) goes to a new numbered folder instead (commitNumbered),
+// replacing nothing.
 func (s *stagedFolder) commit() error {
+	if s.base != "" {
+		return s.commitNumbered()
+	}
 	if err := checkReplaceable(s.out); err != nil {
 		s.abort()
 		return err

@@ -31,3 +31,29 @@ func umask() os.FileMode {
 	})
 	return umaskOnce.v
 }
+
+// replaceEmptyDir renames the folder tmp over the empty folder dir, in one
+// step (rename(2) replaces an empty folder; os.Rename refuses any), so dir
+// never stops existing for another process to take. On failure it removes
+// dir, still empty.
+func replaceEmptyDir(tmp, dir string) error {
+	if err := syscall.Rename(tmp, dir); err != nil {
+		os.Remove(dir)
+		return &os.LinkError{Op: "rename", Old: tmp, New: dir, Err: err}
+	}
+	return nil
+}
+
+// readLatest is the folder name the latest link holds (ok false if it is
+// not a symbolic link).
+func readLatest(link string) (string, bool) {
+	st, err := os.Lstat(link)
+	if err != nil || st.Mode()&os.ModeSymlink == 0 {
+		return "", false
+	}
+	name, err := os.Readlink(link)
+	return name, err == nil
+}
+
+// writeLatest makes path a relative symbolic link to the folder name.
+func writeLatest(path, name string) error { return os.Symlink(name, path) }

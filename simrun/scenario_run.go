@@ -72,12 +72,9 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		n := uint64(jobs.perAlgo) * uint64(jobs.cells) * uint64(len(algos))
 		return exitUsage, usagef("%d grid cells × %d algorithms × %d seeds of the shard is %d runs, more than %d (MaxRuns): split the sweep with -shard", len(o.cells), len(algos), jobs.perAlgo, n, MaxRuns)
 	}
-	out := o.out
-	if out == "" {
-		out = filepath.Join("out", sc.Name)
-	}
+	dest := destFor(o.out, filepath.Join("out", sc.Name))
 	// Refuse an output path simrun may not replace before doing any work.
-	if err := checkReplaceable(out); err != nil {
+	if err := dest.check(); err != nil {
 		return exitUsage, err
 	}
 	if !o.quiet {
@@ -90,7 +87,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	// -runs.
 	var folder *stagedFolder
 	if !worker {
-		if folder, err = stageFolder(out); err != nil {
+		if folder, err = dest.stage(); err != nil {
 			return exitUsage, err
 		}
 	}
@@ -308,8 +305,11 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	if _, c, ok := interruption(); ok && res.interrupted {
 		code = c
 	}
+	if folder.latestNote != "" && !o.quiet {
+		fmt.Fprintln(stderr, "simrun:", folder.latestNote)
+	}
 	if !o.quiet {
-		printSummary(humanOut(o, stdout, stderr), sc, s, res, out, shrunk, func(r reports.RunSummary) *scenario.Scenario { return scs[cellOf(o, r)] })
+		printSummary(humanOut(o, stdout, stderr), sc, s, res, folder.out, shrunk, func(r reports.RunSummary) *scenario.Scenario { return scs[cellOf(o, r)] })
 	}
 	return code, nil
 }

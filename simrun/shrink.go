@@ -72,7 +72,9 @@ Shrunk from %d to %d fault(s), %v to %v, %d to %d node(s) in %d trial runs.`,
 	for _, line := range strings.Split(header, "\n") {
 		b.WriteString("# " + line + "\n")
 	}
-	b.Write(sh.Scenario.YAML())
+	repro := *sh.Scenario
+	repro.Name = derivedName(sc.Name, "-repro")
+	b.Write(repro.YAML())
 	res := &shrinkResult{seed: fr.Seed, yaml: []byte(b.String()), faultsBefore: sh.FaultsBefore, faultsAfter: sh.FaultsAfter,
 		durBefore: sh.DurationBefore.String(), durAfter: sh.DurationAfter.String()}
 	for _, c := range sh.Run.Report.Checks {
@@ -105,8 +107,16 @@ func materialize(o *options, sc *scenario.Scenario, seed uint64, algo string, st
 	if err != nil {
 		return exitUsage, err
 	}
-	body := r.Materialize(fmt.Sprintf("materialized from %s, seed %d (trace %s):\nevery random choice made concrete; run it with %s -scenario FILE",
-		sc.ReplayCommand(seed, algoOverride(sc, algo)), seed, r.Sim.TraceHashHex(), o.prog))
+	header := fmt.Sprintf("materialized from %s, seed %d (trace %s):\nevery random choice made concrete; run it with %s -scenario FILE",
+		sc.ReplayCommand(seed, algoOverride(sc, algo)), seed, r.Sim.TraceHashHex(), o.prog)
+	explicit := r.Explicit() // a copy: renaming it changes no run
+	explicit.Name = derivedName(sc.Name, "-seed"+uitoa(seed))
+	var b strings.Builder
+	for _, line := range strings.Split(header, "\n") {
+		b.WriteString("# " + line + "\n")
+	}
+	b.Write(explicit.YAML())
+	body := []byte(b.String())
 	if o.materialize == "-" {
 		_, err := stdout.Write(body)
 		return exitOK, err
@@ -123,4 +133,17 @@ func materialize(o *options, sc *scenario.Scenario, seed uint64, algo string, st
 		fmt.Fprintf(stdout, "wrote %s: seed %d of %s with %d explicit fault(s); trace %s\n", o.materialize, seed, sc.Name, len(r.Explicit().Faults), r.Sim.TraceHashHex())
 	}
 	return exitOK, nil
+}
+
+// derivedName is the scenario name of a file simrun derives from the
+// scenario name: name with suffix (once: a repro of a repro keeps one
+// "-repro"), cut to scenario.MaxNameLen. Its results then go to their own
+// out/<derived name>/ folders, apart from the sweep they came from. The
+// name changes no run: nothing random is drawn from it.
+func derivedName(name, suffix string) string {
+	name = strings.TrimSuffix(name, suffix)
+	if n := scenario.MaxNameLen - len(suffix); len(name) > n {
+		name = name[:n]
+	}
+	return name + suffix
 }
