@@ -51,22 +51,24 @@ func latest(t *testing.T, base string) string {
 // Following simrun's own advice keeps every earlier result (issue 26,
 // point 3): without -out each invocation writes a new numbered folder,
 // every printed path names it, and the printed next step (simrun -scenario
-// out/partition/001/repro.yaml) writes to out/partition-repro/001 instead
-// of replacing the sweep it came from. Before, both wrote out/partition.
+// out/bully-partition/001/repro.yaml) writes to out/bully-partition-repro/001
+// instead of replacing the sweep it came from. Before, both wrote
+// out/bully-partition. (A real failure, bully's split-brain with nothing
+// allowed: a missing expected finding is not shrunk.)
 func TestPrintedCommandsKeepEarlierResults(t *testing.T) {
-	sc, err := filepath.Abs(partition)
+	sc, err := filepath.Abs(bullyPartition)
 	require.NoError(t, err)
 	t.Chdir(t.TempDir())
-	sweep := []string{"-scenario", sc, "-seeds", "3", "-set", "expect.violations=[double_execution]", "-shrink-time", "10s"}
+	sweep := []string{"-scenario", sc, "-seeds", "3", "-set", "expect.allow=[]", "-set", "expect.violations=[]", "-shrink-time", "10s"}
 	code, out, e := simrun(t, sweep...)
 	require.Equal(t, exitViolation, code, e)
-	first := filepath.Join("out", "partition", "001")
+	first := filepath.Join("out", "bully-partition", "001")
 	assert.Contains(t, out, "report: "+filepath.Join(first, "report.html")+"\n")
 	next := regexp.MustCompile(`shrunk seed \d+ to (\S+) .*: simrun -scenario (\S+)\n`).FindStringSubmatch(out)
 	require.NotNil(t, next, out)
 	assert.Equal(t, filepath.Join(first, "repro.yaml"), next[1])
 	assert.Equal(t, filepath.Join(first, "repro.yaml"), next[2])
-	assert.Equal(t, "001", latest(t, filepath.Join("out", "partition")))
+	assert.Equal(t, "001", latest(t, filepath.Join("out", "bully-partition")))
 	before := contents(t, first)
 	require.Contains(t, before, "summary.json")
 	require.Contains(t, before, "runs.jsonl.gz")
@@ -74,7 +76,7 @@ func TestPrintedCommandsKeepEarlierResults(t *testing.T) {
 	// The printed next step: a new folder of the repro's own name.
 	code, out, e = simrun(t, "-scenario", next[2])
 	require.Equal(t, exitViolation, code, e)
-	assert.Contains(t, out, "report: "+filepath.Join("out", "partition-repro", "001", "report.html")+"\n")
+	assert.Contains(t, out, "report: "+filepath.Join("out", "bully-partition-repro", "001", "report.html")+"\n")
 	assert.Equal(t, before, contents(t, first), "the sweep's result is untouched")
 	if raceEnabled {
 		return // numbering goes on in TestDefaultFoldersNumbered (-race: 3 s each)
@@ -82,10 +84,10 @@ func TestPrintedCommandsKeepEarlierResults(t *testing.T) {
 	// The same sweep again: the next number, latest moves to it.
 	code, out, e = simrun(t, append(sweep, "-shrink=false")...)
 	require.Equal(t, exitViolation, code, e)
-	assert.Contains(t, out, "report: "+filepath.Join("out", "partition", "002", "report.html")+"\n")
-	assert.Equal(t, "002", latest(t, filepath.Join("out", "partition")))
+	assert.Contains(t, out, "report: "+filepath.Join("out", "bully-partition", "002", "report.html")+"\n")
+	assert.Equal(t, "002", latest(t, filepath.Join("out", "bully-partition")))
 	assert.Equal(t, before, contents(t, first))
-	entries, err := os.ReadDir(filepath.Join("out", "partition"))
+	entries, err := os.ReadDir(filepath.Join("out", "bully-partition"))
 	require.NoError(t, err)
 	var names []string
 	for _, en := range entries {
@@ -93,7 +95,7 @@ func TestPrintedCommandsKeepEarlierResults(t *testing.T) {
 	}
 	assert.Equal(t, []string{"001", "002", "latest"}, names, "nothing else beside the results")
 	// Through latest, the newest result.
-	assert.FileExists(t, filepath.Join("out", "partition", "latest", "summary.json"))
+	assert.FileExists(t, filepath.Join("out", "bully-partition", "latest", "summary.json"))
 }
 
 // Concurrent results in one base folder each get a folder of their own:

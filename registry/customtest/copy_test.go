@@ -60,19 +60,19 @@ func TestExampleCopiedOutsideTheRepository(t *testing.T) {
 	run(goBin, "test", "./...")
 	require.Equal(t, before, files(t, dir), "go test ./... wrote into the copy")
 
-	// The README's command writes out/example/ beside example.yaml; the
+	// The README's command writes out/example/001/ beside example.yaml; the
 	// copy's own .gitignore keeps it out of the user's repository.
 	bin := filepath.Join(t.TempDir(), "custom-election")
 	run(goBin, "build", "-o", bin, ".")
 	run(bin, "-scenario", "example.yaml", "-seeds", "3", "-quiet")
-	require.FileExists(t, filepath.Join(dir, "out", "example", "summary.json"))
+	require.FileExists(t, filepath.Join(dir, "out", "example", "001", "summary.json"))
 	gitBin, err := exec.LookPath("git")
 	if err != nil {
 		t.Log("no git: the .gitignore is not checked")
 		return
 	}
 	run(gitBin, "init", "-q")
-	run(gitBin, "check-ignore", "-q", "out/example/summary.json")
+	run(gitBin, "check-ignore", "-q", "out/example/001/summary.json")
 }
 
 // copyTree copies the regular files under src to dst, skipping an out/
