@@ -74,7 +74,7 @@ func suggest(word string, candidates []string) string {
 	best, bestD := "", 1<<30
 	lw := strings.ToLower(word)
 	for _, c := range candidates {
-		d := editDistance(lw, strings.ToLower(c))
+		d := EditDistance(lw, strings.ToLower(c))
 		if d < bestD || (d == bestD && c < best) {
 			best, bestD = c, d
 		}
@@ -105,8 +105,10 @@ func suggest(word string, candidates []string) string {
 	return ""
 }
 
-// editDistance is the Levenshtein distance, with a transposition costing 1.
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance between a and b, counted in
+// runes, with a transposition of two neighbours costing 1: what the
+// loader's and the CLI's "did you mean" suggestions rank by.
+func EditDistance(a, b string) int {
 	ra, rb := []rune(a), []rune(b)
 	prev2 := make([]int, len(rb)+1)
 	prev := make([]int, len(rb)+1)

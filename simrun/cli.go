@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/electsim/electsim/scenario"
 )
 
 // subcommands are simrun's commands other than a run, in the order -h lists
@@ -148,7 +150,7 @@ func flagErrorLine(fs *flag.FlagSet, err error, cmd string) string {
 func didYouMean(word string, candidates []string, prefix string) string {
 	best, bestD := "", 1<<30
 	for _, c := range candidates {
-		if d := editDistance(strings.ToLower(word), strings.ToLower(c)); d < bestD || d == bestD && c < best {
+		if d := scenario.EditDistance(strings.ToLower(word), strings.ToLower(c)); d < bestD || d == bestD && c < best {
 			best, bestD = c, d
 		}
 	}
@@ -169,30 +171,4 @@ func didYouMean(word string, candidates []string, prefix string) string {
 		return fmt.Sprintf(" (did you mean %s%s?)", prefix, starts[0])
 	}
 	return ""
-}
-
-// editDistance is the Levenshtein distance, a transposition costing 1.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev2 := make([]int, len(rb)+1)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				cur[j] = min(cur[j], prev2[j-2]+1)
-			}
-		}
-		prev2, prev, cur = prev, cur, prev2
-	}
-	return prev[len(rb)]
 }

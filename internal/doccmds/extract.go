@@ -210,23 +210,20 @@ func fenceCommands(file, dir string, start int, body []string, mk markers) []Com
 		if text == "" {
 			continue
 		}
+		next := dir
 		if m := cdRE.FindStringSubmatch(text); m != nil {
-			next := path.Clean(path.Join(dir, m[1]))
+			next = path.Clean(path.Join(dir, m[1]))
 			if m[2] == "" { // a line of its own: only the directory changes
 				dir = next
 				continue
 			}
-			c := Command{File: file, Line: first, Text: text, Dir: dir, Fence: start}
-			classify(&c, false)
-			mk.apply(&c)
-			cmds = append(cmds, c)
-			dir = next
-			continue
 		}
+		// `cd DIR && …` runs in dir and moves the fence's later lines to DIR.
 		c := Command{File: file, Line: first, Text: text, Dir: dir, Fence: start}
 		classify(&c, false)
 		mk.apply(&c)
 		cmds = append(cmds, c)
+		dir = next
 	}
 	return cmds
 }
