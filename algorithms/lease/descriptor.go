@@ -66,7 +66,7 @@ func Descriptor() registry.Algorithm {
 			if !v.Has("token") || v.String("token") != TokenFence {
 				return registry.Token{Source: registry.TokenNone, Add: "algorithm.token: fence (an application addition: a counter its acquire script increments; k8s: one extra Get of the Lease before the leader acts)"}
 			}
-			cost := "none extra: the counter comes back with the acquire answer (the application's own acquire script increments it)"
+			cost := "no extra round trip: its own acquire script increments the counter and returns it"
 			if !v.Has("flavor") || v.String("flavor") == FlavorK8s {
 				cost = "one Get of the Lease (leaseTransitions) after OnStartedLeading, before the leader acts"
 			}
