@@ -43,7 +43,7 @@ func runGCPause(t *testing.T, seed uint64, policy cron.Policy) *gcRun {
 		Resource: resID, Policy: policy, NotBefore: gcWallStart}
 	require.NoError(t, cc.Validate())
 	lc := lease.DefaultConfig()
-	lc.Flavor = lease.FlavorTTL
+	lc.Flavor, lc.Token = lease.FlavorTTL, lease.TokenFence // the application's INCR token: the story fences by it
 	for i := 0; i < k; i++ {
 		s.AddNode("n"+string(rune('1'+i)), cron.Wrap(lease.MustNew(lc, cands, storeID), &cc))
 	}

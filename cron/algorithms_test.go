@@ -26,7 +26,9 @@ type algo struct {
 func leaseAlgo(flavor string) algo {
 	return algo{"lease/" + flavor, func(peers []sim.NodeID, store sim.NodeID) sim.Node {
 		c := lease.DefaultConfig()
-		c.Flavor = flavor
+		// The application adds a fencing token (no lease library hands
+		// one; algorithms/lease Config.Token): these tests fence by it.
+		c.Flavor, c.Token = flavor, lease.TokenFence
 		return lease.MustNew(c, peers, store)
 	}}
 }

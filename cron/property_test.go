@@ -54,6 +54,7 @@ func drawCronCase(t *rapid.T, flavors []string, policy *cron.Policy, kinds []pro
 	c.lat = time.Duration(rapid.IntRange(1, 20).Draw(t, "latency_max_ms")) * time.Millisecond
 	c.lease = lease.DefaultConfig()
 	c.lease.Flavor = rapid.SampledFrom(flavors).Draw(t, "flavor")
+	c.lease.Token = lease.TokenFence // the application's token: the properties fence by it
 	// client-go's 15s/10s/2s scaled by a RetryPeriod of 1–2s (the k8s record
 	// keeps whole seconds; see algorithms/lease/property_test.go).
 	retry := time.Duration(rapid.IntRange(1000, 2000).Draw(t, "retry_period_ms")) * time.Millisecond

@@ -155,6 +155,12 @@ type Algorithm struct {
 	// one-way latencies in [latMin, latMax]. ok is false when these
 	// values have no such bound (another flavour).
 	DriftMargin func(v Values, rate float64, latMin, latMax time.Duration) (m Margin, ok bool)
+	// Token, if set, says which fencing token the algorithm's leaders write
+	// with for these values (see Token): set by algorithms whose library
+	// hands the application none. nil: the library hands one out (a raft
+	// term, etcd's Election.Rev). The scenario loader refuses cron.policy
+	// [fencing] when it says TokenNone.
+	Token func(v Values) Token
 }
 
 // Margin is an algorithm's analytic drift margin at one clock rate.

@@ -245,6 +245,9 @@ func (a *AlgoSummary) merge(b *AlgoSummary) {
 	if b.Runs == 0 {
 		return
 	}
+	if a.Token == nil {
+		a.Token = b.Token
+	}
 	if a.Runs == 0 || b.FirstSeed < a.FirstSeed {
 		a.FirstSeed = b.FirstSeed
 	}

@@ -165,6 +165,12 @@ type Stats struct {
 // a parameter sweep).
 type AlgoSummary struct {
 	Algorithm string `json:"algorithm"`
+	// Token says where the fencing token the group's leaders wrote with
+	// came from, for an algorithm whose library hands its application none
+	// (Curator's LeaderLatch, Consul's api.Lock, the lease libraries);
+	// absent when the library hands one out (a raft term, etcd's
+	// Election.Rev).
+	Token *Token `json:"token,omitempty"`
 	// Vary is the grid cell's values, one per Grid dimension, and Group
 	// the label its runs are shown under; both empty outside a sweep.
 	Vary  []string `json:"vary,omitempty"`

@@ -124,7 +124,7 @@ func TestRedlockStories(t *testing.T) {
 		}
 		assert.Zero(t, bad, "%s: seeds that missed their expectations", file)
 	}
-	sc, err := LoadWith(shipped("redlock-gc-pause.yaml"), []string{"cron.policy=[fencing, claim]"})
+	sc, err := LoadWith(shipped("redlock-gc-pause.yaml"), []string{"algorithm.token=fence", "cron.policy=[fencing, claim]"})
 	require.NoError(t, err)
 	for seed := uint64(1); seed <= uint64(seeds); seed++ {
 		r, err := sc.Run(RunOptions{Seed: seed})

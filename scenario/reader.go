@@ -20,6 +20,9 @@ type loader struct {
 	// onAsked, if set, hears every key the loader knows at every mapping
 	// it reads, and whether the mapping has it (the writer test's census).
 	onAsked func(path, key string, present bool)
+	// fencingAt is cron.policy's "fencing" entry, if any, for the check
+	// that the algorithm hands its leaders a token (checkFencingToken).
+	fencingAt *ynode
 }
 
 func (l *loader) errAt(n *ynode, path, format string, args ...any) {

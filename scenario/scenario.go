@@ -226,6 +226,7 @@ func (l *loader) readScenario(root *ynode) *Scenario {
 	if sc.Cron != nil && sc.Cron.Mode == "shedlock" && algoNode != nil {
 		l.errAt(algoNode, "algorithm", "ShedLock mode (cron.mode: shedlock) runs no election; remove the algorithm section")
 	}
+	l.checkFencingToken(sc)
 	l.readSettle(m.get("settle"), sc)
 	if sc.Duration+sc.Settle.For > MaxRunTime {
 		at, key := m.get("duration"), "duration"
@@ -456,6 +457,9 @@ func (l *loader) readCron(n *ynode, sc *Scenario) *CronSpec {
 		if err != nil {
 			l.errAt(nodes[i], index("cron.policy", i), "%q is not a policy (fencing, idempotency, claim, none)%s", name, suggest(name, []string{"fencing", "idempotency", "claim", "none"}))
 			continue
+		}
+		if name == "fencing" {
+			l.fencingAt = nodes[i]
 		}
 		if name == "none" && len(names) > 1 {
 			l.errAt(nodes[i], index("cron.policy", i), "none cannot be combined with other rules")

@@ -196,6 +196,9 @@ func printSummary(w io.Writer, sc *scenario.Scenario, s *reports.Summary, res sw
 			fo = fmt.Sprintf("never (%d)", a.FailoversNever)
 		}
 		fmt.Fprintf(w, "%-*s %*d %*d  %-22s %s\n", width+len(a.Key())-len([]rune(a.Key())), a.Key(), nw, a.Runs, nw, a.OK, fo, findings(a))
+		if note := tokenNote(a.Token); note != "" {
+			fmt.Fprintf(w, "%-*s %s\n", width, "", note)
+		}
 	}
 	if s.Grid != nil {
 		printGrid(w, s)

@@ -172,6 +172,10 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	s.Config = &reports.Config{ScenarioSHA256: sc.SourceSHA256, Sets: o.sets, Algorithms: algos, Vary: o.vary, Simrun: simrunVersion(), FailFast: o.failFast}
 	s.Grid = gridSummary(o.dims, o.heat)
 	s.Algorithms = res.col.Groups()
+	for i := range s.Algorithms {
+		g := &s.Algorithms[i]
+		g.Token = tokenInfo(scs[cellOfVary(o, g.Vary)], g.Algorithm)
+	}
 	s.Runs = res.col.Kept()
 	s.RunsKept = res.col.KeptMode()
 	if res.interrupted {

@@ -56,13 +56,27 @@ type Config struct {
 	// RejoinDelay is how long a candidate that lost the lock, or whose
 	// Lock call failed, waits before it calls Lock again. Default 0.
 	RejoinDelay time.Duration
+	// Token is the fencing token the leader writes with: TokenNone (the
+	// default: api.Lock's Lock returns only a <-chan struct{}, api/lock.go),
+	// TokenLockIndex or TokenModifyIndex: the lock key's KVPair field, which
+	// the application reads with a KV Get after Lock returns and before it
+	// acts: one more round trip (an application addition; a Get that times
+	// out is sent again, delaying the act).
+	Token string
 }
+
+// The values of Config.Token.
+const (
+	TokenNone        = "none"
+	TokenLockIndex   = "lock_index"
+	TokenModifyIndex = "modify_index"
+)
 
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
 	return Config{Key: "leader", SessionTTL: 15 * time.Second, LockDelay: 15 * time.Second, Checks: ChecksSerf,
 		LockRetryTime: 5 * time.Second, LockWaitTime: 15 * time.Second, QueryWait: 5 * time.Minute, RequestTimeout: 7 * time.Second,
-		KeepAliveInterval: 30 * time.Second, KeepAliveTimeout: 10 * time.Second}
+		KeepAliveInterval: 30 * time.Second, KeepAliveTimeout: 10 * time.Second, Token: TokenNone}
 }
 
 // Validate reports the first invalid field, naming Go fields.
@@ -89,6 +103,8 @@ func (c Config) validate(n registry.Namer) error {
 		return fail([]string{"Checks"}, "%s must be %q or %q, got %q", n("Checks"), ChecksSerf, ChecksNone, c.Checks)
 	case c.RejoinDelay < 0:
 		return fail([]string{"RejoinDelay"}, "%s must not be negative, got %v", n("RejoinDelay"), c.RejoinDelay)
+	case c.Token != TokenNone && c.Token != TokenLockIndex && c.Token != TokenModifyIndex:
+		return fail([]string{"Token"}, "%s must be %q, %q or %q, got %q", n("Token"), TokenNone, TokenLockIndex, TokenModifyIndex, c.Token)
 	}
 	for _, p := range positive {
 		if p.d <= 0 {

@@ -8,7 +8,7 @@ import (
 // fieldNames are the scenario words for Config's fields (registry.NameBy).
 var fieldNames = map[string]string{"Key": "key", "SessionTTL": "session_ttl", "LockDelay": "lock_delay", "Checks": "checks",
 	"LockRetryTime": "lock_retry_time", "LockWaitTime": "lock_wait_time", "QueryWait": "query_wait", "RequestTimeout": "request_timeout",
-	"KeepAliveInterval": "keepalive_interval", "KeepAliveTimeout": "keepalive_timeout", "RejoinDelay": "rejoin_delay"}
+	"KeepAliveInterval": "keepalive_interval", "KeepAliveTimeout": "keepalive_timeout", "RejoinDelay": "rejoin_delay", "Token": "token"}
 
 // Descriptor describes Consul session-lock election for the scenario
 // grammar (registry): its runs get a simulated Consul cluster as their
@@ -37,11 +37,18 @@ func Descriptor() registry.Algorithm {
 			{Key: "keepalive_interval", Kind: registry.Duration, Doc: "the RPC connection's keep-alive ping interval (yamux), default 30s"},
 			{Key: "keepalive_timeout", Kind: registry.Duration, Doc: "an unanswered ping kills the connection after this (yamux ConnectionWriteTimeout), default 10s"},
 			{Key: "rejoin_delay", Kind: registry.Duration, Doc: "wait before calling Lock again after losing the lock or a failed Lock, default 0"},
+			{Key: "token", Kind: registry.Enum, Enum: []string{TokenNone, TokenLockIndex, TokenModifyIndex}, Doc: "the fencing token the leader writes with: none (api.Lock returns only a channel), lock_index or modify_index (the application reads the lock key's KVPair field with a KV Get: one more round trip before it acts, an application addition); default none"},
 			{Key: "probe_interval", Kind: registry.Duration, Single: true, Doc: "server: serf's probe interval, default 1s"},
 			{Key: "suspicion_mult", Kind: registry.Int, Min: 2, Max: 100, Single: true, Doc: "server: memberlist's SuspicionMult: a suspect node dies SuspicionMult × max(1, log10 n) × probe_interval after suspicion began, once SuspicionMult − 2 others confirmed it, default 4"},
 			{Key: "suspicion_max_timeout_mult", Kind: registry.Int, Min: 1, Max: 100, Single: true, Doc: "server: memberlist's SuspicionMaxTimeoutMult: an unconfirmed suspicion lasts this many times the minimum, default 6"},
 			{Key: "serf_members", Kind: registry.Int, Min: 0, Max: 100000, Single: true, Doc: "server: n, the serf members memberlist counts; 0 = the nodes that contacted the server + 1, default 0"},
 			{Key: "serf_timeout", Kind: registry.Duration, Single: true, Doc: "server: > 0 replaces memberlist's suspicion with a fixed delay: a node unheard this long fails serfHealth, default 0 (memberlist)"},
+		},
+		Token: func(v registry.Values) registry.Token {
+			if v.Has("token") && v.String("token") != TokenNone {
+				return registry.Token{Source: v.String("token"), AppRead: true, Cost: "one KV Get round trip after Lock returns, before the leader acts"}
+			}
+			return registry.Token{Source: registry.TokenNone, Add: "algorithm.token: lock_index (an application addition: one extra KV Get of the lock key before the leader acts)"}
 		},
 		Build: func(v registry.Values, n int, _ *sim.Rand) (registry.Factory, error) {
 			c := DefaultConfig()
@@ -57,6 +64,9 @@ func Descriptor() registry.Algorithm {
 			registry.SetDuration(v, "keepalive_interval", &c.KeepAliveInterval)
 			registry.SetDuration(v, "keepalive_timeout", &c.KeepAliveTimeout)
 			registry.SetDuration(v, "rejoin_delay", &c.RejoinDelay)
+			if v.Has("token") {
+				c.Token = v.String("token")
+			}
 			if err := c.validate(registry.NameBy(fieldNames)); err != nil {
 				return nil, err
 			}

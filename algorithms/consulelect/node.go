@@ -27,6 +27,7 @@ const (
 	stepAcquire                 // KV Acquire
 	stepWhy                     // Get after a failed Acquire: held, or a lock-delay?
 	stepMonitor                 // monitorLock's blocking Get while holding
+	stepToken                   // the application's KV Get for its fencing token (Config.Token)
 )
 
 // Node is a Consul lock candidate: api.Lock over a session it creates and
@@ -192,6 +193,8 @@ func (n *Node) answered(st step, rep *Response) {
 		}
 		// A free key refused: a lock-delay is in force; a timed wait.
 		n.arm(&n.retry, n.cfg.LockRetryTime, tagRetry)
+	case stepToken:
+		n.tokenRead(rep)
 	case stepMonitor:
 		if rep.Pair.Session == n.session {
 			n.get(rep.Index, stepMonitor)
@@ -205,7 +208,14 @@ func (n *Node) answered(st step, rep *Response) {
 func (n *Node) OnTimer(id sim.TimerID, tag int) {
 	switch tag {
 	case tagLockRequest:
-		if _, _, ok := n.lock.Expired(id); ok {
+		if req, st, ok := n.lock.Expired(id); ok {
+			if st == stepToken {
+				// The application's token read failed: it reads again,
+				// and acts only when a read answers.
+				again := *req
+				n.request(&again, stepToken, n.cfg.RequestTimeout)
+				return
+			}
 			n.lockFailed()
 		}
 	case tagRenew:
@@ -343,11 +353,39 @@ func (n *Node) destroy() {
 
 // --- the lock ---
 
-func (n *Node) lead(token int64) {
-	n.leading, n.token = true, token
-	n.env.ActAsLeader(token, token)
-	n.believe(n.env.ID(), token)
-	n.get(token, stepMonitor)
+// lead: Lock has returned. index is the key's ModifyIndex at the
+// acquisition (the tenure's epoch, and where monitorLock starts).
+func (n *Node) lead(index int64) {
+	n.leading, n.token = true, index
+	if n.cfg.Token != TokenNone {
+		// api.Lock's Lock returns only leaderCh (a <-chan struct{};
+		// api/lock.go Lock): the application reads the key's LockIndex or
+		// ModifyIndex itself with a KV Get and acts when it answers
+		// (answered, stepToken).
+		n.believe(n.env.ID(), index)
+		n.request(&Request{Op: OpGet, Key: n.cfg.Key}, stepToken, n.cfg.RequestTimeout)
+		return
+	}
+	// The default: the application acts at once, with no token (0).
+	n.env.ActAsLeader(index, 0)
+	n.believe(n.env.ID(), index)
+	n.get(index, stepMonitor)
+}
+
+// tokenRead is the answer to the application's KV Get: it acts with the
+// field Config.Token names while the key is still its session's, then
+// monitorLock watches the key as before.
+func (n *Node) tokenRead(rep *Response) {
+	if rep.Pair.Session != n.session {
+		n.lost("the lock key names another session")
+		return
+	}
+	token := rep.Pair.LockIndex
+	if n.cfg.Token == TokenModifyIndex {
+		token = rep.Pair.ModifyIndex
+	}
+	n.env.ActAsLeader(n.token, token)
+	n.get(n.token, stepMonitor)
 }
 
 // get reads the key; with index > 0 a blocking query, waiting

@@ -141,7 +141,25 @@ type Config struct {
 	// ShutdownAt, if positive, is the reading of the candidate's monotonic
 	// clock at which it shuts down gracefully (Resign). Default 0: never.
 	ShutdownAt time.Duration
+	// Token is the fencing token the leader writes with: TokenNone (the
+	// default: none of the libraries hands one — client-go's
+	// OnStartedLeading gets only a context, go-redsync's Mutex has
+	// Name/Value/Until, ShedLock's LockProvider returns only a lock) or
+	// TokenFence, an application addition: ttl, redlock and walltime read
+	// a counter the application's own acquire script/statement increments
+	// (ttl: INCR key:fence in the SET NX script; redlock: the highest of
+	// the masters' INCRs; walltime: the row's acquiring revision), which
+	// comes back with the acquire answer; k8s reads the Lease's
+	// leaseTransitions with one more Get after OnStartedLeading and acts
+	// only when it answers (a Get that times out is sent again).
+	Token string
 }
+
+// The values of Config.Token.
+const (
+	TokenNone  = "none"
+	TokenFence = "fence"
+)
 
 // DefaultConfig returns client-go's defaults (15s/10s/2s, jitter 1.2) for
 // the k8s flavour, a 10s TTL renewed every TTL/3 with Redlock's 1% + 2ms drift
@@ -163,6 +181,7 @@ func DefaultConfig() Config {
 		ValidityCheck:    CheckNever,
 		Persistence:      PersistRDB,
 		LockAtMostFor:    30 * time.Second,
+		Token:            TokenNone,
 	}
 }
 
@@ -236,6 +255,8 @@ func (c Config) validate(n registry.Namer) error {
 		return fail([]string{"Flavor"}, "%s must be %q, %q, %q or %q, got %q", n("Flavor"), FlavorK8s, FlavorTTL, FlavorWallTime, FlavorRedlock, c.Flavor)
 	case c.Key == "":
 		return fail([]string{"Key"}, "%s must not be empty", n("Key"))
+	case c.Token != TokenNone && c.Token != TokenFence:
+		return fail([]string{"Token"}, "%s must be %q or %q, got %q", n("Token"), TokenNone, TokenFence, c.Token)
 	case c.RetryPeriod <= 0:
 		return fail([]string{"RetryPeriod"}, "%s must be positive, got %v", n("RetryPeriod"), c.RetryPeriod)
 	case c.JitterFactor < 0:

@@ -14,7 +14,7 @@ var fieldNames = map[string]string{
 	"ClockDriftFactor": "clock_drift_factor", "ExpiryClock": "expiry_clock", "Masters": "masters", "TimeoutFactor": "timeout_factor", "SetNXOnExtend": "set_nx_on_extend", "ClockDriftMargin": "clock_drift_margin",
 	"ValidityCheck": "validity_check", "ValidityCheckInterval": "validity_check_interval",
 	"Persistence": "persistence", "PersistenceOverride": "persistence_override", "PersistenceOverrideStores": "persistence_override_stores",
-	"LockAtMostFor": "lock_at_most_for", "LockAtLeastFor": "lock_at_least_for", "ExtendInterval": "extend_interval", "TaskDuration": "task_duration",
+	"Token": "token", "LockAtMostFor": "lock_at_most_for", "LockAtLeastFor": "lock_at_least_for", "ExtendInterval": "extend_interval", "TaskDuration": "task_duration",
 }
 
 // Descriptor describes lease-based election for the scenario grammar
@@ -56,11 +56,22 @@ func Descriptor() registry.Algorithm {
 			{Key: "lock_at_least_for", Kind: registry.Duration, Doc: "walltime: minimum hold on release, default 0"},
 			{Key: "extend_interval", Kind: registry.Duration, Doc: "walltime: extension interval, default lock_at_most_for/2"},
 			{Key: "task_duration", Kind: registry.Duration, Doc: "walltime: how long the leader's locked task runs before it unlocks and competes again (a failed extension does not stop it), default until the process stops"},
+			{Key: "token", Kind: registry.Enum, Enum: []string{TokenNone, TokenFence}, Doc: "the fencing token the leader writes with: none (no library here hands one) or fence, an application addition: ttl, redlock and walltime read a counter the application's acquire script increments (it comes back with the acquire answer); k8s Gets the Lease's leaseTransitions, one more round trip before it acts; default none"},
 			{Key: "request_timeout", Kind: registry.Duration, Doc: "store request timeout, default k8s max(1s, renew_deadline/2) (client-go NewFromKubeconfig), else 1s"},
 			{Key: "rejoin_delay", Kind: registry.Duration, Doc: "wait before competing again after losing the lease, default 0"},
 			{Key: "shutdown_at", Kind: registry.Duration, Doc: "graceful shutdown (resign) at this monotonic reading, default never"},
 		},
 		DriftMargin: k8sDriftMargin,
+		Token: func(v registry.Values) registry.Token {
+			if !v.Has("token") || v.String("token") != TokenFence {
+				return registry.Token{Source: registry.TokenNone, Add: "algorithm.token: fence (an application addition: a counter its acquire script increments; k8s: one extra Get of the Lease before the leader acts)"}
+			}
+			cost := "no extra round trip: its own acquire script increments the counter and returns it"
+			if !v.Has("flavor") || v.String("flavor") == FlavorK8s {
+				cost = "one Get of the Lease (leaseTransitions) after OnStartedLeading, before the leader acts"
+			}
+			return registry.Token{Source: TokenFence, AppRead: true, Cost: cost}
+		},
 		NewLeaseStore: func(v registry.Values, k int) sim.Node {
 			return NewStore(StoreConfig{Persistence: configOf(v).StorePersistence(k)})
 		},
@@ -135,6 +146,9 @@ func configOf(v registry.Values) Config {
 	registry.SetDuration(v, "request_timeout", &c.RequestTimeout)
 	registry.SetDuration(v, "rejoin_delay", &c.RejoinDelay)
 	registry.SetDuration(v, "shutdown_at", &c.ShutdownAt)
+	if v.Has("token") {
+		c.Token = v.String("token")
+	}
 	return c
 }
 

@@ -24,14 +24,15 @@ var phaseNames = [...]string{"", "acquire", "lead", "release", "rejoin", "stoppe
 
 // Timer tags.
 const (
-	tagTick     = iota + 1 // acquisition retry, k8s renewal tick/round, ttl renewal, walltime extension
-	tagDeadline            // k8s RenewDeadline of a renewal round, or of a release
-	tagRequest             // the pending request timed out
-	tagValidity            // ttl: the holder's local estimate of its lease ran out
-	tagShutdown            // Config.ShutdownAt reached
-	tagRejoin              // RejoinDelay elapsed
-	tagRound               // redlock: the round to every master timed out
-	tagTaskDone            // walltime: the leader's task (Config.TaskDuration) ended
+	tagTick      = iota + 1 // acquisition retry, k8s renewal tick/round, ttl renewal, walltime extension
+	tagDeadline             // k8s RenewDeadline of a renewal round, or of a release
+	tagRequest              // the pending request timed out
+	tagValidity             // ttl: the holder's local estimate of its lease ran out
+	tagShutdown             // Config.ShutdownAt reached
+	tagRejoin               // RejoinDelay elapsed
+	tagRound                // redlock: the round to every master timed out
+	tagTaskDone             // walltime: the leader's task (Config.TaskDuration) ended
+	tagTokenRead            // k8s: the application's Get of leaseTransitions timed out
 )
 
 // step says what the reply to the pending request continues.
@@ -74,6 +75,8 @@ type Node struct {
 	pendID   int64
 	pendStep step
 	reqTimer sim.TimerID
+	tokID    int64       // k8s: the application's pending token Get (Config.Token)
+	tokTimer sim.TimerID // its timeout
 
 	tick     sim.TimerID
 	deadline sim.TimerID
@@ -142,6 +145,10 @@ func (n *Node) OnMessage(m sim.Message) {
 		n.redlockReply(m.From, r)
 		return
 	}
+	if r != nil && n.tokID != 0 && r.ID == n.tokID {
+		n.tokenRead(r)
+		return
+	}
 	if r == nil || n.pendID == 0 || r.ID != n.pendID {
 		return // stale: timed out, abandoned, or from before a restart
 	}
@@ -161,6 +168,11 @@ func (n *Node) OnTimer(id sim.TimerID, tag int) {
 		st := n.pendStep
 		n.pendID = 0
 		n.onReply(st, nil)
+	case tagTokenRead:
+		if id == n.tokTimer {
+			n.tokTimer = 0
+			n.readToken() // the read failed: read again; act only on an answer
+		}
 	case tagTick:
 		if id == n.tick {
 			n.tick = 0
@@ -307,10 +319,45 @@ func (n *Node) jittered() time.Duration {
 func (n *Node) lead(token int64) {
 	n.phase = phaseLead
 	n.leading, n.token, n.leadAt = true, token, n.env.Now()
-	n.env.ActAsLeader(token, token)
+	switch {
+	case n.cfg.Token == TokenNone:
+		n.env.ActAsLeader(token, 0) // the default: no token
+	case n.cfg.Flavor == FlavorK8s:
+		// OnStartedLeading(ctx) hands the application no record
+		// (client-go leaderelection.go LeaderCallbacks): it Gets the Lease
+		// for leaseTransitions and acts when the answer arrives.
+		n.readToken()
+	default:
+		n.env.ActAsLeader(token, token) // the application's counter, from its acquire script
+	}
+}
+
+// readToken sends the application's Get of the lease record (k8s, Config.Token
+// fence), on its own request ID beside the elector's.
+func (n *Node) readToken() {
+	if !n.leading {
+		return
+	}
+	n.reqSeq++
+	n.tokID = n.reqSeq
+	n.arm(&n.tokTimer, n.cfg.requestTimeout(), tagTokenRead)
+	n.env.Send(RequestMessage(n.store, &Request{ID: n.tokID, Op: OpGet, Key: n.cfg.Key}))
+}
+
+// tokenRead is the answer to readToken: the leader acts with the record's
+// leaseTransitions if it still leads and the record still names it.
+func (n *Node) tokenRead(r *Reply) {
+	n.tokID = 0
+	n.disarm(&n.tokTimer)
+	if !n.leading || r.Rec.Holder != n.env.ID() {
+		return // the tenure ended, or the record names another holder: no act
+	}
+	n.env.ActAsLeader(n.token, r.Rec.Transitions)
 }
 
 func (n *Node) stopLeading(why string) {
+	n.tokID = 0
+	n.disarm(&n.tokTimer)
 	if n.leading {
 		n.leading = false
 		n.env.StopLeading(why)

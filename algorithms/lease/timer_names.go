@@ -19,6 +19,8 @@ func (n *Node) TimerName(tag int) string {
 		return "lease.redlock_round"
 	case tagTaskDone:
 		return "lease.task"
+	case tagTokenRead:
+		return "lease.token_read"
 	}
 	return ""
 }

@@ -28,6 +28,7 @@ func ttlConfig() Config {
 // act as leader. Only when its overdue timers run does it notice.
 func TestTTLPausedLeaderResumesBelievingItLeads(t *testing.T) {
 	cfg := ttlConfig()
+	cfg.Token = TokenFence // the application's INCR counter (token_test.go)
 	c := newCluster(t, 11, 2, cfg, 1)
 	c.s.At(sim.Time(time.Second), func() { c.s.Restart(1, true) })
 	pauseAt, resumeAt := sim.Time(20*time.Second), sim.Time(35*time.Second)

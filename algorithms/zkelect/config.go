@@ -58,7 +58,20 @@ type Config struct {
 	// LeaderLatch reconnection behaviour the candidate follows. Default
 	// DefaultCuratorVersion.
 	CuratorVersion string
+	// Token is the fencing token the leader writes with: TokenNone (the
+	// default: Curator's LeaderLatch hands the application only
+	// getOurPath(), no zxid) or TokenCzxid, the latch znode's creation zxid,
+	// which the application reads with exists()/getData() on getOurPath()
+	// before it acts: one more round trip to the ensemble (an application
+	// addition; a read that times out is sent again, delaying the act).
+	Token string
 }
+
+// The values of Config.Token.
+const (
+	TokenNone  = "none"
+	TokenCzxid = "czxid"
+)
 
 // minor is CuratorVersion's minor number (5.x); Validate has checked it.
 func (c Config) minor() int {
@@ -70,7 +83,7 @@ func (c Config) minor() int {
 
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
-	return Config{Name: "leader", SessionTimeout: 60 * time.Second, Policy: PolicyStandard, RequestTimeout: 5 * time.Second, CuratorVersion: DefaultCuratorVersion}
+	return Config{Name: "leader", SessionTimeout: 60 * time.Second, Policy: PolicyStandard, RequestTimeout: 5 * time.Second, CuratorVersion: DefaultCuratorVersion, Token: TokenNone}
 }
 
 // Validate reports the first invalid field, naming Go fields.
@@ -93,6 +106,8 @@ func (c Config) validate(n registry.Namer) error {
 		return fail([]string{"CuratorVersion"}, "%s must be one of %s, got %q", n("CuratorVersion"), strings.Join(CuratorVersions, ", "), c.CuratorVersion)
 	case c.RejoinDelay < 0:
 		return fail([]string{"RejoinDelay"}, "%s must not be negative, got %v", n("RejoinDelay"), c.RejoinDelay)
+	case c.Token != TokenNone && c.Token != TokenCzxid:
+		return fail([]string{"Token"}, "%s must be %q or %q, got %q", n("Token"), TokenNone, TokenCzxid, c.Token)
 	}
 	return nil
 }

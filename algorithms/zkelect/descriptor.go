@@ -6,7 +6,7 @@ import (
 )
 
 // fieldNames are the scenario words for Config's fields (registry.NameBy).
-var fieldNames = map[string]string{"SessionTimeout": "session_timeout", "Policy": "policy", "RequestTimeout": "request_timeout", "RejoinDelay": "rejoin_delay", "Name": "name", "CuratorVersion": "curator_version"}
+var fieldNames = map[string]string{"SessionTimeout": "session_timeout", "Policy": "policy", "RequestTimeout": "request_timeout", "RejoinDelay": "rejoin_delay", "Name": "name", "CuratorVersion": "curator_version", "Token": "token"}
 
 // Descriptor describes ZooKeeper/Curator LeaderLatch election for the
 // scenario grammar (registry): its runs get a simulated ZooKeeper as their
@@ -26,7 +26,14 @@ func Descriptor() registry.Algorithm {
 			{Key: "request_timeout", Kind: registry.Duration, Doc: "create/children/watch timeout, then sent again, default 5s"},
 			{Key: "rejoin_delay", Kind: registry.Duration, Doc: "wait before a new session after LOST, default 0"},
 			{Key: "curator_version", Kind: registry.Enum, Enum: CuratorVersions, Doc: "the Curator release whose LeaderLatch reconnection behaviour to follow: 5.3 and earlier reset the latch on RECONNECTED, 5.4 re-checks the children, 5.7 checks the first znode is this session's, 5.8 re-checks whatever the policy; default " + DefaultCuratorVersion},
+			{Key: "token", Kind: registry.Enum, Enum: []string{TokenNone, TokenCzxid}, Doc: "the fencing token the leader writes with: none (LeaderLatch hands the application only getOurPath()) or czxid (the application reads its latch znode's creation zxid with exists(): one more round trip before it acts, an application addition); default none"},
 			{Key: "tick_time", Kind: registry.Duration, Single: true, Doc: "server: tickTime, bounding session timeouts to [2, 20] ticks and the session-expiry buckets, default 2s (zoo_sample.cfg)"},
+		},
+		Token: func(v registry.Values) registry.Token {
+			if v.Has("token") && v.String("token") == TokenCzxid {
+				return registry.Token{Source: TokenCzxid, AppRead: true, Cost: "one exists() round trip to the ensemble on getOurPath() before the leader acts"}
+			}
+			return registry.Token{Source: registry.TokenNone, Add: "algorithm.token: czxid (an application addition: one extra exists() read of the latch znode before the leader acts)"}
 		},
 		Build: func(v registry.Values, n int, _ *sim.Rand) (registry.Factory, error) {
 			c := DefaultConfig()
@@ -38,6 +45,9 @@ func Descriptor() registry.Algorithm {
 			registry.SetDuration(v, "rejoin_delay", &c.RejoinDelay)
 			if v.Has("curator_version") {
 				c.CuratorVersion = v.String("curator_version")
+			}
+			if v.Has("token") {
+				c.Token = v.String("token")
 			}
 			if err := c.validate(registry.NameBy(fieldNames)); err != nil {
 				return nil, err

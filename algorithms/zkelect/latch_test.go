@@ -70,7 +70,9 @@ func TestZKSessionTimeoutNegotiated(t *testing.T) {
 // znode) hands leadership to the next in line, whose token (czxid) is
 // higher.
 func TestZKLatchOrder(t *testing.T) {
-	r := newRig(t, 2, 3, cfgT(PolicyStandard))
+	c := cfgT(PolicyStandard)
+	c.Token = TokenCzxid // the application reads the czxid (token_test.go)
+	r := newRig(t, 2, 3, c)
 	r.s.RunFor(time.Second)
 	var tokens []int64
 	for round := 0; round < 3; round++ {

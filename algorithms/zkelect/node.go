@@ -34,6 +34,7 @@ const (
 	stepWatch
 	stepDeleteOld
 	stepOwner // Curator 5.7: the first znode's ephemeralOwner
+	stepToken // the application's exists() for its znode's czxid (Config.Token)
 )
 
 // Node is a Curator LeaderLatch candidate on a ZooKeeper session.
@@ -203,6 +204,8 @@ func (n *Node) OnMessage(m sim.Message) {
 			return
 		}
 		n.takeLeadership()
+	case stepToken:
+		n.tokenRead(rep)
 	case stepWatch:
 		n.checkLeadership()
 	case stepDeleteOld:
@@ -429,8 +432,28 @@ func (n *Node) takeLeadership() {
 		return
 	}
 	n.leading = true
-	n.env.ActAsLeader(n.myNode.Czxid, n.myNode.Czxid)
+	if n.cfg.Token == TokenCzxid {
+		// isLeader() has fired, but LeaderLatch hands the application no
+		// zxid (its public API has getOurPath(), hasLeadership(), getId();
+		// LeaderLatch.java at apache-curator-5.9.0): it reads the znode's
+		// Stat with exists(getOurPath()) and acts with its czxid only
+		// when that answer arrives (answered, stepToken).
+		n.believe(n.env.ID(), n.myNode.Czxid)
+		n.request(&Request{Op: OpGetData, Session: n.session, Path: n.myNode.Path}, stepToken)
+		return
+	}
+	// The default: the application acts at once, with no token (0).
+	n.env.ActAsLeader(n.myNode.Czxid, 0)
 	n.believe(n.env.ID(), n.myNode.Czxid)
+}
+
+// tokenRead is the answer to the application's exists(): it acts as leader
+// with the znode's czxid if it still leads and the znode is still its own.
+func (n *Node) tokenRead(rep *Response) {
+	if !n.leading || rep.Node.Path != n.myNode.Path || rep.Node.Czxid == 0 {
+		return // leadership ended, or the znode is gone: no token, no act
+	}
+	n.env.ActAsLeader(n.myNode.Czxid, rep.Node.Czxid)
 }
 
 func (n *Node) believe(holder sim.NodeID, epoch int64) { n.belief.Report(n.env, holder, epoch) }
