@@ -2,6 +2,7 @@ package checker
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,10 +96,15 @@ func TestGCPauseUnfenced(t *testing.T) {
 			"acquired the lease, token 2",
 			victim + " resumed",
 			victim + " wrote " + slot + " step 0 with token 1; resource accepted it",
-			"(policy: none) → double execution",
+			"(policy: none)",
 		} {
 			assert.Contains(t, v.Explanation, want, "seed %d", seed)
 		}
+		// With validity_check: never (go-redsync's README usage, the
+		// default) the resumed holder writes before it learns anything: it
+		// stops leading only when its refused extension comes back, which
+		// may come after the story's last step, the doubled write.
+		assert.True(t, strings.HasSuffix(v.Explanation, "→ double execution"), "seed %d: %s", seed, v.Explanation)
 
 		require.Equal(t, "Illegal", r.Linearizability[1].Result)
 		assert.Equal(t, StatusViolated, mustCheck(r, CheckLinearizability).Status)
@@ -152,7 +158,13 @@ func TestGCPauseFenced(t *testing.T) {
 		require.True(t, sb.OnlyHarmless())
 		v := sb.Violations[0]
 		assert.Equal(t, victim, v.Nodes[0])
-		assert.Equal(t, sim.Time(25*time.Second+50*time.Millisecond), v.End, "the overlap ends when the paused leader resumes and steps down")
+		// The overlap ends when the resumed leader's extension is refused:
+		// with validity_check: never (the default, go-redsync's README
+		// usage) it does not compare its clock with the validity, so it
+		// learns of the lost lease one store round trip (1-10 ms each way)
+		// after it resumes at 25.050 s.
+		assert.GreaterOrEqual(t, v.End, sim.Time(25*time.Second+52*time.Millisecond), "seed %d", seed)
+		assert.LessOrEqual(t, v.End, sim.Time(25*time.Second+70*time.Millisecond), "seed %d", seed)
 		assert.Equal(t, "harmless: the resource rejected 1 write(s) ("+victim+" token 1: stale_token; policy: fencing) and applied no slot from both leaders and no stale token", v.Why)
 		assert.Contains(t, v.Explanation, "resource rejected it: stale_token")
 		assert.True(t, mustCheck(r, CheckLeaderLinearizability).OnlyHarmless())
