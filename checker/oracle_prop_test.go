@@ -46,14 +46,30 @@ func oInput(c oCase) checker.Input {
 	return checker.Input{Records: c.recs, Names: names, Candidates: cands, Resource: log, Policy: c.policy, MaxViolations: 1 << 20}
 }
 
-// compareWithOracle judges c both ways and lists every disagreement.
+// compareWithOracle judges c with checker.Run (which keeps the story and
+// decides the resource history with one porcupine call) and with a
+// streaming Checker without a story, as a sweep's runs are judged (the
+// resource history then goes segment by segment), and lists every
+// disagreement of either with the oracle.
 func compareWithOracle(c oCase) []string {
-	rep := checker.Run(oInput(c))
+	in := oInput(c)
+	bad := compareReport(c, "Run", checker.Run(in))
+	recs := in.Records
+	in.Records = nil
+	k := checker.New(in)
+	for i := range recs {
+		k.Record(&recs[i])
+	}
+	return append(bad, compareReport(c, "streaming", k.Finish(in.Resource))...)
+}
+
+// compareReport lists every disagreement of rep with the oracle.
+func compareReport(c oCase, how string, rep checker.Report) []string {
 	var bad []string
 	diff := func(what string, got, want any) {
 		g, w := fmt.Sprint(got), fmt.Sprint(want)
 		if g != w {
-			bad = append(bad, fmt.Sprintf("%s: checker %s, oracle %s", what, g, w))
+			bad = append(bad, fmt.Sprintf("%s: %s: checker %s, oracle %s", how, what, g, w))
 		}
 	}
 	get := func(name string) checker.Check {
