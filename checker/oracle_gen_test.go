@@ -62,7 +62,15 @@ func genCase(t *rapid.T) oCase {
 	for s := 0; s < steps; s++ {
 		now += rapid.SampledFrom([]int64{2, 0, 0, 1, 3, 5}).Draw(t, "gap") // shrinks to 2 ms: ties stay few
 		node := sim.NodeID(rapid.IntRange(0, c.n-1).Draw(t, "node"))
-		switch rapid.IntRange(0, 11).Draw(t, "action") {
+		switch rapid.IntRange(0, 12).Draw(t, "action") {
+		case 12: // a tenure of no time: leads, then learns of a newer term at once
+			if !up[node] {
+				continue
+			}
+			epoch := int64(rapid.IntRange(1, 5).Draw(t, "epoch"))
+			add(sim.Record{Type: sim.RecLead, Node: node, Epoch: epoch, Token: epoch})
+			add(sim.Record{Type: sim.RecStepDown, Node: node, Detail: "x"})
+			leading[node] = false
 		case 0, 1, 2: // acts as leader (again, if already leading: a new tenure)
 			if !up[node] {
 				continue

@@ -49,16 +49,33 @@ func oInput(c oCase) checker.Input {
 // compareWithOracle judges c with checker.Run (which keeps the story and
 // decides the resource history with one porcupine call) and with a
 // streaming Checker without a story, as a sweep's runs are judged (the
-// resource history then goes segment by segment), and lists every
-// disagreement of either with the oracle.
+// resource history then goes segment by segment) and reporting what it
+// decides online (Input.OnViolation), and lists every disagreement of
+// either with the oracle.
 func compareWithOracle(c oCase) []string {
 	in := oInput(c)
 	bad := compareReport(c, "Run", checker.Run(in))
 	recs := in.Records
 	in.Records = nil
+	told := map[string]bool{}
+	in.OnViolation = func(check string) {
+		if told[check] {
+			bad = append(bad, "OnViolation told "+check+" twice")
+		}
+		told[check] = true
+	}
 	k := checker.New(in)
 	for i := range recs {
 		k.Record(&recs[i])
+	}
+	// The online verdicts (simrun -fail-fast) of the two checks decided
+	// while the records stream by.
+	ts := oracleTenures(c.recs)
+	for check, want := range map[string]bool{checker.CheckElectionSafety: len(oracleElectionSafety(ts)) > 0,
+		checker.CheckSplitBrain: len(oracleOverlaps(ts, nil, c.policy, false)) > 0} {
+		if told[check] != want {
+			bad = append(bad, fmt.Sprintf("streaming: OnViolation(%s): checker %v, oracle %v", check, told[check], want))
+		}
 	}
 	return append(bad, compareReport(c, "streaming", k.Finish(in.Resource))...)
 }
