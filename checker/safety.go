@@ -120,12 +120,10 @@ func (c *checker) harm(a, b *tenure) (harmful, assessed bool, why string, idx []
 				d.name, c.in.name(a.node), a.token, c.in.name(b.node), b.token), []int{ra.first, rb.first}
 		}
 	}
-	for _, s := range c.writes.stales {
-		if (of(s.idx, a) && of(s.prior, b)) || (of(s.idx, b) && of(s.prior, a)) {
-			e, p := &log[s.idx], &log[s.prior]
-			return true, true, fmt.Sprintf("the resource applied %s's token %d after %s's token %d",
-				c.in.name(e.Node), e.Token, c.in.name(p.Node), p.Token), []int{s.prior, s.idx}
-		}
+	if i, p, ok := c.staleBetween(a, b); ok {
+		e, q := &log[i], &log[p]
+		return true, true, fmt.Sprintf("the resource applied %s's token %d after %s's token %d",
+			c.in.name(e.Node), e.Token, c.in.name(q.Node), q.Token), []int{p, i}
 	}
 	var rejected []string
 	n := 0
@@ -147,6 +145,42 @@ func (c *checker) harm(a, b *tenure) (harmful, assessed bool, why string, idx []
 			n, strings.Join(rejected, ", "), c.in.Policy), nil
 	}
 	return false, true, "harmless: no slot was applied from both leaders and no stale token was applied", nil
+}
+
+// staleBetween finds a write of one tenure that the resource applied after
+// the other tenure's higher token in the same fencing scope: the log index
+// of the first such write and of the other tenure's first write in that
+// scope before it. The higher token need not be the highest applied before
+// (a third leader's even higher token does not hide the damage between these
+// two), so the stale writes' priors are not enough.
+func (c *checker) staleBetween(a, b *tenure) (idx, prior int, ok bool) {
+	lo, hi := a, b
+	if a.token > b.token {
+		lo, hi = b, a
+	}
+	if lo.token == hi.token {
+		return 0, 0, false
+	}
+	log := c.in.Resource
+	first := map[int]int{} // lookups only: fencing scope → hi's first applied write in it
+	for i := range log {
+		e := &log[i]
+		if !e.Accepted {
+			continue
+		}
+		sc := scopeOf(c.in.Policy, e.JobIndex)
+		switch {
+		case e.Node == hi.node && e.Token == hi.token:
+			if _, seen := first[sc]; !seen {
+				first[sc] = i
+			}
+		case e.Node == lo.node && e.Token == lo.token:
+			if p, seen := first[sc]; seen {
+				return i, p, true
+			}
+		}
+	}
+	return 0, 0, false
 }
 
 // checkSplitBrain: no two nodes acted as leader at the same instant of true

@@ -66,6 +66,9 @@ func (k *Checker) Record(r *sim.Record) {
 	if c.in.KeepStory && toldInStories(r) {
 		c.kept = append(c.kept, storyRec{seq: seq, r: *r})
 	}
+	if c.in.OnViolation != nil {
+		k.overlappedUntil(r.At)
+	}
 	if r.Type != sim.RecNote {
 		c.tl.add(seq, r)
 		k.rp.step(seq, r)
@@ -100,11 +103,17 @@ func (k *Checker) online(r *sim.Record) {
 		k.openSince = -1
 	case k.openSince < 0:
 		k.openSince = r.At
-	case r.At > k.openSince && !k.told[1]:
-		// Two tenures have overlapped for a positive time (tenures that
-		// only touch do not count).
+	}
+}
+
+// overlappedUntil reports split_brain when two or more tenures have been
+// open from openSince up to a record at at, a positive time (tenures that
+// only touch do not count). It runs before the record is applied: the
+// record that ends the overlap (a step-down) must still see it.
+func (k *Checker) overlappedUntil(at sim.Time) {
+	if k.openSince >= 0 && at > k.openSince && !k.told[1] {
 		k.told[1] = true
-		c.in.OnViolation(CheckSplitBrain)
+		k.c.in.OnViolation(CheckSplitBrain)
 	}
 }
 

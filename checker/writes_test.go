@@ -118,3 +118,22 @@ func TestResourceWithoutWrites(t *testing.T) {
 	assert.Equal(t, StatusOK, mustCheck(r, CheckLinearizability).Status)
 	assert.True(t, mustCheck(r, CheckSplitBrain).OnlyHarmless())
 }
+
+// docs/checkers.md, "split_brain": an overlap is harmful when the resource
+// applied one tenure's token after the other's higher token. A third
+// leader's even higher token, applied first, does not hide that damage: the
+// stale write's prior (the highest token) is n3's, yet n1's token 6 still
+// landed after n2's token 7. Found by TestCheckerAgreesWithOracle.
+func TestSplitBrainHarmBehindAHigherToken(t *testing.T) {
+	other := slot0 + int64(time.Hour)
+	in := writesInput(cron.Policy{},
+		write(3000, 2, 90, other, 0, 9, true, ""),
+		write(5000, 1, 50, slot0, 0, 7, true, ""),
+		write(8010, 0, 10, slot0+2*int64(time.Hour), 0, 6, true, ""))
+	r := Run(in)
+	assert.Equal(t, 2, mustCheck(r, CheckStaleWrite).Count)
+	sb := mustCheck(r, CheckSplitBrain)
+	require.Equal(t, 1, sb.Count)
+	assert.False(t, sb.Violations[0].Harmless)
+	assert.Equal(t, "the resource applied n1's token 6 after n2's token 7", sb.Violations[0].Why)
+}
