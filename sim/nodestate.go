@@ -213,7 +213,10 @@ func (n *nodeState) boot(restart bool) {
 	}
 	n.s.emit()
 	n.s.stats.Events++
+	prev := n.s.cur // a restart from a driver callback returns to it
+	n.s.cur = calling{node: n, kind: inStart}
 	n.node.Start(n, restored)
+	n.s.cur = prev
 }
 
 // --- Env ---

@@ -35,10 +35,20 @@ type Config struct {
 	// MaxInFlight bounds how many messages may be in flight at once (sent,
 	// not yet delivered or lost): the event-rate guard bounds events, but
 	// one event can broadcast to every node, so a runaway broadcast timer
-	// among 64 nodes fills memory before the rate window closes. A send
-	// that takes the count past it stops the run after the current event
-	// with OutcomeInFlight. Default DefaultMaxInFlight.
+	// among 64 nodes fills memory before the rate window closes. The send
+	// that would take the count past it stops the run at that call (the
+	// handler does not continue) with OutcomeInFlight. Default
+	// DefaultMaxInFlight.
 	MaxInFlight uint64
+	// MaxQueue bounds the pending queue entries (armed timers, messages
+	// in flight, scheduled callbacks): a handler that arms timers in a
+	// loop stops at the call that would exceed it, with OutcomeQueue.
+	// Default DefaultMaxQueue.
+	MaxQueue int
+	// MaxPersist bounds the bytes of one Env.Persist call: a larger write
+	// breaks the engine's contract and crashes the run (OutcomeCrashed).
+	// Default DefaultMaxPersist.
+	MaxPersist int
 	// Link is the default configuration of every directed link.
 	// Zero Latency means constant 1 ms.
 	Link LinkConfig
@@ -63,6 +73,15 @@ const DefaultRateWindow = 100 * time.Millisecond
 // among 64 nodes has about 8,000 messages in flight; 64 nodes broadcasting
 // every millisecond over 10 ms links about 40,000).
 const DefaultMaxInFlight = 250_000
+
+// DefaultMaxQueue is Config.MaxQueue's default: 24 MB of queue entries,
+// four times DefaultMaxInFlight (every message in flight holds one).
+const DefaultMaxQueue = 4 * DefaultMaxInFlight
+
+// DefaultMaxPersist is Config.MaxPersist's default, 16 MiB: a node's
+// durable state is its vote, term and log, far smaller in every shipped
+// algorithm.
+const DefaultMaxPersist = 16 << 20
 
 // DefaultWallStart is the calendar time at true time 0 when Config.WallStart is zero.
 var DefaultWallStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -89,9 +108,17 @@ const (
 	// OutcomeInFlight: more than Config.MaxInFlight messages were in
 	// flight at once (a runaway broadcast).
 	OutcomeInFlight
+	// OutcomeCrashed: a node's handler panicked or broke the engine's
+	// contract (Failure says which, where and why). The run stops at that
+	// event; Run and RunUntil return OutcomeCrashed on every later call.
+	OutcomeCrashed
+	// OutcomeQueue: more than Config.MaxQueue entries (timers, messages,
+	// callbacks) were pending at once: a handler arming timers in a loop.
+	// Checked at the call that exceeds it.
+	OutcomeQueue
 )
 
-var outcomeNames = [...]string{"", "horizon", "quiescent", "budget_exhausted:time", "budget_exhausted:events", "budget_exhausted:event_rate", "stopped", "budget_exhausted:in_flight"}
+var outcomeNames = [...]string{"", "horizon", "quiescent", "budget_exhausted:time", "budget_exhausted:events", "budget_exhausted:event_rate", "stopped", "budget_exhausted:in_flight", "crashed", "budget_exhausted:queue"}
 
 // String names the outcome, e.g. "budget_exhausted:events".
 func (o Outcome) String() string {
@@ -103,7 +130,7 @@ func (o Outcome) String() string {
 
 // Exhausted reports whether the run was stopped by a budget.
 func (o Outcome) Exhausted() bool {
-	return o == OutcomeTimeBudget || o == OutcomeEventBudget || o == OutcomeEventRate || o == OutcomeInFlight
+	return o == OutcomeTimeBudget || o == OutcomeEventBudget || o == OutcomeEventRate || o == OutcomeInFlight || o == OutcomeQueue
 }
 
 // Stats are a run's counters. Per-kind arrays are indexed by MsgKind.
@@ -150,6 +177,7 @@ type Sim struct {
 	hash     hasher
 	rec      Record
 	kindHash [MaxKinds]uint64
+	nkinds   int // kinds registered when the run started: a send of another breaks the contract
 	stats    Stats
 	wallBase int64
 	popped   uint64
@@ -160,6 +188,8 @@ type Sim struct {
 	checkAt  uint64 // min(winStop, MaxEvents); 0 after Stop
 	stopReq  bool   // Stop was called
 	flooded  bool   // more than MaxInFlight messages were in flight
+	failure  *Failure
+	cur      calling // the handler being called, for a Failure
 }
 
 // budget is the slow path of the run loop: a Stop, the absolute cap, a new
@@ -194,6 +224,10 @@ func (s *Sim) budget(t Time) (Outcome, bool) {
 // run with, or 0.
 func (s *Sim) halted() Outcome {
 	switch {
+	case s.failure != nil:
+		return OutcomeCrashed
+	case s.q.full:
+		return OutcomeQueue
 	case s.flooded:
 		return OutcomeInFlight
 	case s.stopReq:
@@ -227,6 +261,12 @@ func New(cfg Config) *Sim {
 	if cfg.MaxInFlight == 0 {
 		cfg.MaxInFlight = DefaultMaxInFlight
 	}
+	if cfg.MaxQueue <= 0 {
+		cfg.MaxQueue = DefaultMaxQueue
+	}
+	if cfg.MaxPersist <= 0 {
+		cfg.MaxPersist = DefaultMaxPersist
+	}
 	if cfg.Link.Latency == (Dist{}) {
 		cfg.Link.Latency = Constant(time.Millisecond)
 	}
@@ -237,6 +277,7 @@ func New(cfg Config) *Sim {
 	s.winLimit = rateLimit(cfg.MaxEventRate, cfg.RateWindow)
 	s.winEnd, s.winStop = Time(cfg.RateWindow), s.winLimit
 	s.checkAt = min(s.winStop, cfg.MaxEvents)
+	s.q.limit, s.q.stop = cfg.MaxQueue, &s.checkAt
 	s.hash.h = cfg.Seed
 	s.hashKinds()
 	return s
@@ -245,7 +286,9 @@ func New(cfg Config) *Sim {
 // hashKinds (re)computes the kind-name hashes; start calls it again so
 // kinds registered after New still hash by name.
 func (s *Sim) hashKinds() {
-	for i, name := range kindNames() {
+	names := kindNames()
+	s.nkinds = len(names)
+	for i, name := range names {
 		if i > 0 { // kind 0 (no message) hashes as 0 on every path
 			s.kindHash[i] = strHash(name)
 		}
@@ -375,9 +418,14 @@ func (s *Sim) allocMsg() int32 {
 		return ref
 	}
 	// The slab grows only when every slot is in flight: the count to
-	// bound is its length, checked off the hot path.
+	// bound is its length, checked off the hot path. The send that would
+	// exceed it stops the handler there (a handler sending in a loop
+	// would otherwise fill memory before the event ends); a handler that
+	// swallows the panic gets no slot either, and the run stops after
+	// the event.
 	if uint64(len(s.msgs)) >= s.cfg.MaxInFlight {
-		s.flooded, s.checkAt = true, 0 // stop after the current event
+		s.flooded, s.checkAt = true, 0
+		panic(budgetStop(OutcomeInFlight))
 	}
 	s.msgs = append(s.msgs, msgSlot{})
 	return int32(len(s.msgs) - 1)
@@ -452,7 +500,16 @@ func (s *Sim) RunUntil(t Time) Outcome {
 // RunFor is RunUntil(Now() + d).
 func (s *Sim) RunFor(d time.Duration) Outcome { return s.RunUntil(s.now.Add(d)) }
 
-func (s *Sim) run(limit Time, quiesce bool) Outcome {
+// run is the event loop. Its deferred recover (one per call, nothing per
+// event) turns a panic in any handler into OutcomeCrashed and a bound
+// checked at a call (budgetStop) into its outcome; either way the run
+// stops at that event.
+func (s *Sim) run(limit Time, quiesce bool) (o Outcome) {
+	if o := s.halted(); o == OutcomeCrashed || o == OutcomeQueue {
+		s.outcome = o
+		return o
+	}
+	defer s.recoverRun(&o)
 	if !s.started {
 		s.start()
 	}
@@ -524,7 +581,9 @@ func (s *Sim) dispatch(e *event) {
 		s.controls[e.ref] = nil
 		s.freeCtl = append(s.freeCtl, e.ref)
 		s.stats.Controls++
+		s.cur = calling{kind: inControl}
 		fn()
+		s.cur.node = nil
 	case evLocal:
 		s.deliver(e, false)
 	}

@@ -153,7 +153,9 @@ func (s *Sim) fireTimer(e *event) {
 			k.Record(&s.rec)
 		}
 	}
+	s.cur = calling{node: n, kind: inTimer, ref: int32(tag)}
 	n.node.OnTimer(id, tag)
+	s.cur.node = nil
 }
 
 // reprojectTimers re-queues every armed timer of n after its monotonic rate

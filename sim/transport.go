@@ -1,12 +1,13 @@
 package sim
 
-import "fmt"
-
 // Send implements Env.
 func (n *nodeState) Send(m Message) {
 	s := n.s
 	if m.To < 0 || int(m.To) >= len(s.nodes) {
-		panic(fmt.Sprintf("sim: %s sent %v to unknown node %d", n.name, m.Kind, m.To))
+		contract("%s sent %v to unknown node %d", n.name, m.Kind, m.To)
+	}
+	if m.Kind == 0 || int(m.Kind) >= s.nkinds {
+		contract("%s sent unregistered message kind %d (register kinds with sim.RegisterKind at package initialisation)", n.name, uint16(m.Kind))
 	}
 	m.From = n.id
 	s.stats.Sent[m.Kind]++
@@ -115,6 +116,8 @@ func (s *Sim) deliver(e *event, network bool) {
 	// Handed over straight from the slab (the callee gets its own copy);
 	// the slot is freed after, so a send in the handler cannot reuse it.
 	ref := e.ref
+	s.cur = calling{node: dst, kind: inMessage, ref: ref}
 	dst.node.OnMessage(slot.m)
+	s.cur.node = nil
 	s.freeMsg(ref)
 }
