@@ -283,6 +283,9 @@ type ViolationSummary struct {
 	Details     string `json:"details,omitempty"`
 	Explanation string `json:"explanation"`
 	Replay      string `json:"replay"`
+	// Stack is a crashed finding's stack, from the panic to the engine
+	// (sim.Failure.Stack): for people, never parsed.
+	Stack string `json:"stack,omitempty"`
 }
 
 // Timing is the sweep's wall-clock cost.

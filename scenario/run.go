@@ -307,7 +307,7 @@ func (r *Run) Execute(opts RunOptions) {
 	sc := r.Scenario
 	s := r.Sim
 	r.Outcome = s.RunUntil(sim.Time(sc.Duration))
-	if !r.Outcome.Exhausted() && r.Outcome != sim.OutcomeStopped {
+	if !r.Outcome.Exhausted() && r.Outcome != sim.OutcomeStopped && r.Outcome != sim.OutcomeCrashed {
 		r.SettleStart = s.Now()
 		r.Injector.Settle(s.Now())
 		r.Outcome = s.RunFor(sc.Settle.For)
@@ -426,9 +426,10 @@ func (r *Run) check() {
 			in.CronTo = sc.Start.Add(end)
 		}
 	}
-	if r.Outcome.Exhausted() || r.Outcome == sim.OutcomeStopped {
+	if r.Outcome.Exhausted() || r.Outcome == sim.OutcomeStopped || r.Outcome == sim.OutcomeCrashed {
 		in.SettleBound = 0
 	}
+	in.Failure = r.Sim.Failure() // the crashed check; it fails the run unless the expect block allows it
 	r.Report = r.Checker.Finish(log)
 	r.OK, r.Problems = r.Report.Judge(sc.Expect)
 	switch {

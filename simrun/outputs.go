@@ -2,6 +2,7 @@ package simrun
 
 import (
 	"fmt"
+	"github.com/electsim/electsim/checker"
 	"io"
 	"math"
 	"os"
@@ -262,7 +263,7 @@ func num(x float64) string {
 // findings lists a summary's violation counts, e.g. "split_brain 3 (harmless 12)".
 func findings(a reports.AlgoSummary) string {
 	var parts []string
-	for _, k := range []string{"election_safety", "split_brain", "double_execution", "stale_write", "linearizability", "leader_linearizability", "liveness", "missed_slots"} {
+	for _, k := range checker.CheckNames {
 		n, h := a.Violations[k], a.Harmless[k]
 		switch {
 		case n > 0 && h > 0:
