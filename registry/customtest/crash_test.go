@@ -125,6 +125,9 @@ func TestBuggyAlgorithmCrashesItsRunNotTheSweep(t *testing.T) {
 			// run alone, it crashes the same way.
 			first := *s.Algorithms[0].FirstFailingSeed
 			assert.Contains(t, out.String(), "-set algorithm.bug="+bug+" -seed "+uitoa(first)+"\n")
+			if bug == "panic" {
+				assert.Contains(t, out.String(), "  github.com/electsim/electsim/registry/customtest.(*buggy).OnTimer\n", "the printed run shows the stack")
+			}
 			var again reports.RunSummary
 			for _, r := range s.Runs {
 				if r.Seed == first {
