@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/electsim/electsim/algorithms/lease"
@@ -45,6 +46,9 @@ type RunOptions struct {
 	// the timeline draws. Sweeps leave it off and re-run the runs they
 	// explain (runs are deterministic).
 	Story bool
+	// Beat is passed to sim.Config.Beat: a watchdog (simrun's worker
+	// processes) reads it to tell a handler that never returns.
+	Beat *atomic.Int64
 	// Lean drops what only a run's explicit replay needs: the injector
 	// keeps no history of the faults it injected (faults.Injector.ForgetHistory),
 	// so a long run's memory does not grow with them. Run.Explicit and
@@ -126,7 +130,7 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	drop := pickFloat(sc.Network.DropLo, sc.Network.DropHi, params, 0)
 	dup := pickFloat(sc.Network.DupLo, sc.Network.DupHi, params, 0)
 	s := sim.New(sim.Config{
-		Seed: opts.Seed, WallStart: sc.Start, MaxTime: total + time.Minute, MaxEvents: sc.MaxEvents, MaxEventRate: sc.MaxEventRate,
+		Seed: opts.Seed, WallStart: sc.Start, MaxTime: total + time.Minute, MaxEvents: sc.MaxEvents, MaxEventRate: sc.MaxEventRate, Beat: opts.Beat,
 		Link: sim.LinkConfig{Latency: sc.Network.Latency, FIFO: sc.Network.FIFO, Drop: drop, Duplicate: dup},
 	})
 	r.Sim = s

@@ -92,6 +92,9 @@ type calling struct {
 // outcome; any other panic a Failure and OutcomeCrashed. A panic outside
 // any handler call (an engine bug) is attributed to the driver.
 func (s *Sim) recoverRun(o *Outcome) {
+	if s.cfg.Beat != nil {
+		s.cfg.Beat.Store(-1) // out of the loop: nothing for a watchdog to time
+	}
 	p := recover()
 	if p == nil {
 		return

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"sync/atomic"
 	"time"
 )
 
@@ -49,6 +50,14 @@ type Config struct {
 	// breaks the engine's contract and crashes the run (OutcomeCrashed).
 	// Default DefaultMaxPersist.
 	MaxPersist int
+	// Beat, if set, shows a watchdog outside the engine that the run loop
+	// is making progress: the loop stores the count of entries processed
+	// on entry and at least every rate window (RateWindow of simulated
+	// time or MaxEventRate × RateWindow entries, off the hot path), and
+	// -1 when Run* returns. A value that stays the same, not -1, for long
+	// is a handler that has not returned (simrun's -handler-timeout). The
+	// engine only writes it: it never changes the run.
+	Beat *atomic.Int64
 	// Link is the default configuration of every directed link.
 	// Zero Latency means constant 1 ms.
 	Link LinkConfig
@@ -195,6 +204,9 @@ type Sim struct {
 // budget is the slow path of the run loop: a Stop, the absolute cap, a new
 // rate window (t is the next event's time), or a full one.
 func (s *Sim) budget(t Time) (Outcome, bool) {
+	if s.cfg.Beat != nil {
+		s.cfg.Beat.Store(int64(s.popped))
+	}
 	if o := s.halted(); o != 0 {
 		s.outcome = o
 		return o, true
@@ -510,6 +522,9 @@ func (s *Sim) run(limit Time, quiesce bool) (o Outcome) {
 		return o
 	}
 	defer s.recoverRun(&o)
+	if s.cfg.Beat != nil {
+		s.cfg.Beat.Store(int64(s.popped))
+	}
 	if !s.started {
 		s.start()
 	}

@@ -21,7 +21,8 @@ import (
 // n2's 10th timer firing it draws from its stream, and on one draw in three
 // (so some seeds hit it and others not) it misbehaves as the "bug"
 // parameter says: "panic" indexes out of range, "unknown" sends to a node
-// that does not exist, "persist" writes 32 MiB.
+// that does not exist, "persist" writes 32 MiB, "recurse" overflows its
+// stack, "loop" never returns, "exit" calls os.Exit(0).
 type buggy struct {
 	lowest
 	bug   string
@@ -39,15 +40,25 @@ func (b *buggy) OnTimer(id sim.TimerID, tag int) {
 			b.env.Send(sim.Message{Kind: kindHello, To: 99})
 		case "persist":
 			b.env.Persist(make([]byte, 32<<20))
+		case "recurse":
+			b.recurse(1)
+		case "exit":
+			os.Exit(0)
+		case "loop":
+			for b.env.Now() > 0 { // waits for its clock to move, which it never does inside a handler
+			}
 		}
 	}
 	b.lowest.OnTimer(id, tag)
 }
 
+// recurse never stops: a stack overflow, fatal in Go.
+func (b *buggy) recurse(n int) int { return b.recurse(n+1) + 1 }
+
 func buggyDescriptor() registry.Algorithm {
 	a := lowestDescriptor()
 	a.Name, a.Doc, a.Package = "buggy", "throwaway: lowest with a seed-dependent bug", "buggy"
-	a.Params = append(a.Params, registry.Param{Key: "bug", Kind: registry.Enum, Enum: []string{"panic", "unknown", "persist"}, Doc: "panic, unknown or persist"})
+	a.Params = append(a.Params, registry.Param{Key: "bug", Kind: registry.Enum, Enum: []string{"panic", "unknown", "persist", "recurse", "loop", "exit"}, Doc: "panic, unknown, persist, recurse, loop or exit"})
 	build := a.Build
 	a.Build = func(v registry.Values, n int, r *sim.Rand) (registry.Factory, error) {
 		f, err := build(v, n, r)
@@ -154,4 +165,62 @@ func TestBuggyAlgorithmCrashesItsRunNotTheSweep(t *testing.T) {
 func uitoa(u uint64) string {
 	b, _ := json.Marshal(u)
 	return string(b)
+}
+
+// docs/engine.md, "When a handler fails": what the engine cannot recover
+// in-process, a stack overflow, a handler that never returns and os.Exit,
+// kills only the worker process of an -isolate sweep. The run it was on is
+// reported crashed with its seed, replay command and the fatal error; a
+// new worker runs the rest; the sweep finishes and exits 1.
+func TestIsolatedSweepSurvivesWorkerDeaths(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts worker processes")
+	}
+	dir := t.TempDir()
+	sc := filepath.Join(dir, "buggy.yaml")
+	require.NoError(t, os.WriteFile(sc, []byte(buggyYAML), 0o644))
+	// The watchdog's bound leaves the overflow (64 MB of stack) time to
+	// happen on a loaded machine.
+	for bug, tc := range map[string]struct{ want, timeout string }{
+		"recurse": {"fatal error: stack overflow", "20s"},
+		"loop":    {"fatal error: a handler did not return within 300ms (-handler-timeout)", "300ms"},
+		"exit":    {"the worker process exited with status 0 during the run", "10s"},
+	} {
+		want := tc.want
+		t.Run(bug, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			js := filepath.Join(dir, bug+".json")
+			code := simrun.Main([]string{"-scenario", sc, "-set", "algorithm.bug=" + bug, "-seeds", "8", "-isolate", "-workers", "2",
+				"-handler-timeout", tc.timeout, "-shrink=false", "-out", filepath.Join(dir, "o-"+bug), "-json", js}, &out, &errb)
+			require.Equal(t, 1, code, "exit 1: runs failed\n%s\n%s", out.String(), errb.String())
+			var s reports.Summary
+			b, err := os.ReadFile(js)
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(b, &s))
+			require.Len(t, s.Runs, 8, "every seed is reported")
+			died := 0
+			for _, r := range s.Runs {
+				if !r.WorkerDied {
+					assert.True(t, r.OK, "seed %d: %v", r.Seed, r.Problems)
+					continue
+				}
+				died++
+				assert.False(t, r.OK)
+				assert.Equal(t, "crashed", r.Outcome)
+				require.Len(t, r.Violations, 1)
+				v := r.Violations[0]
+				assert.Equal(t, "crashed", v.Kind)
+				assert.Contains(t, v.Details, want)
+				assert.Contains(t, v.Replay, "-set algorithm.bug="+bug+" -seed "+uitoa(r.Seed))
+				if bug != "exit" {
+					assert.Contains(t, v.Stack, "customtest.(*buggy).", "the stack shows the user's handler")
+				}
+			}
+			assert.Greater(t, died, 0, "some seeds hit the bug")
+			assert.Less(t, died, 8, "and some do not")
+			assert.Equal(t, died, s.Algorithms[0].Violations["crashed"])
+			assert.Equal(t, 8-died, s.Algorithms[0].OK)
+			assert.Contains(t, out.String(), want)
+		})
+	}
 }
