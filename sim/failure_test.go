@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -180,4 +181,18 @@ func TestBoundsCheckedAtTheCall(t *testing.T) {
 	})
 	require.Equal(t, sim.OutcomeInFlight, s.RunUntil(sim.Time(time.Second)))
 	assert.LessOrEqual(t, sim.InFlight(s), limit)
+}
+
+// Config.Beat shows a watchdog the loop's progress: inside a handler it
+// holds the entries processed when the loop last checked its budgets, and
+// -1 once Run returns.
+func TestBeatShowsProgressAndIdle(t *testing.T) {
+	var beat atomic.Int64
+	var inside []int64
+	s := buggyPair(sim.Config{Beat: &beat}, func(_ sim.Env, _ int) { inside = append(inside, beat.Load()) })
+	require.Equal(t, sim.OutcomeHorizon, s.RunUntil(sim.Time(time.Second)))
+	assert.Equal(t, int64(-1), beat.Load(), "out of the loop")
+	require.Len(t, inside, 500)
+	assert.GreaterOrEqual(t, inside[0], int64(0))
+	assert.Greater(t, inside[len(inside)-1], inside[0], "it moves with the run (one 100 ms window at a time)")
 }
