@@ -69,25 +69,6 @@ func contract(format string, args ...any) {
 // as crashed.
 type budgetStop Outcome
 
-// handlerKind is which of a node's methods the engine is calling.
-type handlerKind uint8
-
-const (
-	inNone handlerKind = iota
-	inStart
-	inMessage
-	inTimer
-	inControl
-)
-
-// calling is the handler the engine is in, for a Failure's attribution:
-// set before each call into a node or driver (a few stores per event).
-type calling struct {
-	node *nodeState
-	kind handlerKind
-	ref  int32 // the message slot (inMessage) or the timer tag (inTimer)
-}
-
 // recoverRun is run's deferred recover: a budget stop becomes that budget
 // outcome; any other panic a Failure and OutcomeCrashed. A panic outside
 // any handler call (an engine bug) is attributed to the driver.
@@ -107,22 +88,33 @@ func (s *Sim) recoverRun(o *Outcome) {
 	if ce, ok := p.(*ContractError); ok {
 		f.Contract, f.Value = true, ce.Msg
 	}
-	if c := s.cur; c.node != nil {
-		f.Node, f.NodeName = c.node.id, c.node.name
-		switch c.kind {
-		case inStart:
-			f.Handler = "Start"
-		case inMessage:
-			m := &s.msgs[c.ref].m
-			f.Handler = fmt.Sprintf("OnMessage(%v from %s)", m.Kind, s.NodeName(m.From))
-		case inTimer:
-			f.Handler = "OnTimer(" + s.TimerName(c.node.id, int(c.ref)) + ")"
-		}
-	}
+	s.attribute(f)
 	s.failure = f
-	s.cur = calling{}
+	s.booting = nil
 	s.checkAt = 0
 	s.outcome, *o = OutcomeCrashed, OutcomeCrashed
+}
+
+// attribute names the handler that failed: the node being started, else
+// the one the entry being processed was for. (A panic in the engine's own
+// handling of an entry, a bug, is attributed the same way.)
+func (s *Sim) attribute(f *Failure) {
+	var n *nodeState
+	switch e := &s.ev; {
+	case s.booting != nil:
+		n, f.Handler = s.booting, "Start"
+	case e.kind == evDeliver || e.kind == evLocal:
+		m := &s.msgs[e.ref].m
+		n, f.Handler = s.nodes[e.node], fmt.Sprintf("OnMessage(%v from %s)", m.Kind, s.NodeName(m.From))
+	case e.kind == evTimer:
+		n = s.nodes[e.node]
+		f.Handler = "OnTimer(" + s.TimerName(n.id, s.firingTag) + ")"
+	case e.kind == evDepart || e.kind == evPersistDone:
+		n, f.Handler = s.nodes[e.node], "engine"
+	}
+	if n != nil {
+		f.Node, f.NodeName = n.id, n.name
+	}
 }
 
 // Failure returns what stopped a crashed run (nil unless the outcome is

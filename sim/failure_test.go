@@ -140,7 +140,7 @@ func TestContractViolationsCrashTheRun(t *testing.T) {
 	require.Equal(t, sim.OutcomeHorizon, s.RunUntil(sim.Time(time.Second)), "MaxPersist bytes are accepted")
 }
 
-// The in-flight and queue bounds are checked at the call that exceeds
+// The in-flight and timer bounds are checked at the call that exceeds
 // them, not between events: one handler sending (or arming timers) in a
 // loop stops there with its budget outcome, memory bounded.
 func TestBoundsCheckedAtTheCall(t *testing.T) {
@@ -157,17 +157,17 @@ func TestBoundsCheckedAtTheCall(t *testing.T) {
 	assert.LessOrEqual(t, sim.InFlight(s), limit)
 
 	timers := 0
-	s = buggyPair(sim.Config{MaxQueue: limit}, func(env sim.Env, _ int) {
+	s = buggyPair(sim.Config{MaxTimers: limit}, func(env sim.Env, _ int) {
 		for i := 0; i < 10_000_000; i++ {
 			env.SetTimer(time.Hour, i)
 			timers++
 		}
 	})
-	require.Equal(t, sim.OutcomeQueue, s.RunUntil(sim.Time(time.Second)))
-	assert.Equal(t, "budget_exhausted:queue", s.Outcome().String())
+	require.Equal(t, sim.OutcomeTimers, s.RunUntil(sim.Time(time.Second)))
+	assert.Equal(t, "budget_exhausted:timers", s.Outcome().String())
 	assert.True(t, s.Outcome().Exhausted())
-	assert.Less(t, timers, 2*limit, "stopped at the call, within twice the bound")
-	assert.Equal(t, sim.OutcomeQueue, s.RunFor(time.Hour), "running again takes nothing more")
+	assert.Equal(t, limit, timers, "stopped at the call that would exceed the bound")
+	assert.Equal(t, sim.OutcomeTimers, s.RunFor(time.Hour), "running again takes nothing more")
 
 	// A handler that swallows the panic gets no room either, and the run
 	// stops after its event.

@@ -213,10 +213,9 @@ func (n *nodeState) boot(restart bool) {
 	}
 	n.s.emit()
 	n.s.stats.Events++
-	prev := n.s.cur // a restart from a driver callback returns to it
-	n.s.cur = calling{node: n, kind: inStart}
+	n.s.booting = n
 	n.node.Start(n, restored)
-	n.s.cur = prev
+	n.s.booting = nil
 }
 
 // --- Env ---

@@ -39,11 +39,8 @@ func (e *event) beforeKey(at Time, seq uint64) bool {
 // mostly near-future deliveries). Past sortedMax entries the array becomes a
 // 4-ary min-heap, and back again below sortedMin (hysteresis avoids flapping).
 type queue struct {
-	ev    []event
-	heap  bool
-	limit int     // Config.MaxQueue; 0: none
-	full  bool    // a push would have exceeded limit
-	stop  *uint64 // set to 0 when full: the run's checkAt, so it stops after the event even if a handler swallows the panic
+	ev   []event
+	heap bool
 }
 
 const (
@@ -136,16 +133,6 @@ func (q *queue) grow() []event {
 	if n := len(q.ev); n < cap(q.ev) {
 		q.ev = q.ev[:n+1]
 	} else {
-		// Checked only when the array must grow (off the hot path), so
-		// the queue stops within twice the limit, at the push that would
-		// grow it past: a handler arming timers in a loop stops there.
-		if q.limit > 0 && n >= q.limit {
-			q.full = true
-			if q.stop != nil {
-				*q.stop = 0
-			}
-			panic(budgetStop(OutcomeQueue))
-		}
 		q.ev = append(q.ev, event{})
 	}
 	return q.ev

@@ -41,11 +41,11 @@ type Config struct {
 	// handler does not continue) with OutcomeInFlight. Default
 	// DefaultMaxInFlight.
 	MaxInFlight uint64
-	// MaxQueue bounds the pending queue entries (armed timers, messages
-	// in flight, scheduled callbacks): a handler that arms timers in a
-	// loop stops at the call that would exceed it, with OutcomeQueue.
-	// Default DefaultMaxQueue.
-	MaxQueue int
+	// MaxTimers bounds the timers armed at once, over all nodes: the
+	// SetTimer that would exceed it (a handler arming timers in a loop)
+	// stops the handler there, with OutcomeTimers. Default
+	// DefaultMaxTimers.
+	MaxTimers int
 	// MaxPersist bounds the bytes of one Env.Persist call: a larger write
 	// breaks the engine's contract and crashes the run (OutcomeCrashed).
 	// Default DefaultMaxPersist.
@@ -83,9 +83,10 @@ const DefaultRateWindow = 100 * time.Millisecond
 // every millisecond over 10 ms links about 40,000).
 const DefaultMaxInFlight = 250_000
 
-// DefaultMaxQueue is Config.MaxQueue's default: 24 MB of queue entries,
-// four times DefaultMaxInFlight (every message in flight holds one).
-const DefaultMaxQueue = 4 * DefaultMaxInFlight
+// DefaultMaxTimers is Config.MaxTimers's default: about 64 MB of timer
+// slots and queue entries, far above any healthy run (a node arms a few
+// timers; a lease store one per key).
+const DefaultMaxTimers = 1_000_000
 
 // DefaultMaxPersist is Config.MaxPersist's default, 16 MiB: a node's
 // durable state is its vote, term and log, far smaller in every shipped
@@ -121,13 +122,13 @@ const (
 	// contract (Failure says which, where and why). The run stops at that
 	// event; Run and RunUntil return OutcomeCrashed on every later call.
 	OutcomeCrashed
-	// OutcomeQueue: more than Config.MaxQueue entries (timers, messages,
-	// callbacks) were pending at once: a handler arming timers in a loop.
-	// Checked at the call that exceeds it.
-	OutcomeQueue
+	// OutcomeTimers: more than Config.MaxTimers timers were armed at
+	// once: a handler arming timers in a loop. Checked at the call that
+	// would exceed it.
+	OutcomeTimers
 )
 
-var outcomeNames = [...]string{"", "horizon", "quiescent", "budget_exhausted:time", "budget_exhausted:events", "budget_exhausted:event_rate", "stopped", "budget_exhausted:in_flight", "crashed", "budget_exhausted:queue"}
+var outcomeNames = [...]string{"", "horizon", "quiescent", "budget_exhausted:time", "budget_exhausted:events", "budget_exhausted:event_rate", "stopped", "budget_exhausted:in_flight", "crashed", "budget_exhausted:timers"}
 
 // String names the outcome, e.g. "budget_exhausted:events".
 func (o Outcome) String() string {
@@ -139,7 +140,7 @@ func (o Outcome) String() string {
 
 // Exhausted reports whether the run was stopped by a budget.
 func (o Outcome) Exhausted() bool {
-	return o == OutcomeTimeBudget || o == OutcomeEventBudget || o == OutcomeEventRate || o == OutcomeInFlight || o == OutcomeQueue
+	return o == OutcomeTimeBudget || o == OutcomeEventBudget || o == OutcomeEventRate || o == OutcomeInFlight || o == OutcomeTimers
 }
 
 // Stats are a run's counters. Per-kind arrays are indexed by MsgKind.
@@ -186,7 +187,6 @@ type Sim struct {
 	hash     hasher
 	rec      Record
 	kindHash [MaxKinds]uint64
-	nkinds   int // kinds registered when the run started: a send of another breaks the contract
 	stats    Stats
 	wallBase int64
 	popped   uint64
@@ -197,8 +197,18 @@ type Sim struct {
 	checkAt  uint64 // min(winStop, MaxEvents); 0 after Stop
 	stopReq  bool   // Stop was called
 	flooded  bool   // more than MaxInFlight messages were in flight
-	failure  *Failure
-	cur      calling // the handler being called, for a Failure
+	// timerSlots counts every node's timer slots (slots are reused, so it
+	// is the timers armed at once at the peak); timersFull: a SetTimer
+	// would have exceeded MaxTimers.
+	timerSlots int
+	timersFull bool
+	failure    *Failure
+	// For a Failure's attribution, without a store per event: ev is the
+	// entry being processed (the run loop pops into it), booting the node
+	// whose Start is running, firingTag the tag of the timer being fired.
+	ev        event
+	booting   *nodeState
+	firingTag int
 }
 
 // budget is the slow path of the run loop: a Stop, the absolute cap, a new
@@ -238,8 +248,8 @@ func (s *Sim) halted() Outcome {
 	switch {
 	case s.failure != nil:
 		return OutcomeCrashed
-	case s.q.full:
-		return OutcomeQueue
+	case s.timersFull:
+		return OutcomeTimers
 	case s.flooded:
 		return OutcomeInFlight
 	case s.stopReq:
@@ -273,8 +283,8 @@ func New(cfg Config) *Sim {
 	if cfg.MaxInFlight == 0 {
 		cfg.MaxInFlight = DefaultMaxInFlight
 	}
-	if cfg.MaxQueue <= 0 {
-		cfg.MaxQueue = DefaultMaxQueue
+	if cfg.MaxTimers <= 0 {
+		cfg.MaxTimers = DefaultMaxTimers
 	}
 	if cfg.MaxPersist <= 0 {
 		cfg.MaxPersist = DefaultMaxPersist
@@ -289,7 +299,6 @@ func New(cfg Config) *Sim {
 	s.winLimit = rateLimit(cfg.MaxEventRate, cfg.RateWindow)
 	s.winEnd, s.winStop = Time(cfg.RateWindow), s.winLimit
 	s.checkAt = min(s.winStop, cfg.MaxEvents)
-	s.q.limit, s.q.stop = cfg.MaxQueue, &s.checkAt
 	s.hash.h = cfg.Seed
 	s.hashKinds()
 	return s
@@ -298,11 +307,12 @@ func New(cfg Config) *Sim {
 // hashKinds (re)computes the kind-name hashes; start calls it again so
 // kinds registered after New still hash by name.
 func (s *Sim) hashKinds() {
-	names := kindNames()
-	s.nkinds = len(names)
-	for i, name := range names {
+	for i, name := range kindNames() {
 		if i > 0 { // kind 0 (no message) hashes as 0 on every path
 			s.kindHash[i] = strHash(name)
+			if s.kindHash[i] == 0 {
+				s.kindHash[i] = 1 // 0 marks a kind not registered (Send refuses it)
+			}
 		}
 	}
 }
@@ -517,7 +527,7 @@ func (s *Sim) RunFor(d time.Duration) Outcome { return s.RunUntil(s.now.Add(d)) 
 // checked at a call (budgetStop) into its outcome; either way the run
 // stops at that event.
 func (s *Sim) run(limit Time, quiesce bool) (o Outcome) {
-	if o := s.halted(); o == OutcomeCrashed || o == OutcomeQueue {
+	if o := s.halted(); o == OutcomeCrashed || o == OutcomeTimers {
 		s.outcome = o
 		return o
 	}
@@ -542,17 +552,17 @@ func (s *Sim) run(limit Time, quiesce bool) (o Outcome) {
 				return o
 			}
 		}
-		var e event
-		s.q.pop(&e)
+		e := &s.ev
+		s.q.pop(e)
 		s.popped++
 		s.now = e.at
 		switch e.kind {
 		case evDeliver:
-			s.deliver(&e, true)
+			s.deliver(e, true)
 		case evTimer:
-			s.fireTimer(&e)
+			s.fireTimer(e)
 		default:
-			s.dispatch(&e)
+			s.dispatch(e)
 		}
 	}
 	if o := s.halted(); o != 0 {
@@ -596,9 +606,7 @@ func (s *Sim) dispatch(e *event) {
 		s.controls[e.ref] = nil
 		s.freeCtl = append(s.freeCtl, e.ref)
 		s.stats.Controls++
-		s.cur = calling{kind: inControl}
 		fn()
-		s.cur.node = nil
 	case evLocal:
 		s.deliver(e, false)
 	}

@@ -6,7 +6,7 @@ func (n *nodeState) Send(m Message) {
 	if m.To < 0 || int(m.To) >= len(s.nodes) {
 		contract("%s sent %v to unknown node %d", n.name, m.Kind, m.To)
 	}
-	if m.Kind == 0 || int(m.Kind) >= s.nkinds {
+	if int(m.Kind) >= MaxKinds || s.kindHash[m.Kind] == 0 { // 0 for kind 0 and every kind not registered when the run started
 		contract("%s sent unregistered message kind %d (register kinds with sim.RegisterKind at package initialisation)", n.name, uint16(m.Kind))
 	}
 	m.From = n.id
@@ -116,8 +116,6 @@ func (s *Sim) deliver(e *event, network bool) {
 	// Handed over straight from the slab (the callee gets its own copy);
 	// the slot is freed after, so a send in the handler cannot reuse it.
 	ref := e.ref
-	s.cur = calling{node: dst, kind: inMessage, ref: ref}
 	dst.node.OnMessage(slot.m)
-	s.cur.node = nil
 	s.freeMsg(ref)
 }
