@@ -62,7 +62,7 @@ func (c *checker) run() Report {
 	lead, leadR := c.checkLeaderLinearizability()
 	r.Checks = append(r.Checks, lin, lead, c.checkLiveness())
 	missed, res := c.checkMissedSlots()
-	r.Checks = append(r.Checks, missed)
+	r.Checks = append(r.Checks, missed, c.checkCrashed())
 	r.Cron = res
 	r.Linearizability = []Linearization{leadR, linR}
 	r.Failovers = c.finishFailovers()

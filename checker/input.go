@@ -85,6 +85,9 @@ type Input struct {
 	// MaxViolations caps the violations listed per check (Check.Count keeps
 	// the total). Default 20.
 	MaxViolations int
+	// Failure is what crashed the run (sim.Sim.Failure: a handler's panic
+	// or a refused Env call), nil if nothing did: the crashed check.
+	Failure *sim.Failure
 }
 
 // NamesOf returns the display names of all nodes of s, indexed by NodeID.

@@ -36,11 +36,12 @@ const (
 	CheckLeaderLinearizability = "leader_linearizability" // porcupine: leadership history vs lock
 	CheckLiveness              = "liveness"               // a leader (and cron) back within the settle bound
 	CheckMissedSlots           = "missed_slots"           // every due slot in the cron window applied
+	CheckCrashed               = "crashed"                // no handler panicked or broke the engine's contract
 )
 
 // CheckNames lists every check in report order.
 var CheckNames = []string{CheckElectionSafety, CheckSplitBrain, CheckDoubleExecution, CheckStaleWrite,
-	CheckLinearizability, CheckLeaderLinearizability, CheckLiveness, CheckMissedSlots}
+	CheckLinearizability, CheckLeaderLinearizability, CheckLiveness, CheckMissedSlots, CheckCrashed}
 
 // Check is one named property and its verdict.
 type Check struct {
@@ -99,6 +100,9 @@ type Violation struct {
 	Explanation string
 	// Replay is the command that reproduces the run.
 	Replay string
+	// Stack is, for a crashed finding, the failing handler's stack
+	// (sim.Failure.Stack): for people, never parsed.
+	Stack string
 }
 
 // KindCount is a message count for one message kind.
@@ -246,6 +250,9 @@ func (r Report) String() string {
 	for _, c := range r.Checks {
 		for _, v := range c.Violations {
 			fmt.Fprintf(&b, "\n%s: %s\n  %s\n", c.Name, v.Details, v.Explanation)
+			if v.Stack != "" {
+				fmt.Fprintf(&b, "  %s\n", strings.ReplaceAll(v.Stack, "\n", "\n  "))
+			}
 			if v.Replay != "" {
 				fmt.Fprintf(&b, "  replay: %s\n", v.Replay)
 			}

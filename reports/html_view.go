@@ -124,7 +124,7 @@ type failingRun struct {
 // checkOrder is the checker's report order (checker.CheckNames; reports
 // does not import checker). Other kinds follow alphabetically.
 var checkOrder = []string{"election_safety", "split_brain", "double_execution", "stale_write",
-	"linearizability", "leader_linearizability", "liveness", "missed_slots"}
+	"linearizability", "leader_linearizability", "liveness", "missed_slots", "crashed"}
 
 func kindRank(k string) int {
 	for i, c := range checkOrder {

@@ -234,10 +234,14 @@ type RunSummary struct {
 	Algorithm string `json:"algorithm"`
 	// Vary and Group: the run's grid cell and group label in a parameter
 	// sweep (AlgoSummary).
-	Vary           []string           `json:"vary,omitempty"`
-	Group          string             `json:"group,omitempty"`
-	OK             bool               `json:"ok"`
-	Problems       []string           `json:"problems,omitempty"`
+	Vary     []string `json:"vary,omitempty"`
+	Group    string   `json:"group,omitempty"`
+	OK       bool     `json:"ok"`
+	Problems []string `json:"problems,omitempty"`
+	// WorkerDied marks a run whose worker process died (a stack overflow,
+	// a handler that never returned): its outcome is crashed and it has
+	// no trace or statistics; simrun does not run it again in-process.
+	WorkerDied     bool               `json:"worker_died,omitempty"`
 	Outcome        string             `json:"outcome"`
 	TraceHash      string             `json:"trace_hash"`
 	Events         uint64             `json:"events"`
@@ -289,6 +293,9 @@ type ViolationSummary struct {
 	Details     string `json:"details,omitempty"`
 	Explanation string `json:"explanation"`
 	Replay      string `json:"replay"`
+	// Stack is a crashed finding's stack, from the panic to the engine
+	// (sim.Failure.Stack): for people, never parsed.
+	Stack string `json:"stack,omitempty"`
 }
 
 // Timing is the sweep's wall-clock cost.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/electsim/electsim/algorithms/lease"
@@ -45,6 +46,9 @@ type RunOptions struct {
 	// the timeline draws. Sweeps leave it off and re-run the runs they
 	// explain (runs are deterministic).
 	Story bool
+	// Beat is passed to sim.Config.Beat: a watchdog (simrun's worker
+	// processes) reads it to tell a handler that never returns.
+	Beat *atomic.Int64
 	// Lean drops what only a run's explicit replay needs: the injector
 	// keeps no history of the faults it injected (faults.Injector.ForgetHistory),
 	// so a long run's memory does not grow with them. Run.Explicit and
@@ -126,7 +130,7 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	drop := pickFloat(sc.Network.DropLo, sc.Network.DropHi, params, 0)
 	dup := pickFloat(sc.Network.DupLo, sc.Network.DupHi, params, 0)
 	s := sim.New(sim.Config{
-		Seed: opts.Seed, WallStart: sc.Start, MaxTime: total + time.Minute, MaxEvents: sc.MaxEvents, MaxEventRate: sc.MaxEventRate,
+		Seed: opts.Seed, WallStart: sc.Start, MaxTime: total + time.Minute, MaxEvents: sc.MaxEvents, MaxEventRate: sc.MaxEventRate, Beat: opts.Beat,
 		Link: sim.LinkConfig{Latency: sc.Network.Latency, FIFO: sc.Network.FIFO, Drop: drop, Duplicate: dup},
 	})
 	r.Sim = s
@@ -307,7 +311,7 @@ func (r *Run) Execute(opts RunOptions) {
 	sc := r.Scenario
 	s := r.Sim
 	r.Outcome = s.RunUntil(sim.Time(sc.Duration))
-	if !r.Outcome.Exhausted() && r.Outcome != sim.OutcomeStopped {
+	if !r.Outcome.Exhausted() && r.Outcome != sim.OutcomeStopped && r.Outcome != sim.OutcomeCrashed {
 		r.SettleStart = s.Now()
 		r.Injector.Settle(s.Now())
 		r.Outcome = s.RunFor(sc.Settle.For)
@@ -426,9 +430,10 @@ func (r *Run) check() {
 			in.CronTo = sc.Start.Add(end)
 		}
 	}
-	if r.Outcome.Exhausted() || r.Outcome == sim.OutcomeStopped {
+	if r.Outcome.Exhausted() || r.Outcome == sim.OutcomeStopped || r.Outcome == sim.OutcomeCrashed {
 		in.SettleBound = 0
 	}
+	in.Failure = r.Sim.Failure() // the crashed check; it fails the run unless the expect block allows it
 	r.Report = r.Checker.Finish(log)
 	r.OK, r.Problems = r.Report.Judge(sc.Expect)
 	switch {

@@ -213,7 +213,9 @@ func (n *nodeState) boot(restart bool) {
 	}
 	n.s.emit()
 	n.s.stats.Events++
+	n.s.booting = n
 	n.node.Start(n, restored)
+	n.s.booting = nil
 }
 
 // --- Env ---

@@ -6,6 +6,9 @@ package sim
 // those messages.
 func (n *nodeState) Persist(data []byte) {
 	s := n.s
+	if len(data) > s.cfg.MaxPersist {
+		contract("%s persisted %d bytes, more than the %d a write may hold (sim.Config.MaxPersist)", n.name, len(data), s.cfg.MaxPersist)
+	}
 	lat := n.fsync.Sample(&n.diskRng)
 	start := s.now
 	if k := len(n.pending); k > 0 && n.pending[k-1].doneAt > start {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"sync/atomic"
 	"time"
 )
 
@@ -35,10 +36,28 @@ type Config struct {
 	// MaxInFlight bounds how many messages may be in flight at once (sent,
 	// not yet delivered or lost): the event-rate guard bounds events, but
 	// one event can broadcast to every node, so a runaway broadcast timer
-	// among 64 nodes fills memory before the rate window closes. A send
-	// that takes the count past it stops the run after the current event
-	// with OutcomeInFlight. Default DefaultMaxInFlight.
+	// among 64 nodes fills memory before the rate window closes. The send
+	// that would take the count past it stops the run at that call (the
+	// handler does not continue) with OutcomeInFlight. Default
+	// DefaultMaxInFlight.
 	MaxInFlight uint64
+	// MaxTimers bounds the timers armed at once, over all nodes: the
+	// SetTimer that would exceed it (a handler arming timers in a loop)
+	// stops the handler there, with OutcomeTimers. Default
+	// DefaultMaxTimers.
+	MaxTimers int
+	// MaxPersist bounds the bytes of one Env.Persist call: a larger write
+	// breaks the engine's contract and crashes the run (OutcomeCrashed).
+	// Default DefaultMaxPersist.
+	MaxPersist int
+	// Beat, if set, shows a watchdog outside the engine that the run loop
+	// is making progress: the loop stores the count of entries processed
+	// on entry and at least every rate window (RateWindow of simulated
+	// time or MaxEventRate × RateWindow entries, off the hot path), and
+	// -1 when Run* returns. A value that stays the same, not -1, for long
+	// is a handler that has not returned (simrun's -handler-timeout). The
+	// engine only writes it: it never changes the run.
+	Beat *atomic.Int64
 	// Link is the default configuration of every directed link.
 	// Zero Latency means constant 1 ms.
 	Link LinkConfig
@@ -63,6 +82,16 @@ const DefaultRateWindow = 100 * time.Millisecond
 // among 64 nodes has about 8,000 messages in flight; 64 nodes broadcasting
 // every millisecond over 10 ms links about 40,000).
 const DefaultMaxInFlight = 250_000
+
+// DefaultMaxTimers is Config.MaxTimers's default: about 64 MB of timer
+// slots and queue entries, far above any healthy run (a node arms a few
+// timers; a lease store one per key).
+const DefaultMaxTimers = 1_000_000
+
+// DefaultMaxPersist is Config.MaxPersist's default, 16 MiB: a node's
+// durable state is its vote, term and log, far smaller in every shipped
+// algorithm.
+const DefaultMaxPersist = 16 << 20
 
 // DefaultWallStart is the calendar time at true time 0 when Config.WallStart is zero.
 var DefaultWallStart = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -89,9 +118,17 @@ const (
 	// OutcomeInFlight: more than Config.MaxInFlight messages were in
 	// flight at once (a runaway broadcast).
 	OutcomeInFlight
+	// OutcomeCrashed: a node's handler panicked or broke the engine's
+	// contract (Failure says which, where and why). The run stops at that
+	// event; Run and RunUntil return OutcomeCrashed on every later call.
+	OutcomeCrashed
+	// OutcomeTimers: more than Config.MaxTimers timers were armed at
+	// once: a handler arming timers in a loop. Checked at the call that
+	// would exceed it.
+	OutcomeTimers
 )
 
-var outcomeNames = [...]string{"", "horizon", "quiescent", "budget_exhausted:time", "budget_exhausted:events", "budget_exhausted:event_rate", "stopped", "budget_exhausted:in_flight"}
+var outcomeNames = [...]string{"", "horizon", "quiescent", "budget_exhausted:time", "budget_exhausted:events", "budget_exhausted:event_rate", "stopped", "budget_exhausted:in_flight", "crashed", "budget_exhausted:timers"}
 
 // String names the outcome, e.g. "budget_exhausted:events".
 func (o Outcome) String() string {
@@ -103,7 +140,7 @@ func (o Outcome) String() string {
 
 // Exhausted reports whether the run was stopped by a budget.
 func (o Outcome) Exhausted() bool {
-	return o == OutcomeTimeBudget || o == OutcomeEventBudget || o == OutcomeEventRate || o == OutcomeInFlight
+	return o == OutcomeTimeBudget || o == OutcomeEventBudget || o == OutcomeEventRate || o == OutcomeInFlight || o == OutcomeTimers
 }
 
 // Stats are a run's counters. Per-kind arrays are indexed by MsgKind.
@@ -160,11 +197,26 @@ type Sim struct {
 	checkAt  uint64 // min(winStop, MaxEvents); 0 after Stop
 	stopReq  bool   // Stop was called
 	flooded  bool   // more than MaxInFlight messages were in flight
+	// timerSlots counts every node's timer slots (slots are reused, so it
+	// is the timers armed at once at the peak); timersFull: a SetTimer
+	// would have exceeded MaxTimers.
+	timerSlots int
+	timersFull bool
+	failure    *Failure
+	// For a Failure's attribution, without a store per event: ev is the
+	// entry being processed (the run loop pops into it), booting the node
+	// whose Start is running, firingTag the tag of the timer being fired.
+	ev        event
+	booting   *nodeState
+	firingTag int
 }
 
 // budget is the slow path of the run loop: a Stop, the absolute cap, a new
 // rate window (t is the next event's time), or a full one.
 func (s *Sim) budget(t Time) (Outcome, bool) {
+	if s.cfg.Beat != nil {
+		s.cfg.Beat.Store(int64(s.popped))
+	}
 	if o := s.halted(); o != 0 {
 		s.outcome = o
 		return o, true
@@ -194,6 +246,10 @@ func (s *Sim) budget(t Time) (Outcome, bool) {
 // run with, or 0.
 func (s *Sim) halted() Outcome {
 	switch {
+	case s.failure != nil:
+		return OutcomeCrashed
+	case s.timersFull:
+		return OutcomeTimers
 	case s.flooded:
 		return OutcomeInFlight
 	case s.stopReq:
@@ -227,6 +283,12 @@ func New(cfg Config) *Sim {
 	if cfg.MaxInFlight == 0 {
 		cfg.MaxInFlight = DefaultMaxInFlight
 	}
+	if cfg.MaxTimers <= 0 {
+		cfg.MaxTimers = DefaultMaxTimers
+	}
+	if cfg.MaxPersist <= 0 {
+		cfg.MaxPersist = DefaultMaxPersist
+	}
 	if cfg.Link.Latency == (Dist{}) {
 		cfg.Link.Latency = Constant(time.Millisecond)
 	}
@@ -248,6 +310,9 @@ func (s *Sim) hashKinds() {
 	for i, name := range kindNames() {
 		if i > 0 { // kind 0 (no message) hashes as 0 on every path
 			s.kindHash[i] = strHash(name)
+			if s.kindHash[i] == 0 {
+				s.kindHash[i] = 1 // 0 marks a kind not registered (Send refuses it)
+			}
 		}
 	}
 }
@@ -375,9 +440,14 @@ func (s *Sim) allocMsg() int32 {
 		return ref
 	}
 	// The slab grows only when every slot is in flight: the count to
-	// bound is its length, checked off the hot path.
+	// bound is its length, checked off the hot path. The send that would
+	// exceed it stops the handler there (a handler sending in a loop
+	// would otherwise fill memory before the event ends); a handler that
+	// swallows the panic gets no slot either, and the run stops after
+	// the event.
 	if uint64(len(s.msgs)) >= s.cfg.MaxInFlight {
-		s.flooded, s.checkAt = true, 0 // stop after the current event
+		s.flooded, s.checkAt = true, 0
+		panic(budgetStop(OutcomeInFlight))
 	}
 	s.msgs = append(s.msgs, msgSlot{})
 	return int32(len(s.msgs) - 1)
@@ -452,7 +522,19 @@ func (s *Sim) RunUntil(t Time) Outcome {
 // RunFor is RunUntil(Now() + d).
 func (s *Sim) RunFor(d time.Duration) Outcome { return s.RunUntil(s.now.Add(d)) }
 
-func (s *Sim) run(limit Time, quiesce bool) Outcome {
+// run is the event loop. Its deferred recover (one per call, nothing per
+// event) turns a panic in any handler into OutcomeCrashed and a bound
+// checked at a call (budgetStop) into its outcome; either way the run
+// stops at that event.
+func (s *Sim) run(limit Time, quiesce bool) (o Outcome) {
+	if o := s.halted(); o == OutcomeCrashed || o == OutcomeTimers {
+		s.outcome = o
+		return o
+	}
+	defer s.recoverRun(&o)
+	if s.cfg.Beat != nil {
+		s.cfg.Beat.Store(int64(s.popped))
+	}
 	if !s.started {
 		s.start()
 	}
@@ -470,17 +552,17 @@ func (s *Sim) run(limit Time, quiesce bool) Outcome {
 				return o
 			}
 		}
-		var e event
-		s.q.pop(&e)
+		e := &s.ev
+		s.q.pop(e)
 		s.popped++
 		s.now = e.at
 		switch e.kind {
 		case evDeliver:
-			s.deliver(&e, true)
+			s.deliver(e, true)
 		case evTimer:
-			s.fireTimer(&e)
+			s.fireTimer(e)
 		default:
-			s.dispatch(&e)
+			s.dispatch(e)
 		}
 	}
 	if o := s.halted(); o != 0 {

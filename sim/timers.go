@@ -21,6 +21,15 @@ func (n *nodeState) SetTimer(d time.Duration, tag int) TimerID {
 		slot = n.free[k-1]
 		n.free = n.free[:k-1]
 	} else {
+		// A new slot only when every one of the node's is armed: the
+		// bound is checked off the hot path, at the call that would
+		// exceed it, so a handler arming timers in a loop stops there.
+		s := n.s
+		if s.timerSlots >= s.cfg.MaxTimers {
+			s.timersFull, s.checkAt = true, 0
+			panic(budgetStop(OutcomeTimers))
+		}
+		s.timerSlots++
 		n.timers = append(n.timers, timerSlot{})
 		slot = int32(len(n.timers) - 1)
 	}
@@ -153,6 +162,7 @@ func (s *Sim) fireTimer(e *event) {
 			k.Record(&s.rec)
 		}
 	}
+	s.firingTag = tag // for a Failure: the slot may be re-armed with another tag
 	n.node.OnTimer(id, tag)
 }
 

@@ -1,12 +1,13 @@
 package sim
 
-import "fmt"
-
 // Send implements Env.
 func (n *nodeState) Send(m Message) {
 	s := n.s
 	if m.To < 0 || int(m.To) >= len(s.nodes) {
-		panic(fmt.Sprintf("sim: %s sent %v to unknown node %d", n.name, m.Kind, m.To))
+		contract("%s sent %v to unknown node %d", n.name, m.Kind, m.To)
+	}
+	if int(m.Kind) >= MaxKinds || s.kindHash[m.Kind] == 0 { // 0 for kind 0 and every kind not registered when the run started
+		contract("%s sent unregistered message kind %d (register kinds with sim.RegisterKind at package initialisation)", n.name, uint16(m.Kind))
 	}
 	m.From = n.id
 	s.stats.Sent[m.Kind]++

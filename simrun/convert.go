@@ -49,7 +49,7 @@ func summarize(r *scenario.Run) reports.RunSummary {
 		rs.Checks[c.Name] = string(c.Status)
 		for _, v := range c.Violations {
 			rs.Violations = append(rs.Violations, reports.ViolationSummary{
-				Kind: v.Kind, AtMs: msT(v.At), DurationMs: ms(v.Duration), Harmless: v.Harmless, Details: v.Details, Explanation: v.Explanation, Replay: v.Replay})
+				Kind: v.Kind, AtMs: msT(v.At), DurationMs: ms(v.Duration), Harmless: v.Harmless, Details: v.Details, Explanation: v.Explanation, Replay: v.Replay, Stack: v.Stack})
 		}
 	}
 	sort.SliceStable(rs.Violations, func(i, j int) bool { return rs.Violations[i].AtMs < rs.Violations[j].AtMs })

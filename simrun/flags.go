@@ -46,6 +46,8 @@ type options struct {
 	shrinkTime  time.Duration
 	materialize string
 	porcupine   time.Duration
+	isolate     bool          // -isolate: sweep in worker processes
+	handlerMax  time.Duration // -handler-timeout: a worker's watchdog
 	vary        []string
 	heat        string
 	heatSet     bool // -heat was given
@@ -123,6 +125,8 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.DurationVar(&o.shrinkTime, "shrink-time", 30*time.Second, "bound shrinking to `D` of wall time")
 	fs.StringVar(&o.materialize, "materialize", "", "write the explicit scenario (every random choice made concrete) that -seed runs to `FILE`, and exit")
 	fs.DurationVar(&o.porcupine, "porcupine-timeout", 10*time.Second, "bound each linearizability check to `D` of wall time (then: unknown)")
+	fs.BoolVar(&o.isolate, "isolate", false, "run the sweep in worker processes, so a run that overflows its stack or hangs is reported crashed and the sweep goes on")
+	fs.DurationVar(&o.handlerMax, "handler-timeout", 10*time.Second, "in worker processes, abort a handler that has not returned after `D` of wall time (the run is reported crashed)")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	return fs
 }
@@ -201,6 +205,8 @@ func parseOptionsAs(prog string, args []string, _ io.Writer) (*options, error) {
 		return nil, usagef("-shrink-time must not be negative")
 	case o.porcupine < 0:
 		return nil, usagef("-porcupine-timeout must not be negative")
+	case o.handlerMax <= 0:
+		return nil, usagef("-handler-timeout must be positive")
 	case o.seeds > MaxSeeds:
 		return nil, usagef("-seeds %d is more than %d, the most seeds a sweep spans", o.seeds, MaxSeeds)
 	case o.seedSet && o.seed > math.MaxUint64-uint64(o.seeds-1):

@@ -2,6 +2,7 @@ package simrun
 
 import (
 	"fmt"
+	"github.com/electsim/electsim/checker"
 	"io"
 	"math"
 	"os"
@@ -213,14 +214,14 @@ func printSummary(w io.Writer, sc *scenario.Scenario, s *reports.Summary, res sw
 		for _, p := range r.Problems {
 			fmt.Fprintf(w, "  - %s\n", p)
 		}
-		for _, v := range r.Violations {
-			if !v.Harmless {
-				text := v.Explanation
-				if text == "" {
-					text = v.Details
-				}
-				fmt.Fprintf(w, "  %s: %s\n", v.Kind, text)
-				break
+		if v, ok := shownViolation(r.Violations); ok {
+			text := v.Explanation
+			if text == "" {
+				text = v.Details
+			}
+			fmt.Fprintf(w, "  %s: %s\n", v.Kind, text)
+			if v.Stack != "" {
+				fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(v.Stack, "\n", "\n  "))
 			}
 		}
 		rsc := scOf(r)
@@ -262,10 +263,26 @@ func num(x float64) string {
 	return fmt.Sprintf("%.1f", r)
 }
 
+// shownViolation is the finding a failing run is shown with: the crash
+// (with its stack) if it crashed, else its first harmful finding.
+func shownViolation(vs []reports.ViolationSummary) (reports.ViolationSummary, bool) {
+	for _, v := range vs {
+		if v.Kind == checker.CheckCrashed {
+			return v, true
+		}
+	}
+	for _, v := range vs {
+		if !v.Harmless {
+			return v, true
+		}
+	}
+	return reports.ViolationSummary{}, false
+}
+
 // findings lists a summary's violation counts, e.g. "split_brain 3 (harmless 12)".
 func findings(a reports.AlgoSummary) string {
 	var parts []string
-	for _, k := range []string{"election_safety", "split_brain", "double_execution", "stale_write", "linearizability", "leader_linearizability", "liveness", "missed_slots"} {
+	for _, k := range checker.CheckNames {
 		n, h := a.Violations[k], a.Harmless[k]
 		switch {
 		case n > 0 && h > 0:

@@ -17,6 +17,7 @@ import (
 
 	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/reports"
+	"github.com/electsim/electsim/scenario"
 )
 
 // Worker processes. An algorithm whose nodes share process-wide state
@@ -63,7 +64,7 @@ func processCount(workers int, jobs jobList) int { return max(min(workers, jobs.
 
 // processSweep runs jobs in processCount child processes and returns their
 // merged runs at their job indexes, as runSweep does.
-func processSweep(o *options, jobs jobList, first uint64, prog *progress, rf *runsOut) (sweepResult, error) {
+func processSweep(o *options, scs []*scenario.Scenario, jobs jobList, first uint64, prog *progress, rf *runsOut) (sweepResult, error) {
 	start := time.Now()
 	n := jobs.len()
 	w := processCount(o.workers, jobs)
@@ -77,85 +78,37 @@ func processSweep(o *options, jobs jobList, first uint64, prog *progress, rf *ru
 		return sweepResult{}, err
 	}
 	shardN := max(o.shardCount, 1)
-	type child struct {
-		cmd    *exec.Cmd
-		stderr bytes.Buffer
-		json   string
-		runs   string
-		n      int
-		counts findingCounts
-	}
 	kids := make([]*child, w)
-	var mu sync.Mutex
+	var mu sync.Mutex // guards the children's fields
 	report := func() {
 		done, c := 0, findingCounts{}
 		for _, k := range kids {
-			done += k.n
-			c.failed += k.counts.failed
+			done += k.n + len(k.died)
+			c.failed += k.counts.failed + len(k.died)
 			c.harmless += k.counts.harmless
 			c.expected += k.counts.expected
 		}
 		prog.set(done, c)
 	}
-	var readers sync.WaitGroup
 	for j := range kids {
 		k := &child{json: filepath.Join(tmp, fmt.Sprintf("shard%d.json", j)), runs: filepath.Join(tmp, fmt.Sprintf("shard%d.jsonl", j))}
 		kids[j] = k
 		// The scenario path as given (the children share the working
 		// directory): summaries and replay commands name it the same way.
-		args := []string{"-scenario", o.scenario, "-seed", strconv.FormatUint(first, 10), "-seeds", strconv.Itoa(o.seeds),
+		k.args = []string{"-scenario", o.scenario, "-seed", strconv.FormatUint(first, 10), "-seeds", strconv.Itoa(o.seeds),
 			"-algo", strings.Join(jobs.algos, ","), "-workers", "1",
 			"-shard", fmt.Sprintf("%d/%d", o.shardIndex+shardN*j, shardN*w),
 			"-json", k.json, "-runs", k.runs, "-out", filepath.Join(tmp, fmt.Sprintf("out%d", j)), "-shrink=false", // a worker writes only its -json
 			"-porcupine-timeout", o.porcupine.String()}
 		for _, s := range o.sets {
-			args = append(args, "-set", s)
+			k.args = append(k.args, "-set", s)
 		}
 		for _, d := range o.dims {
-			args = append(args, "-vary", d.spec)
+			k.args = append(k.args, "-vary", d.spec)
 		}
 		if o.failFast {
-			args = append(args, "-fail-fast")
+			k.args = append(k.args, "-fail-fast")
 		}
-		k.cmd = exec.Command(exe, args...)
-		k.cmd.Args[0] = o.prog // a child built on Main goes by the parent's name in the replay lines it writes
-		// One worker process is one worker: one core for its runs and its
-		// garbage collector (two children with the default GOMAXPROCS
-		// contend for both cores, measured 14 s against 10.7 s per child).
-		k.cmd.Env = append(os.Environ(), envWorker+"=1", "SIMRUN_AS_MAIN=1", "GOMAXPROCS=1")
-		k.cmd.Stdout = io.Discard
-		ownGroup(k.cmd) // the parent forwards signals once; a terminal's Ctrl-C must not reach the children twice
-		pipe, err := k.cmd.StderrPipe()
-		if err != nil {
-			return sweepResult{}, err
-		}
-		if err := k.cmd.Start(); err != nil {
-			return sweepResult{}, err
-		}
-		readers.Add(1)
-		go func() {
-			defer readers.Done()
-			sc := bufio.NewScanner(pipe)
-			for sc.Scan() {
-				line := sc.Text()
-				mu.Lock()
-				if m := childProgressRe.FindStringSubmatch(line); m != nil {
-					k.n, _ = strconv.Atoi(m[1])
-					k.counts = findingCounts{}
-					k.counts.failed, _ = strconv.Atoi(m[3])
-					if h := childHarmlessRe.FindStringSubmatch(line); h != nil {
-						k.counts.harmless, _ = strconv.Atoi(h[1])
-					}
-					if e := childExpectedRe.FindStringSubmatch(line); e != nil {
-						k.counts.expected, _ = strconv.Atoi(e[1])
-					}
-					report()
-				} else {
-					k.stderr.WriteString(line + "\n")
-				}
-				mu.Unlock()
-			}
-		}()
 	}
 	sweeping.Add(1)
 	defer sweeping.Add(-1)
@@ -169,31 +122,33 @@ func processSweep(o *options, jobs jobList, first uint64, prog *progress, rf *ru
 				return
 			case <-t.C:
 				if sig := interrupted.Load(); sig != 0 {
+					mu.Lock()
 					for _, k := range kids {
-						_ = k.cmd.Process.Signal(signalOf(sig))
+						if k.cmd != nil && k.cmd.Process != nil {
+							_ = k.cmd.Process.Signal(signalOf(sig))
+						}
 					}
+					mu.Unlock()
 					return
 				}
 			}
 		}
 	}()
-	readers.Wait()
-	var errs []error
+	errs := make([]error, len(kids))
+	var sup sync.WaitGroup
 	for j, k := range kids {
-		err := k.cmd.Wait()
-		if ee, ok := err.(*exec.ExitError); ok {
-			switch ee.ExitCode() {
-			case exitViolation, exitSIGINT, exitSIGTERM:
-				err = nil
-			}
-		}
-		if err != nil {
-			errs = append(errs, fmt.Errorf("worker process %d: %v: %s", j, err, strings.TrimSpace(k.stderr.String())))
-		}
+		sup.Add(1)
+		go func() {
+			defer sup.Done()
+			errs[j] = superviseChild(o, scs, jobs, exe, k, &mu, report)
+		}()
 	}
+	sup.Wait()
 	close(stopForward)
-	if len(errs) > 0 {
-		return sweepResult{}, errs[0]
+	for j, err := range errs {
+		if err != nil {
+			return sweepResult{}, fmt.Errorf("worker process %d: %w", j, err)
+		}
 	}
 	// The children's summaries: their groups' aggregates and kept runs
 	// combine into the sweep's, and their runs files (each in run order)
@@ -208,7 +163,7 @@ func processSweep(o *options, jobs jobList, first uint64, prog *progress, rf *ru
 		rank[key] = g
 	}
 	rankOf := func(key string) (int, bool) { r, ok := rank[key]; return r, ok }
-	res := sweepResult{col: reports.NewCollector(n <= reports.KeepAllRuns), planned: n, interrupted: interrupted.Load() != 0}
+	res := sweepResult{col: reports.NewCollector(n <= reports.KeepAllRuns), planned: n, interrupted: interrupted.Load() != 0, died: map[job]bool{}}
 	var runsIn []*reports.RunsReader
 	defer func() {
 		for _, r := range runsIn {
@@ -237,6 +192,10 @@ func processSweep(o *options, jobs jobList, first uint64, prog *progress, rf *ru
 		for _, r := range s.Runs {
 			res.col.Keep(rank[r.Key()], r)
 		}
+		for _, r := range k.died { // the runs that killed a worker: in the aggregates, kept, never in the runs file
+			res.col.Add(rank[r.Key()], r)
+			res.died[jobOf(o, &r)] = true
+		}
 		f, err := os.Open(k.runs)
 		if err != nil {
 			return sweepResult{}, err
@@ -256,4 +215,123 @@ func processSweep(o *options, jobs jobList, first uint64, prog *progress, rf *ru
 	res.stopped = o.failFast && !res.interrupted && res.done() < n
 	res.wall = time.Since(start)
 	return res, nil
+}
+
+// child is one worker process slot: its arguments and outputs, what its
+// progress lines said, and the runs that killed one of its processes.
+type child struct {
+	args   []string
+	cmd    *exec.Cmd
+	stderr bytes.Buffer // what it wrote besides progress and announcements
+	json   string
+	runs   string
+	n      int
+	counts findingCounts
+	cur    *job            // the run announced and not yet finished
+	tail   strings.Builder // its stderr since the current run was announced
+	skip   []job           // runs that killed an earlier process of this slot
+	died   []reports.RunSummary
+}
+
+// superviseChild runs k's worker process until it exits normally: when
+// it dies during a run it announced (a stack overflow, the watchdog), that
+// run becomes a crashed summary and a new process runs the same shard
+// without it.
+func superviseChild(o *options, scs []*scenario.Scenario, jobs jobList, exe string, k *child, mu *sync.Mutex, report func()) error {
+	for {
+		cmd := exec.Command(exe, k.args...)
+		cmd.Args[0] = o.prog // a child built on Main goes by the parent's name in the replay lines it writes
+		// One worker process is one worker: one core for its runs and its
+		// garbage collector (two children with the default GOMAXPROCS
+		// contend for both cores, measured 14 s against 10.7 s per child).
+		cmd.Env = append(os.Environ(), envWorker+"=1", "SIMRUN_AS_MAIN=1", "GOMAXPROCS=1", envTimeout+"="+o.handlerMax.String())
+		if len(k.skip) > 0 {
+			keys := make([]string, len(k.skip))
+			for i, j := range k.skip {
+				keys[i] = jobKey(j)
+			}
+			cmd.Env = append(cmd.Env, envSkip+"="+strings.Join(keys, ","))
+		}
+		cmd.Stdout = io.Discard
+		ownGroup(cmd) // the parent forwards signals once; a terminal's Ctrl-C must not reach the children twice
+		pipe, err := cmd.StderrPipe()
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		k.cmd, k.n, k.counts, k.cur = cmd, 0, findingCounts{}, nil
+		k.stderr.Reset()
+		err = cmd.Start()
+		mu.Unlock()
+		if err != nil {
+			return err
+		}
+		sc := bufio.NewScanner(pipe)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			mu.Lock()
+			k.readLine(line, report)
+			mu.Unlock()
+		}
+		err = cmd.Wait()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			return err
+		}
+		mu.Lock()
+		cur := k.cur
+		mu.Unlock()
+		// A worker that ended, whatever its status, during a run it
+		// announced died of that run: a fatal error, the watchdog, or
+		// os.Exit in a handler (even os.Exit(0)).
+		if cur == nil || interrupted.Load() != 0 {
+			switch code {
+			case 0, exitViolation, exitSIGINT, exitSIGTERM:
+				return nil
+			}
+			return fmt.Errorf("%v: %s", err, strings.TrimSpace(k.stderr.String()))
+		}
+		value, stack := workerDeath(k.tail.String(), code)
+		mu.Lock()
+		k.died = append(k.died, diedRun(o, jobs, scs[cur.cell], *cur, value, stack))
+		k.skip = append(k.skip, *cur)
+		report()
+		mu.Unlock()
+	}
+}
+
+// readLine takes one line of a worker's stderr: a progress line, a run's
+// announcement or end, or anything else (kept for an error message).
+func (k *child) readLine(line string, report func()) {
+	switch {
+	case strings.HasPrefix(line, workerRunLine):
+		if j, ok := parseJobKey(strings.TrimPrefix(line, workerRunLine)); ok {
+			k.cur = &j
+			k.tail.Reset()
+		}
+		return
+	case line == workerDoneLine:
+		k.cur = nil
+		return
+	}
+	if k.cur != nil && k.tail.Len() < 1<<20 {
+		k.tail.WriteString(line + "\n")
+	}
+	if m := childProgressRe.FindStringSubmatch(line); m != nil {
+		k.n, _ = strconv.Atoi(m[1])
+		k.counts = findingCounts{}
+		k.counts.failed, _ = strconv.Atoi(m[3])
+		if h := childHarmlessRe.FindStringSubmatch(line); h != nil {
+			k.counts.harmless, _ = strconv.Atoi(h[1])
+		}
+		if e := childExpectedRe.FindStringSubmatch(line); e != nil {
+			k.counts.expected, _ = strconv.Atoi(e[1])
+		}
+		report()
+		return
+	}
+	k.stderr.WriteString(line + "\n")
 }

@@ -106,9 +106,9 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	}
 	label := func(_ int, j job, r *reports.RunSummary) { labelRun(o, jobs, j, r) }
 	var res sweepResult
-	var fr *scenario.Run // the featured run, with its story
-	var ex *exports      // its trace exports, staged
-	if jobs.len() == 1 {
+	var fr *scenario.Run                          // the featured run, with its story
+	var ex *exports                               // its trace exports, staged
+	if jobs.len() == 1 && !worker && !o.isolate { // a worker process sweeps even one run: it announces it
 		// One run: run it once with its story and the exports, and
 		// summarize that (a sweep would run it twice: judged, then again
 		// for its outputs).
@@ -130,11 +130,15 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		}
 	} else {
 		prog := newProgress(stderr, jobs.len(), o.quiet)
-		if needsProcesses(algos, o.workers, jobs.perAlgo) {
+		if o.isolate || needsProcesses(algos, o.workers, jobs.perAlgo) {
 			if !o.quiet {
-				fmt.Fprintf(stderr, "simrun: %s in %d worker processes (its nodes share process-wide state)\n", strings.Join(algos, ", "), processCount(o.workers, jobs))
+				why := "its nodes share process-wide state"
+				if o.isolate {
+					why = "-isolate"
+				}
+				fmt.Fprintf(stderr, "simrun: %s in %d worker processes (%s)\n", strings.Join(algos, ", "), processCount(o.workers, jobs), why)
 			}
-			if res, err = processSweep(o, jobs, first, prog, rf); err != nil {
+			if res, err = processSweep(o, scs, jobs, first, prog, rf); err != nil {
 				abort()
 				return exitUsage, err
 			}
@@ -200,8 +204,8 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		if fr != nil || explained >= maxPrintedFailures {
 			break // the single run already has its story
 		}
-		if s.Runs[i].OK {
-			continue
+		if s.Runs[i].OK || s.Runs[i].WorkerDied {
+			continue // a run that killed its worker would kill this process
 		}
 		explained++
 		j := jobOf(o, &s.Runs[i])
@@ -216,8 +220,14 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	// The featured run: the first that failed its expectations, else the
 	// first. Runs are deterministic, so it is simply run again in full.
 	fsc := sc // the featured run's scenario (its grid cell's)
+	featuredJob := jobs.at(0)
 	if fr == nil {
-		fj := featured(o, s)
+		fj, ok := featured(o, s, res.died)
+		featuredJob = fj
+		if !ok {
+			abort()
+			return exitViolation, fmt.Errorf("every run killed its worker process, so there is no run to feature in a report; the runs' crashes: %s", diedSummary(s))
+		}
 		fsc = scs[fj.cell]
 		if fr, ex, err = rerun(fsc, fj, o, stdout, stderr, "featured run"); err != nil {
 			abort()
@@ -236,13 +246,13 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	// its first), run again with its story.
 	var others []*scenario.Run
 	if len(algos) > 1 {
-		fj := featured(o, s)
+		fj := featuredJob
 		for _, a := range algos {
 			if a == fr.Algorithm {
 				continue
 			}
 			j, ok := representative(o, s, a, fj.cell)
-			if !ok {
+			if !ok || res.died[j] {
 				continue
 			}
 			r, err := scs[j.cell].Run(scenario.RunOptions{Seed: j.seed, Algorithm: algoOverride(scs[j.cell], j.algo), PorcupineTimeout: o.porcupine, Story: true, StopAtViolation: o.failFast})
@@ -382,18 +392,44 @@ func representative(o *options, s *reports.Summary, algo string, cell int) (job,
 
 // featured is the sweep's first failing run (groups in order), else the
 // first group's first finished run.
-func featured(o *options, s *reports.Summary) job {
+//
+// A run that killed its worker process (died) is never featured: running
+// it again here would kill simrun. The first failing kept run that did not
+// stands in, else the first kept run that did not; ok is false when every
+// kept run died.
+func featured(o *options, s *reports.Summary, died map[job]bool) (job, bool) {
 	for _, a := range s.Algorithms {
 		if a.FirstFailingSeed != nil {
-			return job{algo: a.Algorithm, seed: *a.FirstFailingSeed, cell: cellOfVary(o, a.Vary)}
+			if j := (job{algo: a.Algorithm, seed: *a.FirstFailingSeed, cell: cellOfVary(o, a.Vary)}); !died[j] {
+				return j, true
+			}
+		}
+	}
+	for _, wantFailing := range []bool{true, false} {
+		for i := range s.Runs {
+			r := &s.Runs[i]
+			if j := jobOf(o, r); !died[j] && (!wantFailing || !r.OK) {
+				return j, true
+			}
 		}
 	}
 	for _, a := range s.Algorithms {
-		if a.Runs > 0 {
-			return job{algo: a.Algorithm, seed: a.FirstSeed, cell: cellOfVary(o, a.Vary)}
+		if j := (job{algo: a.Algorithm, seed: a.FirstSeed, cell: cellOfVary(o, a.Vary)}); a.Runs > 0 && !died[j] {
+			return j, true
 		}
 	}
-	return job{}
+	return job{}, false
+}
+
+// diedSummary lists the runs that killed their worker, one clause each.
+func diedSummary(s *reports.Summary) string {
+	var parts []string
+	for _, r := range s.Runs {
+		if r.WorkerDied && len(r.Violations) > 0 {
+			parts = append(parts, fmt.Sprintf("seed %d: %s (%s)", r.Seed, r.Violations[0].Details, r.Violations[0].Replay))
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // exports are the featured run's trace files, written but not yet in

@@ -28,6 +28,9 @@ type sweepResult struct {
 	interrupted bool
 	wall        time.Duration
 	errs        []error
+	// died are the runs whose worker process died (processSweep): they
+	// must not be run again in this process.
+	died map[job]bool
 }
 
 // done is the number of runs that finished.
@@ -100,6 +103,8 @@ func runSweep(scs []*scenario.Scenario, jobs jobList, workers int, failFast bool
 	if workers > n {
 		workers = n
 	}
+	guard := newWorkerGuard() // in a worker process: announce runs, watch handlers
+	defer guard.close()
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
@@ -115,8 +120,14 @@ func runSweep(scs []*scenario.Scenario, jobs jobList, workers int, failFast bool
 				}
 				sink.admit(i)
 				j := jobs.at(i)
+				if guard.skips(j) { // it killed an earlier worker process; the parent reports it
+					sink.put(i, nil)
+					continue
+				}
 				sc := scs[j.cell]
-				r, err := sc.Run(scenario.RunOptions{Seed: j.seed, Algorithm: algoOverride(sc, j.algo), PorcupineTimeout: porcupine, StopAtViolation: failFast, Lean: true})
+				beat := guard.begin(j)
+				r, err := sc.Run(scenario.RunOptions{Seed: j.seed, Algorithm: algoOverride(sc, j.algo), PorcupineTimeout: porcupine, StopAtViolation: failFast, Lean: true, Beat: beat})
+				guard.end()
 				if err != nil {
 					sink.put(i, nil)
 					mu.Lock()

@@ -26,6 +26,9 @@ import (
 
 func TestMain(m *testing.M) {
 	registry.Default.MustRegister(lowestDescriptor())
+	if os.Getenv("SIMRUN_AS_MAIN") == "1" { // a worker process of an -isolate sweep (crash_test.go)
+		os.Exit(simrun.Main(os.Args[1:], os.Stdout, os.Stderr))
+	}
 	// simrun.Main installs its SIGINT/SIGTERM handler once per process.
 	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/electsim/electsim/simrun.handleSignals.func1"))
 }
