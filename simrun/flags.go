@@ -212,6 +212,9 @@ func parseOptionsAs(prog string, args []string, _ io.Writer) (*options, error) {
 	case o.seedSet && o.seed > math.MaxUint64-uint64(o.seeds-1):
 		return nil, usagef("-seed %d with -seeds %d runs past the last seed (2^64-1)", o.seed, o.seeds)
 	}
+	for _, p := range []*string{&o.json, &o.trace, &o.perfetto, &o.materialize} {
+		*p = normalizeOutput(*p) // /dev/stdout is "-": written to stdout, never renamed over
+	}
 	// Two outputs naming the same path would overwrite each other.
 	outs := []struct{ flag, path string }{{"-json", o.json}, {"-trace", o.trace}, {"-perfetto", o.perfetto}, {"-materialize", o.materialize}, {"-out", o.out}, {"-runs", o.runs}}
 	for i := range outs {
@@ -220,6 +223,9 @@ func parseOptionsAs(prog string, args []string, _ io.Writer) (*options, error) {
 				return nil, usagef("%s and %s name the same path %q", outs[i].flag, outs[j].flag, outs[i].path)
 			}
 		}
+	}
+	if err := checkOutputPaths(o); err != nil {
+		return nil, err
 	}
 	if dedup := dedupe(o.algos); len(dedup) != len(o.algos) {
 		o.algos = dedup

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/electsim/electsim/reports"
+	"github.com/electsim/electsim/scenario"
 )
 
 // runMerge combines shard outputs (folders written by -shard i/n, or their
@@ -36,6 +37,13 @@ func mergeAs(prog string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: give the shard output folders (or their summary.json files); run '%s -h' for usage\n", cmd, cmd)
 		return exitUsage
 	}
+	*jsonOut = normalizeOutput(*jsonOut)
+	if *jsonOut != "" && *jsonOut != "-" {
+		if _, _, err := outputTarget(*jsonOut); err != nil {
+			fmt.Fprintf(stderr, "%s: -json: %v\n", cmd, err)
+			return exitUsage
+		}
+	}
 	if fs.NArg() > MaxMergeParts {
 		fmt.Fprintf(stderr, "%s: %d summaries, at most %d (MaxMergeParts): merge in stages\n", cmd, fs.NArg(), MaxMergeParts)
 		return exitUsage
@@ -47,6 +55,10 @@ func mergeAs(prog string, args []string, stdout, stderr io.Writer) int {
 		if st, err := os.Stat(p); err == nil && st.IsDir() {
 			path = filepath.Join(p, "summary.json")
 		}
+		if err := checkMergeOutputs(*out, *jsonOut, p, path); err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+			return exitUsage
+		}
 		f, err := os.Open(path)
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
@@ -56,6 +68,10 @@ func mergeAs(prog string, args []string, stdout, stderr io.Writer) int {
 		f.Close()
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: %s: %v\n", cmd, path, err)
+			return exitUsage
+		}
+		if err := scenario.ValidName(s.Scenario.Name); err != nil {
+			fmt.Fprintf(stderr, "%s: %s: scenario.name %v\n", cmd, path, err)
 			return exitUsage
 		}
 		parts = append(parts, s)
@@ -104,6 +120,27 @@ func mergeAs(prog string, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return code
+}
+
+// checkMergeOutputs refuses a merge whose outputs would replace one of
+// its inputs: -out naming an input folder, or a folder containing an input
+// or its summary; -json naming an input summary; and -json inside -out
+// (replaced whole by the folder).
+func checkMergeOutputs(out, jsonOut, input, summary string) error {
+	if out != "" {
+		for _, p := range []string{input, summary, filepath.Dir(summary)} {
+			if inside(p, out) {
+				return usagef("-out %s would replace the input %s: write the merge to another folder", out, input)
+			}
+		}
+		if jsonOut != "" && jsonOut != "-" && inside(jsonOut, out) {
+			return usagef("-json %s is inside -out %s, which merge replaces whole: write it elsewhere", jsonOut, out)
+		}
+	}
+	if jsonOut != "" && jsonOut != "-" && (inside(input, jsonOut) || inside(summary, jsonOut)) {
+		return usagef("-json %s would replace the input %s: write it elsewhere", jsonOut, input)
+	}
+	return nil
 }
 
 // MaxMergeParts is the most summaries one merge reads: it holds every

@@ -71,11 +71,11 @@ func (d outputDest) stage() (*stagedFolder, error) {
 	if err := d.check(); err != nil {
 		return nil, err
 	}
-	tmp, err := stageTemp(d.base, nextName)
+	tmp, made, err := stageTemp(d.base, nextName)
 	if err != nil {
 		return nil, err
 	}
-	return &stagedFolder{tmp: tmp, base: filepath.Clean(d.base)}, nil
+	return &stagedFolder{tmp: tmp, base: filepath.Clean(d.base), made: made}, nil
 }
 
 // seqName is result number n's folder name: at least three digits.
@@ -189,6 +189,7 @@ func (s *stagedFolder) commitNumbered() error {
 		unreserve(dir)
 		if err == nil {
 			untrackTemp(s.tmp)
+			keepMade(s.made)
 			s.out = dir
 			break
 		}

@@ -36,7 +36,10 @@ var temps struct {
 	// reserved are numbered result folders this process made (empty) and
 	// has not yet filled: removed only while still empty (resultdir.go).
 	reserved map[string]bool
-	dead     bool // the process is exiting: make no more
+	// parents are folders made for outputs not yet in place (removed,
+	// if still empty, innermost first).
+	parents map[string]bool
+	dead    bool // the process is exiting: make no more
 }
 
 func trackTemp(path string) error {
@@ -71,6 +74,7 @@ func removeTemps() {
 	for p := range temps.reserved {
 		os.Remove(p) // only if still empty: never a result
 	}
+	removeParents()
 	temps.paths, temps.reserved = nil, nil
 }
 
@@ -136,6 +140,8 @@ type stagedFolder struct {
 	base     string
 	// latestNote says why base/latest was left as it was ("": updated).
 	latestNote string
+	// made are the parent folders made for it, removed on abort.
+	made []string
 }
 
 // stageFolder checks that out may be replaced, cleans stale temporaries
@@ -146,41 +152,50 @@ func stageFolder(out string) (*stagedFolder, error) {
 	if err := checkReplaceable(out); err != nil {
 		return nil, err
 	}
-	tmp, err := stageTemp(filepath.Dir(out), filepath.Base(out))
+	tmp, made, err := stageTemp(filepath.Dir(out), filepath.Base(out))
 	if err != nil {
 		return nil, err
 	}
-	return &stagedFolder{out: out, tmp: tmp}, nil
+	return &stagedFolder{out: out, tmp: tmp, made: made}, nil
 }
 
 // stageTemp creates, in parent, the temporary folder that becomes parent's
 // entry name, with the marker in it, after removing the stale temporaries
-// of killed runs for that name.
-func stageTemp(parent, name string) (string, error) {
-	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return "", err
+// of killed runs for that name. made are the parent folders it made
+// (removed again if the output is not committed).
+func stageTemp(parent, name string) (tmp string, made []string, err error) {
+	if made, err = mkdirTracked(parent); err != nil {
+		return "", nil, err
+	}
+	fail := func(err error) (string, []string, error) {
+		if tmp != "" {
+			os.RemoveAll(tmp)
+			untrackTemp(tmp)
+		}
+		removeMade(made)
+		return "", nil, err
 	}
 	cleanStale(parent, name)
-	tmp, err := os.MkdirTemp(parent, tempPrefix(name))
-	if err != nil {
-		return "", err
+	if tmp, err = os.MkdirTemp(parent, tempPrefix(name)); err != nil {
+		return fail(err)
 	}
 	if err := trackTemp(tmp); err != nil {
-		return "", err
+		return fail(err)
 	}
 	if err := os.Chmod(tmp, 0o755&^umask()); err != nil {
-		return "", err
+		return fail(err)
 	}
 	if err := os.WriteFile(filepath.Join(tmp, markerFile), []byte(markerText), 0o644); err != nil {
-		return "", err
+		return fail(err)
 	}
-	return tmp, nil
+	return tmp, made, nil
 }
 
 // abort removes the staged folder.
 func (s *stagedFolder) abort() {
 	os.RemoveAll(s.tmp)
 	untrackTemp(s.tmp)
+	removeMade(s.made)
 }
 
 // commit puts the staged folder in place of out: a previous output folder
@@ -218,6 +233,7 @@ func (s *stagedFolder) commit() error {
 		return err
 	}
 	untrackTemp(s.tmp)
+	keepMade(s.made)
 	if old != "" {
 		os.RemoveAll(old)
 		untrackTemp(old)
@@ -227,12 +243,16 @@ func (s *stagedFolder) commit() error {
 
 // atomicFile writes to a temporary file beside path and renames it into
 // place on commit, so a failed run never leaves a partial file. With path
-// "-" it writes to standard output instead.
+// "-" it writes to standard output instead; a device, FIFO or path under
+// /dev or /proc (stream) it writes in place (outputTarget).
 type atomicFile struct {
 	f      *os.File
 	w      *bufio.Writer
 	path   string
 	stdout bool
+	stream bool
+	// made are the parent folders made for it, removed on abort.
+	made []string
 }
 
 // createOutput is createAtomic, except that "-" writes to stdout.
@@ -243,39 +263,58 @@ func createOutput(path string, stdout io.Writer) (*atomicFile, error) {
 	return createAtomic(path)
 }
 
-// createAtomic starts a file that commit will put at path. It refuses a
-// path that is an existing folder.
+// createAtomic starts a file that commit will put at path (at a symbolic
+// link's target), or opens a stream target for writing in place. It
+// refuses a path that is an existing folder.
 func createAtomic(path string) (*atomicFile, error) {
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return nil, usagef("%s is a folder, not a file", path)
+	target, stream, err := outputTarget(path)
+	if err != nil {
+		return nil, err
 	}
+	if stream {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+		if err != nil {
+			return nil, err
+		}
+		return &atomicFile{f: f, w: bufio.NewWriterSize(f, 1<<16), path: path, stream: true}, nil
+	}
+	path = target
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	made, err := mkdirTracked(dir)
+	if err != nil {
 		return nil, err
 	}
 	cleanStale(dir, filepath.Base(path))
 	f, err := os.CreateTemp(dir, tempPrefix(path))
 	if err != nil {
+		removeMade(made)
 		return nil, err
 	}
+	a := &atomicFile{f: f, w: bufio.NewWriterSize(f, 1<<16), path: path, made: made}
 	if err := trackTemp(f.Name()); err != nil {
 		f.Close()
+		removeMade(made)
 		return nil, err
 	}
 	if err := f.Chmod(0o644 &^ umask()); err != nil {
-		f.Close()
+		a.abort()
 		return nil, err
 	}
-	return &atomicFile{f: f, w: bufio.NewWriterSize(f, 1<<16), path: path}, nil
+	return a, nil
 }
 
 func (a *atomicFile) abort() {
-	if a.stdout {
+	switch {
+	case a.stdout:
+		return
+	case a.stream:
+		a.f.Close() // what was written stays: a stream cannot be staged
 		return
 	}
 	a.f.Close()
 	os.Remove(a.f.Name())
 	untrackTemp(a.f.Name())
+	removeMade(a.made)
 }
 
 func (a *atomicFile) commit() error {
@@ -283,20 +322,24 @@ func (a *atomicFile) commit() error {
 		a.abort()
 		return err
 	}
-	if a.stdout {
+	switch {
+	case a.stdout:
 		return nil
+	case a.stream:
+		return a.f.Close()
 	}
 	if err := a.f.Close(); err != nil {
-		os.Remove(a.f.Name())
-		untrackTemp(a.f.Name())
+		a.abort()
 		return err
 	}
 	err := os.Rename(a.f.Name(), a.path)
-	untrackTemp(a.f.Name())
 	if err != nil {
-		os.Remove(a.f.Name())
+		a.abort()
+		return err
 	}
-	return err
+	untrackTemp(a.f.Name())
+	keepMade(a.made)
+	return nil
 }
 
 // samePath reports whether two output paths name the same file.

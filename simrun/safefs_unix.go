@@ -57,3 +57,6 @@ func readLatest(link string) (string, bool) {
 
 // writeLatest makes path a relative symbolic link to the folder name.
 func writeLatest(path, name string) error { return os.Symlink(name, path) }
+
+// writable reports whether the process may create files in dir.
+func writable(dir string) bool { return syscall.Access(dir, 2 /* W_OK */) == nil }

@@ -288,15 +288,18 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 			return exitUsage, err
 		}
 	}
-	if err := rf.commit(); err != nil {
-		folder.abort()
+	// The folder first: its commit is the one that can be refused (a
+	// folder not simrun's appeared at -out meanwhile), and then no other
+	// output may have been put in place.
+	if err := folder.commit(); err != nil {
+		rf.abort()
 		if js != nil {
 			js.abort()
 		}
 		ex.abort()
 		return exitUsage, err
 	}
-	if err := folder.commit(); err != nil {
+	if err := rf.commit(); err != nil {
 		if js != nil {
 			js.abort()
 		}
