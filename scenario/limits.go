@@ -30,6 +30,9 @@ const (
 	// MaxKeys bounds the keys of one mapping (the YAML parser is
 	// quadratic in them: 49,000 keys took 5 s).
 	MaxKeys = 1000
+	// MaxSets is the most -set overrides one load takes (checked before
+	// any is read; each costs the length of its path and value).
+	MaxSets = 10_000
 	// MaxErrors is how many errors an Errors prints; the rest are counted
 	// ("and N more").
 	MaxErrors = 50
