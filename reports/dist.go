@@ -360,6 +360,12 @@ func (d *Dist) UnmarshalJSON(b []byte) error {
 	}
 	lo := new(big.Int).And(sum, new(big.Int).SetUint64(math.MaxUint64))
 	d.sumLo, d.sumHi = lo.Uint64(), new(big.Int).Rsh(sum, 64).Uint64()
+	// The mean must lie within [min, max]: each value was added to the
+	// sum rounded by fixed, which keeps their order.
+	if n := big.NewInt(w.Count); w.Count > 0 && (sum.Cmp(new(big.Int).Mul(n, new(big.Int).SetUint64(fixed(w.Min)))) < 0 ||
+		sum.Cmp(new(big.Int).Mul(n, new(big.Int).SetUint64(fixed(w.Max)))) > 0) {
+		return fmt.Errorf("distribution: sum_e6 %s puts the mean outside [min, max] for a count of %d", w.SumE6, w.Count)
+	}
 	d.n, d.min, d.max = w.Count, w.Min, w.Max
 	if w.Buckets == nil {
 		if int64(len(w.Exact)) != w.Count || len(w.Exact) > DistExactMax {
@@ -384,6 +390,9 @@ func (d *Dist) UnmarshalJSON(b []byte) error {
 		if b[1] <= 0 || (k > 0 && b[0] <= w.Buckets[k-1][0]) || b[0] < -40*distSubBuckets || b[0] > 1100*distSubBuckets ||
 			b[0]-w.Buckets[0][0] >= distMaxBuckets {
 			return fmt.Errorf("distribution: bucket %d ([%d, %d]) out of order or range", k, b[0], b[1])
+		}
+		if total > math.MaxInt64-b[1] {
+			return fmt.Errorf("distribution: bucket %d's count %d overflows the total", k, b[1])
 		}
 		d.addIndex(int(b[0]), b[1])
 		total += b[1]

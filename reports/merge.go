@@ -46,6 +46,12 @@ func Merge(parts []*Summary) (*Summary, error) {
 		if err := checkPart(i, p); err != nil {
 			return nil, err
 		}
+		if err := checkPartial(i, p); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkSums(parts); err != nil {
+		return nil, err
 	}
 	seeds, err := coveredSeeds(parts)
 	if err != nil {

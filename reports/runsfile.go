@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 )
 
 // RunsFileName is the file simrun writes every run to, beside summary.json:
@@ -19,6 +20,24 @@ const RunsFileName = "runs.jsonl.gz"
 // MaxRunLine bounds one line of a runs file read back (a run's JSON is a
 // few kilobytes; a longer line is not one simrun wrote).
 const MaxRunLine = 16 << 20
+
+// RunBytesPerRun is the decompressed bytes a runs file read back may hold
+// per run its summary counts (MaxRunsFileBytes). simrun's runs are a few
+// hundred bytes to a few kilobytes of JSON; the bound stops a small
+// compressed file that inflates to gigabytes (a gzip bomb) early.
+const RunBytesPerRun = 64 << 10
+
+// MaxRunsFileBytes is the most decompressed bytes a runs file of runs runs
+// may hold: one longest line, plus RunBytesPerRun per run.
+func MaxRunsFileBytes(runs int) int64 {
+	if runs < 0 {
+		runs = 0
+	}
+	if int64(runs) > (math.MaxInt64-MaxRunLine)/RunBytesPerRun {
+		return math.MaxInt64
+	}
+	return MaxRunLine + int64(runs)*RunBytesPerRun
+}
 
 // RunsWriter writes runs as JSON lines, gzip-compressed or not.
 type RunsWriter struct {
@@ -68,27 +87,58 @@ func (w *RunsWriter) Close() error {
 // RunsReader reads a runs file line by line, gzip-compressed or not (told
 // by its first bytes).
 type RunsReader struct {
-	sc   *bufio.Scanner
-	gz   *gzip.Reader
-	name string
-	line int
+	sc       *bufio.Scanner
+	gz       *gzip.Reader
+	lim      *limitedReader
+	name     string
+	line     int
+	maxLines int // -1: no bound
+}
+
+// Bound makes the reader refuse more than runs lines and, decompressed,
+// more than MaxRunsFileBytes(runs) bytes: the runs its summary counts.
+func (r *RunsReader) Bound(runs int) {
+	r.maxLines = runs
+	r.lim.max = MaxRunsFileBytes(runs)
+	r.lim.runs = runs
+}
+
+// limitedReader fails once more than max bytes were read (max < 0: no
+// bound).
+type limitedReader struct {
+	r      io.Reader
+	n, max int64
+	runs   int
+	err    error // the bound's error, once passed
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.max >= 0 && int64(len(p)) > l.max-l.n+1 {
+		p = p[:l.max-l.n+1]
+	}
+	n, err := l.r.Read(p)
+	l.n += int64(n)
+	if l.max >= 0 && l.n > l.max {
+		l.err = fmt.Errorf("decompresses to more than %d bytes, the most for the %d runs its summary counts (%d bytes a run, reports.RunBytesPerRun)", l.max, l.runs, RunBytesPerRun)
+		return n, l.err
+	}
+	return n, err
 }
 
 // NewRunsReader reads from r; name is for errors.
 func NewRunsReader(r io.Reader, name string) (*RunsReader, error) {
 	// Small buffers: a merge holds one reader per shard.
 	br := bufio.NewReaderSize(r, 16<<10)
-	rr := &RunsReader{name: name}
+	rr := &RunsReader{name: name, maxLines: -1, lim: &limitedReader{r: br, max: -1}}
 	if head, _ := br.Peek(2); bytes.Equal(head, []byte{0x1f, 0x8b}) {
 		gz, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		rr.gz = gz
-		rr.sc = bufio.NewScanner(gz)
-	} else {
-		rr.sc = bufio.NewScanner(br)
+		rr.lim.r = gz
 	}
+	rr.sc = bufio.NewScanner(rr.lim)
 	rr.sc.Buffer(make([]byte, 0, 16<<10), MaxRunLine)
 	return rr, nil
 }
@@ -103,7 +153,13 @@ type runHead struct {
 // Next returns the next line (valid until the next call) and the group key
 // and seed it is of; io.EOF after the last.
 func (r *RunsReader) Next() (line []byte, key string, seed uint64, err error) {
-	if !r.sc.Scan() {
+	more := r.sc.Scan()
+	// The scanner hands out the bytes read before the bound's error as a
+	// last line: the error is the one to report.
+	if r.lim.err != nil {
+		return nil, "", 0, fmt.Errorf("%s:%d: %w", r.name, r.line+1, r.lim.err)
+	}
+	if !more {
 		if err := r.sc.Err(); err != nil {
 			if errors.Is(err, bufio.ErrTooLong) {
 				return nil, "", 0, fmt.Errorf("%s:%d: a line longer than %d bytes is not a run", r.name, r.line+1, MaxRunLine)
@@ -113,6 +169,9 @@ func (r *RunsReader) Next() (line []byte, key string, seed uint64, err error) {
 		return nil, "", 0, io.EOF
 	}
 	r.line++
+	if r.maxLines >= 0 && r.line > r.maxLines {
+		return nil, "", 0, fmt.Errorf("%s:%d: more runs than the %d its summary counts", r.name, r.line, r.maxLines)
+	}
 	line = r.sc.Bytes()
 	var h runHead
 	if err := json.Unmarshal(line, &h); err != nil || h.Seed == nil || h.Algorithm == "" {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"unicode/utf8"
 )
 
@@ -30,22 +29,23 @@ const (
 	// MaxKeys bounds the keys of one mapping (the YAML parser is
 	// quadratic in them: 49,000 keys took 5 s).
 	MaxKeys = 1000
+	// MaxSets is the most -set overrides one load takes (checked before
+	// any is read; each costs the length of its path and value).
+	MaxSets = 10_000
 	// MaxErrors is how many errors an Errors prints; the rest are counted
 	// ("and N more").
 	MaxErrors = 50
 )
 
 // ReadFile reads a scenario or matrix file under the limits: at most
-// MaxFileBytes, never more (so /dev/zero or a huge file costs nothing).
+// MaxFileBytes, never more (so a huge file costs nothing), of a regular
+// file only (OpenRegular: a named pipe or /dev/zero is refused unread).
 func ReadFile(path string) ([]byte, error) {
-	f, err := os.Open(path)
+	f, err := OpenRegular(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return nil, fmt.Errorf("%s: is a directory, not a scenario file", path)
-	}
 	src, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
 		return nil, err
@@ -211,10 +211,12 @@ func ValidName(name string) error {
 	if name[0] == '.' {
 		return fmt.Errorf("%q starts with '.': simrun names its output folder after it", name)
 	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
+	// By rune, so the character named is the one written (U+202E, not
+	// its first byte's "â"); a byte that is not UTF-8 is shown as \xNN.
+	for i, c := range name {
 		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
-			return fmt.Errorf("%q contains %q: a name is 1 to %d of A-Z a-z 0-9 . _ - (it names the output folder)", name, string(rune(c)), MaxNameLen)
+			_, size := utf8.DecodeRuneInString(name[i:])
+			return fmt.Errorf("%q contains %q: a name is 1 to %d of A-Z a-z 0-9 . _ - (it names the output folder)", name, name[i:i+size], MaxNameLen)
 		}
 	}
 	return nil

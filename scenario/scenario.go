@@ -228,7 +228,9 @@ func (l *loader) readScenario(root *ynode) *Scenario {
 	}
 	l.checkFencingToken(sc)
 	l.readSettle(m.get("settle"), sc)
-	if sc.Duration+sc.Settle.For > MaxRunTime {
+	// Compared without adding: duration and settle.for near 2^63 ns would
+	// wrap their sum below the bound.
+	if sc.Duration > MaxRunTime || sc.Settle.For > MaxRunTime-sc.Duration {
 		at, key := m.get("duration"), "duration"
 		if sc.Duration <= MaxRunTime/2 {
 			at, key = m.get("settle"), "settle.for"

@@ -91,9 +91,12 @@ func marginAs(prog string, args []string, stdout, stderr io.Writer) int {
 	if err := dest.check(); err != nil {
 		return fail("%v", err)
 	}
-	first := scs[0].Seed
+	first, from := scs[0].Seed, o.scenario+": seed"
 	if *seed != 0 {
-		first = *seed
+		first, from = *seed, "-seed"
+	}
+	if err := checkSeedRange(first, o.seeds, from); err != nil {
+		return fail("%v", err)
 	}
 	jobs := sweepJobs([]string{algo}, first, o.seeds, 0, 1).inCells(len(o.cells))
 	bounds := make([]float64, len(scs)) // each rate's analytic worst case, ms

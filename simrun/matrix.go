@@ -95,9 +95,12 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 	if o.seedsSet { // -seeds 1 included: it is also the flag's default
 		seeds = o.seeds
 	}
-	first := m.Seed
+	first, from := m.Seed, o.matrix+": seed"
 	if o.seedSet {
-		first = o.seed
+		first, from = o.seed, "-seed"
+	}
+	if err := checkSeedRange(first, seeds, from); err != nil {
+		return exitUsage, err
 	}
 	dest := destFor(o.out, filepath.Join("out", "matrix-"+m.Name))
 	if err := dest.check(); err != nil {

@@ -50,6 +50,7 @@ func mergeAs(prog string, args []string, stdout, stderr io.Writer) int {
 	}
 	var parts []*reports.Summary
 	var runsFiles []string // each part's runs file; "" if it has none
+	var runsCounts []int   // each part's runs, which bound its runs file
 	for _, p := range fs.Args() {
 		path := p
 		if st, err := os.Stat(p); err == nil && st.IsDir() {
@@ -59,7 +60,9 @@ func mergeAs(prog string, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 			return exitUsage
 		}
-		f, err := os.Open(path)
+		// A named pipe or device as summary.json would block or never
+		// end: only regular files are read.
+		f, err := scenario.OpenRegular(path)
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 			return exitUsage
@@ -76,6 +79,11 @@ func mergeAs(prog string, args []string, stdout, stderr io.Writer) int {
 		}
 		parts = append(parts, s)
 		runsFiles = append(runsFiles, runsFileOf(path, s))
+		n := 0
+		for _, a := range s.Algorithms {
+			n += a.Runs
+		}
+		runsCounts = append(runsCounts, n)
 	}
 	m, err := reports.Merge(parts)
 	if err != nil {
@@ -89,7 +97,7 @@ func mergeAs(prog string, args []string, stdout, stderr io.Writer) int {
 	if slices.Contains(runsFiles, "") || !*withRuns {
 		runsFiles = nil // the merge has a runs file only if every part has one
 	}
-	dir, note, err := writeMerged(dest, m, runsFiles, cmd)
+	dir, note, err := writeMerged(dest, m, runsFiles, runsCounts, cmd)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 		return exitUsage
@@ -165,12 +173,12 @@ func runsFileOf(path string, s *reports.Summary) string {
 
 // writeMerged writes a merged summary's folder (no featured-run extras: the
 // shards' traces are not at hand), with the parts' runs files merged into
-// its runs file in run order when every part has one. cmd is the merge
-// command, for the report.
-func writeMerged(out outputDest, s *reports.Summary, runsFiles []string, cmd string) (dir, latestNote string, err error) {
+// its runs file in run order when every part has one (counts: each part's
+// runs). cmd is the merge command, for the report.
+func writeMerged(out outputDest, s *reports.Summary, runsFiles []string, counts []int, cmd string) (dir, latestNote string, err error) {
 	return writeFolder(out, func(tmp string) error {
 		if runsFiles != nil {
-			if err := mergeRunsFiles(filepath.Join(tmp, reports.RunsFileName), s, runsFiles); err != nil {
+			if err := mergeRunsFiles(filepath.Join(tmp, reports.RunsFileName), s, runsFiles, counts); err != nil {
 				return err
 			}
 			s.RunsFile = reports.RunsFileName
@@ -188,7 +196,10 @@ func writeMerged(out outputDest, s *reports.Summary, runsFiles []string, cmd str
 
 // mergeRunsFiles merges the parts' runs files into dst, in the merged
 // summary's group order, then seed; the line count must be the summary's.
-func mergeRunsFiles(dst string, s *reports.Summary, files []string) error {
+// Each file may hold at most its part's runs (counts), and at most
+// reports.MaxRunsFileBytes of them decompressed: a file that inflates to
+// gigabytes is refused early.
+func mergeRunsFiles(dst string, s *reports.Summary, files []string, counts []int) error {
 	rank := map[string]int{}
 	want := 0
 	for i, a := range s.Algorithms {
@@ -196,8 +207,8 @@ func mergeRunsFiles(dst string, s *reports.Summary, files []string) error {
 		want += a.Runs
 	}
 	var ins []*reports.RunsReader
-	for _, name := range files {
-		f, err := os.Open(name)
+	for i, name := range files {
+		f, err := scenario.OpenRegular(name)
 		if err != nil {
 			return err
 		}
@@ -207,6 +218,7 @@ func mergeRunsFiles(dst string, s *reports.Summary, files []string) error {
 			return err
 		}
 		defer rr.Close()
+		rr.Bound(counts[i])
 		ins = append(ins, rr)
 	}
 	f, err := os.Create(dst)

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/electsim/electsim/internal/termsafe"
 	"github.com/electsim/electsim/scenario"
 )
 
@@ -15,7 +16,13 @@ import (
 // calls it with "simrun".
 func MainNamed(name string, args []string, stdout, stderr io.Writer) int {
 	signalsOnce.Do(handleSignals)
-	return runAs(cleanProgramName(name), args, stdout, stderr)
+	// Everything printed passes one sanitizer: text from input (a
+	// description, a -set key, a path) reaches the terminal with its
+	// control characters and bidi overrides shown as escapes, never raw.
+	out, errOut := termsafe.NewWriter(stdout), termsafe.NewWriter(stderr)
+	defer errOut.Flush()
+	defer out.Flush()
+	return runAs(cleanProgramName(name), args, out, errOut)
 }
 
 // programName is the name Main goes by: the running executable's base name

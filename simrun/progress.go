@@ -54,6 +54,9 @@ func newProgress(w io.Writer, total int, quiet bool) *progress {
 // isTerminal reports whether w is a terminal (progress then redraws one
 // line in place).
 func isTerminal(w io.Writer) bool {
+	if u, ok := w.(interface{ Unwrap() io.Writer }); ok { // termsafe.Writer
+		w = u.Unwrap()
+	}
 	f, ok := w.(*os.File)
 	if !ok {
 		return false

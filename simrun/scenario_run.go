@@ -22,9 +22,12 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, err
 	}
 	sc := scs[0]
-	first := sc.Seed
+	first, from := sc.Seed, sc.File+": seed"
 	if o.seedSet {
-		first = o.seed
+		first, from = o.seed, "-seed"
+	}
+	if err := checkSeedRange(first, o.seeds, from); err != nil {
+		return exitUsage, err
 	}
 	algos := o.algos
 	if len(algos) == 0 {
