@@ -124,6 +124,8 @@ func TestStaleTemporariesRemoved(t *testing.T) {
 	stale := filepath.Join(dir, ".o"+tmpTag+strconv.Itoa(pid)+"-123")
 	require.NoError(t, os.MkdirAll(stale, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(stale, "summary.json"), []byte("{}"), 0o644))
+	long := time.Now().Add(-time.Hour) // past staleGrace (a temporary just made may be a writer's first instant)
+	require.NoError(t, os.Chtimes(stale, long, long))
 	live := filepath.Join(dir, ".o"+tmpTag+"1-456") // pid 1 runs
 	require.NoError(t, os.MkdirAll(live, 0o755))
 	code, _, e := simrun(t, "-scenario", partition, "-quiet", "-out", filepath.Join(dir, "o"))
