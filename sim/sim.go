@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"sync/atomic"
 	"time"
 )
 
@@ -42,6 +43,14 @@ type Config struct {
 	// Link is the default configuration of every directed link.
 	// Zero Latency means constant 1 ms.
 	Link LinkConfig
+	// Abort, if set, is read between events: once it holds true the run
+	// ends with OutcomeStopped, as after Stop. It lets another goroutine
+	// (a signal handler) abandon a long run; it is read on the budget's
+	// slow path, at least once per RateWindow of simulated time and every
+	// MaxEventRate × RateWindow events, so it costs the hot loop nothing.
+	// A run it stops is abandoned, not a result: its outcome depends on
+	// when the flag was set.
+	Abort *atomic.Bool
 }
 
 // DefaultMaxEventRate is Config.MaxEventRate's default: far above any
@@ -165,6 +174,9 @@ type Sim struct {
 // budget is the slow path of the run loop: a Stop, the absolute cap, a new
 // rate window (t is the next event's time), or a full one.
 func (s *Sim) budget(t Time) (Outcome, bool) {
+	if s.cfg.Abort != nil && s.cfg.Abort.Load() {
+		s.stopReq = true
+	}
 	if o := s.halted(); o != 0 {
 		s.outcome = o
 		return o, true

@@ -134,7 +134,7 @@ func TestStaleTemporariesRemoved(t *testing.T) {
 	assert.DirExists(t, live)
 }
 
-// SIGINT or SIGTERM during a sweep stops it after the runs in progress:
+// SIGINT or SIGTERM during a sweep stops it, abandoning the runs in progress:
 // simrun writes a valid summary of the runs done, marked partial, and exits
 // 130 or 143 with no temporaries left (issue "Sweeps at scale", point 4). A
 // second signal stops it at once: temporaries removed, nothing
@@ -142,7 +142,7 @@ func TestStaleTemporariesRemoved(t *testing.T) {
 //
 // The signals are sent on observable states, never after a fixed time: the
 // first once a progress line shows runs done (the sweep is under way), the
-// second once simrun says it is finishing the runs in progress.
+// second once simrun says it is abandoning the runs in progress.
 func TestSignalsCleanUp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs simrun as a child process")
@@ -210,7 +210,7 @@ func TestSignalsCleanUp(t *testing.T) {
 	cmd, stderr := start(dir)
 	stderr.waitFor(t, sweeping)
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
-	stderr.waitFor(t, regexp.MustCompile("finishing the runs in progress"))
+	stderr.waitFor(t, regexp.MustCompile("abandoning the runs in progress"))
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 	err := stderr.wait(cmd)
 	ee, ok := err.(*exec.ExitError)

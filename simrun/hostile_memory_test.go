@@ -2,13 +2,17 @@ package simrun
 
 import (
 	"bufio"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/electsim/electsim/reports"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -89,4 +93,92 @@ func TestStaleTemporaryLockedByOtherNamespace(t *testing.T) {
 	assert.DirExists(t, live, "a live writer's staging folder (lock held) was removed")
 	assert.FileExists(t, liveFile, "a live writer's staged file (lock held) was removed")
 	assert.NoDirExists(t, dead, "a killed writer's staging folder (lock free) stayed")
+}
+
+// Issue 29 point 7: ONE SIGTERM (what systemd, Kubernetes and timeout
+// send before SIGKILL) stops a sweep whose runs in progress are long: they
+// are abandoned between two events, and simrun writes a partial summary of
+// the runs done and exits 143. The old code waited for the runs in
+// progress (999 simulated hours each), so the child never ended by itself;
+// the deadline below only stops such a hung child.
+func TestOneSIGTERMStopsLongRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs simrun as a child process")
+	}
+	dir := t.TempDir()
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	abs, err := filepath.Abs(partition)
+	require.NoError(t, err)
+	// Cell duration=1h finishes its 100 runs (a quarter second each), past
+	// the first progress line (2 s in); cell duration=999h (minutes a
+	// run) then runs on both workers until the signal.
+	cmd := exec.Command(exe, "-scenario", abs, "-vary", "duration=1h,999h", "-seeds", "100", "-workers", "2",
+		"-shrink=false", "-out", filepath.Join(dir, "o"), "-json", filepath.Join(dir, "s.json"))
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "SIMRUN_AS_MAIN=1")
+	stderr := watchStderr(t, cmd)
+	hung := time.AfterFunc(childDeadline, func() { cmd.Process.Kill() })
+	defer hung.Stop()
+	stderr.waitFor(t, regexp.MustCompile(`(?m)^simrun: [1-9][0-9]*/200 `))
+	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
+	err = stderr.wait(cmd)
+	ee, ok := err.(*exec.ExitError)
+	require.True(t, ok, "%v %s", err, stderr.String())
+	require.Equal(t, exitSIGTERM, ee.ExitCode(), "one SIGTERM must end the sweep (-1: killed as hung)\n%s", stderr.String())
+	for _, f := range []string{filepath.Join(dir, "s.json"), filepath.Join(dir, "o", "summary.json")} {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err, "%s: the runs done are summarized", f)
+		var s reports.Summary
+		require.NoError(t, json.Unmarshal(b, &s), f)
+		require.NotNil(t, s.Partial, "%s: marked partial", f)
+		assert.Equal(t, "terminated", s.Partial.Reason)
+		assert.Equal(t, 200, s.Partial.RunsPlanned)
+		assert.Positive(t, s.Partial.RunsDone)
+		assert.LessOrEqual(t, s.Partial.RunsDone, 100, "no 999 h run finished: they were abandoned")
+	}
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	for _, e := range entries {
+		assert.NotContains(t, e.Name(), tmpTag, "a temporary was left behind")
+	}
+}
+
+// Issue 29 point 7: the worker folder of an etcdraft sweep killed with
+// SIGKILL ($TMPDIR/simrun-workers-*) is removed by the next sweep in
+// worker processes, unless its lock is held (a live sweep, perhaps in
+// another container sharing the folder).
+func TestKilledWorkerFolderRemoved(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs simrun as a child process")
+	}
+	tmp, work := t.TempDir(), t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	mk := func(name string, locked bool) string {
+		d := filepath.Join(tmp, workerDirPrefix+name)
+		require.NoError(t, os.MkdirAll(d, 0o700))
+		require.NoError(t, os.WriteFile(filepath.Join(d, "w0.json"), []byte("{"), 0o600))
+		lock := filepath.Join(d, workerLockFile)
+		require.NoError(t, os.WriteFile(lock, nil, 0o600))
+		if locked {
+			holdLockChild(t, lock)
+		}
+		require.NoError(t, os.Chtimes(d, old, old))
+		return d
+	}
+	killed, live := mk("killed", false), mk("live", true)
+	exe, err := os.Executable()
+	require.NoError(t, err)
+	abs, err := filepath.Abs(partition)
+	require.NoError(t, err)
+	cmd := exec.Command(exe, "-scenario", abs, "-algo", "etcdraft", "-seeds", "2", "-workers", "2", "-quiet", "-out", filepath.Join(work, "o"))
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "SIMRUN_AS_MAIN=1", "TMPDIR="+tmp)
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.NoDirExists(t, killed, "a killed sweep's worker folder stayed")
+	assert.DirExists(t, live, "a live sweep's worker folder was removed")
+	entries, err := os.ReadDir(tmp)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "only the live sweep's folder is left")
 }
