@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -202,4 +203,28 @@ func TestOneNodeLongRunMemoryBounded(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(dir, "o", "report.html"))
 	require.NoError(t, err)
 	assert.Contains(t, string(b), "timer firings (at most", "the report says the diagram was cut")
+}
+
+// Issue 29 point 3: the largest grid -vary allows (32 × 32, MaxGroups)
+// keeps the reports in bounded memory. The failover box plot and the
+// messages-per-election figure drew a box or a panel per group, images as
+// tall as the grid (3.8 GB peak, 74 s, at one seed); they now draw at most
+// reports.MaxBoxes boxes and reports.MaxHistPanels panels (250 MB, 4 s).
+func TestLargestGridMemoryBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs simrun as a child process")
+	}
+	var lat, drop []string
+	for i := 0; i < 32; i++ {
+		lat = append(lat, strconv.Itoa(i+1)+"ms")
+		drop = append(drop, strconv.FormatFloat(float64(i)/100, 'f', 2, 64))
+	}
+	dir := t.TempDir()
+	abs, err := filepath.Abs(partition)
+	require.NoError(t, err)
+	code, stderr, rss := runChild(t, dir, "-scenario", abs, "-vary", "network.latency="+strings.Join(lat, ","), "-vary", "network.drop="+strings.Join(drop, ","),
+		"-seeds", "1", "-quiet", "-shrink=false", "-out", "o")
+	require.Contains(t, []int{exitOK, exitViolation}, code, stderr)
+	assert.Less(t, rss, int64(512<<10), "peak RSS %d KiB", rss)
+	assert.FileExists(t, filepath.Join(dir, "o", "report.html"))
 }
