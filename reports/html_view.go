@@ -204,6 +204,9 @@ func buildView(path string, s *Summary, plots []Plot, dir string, x HTMLExtras) 
 		case st.Truncated() && st.StartMs > 0:
 			v.STNote = fmt.Sprintf("The featured run sent %d messages; the diagram draws %d of them (at most %d, to keep the page small), from t=%s s to t=%s s: the lead-up to the first fault and what followed.",
 				st.Total, len(st.Messages), MaxSpaceTimeMessages, fmtSec(st.StartMs), fmtSec(st.EndMs))
+		case st.TimersCut:
+			v.STNote = fmt.Sprintf("The featured run sent %d messages and fired more than %d timers; the diagram draws its first %d timer firings (at most %d, to keep the page small) and the %d messages among them, up to t=%s s.",
+				st.Total, MaxSpaceTimeTimers, len(st.Timers), MaxSpaceTimeTimers, len(st.Messages), fmtSec(st.EndMs))
 		case st.Truncated():
 			v.STNote = fmt.Sprintf("The featured run sent %d messages; the diagram draws the first %d (at most %d, to keep the page small), up to t=%s s.",
 				st.Total, len(st.Messages), MaxSpaceTimeMessages, fmtSec(st.EndMs))

@@ -9,6 +9,9 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
+// MaxBoxes is the most groups the failover box plot draws.
+const MaxBoxes = 40
+
 // failoverBox is a horizontal box plot of completed failover latencies per
 // algorithm (Tukey: box = quartiles, whiskers = 1.5 IQR, dots = outliers),
 // latency on x like the CDF so the two read together. The first algorithm is
@@ -24,8 +27,20 @@ func failoverBox(s *Summary, algos []string) (*figure, error) {
 	if len(shown) == 0 {
 		return nil, nil
 	}
+	title := "Failover latency per algorithm"
+	// A box per group of a big grid made a figure (and an image in
+	// memory) as tall as the grid: past MaxBoxes, boxes at evenly spaced
+	// ranks, and the title says so.
+	if all := len(shown); all > MaxBoxes {
+		kept := make([]int, MaxBoxes)
+		for k := range kept {
+			kept[k] = shown[k*(all-1)/(MaxBoxes-1)]
+		}
+		shown = kept
+		title = fmt.Sprintf("Failover latency per group (%d of %d, evenly spaced)", MaxBoxes, all)
+	}
 	ax := newLatencyAxis(lat)
-	p := newPlot("Failover latency per algorithm", ax.label, "")
+	p := newPlot(title, ax.label, "")
 	addGrid(p, true, false)
 	names := make([]string, len(shown))
 	for k, i := range shown {

@@ -24,6 +24,21 @@ func messagesPerElection(s *Summary, algos []string) (*figure, error) {
 	if len(panels) == 0 {
 		return nil, nil
 	}
+	// A big grid would draw a panel per group, a figure (and an image in
+	// memory) as tall as the grid is large: 870 MB for 16 × 16. Past
+	// MaxHistPanels, panels at evenly spaced ranks are drawn and the note
+	// says how many groups were left out (summary.json has them all).
+	shown := len(panels)
+	if len(panels) > MaxHistPanels {
+		kept := make([]histPanel, MaxHistPanels)
+		for i := range kept {
+			kept[i] = panels[i*(len(panels)-1)/(MaxHistPanels-1)]
+		}
+		panels = kept
+	}
+	if len(missing) > maxMissingNames {
+		missing = append(missing[:maxMissingNames:maxMissingNames], fmt.Sprintf("and %d more", len(missing)-maxMissingNames))
+	}
 	cols := 1
 	if len(panels) > 2 {
 		cols = 2
@@ -46,8 +61,11 @@ func messagesPerElection(s *Summary, algos []string) (*figure, error) {
 	ns := textStyle(10)
 	ns.XAlign, ns.YAlign = draw.XCenter, draw.YTop
 	var note []string
+	if shown > len(panels) {
+		note = append(note, fmt.Sprintf("%d of %d groups drawn, at evenly spaced ranks (summary.json has every group)", len(panels), shown))
+	}
 	if len(missing) > 0 {
-		note = wrapList(ns, plotWidth-vg.Points(24), "no failover with an election: ", missing)
+		note = append(note, wrapList(ns, plotWidth-vg.Points(24), "no failover with an election: ", missing)...)
 	}
 	lineH := ns.Rectangle("Ag").Size().Y + vg.Points(2)
 	titleH := vg.Points(26) + vg.Length(len(note))*lineH
@@ -76,6 +94,14 @@ func messagesPerElection(s *Summary, algos []string) (*figure, error) {
 		}
 	}}, nil
 }
+
+// MaxHistPanels is the most groups the messages-per-election figure draws
+// a panel for (12 rows of 2).
+const MaxHistPanels = 24
+
+// maxMissingNames is the most groups without an election the figure's
+// note names; the rest are counted.
+const maxMissingNames = 40
 
 // histPanel is one group's panel of messagesPerElection: its plot (axes
 // set), the histogram in it, and the title's two parts.

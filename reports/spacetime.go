@@ -12,6 +12,13 @@ import (
 // note above the diagram says which.
 const MaxSpaceTimeMessages = 20000
 
+// MaxSpaceTimeTimers is the most timer firings the diagram draws: a run
+// whose timers far outnumber its messages (a one-node cluster fires its
+// timers for 999 hours and sends nothing) is drawn up to its
+// MaxSpaceTimeTimers-th firing, and a note says so; without the cap the
+// featured run kept every firing (gigabytes).
+const MaxSpaceTimeTimers = 2 * MaxSpaceTimeMessages
+
 // SpaceTime is the featured run's space-time diagram: one lane per node,
 // messages as arrows from their sending to their delivery or loss, timer
 // firings, leadership tenures and faults (the report draws it, zoomable,
@@ -29,8 +36,11 @@ type SpaceTime struct {
 	Messages []STMessage `json:"messages"`
 	Total    int         `json:"total"`
 	Timers   []STTimer   `json:"timers"`
-	Tenures  []Span      `json:"tenures"`
-	Faults   []Span      `json:"faults"`
+	// TimersCut says the diagram stops at its MaxSpaceTimeTimers-th timer
+	// firing (EndMs), though the run went on.
+	TimersCut bool   `json:"timers_cut,omitempty"`
+	Tenures   []Span `json:"tenures"`
+	Faults    []Span `json:"faults"`
 }
 
 // STMessage is one message: from and to are lanes (indices into Nodes).

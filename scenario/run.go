@@ -55,6 +55,9 @@ type RunOptions struct {
 	// Materialize then panic; the verdict, the trace and its hash are the
 	// same. Sweeps set it for the runs they only judge.
 	Lean bool
+	// Abort, if set, abandons the run once it holds true (sim.Config.Abort):
+	// the run ends with sim.OutcomeStopped and is not a result.
+	Abort *atomic.Bool
 }
 
 // Run is one executed run: the simulation, what was injected, and the
@@ -130,7 +133,7 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	drop := pickFloat(sc.Network.DropLo, sc.Network.DropHi, params, 0)
 	dup := pickFloat(sc.Network.DupLo, sc.Network.DupHi, params, 0)
 	s := sim.New(sim.Config{
-		Seed: opts.Seed, WallStart: sc.Start, MaxTime: total + time.Minute, MaxEvents: sc.MaxEvents, MaxEventRate: sc.MaxEventRate, Beat: opts.Beat,
+		Seed: opts.Seed, WallStart: sc.Start, MaxTime: total + time.Minute, MaxEvents: sc.MaxEvents, MaxEventRate: sc.MaxEventRate, Beat: opts.Beat, Abort: opts.Abort,
 		Link: sim.LinkConfig{Latency: sc.Network.Latency, FIFO: sc.Network.FIFO, Drop: drop, Duplicate: dup},
 	})
 	r.Sim = s

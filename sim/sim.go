@@ -61,6 +61,14 @@ type Config struct {
 	// Link is the default configuration of every directed link.
 	// Zero Latency means constant 1 ms.
 	Link LinkConfig
+	// Abort, if set, is read between events: once it holds true the run
+	// ends with OutcomeStopped, as after Stop. It lets another goroutine
+	// (a signal handler) abandon a long run; it is read on the budget's
+	// slow path, at least once per RateWindow of simulated time and every
+	// MaxEventRate × RateWindow events, so it costs the hot loop nothing.
+	// A run it stops is abandoned, not a result: its outcome depends on
+	// when the flag was set.
+	Abort *atomic.Bool
 }
 
 // DefaultMaxEventRate is Config.MaxEventRate's default: far above any
@@ -216,6 +224,9 @@ type Sim struct {
 func (s *Sim) budget(t Time) (Outcome, bool) {
 	if s.cfg.Beat != nil {
 		s.cfg.Beat.Store(int64(s.popped))
+	}
+	if s.cfg.Abort != nil && s.cfg.Abort.Load() {
+		s.stopReq = true
 	}
 	if o := s.halted(); o != 0 {
 		s.outcome = o

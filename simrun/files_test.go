@@ -124,6 +124,8 @@ func TestStaleTemporariesRemoved(t *testing.T) {
 	stale := filepath.Join(dir, ".o"+tmpTag+strconv.Itoa(pid)+"-123")
 	require.NoError(t, os.MkdirAll(stale, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(stale, "summary.json"), []byte("{}"), 0o644))
+	long := time.Now().Add(-time.Hour) // past staleGrace (a temporary just made may be a writer's first instant)
+	require.NoError(t, os.Chtimes(stale, long, long))
 	live := filepath.Join(dir, ".o"+tmpTag+"1-456") // pid 1 runs
 	require.NoError(t, os.MkdirAll(live, 0o755))
 	code, _, e := simrun(t, "-scenario", partition, "-quiet", "-out", filepath.Join(dir, "o"))
@@ -132,7 +134,7 @@ func TestStaleTemporariesRemoved(t *testing.T) {
 	assert.DirExists(t, live)
 }
 
-// SIGINT or SIGTERM during a sweep stops it after the runs in progress:
+// SIGINT or SIGTERM during a sweep stops it, abandoning the runs in progress:
 // simrun writes a valid summary of the runs done, marked partial, and exits
 // 130 or 143 with no temporaries left (issue "Sweeps at scale", point 4). A
 // second signal stops it at once: temporaries removed, nothing
@@ -140,7 +142,7 @@ func TestStaleTemporariesRemoved(t *testing.T) {
 //
 // The signals are sent on observable states, never after a fixed time: the
 // first once a progress line shows runs done (the sweep is under way), the
-// second once simrun says it is finishing the runs in progress.
+// second once simrun says it is abandoning the runs in progress.
 func TestSignalsCleanUp(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs simrun as a child process")
@@ -208,7 +210,7 @@ func TestSignalsCleanUp(t *testing.T) {
 	cmd, stderr := start(dir)
 	stderr.waitFor(t, sweeping)
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
-	stderr.waitFor(t, regexp.MustCompile("finishing the runs in progress"))
+	stderr.waitFor(t, regexp.MustCompile("abandoning the runs in progress"))
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 	err := stderr.wait(cmd)
 	ee, ok := err.(*exec.ExitError)

@@ -29,8 +29,8 @@ import (
 // Main is simrun: it parses args (without the program name), runs, and
 // returns the exit status. The first call installs a process-wide SIGINT and
 // SIGTERM handler (one goroutine, for the process's life). During a sweep
-// the first signal stops it after the runs in progress, and simrun writes a
-// summary of the runs done, marked partial, and exits 130 or 143; a second
+// the first signal stops it, abandoning the runs in progress, and simrun
+// writes a summary of the runs done, marked partial, and exits 130 or 143; a second
 // signal, or one outside a sweep, removes simrun's temporary files and exits
 // the process at once.
 //
@@ -52,7 +52,8 @@ func handleSignals() {
 		sig := <-c
 		if sweeping.Load() > 0 {
 			interrupted.Store(int32(sig.(syscall.Signal)))
-			fmt.Fprintf(os.Stderr, "\nsimrun: %v: finishing the runs in progress, then writing a partial summary (again to stop at once)\n", sig)
+			abandon.Store(true)
+			fmt.Fprintf(os.Stderr, "\nsimrun: %v: abandoning the runs in progress, then writing a partial summary of the runs done (again to stop at once)\n", sig)
 			sig = <-c
 		}
 		removeTemps()
@@ -65,10 +66,13 @@ func handleSignals() {
 }
 
 // sweeping counts the sweeps under way (a signal then stops them
-// gracefully); interrupted is the signal that asked them to stop (0: none).
+// gracefully); interrupted is the signal that asked them to stop (0: none);
+// abandon, set with it, stops the runs in progress between two events
+// (sim.Config.Abort), so a long run does not hold the stop up.
 var (
 	sweeping    atomic.Int32
 	interrupted atomic.Int32
+	abandon     atomic.Bool
 )
 
 // interruption names the signal that stopped the sweeps, and its exit

@@ -68,11 +68,11 @@ func processSweep(o *options, scs []*scenario.Scenario, jobs jobList, first uint
 	start := time.Now()
 	n := jobs.len()
 	w := processCount(o.workers, jobs)
-	tmp, err := os.MkdirTemp("", "simrun-workers-")
+	tmp, done, err := makeWorkerDir()
 	if err != nil {
 		return sweepResult{}, err
 	}
-	defer os.RemoveAll(tmp)
+	defer done()
 	exe, err := os.Executable()
 	if err != nil {
 		return sweepResult{}, err

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // simrun's file-system contract (docs/output.md, "Files"): it creates its
@@ -25,7 +26,7 @@ const markerText = "This folder was written by simrun; simrun replaces it on its
 
 // tmpTag is in the name of every temporary simrun makes, with its process
 // ID: ".<name>.simrun-tmp-<pid>-<random>". A later run removes those whose
-// process is gone.
+// writer is gone (cleanStale).
 const tmpTag = ".simrun-tmp-"
 
 // temps are the temporaries of this process not yet renamed into place or
@@ -39,7 +40,28 @@ var temps struct {
 	// parents are folders made for outputs not yet in place (removed,
 	// if still empty, innermost first).
 	parents map[string]bool
-	dead    bool // the process is exiting: make no more
+	// locks hold each temporary's lock (lockFile) until it is renamed
+	// into place or removed: cleanStale in another process leaves a
+	// temporary whose lock is held.
+	locks map[string]*os.File
+	dead  bool // the process is exiting: make no more
+}
+
+// holdLock locks the file lock (the temporary itself, or the marker in a
+// temporary folder) for the temporary tmp until untrackTemp(tmp). Where
+// the file system has no flock the lock is skipped: another process's
+// probe then fails too and keeps the temporary (lockHeld).
+func holdLock(tmp, lock string) {
+	f, err := lockPath(lock)
+	if err != nil {
+		return
+	}
+	temps.Lock()
+	defer temps.Unlock()
+	if temps.locks == nil {
+		temps.locks = map[string]*os.File{}
+	}
+	temps.locks[tmp] = f
 }
 
 func trackTemp(path string) error {
@@ -59,6 +81,10 @@ func trackTemp(path string) error {
 func untrackTemp(path string) {
 	temps.Lock()
 	delete(temps.paths, path)
+	if f := temps.locks[path]; f != nil {
+		f.Close()
+		delete(temps.locks, path)
+	}
 	temps.Unlock()
 }
 
@@ -83,8 +109,20 @@ func tempPrefix(path string) string {
 	return "." + filepath.Base(path) + tmpTag + strconv.Itoa(os.Getpid()) + "-"
 }
 
+// staleGrace is how old (by modification time) a temporary must be before
+// another run may remove it: it covers the instant between a temporary's
+// creation and its lock.
+const staleGrace = 10 * time.Second
+
 // cleanStale removes, in dir, the temporaries for name left by simrun
-// processes that no longer run (killed before they could clean up).
+// processes that no longer run (killed before they could clean up). A
+// writer holds an flock on each temporary (the file itself, or the marker
+// in a folder) for its lifetime, and the kernel drops it when the writer
+// dies, in any PID namespace: so a temporary is removed only if its lock
+// is free and it is older than staleGrace. One without a lock file (made
+// by an older simrun) is removed only if, in addition, its PID names no
+// process here. A PID alone would not do: a simrun in another container
+// sharing the volume has a PID this one cannot see.
 func cleanStale(dir, name string) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -98,11 +136,33 @@ func cleanStale(dir, name string) {
 		}
 		pidText, _, _ := strings.Cut(rest, "-")
 		pid, err := strconv.Atoi(pidText)
-		if err != nil || pid <= 0 || pid == os.Getpid() || alive(pid) {
+		if err != nil || pid <= 0 || pid == os.Getpid() {
 			continue
 		}
-		os.RemoveAll(filepath.Join(dir, e.Name()))
+		if isStale(filepath.Join(dir, e.Name()), pid) {
+			os.RemoveAll(filepath.Join(dir, e.Name()))
+		}
 	}
+}
+
+// isStale reports whether the temporary path, named with pid, was left by
+// a writer that is gone (cleanStale).
+func isStale(path string, pid int) bool {
+	st, err := os.Lstat(path)
+	if err != nil || time.Since(st.ModTime()) < staleGrace {
+		return false
+	}
+	lock := path
+	if st.IsDir() {
+		lock = filepath.Join(path, markerFile)
+	} else if !st.Mode().IsRegular() {
+		return false
+	}
+	held, exists := lockHeld(lock)
+	if held || (!exists && alive(pid)) {
+		return false
+	}
+	return true
 }
 
 // checkReplaceable refuses an output path simrun may not replace: an
@@ -185,7 +245,16 @@ func stageTemp(parent, name string) (tmp string, made []string, err error) {
 	if err := os.Chmod(tmp, 0o755&^umask()); err != nil {
 		return fail(err)
 	}
-	if err := os.WriteFile(filepath.Join(tmp, markerFile), []byte(markerText), 0o644); err != nil {
+	// The marker is created and locked before it is written: once it
+	// exists, it is held.
+	marker := filepath.Join(tmp, markerFile)
+	f, err := os.OpenFile(marker, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fail(err)
+	}
+	f.Close()
+	holdLock(tmp, marker)
+	if err := os.WriteFile(marker, []byte(markerText), 0o644); err != nil {
 		return fail(err)
 	}
 	return tmp, made, nil
@@ -296,6 +365,7 @@ func createAtomic(path string) (*atomicFile, error) {
 		removeMade(made)
 		return nil, err
 	}
+	holdLock(f.Name(), f.Name())
 	if err := f.Chmod(0o644 &^ umask()); err != nil {
 		a.abort()
 		return nil, err

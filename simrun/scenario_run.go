@@ -8,12 +8,17 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/electsim/electsim/reports"
 	"github.com/electsim/electsim/scenario"
 	"github.com/electsim/electsim/sim"
 )
+
+// featuredGrace bounds, after a signal, the wall time the featured run is
+// given again (it is one the sweep finished, so usually far less).
+const featuredGrace = 5 * time.Second
 
 // runScenario runs one scenario over the seeds and algorithms of o.
 func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
@@ -116,7 +121,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		// summarize that (a sweep would run it twice: judged, then again
 		// for its outputs).
 		start := time.Now()
-		r, e, err := rerun(sc, jobs.at(0), o, stdout, stderr, "run")
+		r, e, err := rerun(sc, jobs.at(0), o, stdout, stderr, "run", nil)
 		if err != nil {
 			abort()
 			return exitUsage, err
@@ -204,8 +209,10 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	// must agree with the aggregates and the runs file.
 	explained := 0
 	for i := range s.Runs {
-		if fr != nil || explained >= maxPrintedFailures {
-			break // the single run already has its story
+		// The single run already has its story; after a signal, no rerun
+		// but the featured one.
+		if fr != nil || explained >= maxPrintedFailures || res.interrupted {
+			break
 		}
 		if s.Runs[i].OK || s.Runs[i].WorkerDied {
 			continue // a run that killed its worker would kill this process
@@ -232,9 +239,20 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 			return exitViolation, fmt.Errorf("every run killed its worker process, so there is no run to feature in a report; the runs' crashes: %s", diedSummary(s))
 		}
 		fsc = scs[fj.cell]
-		if fr, ex, err = rerun(fsc, fj, o, stdout, stderr, "featured run"); err != nil {
+		// After a signal the featured run (one the sweep finished) is cut
+		// at featuredGrace of wall time: the partial summary must not wait
+		// for a long run again (docs/output.md, "Signals").
+		var cut *atomic.Bool
+		if res.interrupted {
+			cut = new(atomic.Bool)
+			defer time.AfterFunc(featuredGrace, func() { cut.Store(true) }).Stop()
+		}
+		if fr, ex, err = rerun(fsc, fj, o, stdout, stderr, "featured run", cut); err != nil {
 			abort()
 			return exitUsage, err
+		}
+		if cut != nil && cut.Load() && fr.Outcome == sim.OutcomeStopped {
+			fmt.Fprintf(stderr, "simrun: the featured run's report was cut at %v of simulated time (interrupted; %v of wall time allowed)\n", fr.Sim.Now(), featuredGrace)
 		}
 	}
 	// Every output is staged, then all are put in place together: a run
@@ -248,7 +266,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	// algorithm's first failing run in the featured run's grid cell (else
 	// its first), run again with its story.
 	var others []*scenario.Run
-	if len(algos) > 1 {
+	if len(algos) > 1 && !res.interrupted {
 		fj := featuredJob
 		for _, a := range algos {
 			if a == fr.Algorithm {
@@ -483,8 +501,8 @@ func (e *exports) commit() error {
 // written to staged files that the caller commits or aborts. A long run
 // reports its progress in simulated time on stderr (unless -quiet), under
 // label.
-func rerun(sc *scenario.Scenario, j job, o *options, stdout, stderr io.Writer, label string) (*scenario.Run, *exports, error) {
-	opts := scenario.RunOptions{Seed: j.seed, Algorithm: algoOverride(sc, j.algo), PorcupineTimeout: o.porcupine, Story: true, StopAtViolation: o.failFast}
+func rerun(sc *scenario.Scenario, j job, o *options, stdout, stderr io.Writer, label string, abort *atomic.Bool) (*scenario.Run, *exports, error) {
+	opts := scenario.RunOptions{Seed: j.seed, Algorithm: algoOverride(sc, j.algo), PorcupineTimeout: o.porcupine, Story: true, StopAtViolation: o.failFast, Abort: abort}
 	ex := &exports{}
 	r, err := sc.Build(opts)
 	if err != nil {

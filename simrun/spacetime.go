@@ -12,7 +12,8 @@ const spaceTimeLead = reports.MaxSpaceTimeMessages / 5
 
 // spaceTimeSink collects the featured run's messages and timer firings for
 // the report's space-time diagram, keeping at most
-// reports.MaxSpaceTimeMessages messages and the timers among them:
+// reports.MaxSpaceTimeMessages messages and the timers among them (at most
+// reports.MaxSpaceTimeTimers: past them the diagram ends):
 //   - the run's first messages, when its first fault comes among them (or
 //     it has none);
 //   - else the spaceTimeLead messages before the first fault and those
@@ -70,6 +71,14 @@ func (k *spaceTimeSink) Record(r *sim.Record) {
 		}
 		tm := reports.STTimer{Node: int(r.Node), AtMs: msT(r.At), Name: k.s.TimerName(r.Node, int(r.A))}
 		if k.ring == nil {
+			if len(k.st.Timers) == reports.MaxSpaceTimeTimers {
+				// Timers outnumber messages (a one-node cluster): the
+				// diagram ends here, fault or not, or it would keep
+				// every firing of the run.
+				k.st.TimersCut, k.lastMs = true, k.st.Timers[len(k.st.Timers)-1].AtMs
+				k.stop()
+				return
+			}
 			k.st.Timers = append(k.st.Timers, tm)
 		} else {
 			k.timers, k.timersNext = push(k.timers, k.timersNext, tm)

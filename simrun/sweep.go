@@ -8,6 +8,7 @@ import (
 
 	"github.com/electsim/electsim/reports"
 	"github.com/electsim/electsim/scenario"
+	"github.com/electsim/electsim/sim"
 )
 
 // job is one run of a sweep: an algorithm under a seed, in a grid cell
@@ -24,7 +25,8 @@ type sweepResult struct {
 	col     *reports.Collector
 	planned int
 	stopped bool // -fail-fast stopped it early
-	// interrupted: a SIGINT or SIGTERM stopped it after the runs in progress.
+	// interrupted: a SIGINT or SIGTERM stopped it (the runs in progress
+	// abandoned).
 	interrupted bool
 	wall        time.Duration
 	errs        []error
@@ -88,8 +90,9 @@ func (l jobList) rank(i int) int { return i / l.perAlgo }
 // finishes (after label, if any, saw it on its worker: it labels grid
 // cells and may note what a study needs) and handing its line to sink, which writes
 // the runs file in job order. The result never depends on scheduling. A
-// SIGINT or SIGTERM (interrupted) stops it after the runs in progress;
-// res.interrupted says so.
+// SIGINT or SIGTERM (interrupted) stops it: the runs in progress are
+// abandoned between two events (abandon) and not counted; res.interrupted
+// says so.
 func runSweep(scs []*scenario.Scenario, jobs jobList, workers int, failFast bool, porcupine time.Duration, progress *progress, label func(int, job, *reports.RunSummary), sink *runsSink) sweepResult {
 	n := jobs.len()
 	res := sweepResult{col: reports.NewCollector(n <= reports.KeepAllRuns), planned: n}
@@ -126,8 +129,12 @@ func runSweep(scs []*scenario.Scenario, jobs jobList, workers int, failFast bool
 				}
 				sc := scs[j.cell]
 				beat := guard.begin(j)
-				r, err := sc.Run(scenario.RunOptions{Seed: j.seed, Algorithm: algoOverride(sc, j.algo), PorcupineTimeout: porcupine, StopAtViolation: failFast, Lean: true, Beat: beat})
+				r, err := sc.Run(scenario.RunOptions{Seed: j.seed, Algorithm: algoOverride(sc, j.algo), PorcupineTimeout: porcupine, StopAtViolation: failFast, Lean: true, Beat: beat, Abort: &abandon})
 				guard.end()
+				if err == nil && r.Outcome == sim.OutcomeStopped && abandon.Load() {
+					sink.put(i, nil) // abandoned after a signal: not a result
+					return
+				}
 				if err != nil {
 					sink.put(i, nil)
 					mu.Lock()
