@@ -52,7 +52,7 @@ func runBounded(t *testing.T, dir string, args ...string) childResult {
 	} else {
 		require.NoError(t, err)
 	}
-	return childResult{code, stdout.String(), stderr.String(), cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss}
+	return childResult{code, stdout.String(), stderr.String(), int64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)} // int32 on 32-bit builds
 }
 
 // requireRefused checks a one-line usage error (exit 2) holding want,
