@@ -14,6 +14,8 @@ type checker struct {
 	rp              replayed
 	writes          writes
 	kept            []storyRec  // with Input.KeepStory: the records stories tell
+	keptFaults      int         // fault-driven records in kept (MaxStoryFaults)
+	storyDropped    int         // fault-driven records left out past MaxStoryFaults
 	writeSends      []writeSend // deliveries of writes to the resource, in order
 	sentAt          []sim.Time  // per log entry: when its write message was sent, -1 if unknown
 	runStarts       map[runKey][]sim.Time

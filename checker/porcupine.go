@@ -119,21 +119,32 @@ func lessSeq(a, b []int) bool {
 	return false
 }
 
+// MaxAnnotations bounds the annotations porcupine's visualization of the
+// featured run draws (faults, pauses, crashes and tenures over the time its
+// history spans): a run with a fault every millisecond would otherwise
+// build one per fault, tens of MB an hour. Past it one last annotation says
+// "N more faults not annotated" (docs/output.md, "Limits").
+const MaxAnnotations = 2000
+
 // annotations renders the run's faults (and, with tenures, who led) for
 // porcupine's visualization. Nodes that have operations in the history get
-// their annotations on their own row; the others on a tagged row.
+// their annotations on their own row; the others on a tagged row. Only
+// what overlaps [from, to] is drawn, at most MaxAnnotations of it.
 func (c *checker) annotations(clients []bool, withTenures bool, from, to int64) []porcupine.Annotation {
 	var out []porcupine.Annotation
-	defer func() { // only what overlaps the history drawn
-		k := 0
-		for _, a := range out {
-			if a.End >= from && a.Start <= to {
-				out[k] = a
-				k++
-			}
+	more := 0
+	// keep reports whether an annotation over [start, end] is drawn; the
+	// caller builds it (and its Sprintf details) only then.
+	keep := func(start, end int64) bool {
+		if end < from || start > to {
+			return false
 		}
-		out = out[:k]
-	}()
+		if len(out) >= MaxAnnotations {
+			more++
+			return false
+		}
+		return true
+	}
 	row := func(node sim.NodeID, a porcupine.Annotation) porcupine.Annotation {
 		if k := clientOf(node); node >= 0 && k < len(clients) && clients[k] {
 			a.ClientId = k
@@ -143,16 +154,20 @@ func (c *checker) annotations(clients []bool, withTenures bool, from, to int64) 
 		return a
 	}
 	for _, p := range c.tl.pauses {
-		out = append(out, row(p.node, porcupine.Annotation{Start: int64(p.from), End: int64(p.to), Description: "paused",
-			Details: fmt.Sprintf("%s paused at t=%v for %v", c.in.name(p.node), p.from, ms(p.to.Sub(p.from))), BackgroundColor: "#ffe0b2"}))
+		if keep(int64(p.from), int64(p.to)) {
+			out = append(out, row(p.node, porcupine.Annotation{Start: int64(p.from), End: int64(p.to), Description: "paused",
+				Details: fmt.Sprintf("%s paused at t=%v for %v", c.in.name(p.node), p.from, ms(p.to.Sub(p.from))), BackgroundColor: "#ffe0b2"}))
+		}
 	}
 	for _, k := range c.tl.crashes {
-		out = append(out, row(k.node, porcupine.Annotation{Start: int64(k.from), End: int64(k.to), Description: "crashed",
-			Details: fmt.Sprintf("%s crashed at t=%v", c.in.name(k.node), k.from), BackgroundColor: "#ffcdd2"}))
+		if keep(int64(k.from), int64(k.to)) {
+			out = append(out, row(k.node, porcupine.Annotation{Start: int64(k.from), End: int64(k.to), Description: "crashed",
+				Details: fmt.Sprintf("%s crashed at t=%v", c.in.name(k.node), k.from), BackgroundColor: "#ffcdd2"}))
+		}
 	}
 	for i := range c.kept {
 		r := &c.kept[i].r
-		if r.Type != sim.RecFault && r.Type != sim.RecNote {
+		if r.Type != sim.RecFault && r.Type != sim.RecNote || !keep(int64(r.At), int64(r.At)) {
 			continue
 		}
 		tag := "faults"
@@ -168,11 +183,24 @@ func (c *checker) annotations(clients []bool, withTenures bool, from, to int64) 
 	if withTenures {
 		for i := range c.tl.tenures {
 			t := &c.tl.tenures[i]
+			if !keep(int64(t.start), int64(t.end)) {
+				continue
+			}
 			out = append(out, porcupine.Annotation{Tag: "leader", Start: int64(t.start), End: int64(t.end),
 				Description:     fmt.Sprintf("%s (token %d)", c.in.name(t.node), t.token),
 				Details:         fmt.Sprintf("%s acted as leader, epoch %d token %d, t=%v–%v", c.in.name(t.node), t.epoch, t.token, t.start, t.end),
 				BackgroundColor: "#e8f5e9"})
 		}
+	}
+	if more > 0 {
+		at := max(from, 0)
+		if len(out) > 0 {
+			at = out[len(out)-1].Start
+		}
+		out = append(out, porcupine.Annotation{Tag: "faults", Start: at, End: at,
+			Description:     fmt.Sprintf("%d more faults not annotated", more),
+			Details:         fmt.Sprintf("the visualization annotates at most %d faults, pauses, crashes and tenures (checker.MaxAnnotations)", MaxAnnotations),
+			BackgroundColor: "#eeeeee"})
 	}
 	return out
 }

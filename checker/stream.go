@@ -64,7 +64,7 @@ func (k *Checker) Record(r *sim.Record) {
 		k.rp.grow(m)
 	}
 	if c.in.KeepStory && toldInStories(r) {
-		c.kept = append(c.kept, storyRec{seq: seq, r: *r})
+		c.keep(seq, r)
 	}
 	if c.in.OnViolation != nil {
 		k.overlappedUntil(r.At)
@@ -204,6 +204,43 @@ func toldInStories(r *sim.Record) bool {
 	}
 	return true
 }
+
+// MaxStoryFaults bounds the fault-driven records (faults, notes, pauses,
+// resumes, crashes and starts) a story keeps: a run with a fault every
+// millisecond would otherwise keep three or more records per fault, tens of
+// MB an hour of simulated time. Past it the story keeps only the other
+// records (leadership, effects), and StoryDropped counts what it left out
+// (docs/output.md, "Limits").
+const MaxStoryFaults = 20_000
+
+// faultDriven reports whether a story record is one a fault makes (and so
+// one MaxStoryFaults counts).
+func faultDriven(r *sim.Record) bool {
+	switch r.Type {
+	case sim.RecFault, sim.RecNote, sim.RecPause, sim.RecResume, sim.RecCrash, sim.RecStart:
+		return true
+	}
+	return false
+}
+
+// keep adds r to the story, without its changed links (the replay reads
+// them as the record streams by; the story's readers do not), unless it is
+// a fault-driven record past MaxStoryFaults.
+func (c *checker) keep(seq int64, r *sim.Record) {
+	if faultDriven(r) {
+		if c.keptFaults >= MaxStoryFaults {
+			c.storyDropped++
+			return
+		}
+		c.keptFaults++
+	}
+	c.kept = append(c.kept, storyRec{seq: seq, r: *r})
+	c.kept[len(c.kept)-1].r.Links = nil
+}
+
+// StoryDropped returns how many fault-driven records the story left out
+// past MaxStoryFaults (0 without Input.KeepStory).
+func (k *Checker) StoryDropped() int { return k.c.storyDropped }
 
 // storyRec is a kept record and its ordinal in the trace.
 type storyRec struct {

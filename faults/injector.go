@@ -94,6 +94,7 @@ type Injector struct {
 	applied  []Applied // every fault injected, unless the history is forgotten
 	nApplied int       // faults injected so far: the next one's Seq
 	forget   bool      // ForgetHistory: keep no Applied records
+	limit    int       // LimitHistory: keep at most this many (0: all)
 	active   []*active
 
 	holds       []int32 // per directed link: partition faults holding it cut
@@ -305,6 +306,22 @@ func (in *Injector) snapshot() {
 // same either way.
 func (in *Injector) ForgetHistory() { in.forget = true }
 
+// LimitHistory makes the injector keep the first n faults it injects
+// (n > 0), so that a long run's memory does not grow with them while its
+// report still draws them: simrun's featured run keeps 5,000. Faults past
+// n are injected and traced as usual; Applied lists only the first n, and
+// HistoryDropped counts the others. Call it before the run starts.
+func (in *Injector) LimitHistory(n int) { in.limit = n }
+
+// HistoryDropped returns how many injected faults Applied does not list
+// because of LimitHistory.
+func (in *Injector) HistoryDropped() int {
+	if in.forget {
+		return 0
+	}
+	return in.nApplied - len(in.applied)
+}
+
 // KeepsHistory reports whether Applied lists the injected faults (no
 // ForgetHistory).
 func (in *Injector) KeepsHistory() bool { return !in.forget }
@@ -371,7 +388,7 @@ func (in *Injector) fire(f *Fault, c *ctx, draw *sim.Rand) {
 	}
 	seq := in.nApplied
 	in.nApplied++
-	if !in.forget {
+	if !in.forget && (in.limit == 0 || len(in.applied) < in.limit) {
 		in.applied = append(in.applied, Applied{Seq: seq, Source: c.src, Kind: kind, At: in.s.Now(), Nodes: o.nodes,
 			Detail: detail, concrete: o.concrete})
 	}
@@ -400,7 +417,7 @@ func (in *Injector) revert(a *active, by string) {
 	}
 	a.done = true
 	what := a.undo()
-	if !in.forget {
+	if !in.forget && a.app < len(in.applied) {
 		app := &in.applied[a.app]
 		app.Reverted, app.RevertedAt, app.RevertedBy = true, in.s.Now(), by
 	}

@@ -55,6 +55,12 @@ type RunOptions struct {
 	// Materialize then panic; the verdict, the trace and its hash are the
 	// same. Sweeps set it for the runs they only judge.
 	Lean bool
+	// HistoryLimit, if positive and without Lean, keeps only the first
+	// HistoryLimit injected faults in the injector's history
+	// (faults.Injector.LimitHistory): Run.Explicit then lists only those.
+	// simrun's featured run sets it; shrinking, which replays Explicit,
+	// does not.
+	HistoryLimit int
 	// Abort, if set, abandons the run once it holds true (sim.Config.Abort):
 	// the run ends with sim.OutcomeStopped and is not a result.
 	Abort *atomic.Bool
@@ -303,6 +309,8 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	}
 	if opts.Lean {
 		inj.ForgetHistory()
+	} else if opts.HistoryLimit > 0 {
+		inj.LimitHistory(opts.HistoryLimit)
 	}
 	r.Injector = inj
 	return r, nil

@@ -497,12 +497,19 @@ func (e *exports) commit() error {
 	return nil
 }
 
+// MaxFeaturedFaults bounds the injected faults the featured run's report
+// draws on its timeline (scenario.RunOptions.HistoryLimit): a fault every
+// millisecond would otherwise keep some 400 bytes per fault for the whole
+// run (docs/output.md, "Limits").
+const MaxFeaturedFaults = 5_000
+
 // rerun runs j again with its story and the trace exports o asks for,
 // written to staged files that the caller commits or aborts. A long run
 // reports its progress in simulated time on stderr (unless -quiet), under
 // label.
 func rerun(sc *scenario.Scenario, j job, o *options, stdout, stderr io.Writer, label string, abort *atomic.Bool) (*scenario.Run, *exports, error) {
-	opts := scenario.RunOptions{Seed: j.seed, Algorithm: algoOverride(sc, j.algo), PorcupineTimeout: o.porcupine, Story: true, StopAtViolation: o.failFast, Abort: abort}
+	opts := scenario.RunOptions{Seed: j.seed, Algorithm: algoOverride(sc, j.algo), PorcupineTimeout: o.porcupine, Story: true, StopAtViolation: o.failFast, Abort: abort,
+		HistoryLimit: MaxFeaturedFaults}
 	ex := &exports{}
 	r, err := sc.Build(opts)
 	if err != nil {
