@@ -14,7 +14,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -23,21 +22,23 @@ import (
 )
 
 // childResult is what runBounded saw of a simrun child.
+// childResult is what a child simrun did.
 type childResult struct {
 	code           int
 	stdout, stderr string
 	rssKB          int64
 }
 
-// runBounded runs this test binary as simrun in dir, like runChild, and
-// returns its stdout too. A child still running after a minute is killed
-// and fails the test: that only stops a hang (the cases here used to block
+// runBounded runs this test binary as simrun in dir and returns its exit
+// status, output and peak RSS (runChild and runChildStdout are its short
+// forms). A child still running after childDeadline is killed and fails
+// the test: that only stops a hang (some hostile inputs used to block
 // forever), it asserts nothing about speed.
 func runBounded(t *testing.T, dir string, args ...string) childResult {
 	t.Helper()
 	exe, err := os.Executable()
 	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), childDeadline)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Dir = dir

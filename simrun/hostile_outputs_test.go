@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -95,21 +94,8 @@ func TestOutputsKeepSpecialFiles(t *testing.T) {
 // runChildStdout is runChild that also returns stdout.
 func runChildStdout(t *testing.T, dir string, args ...string) (int, string, string) {
 	t.Helper()
-	exe, err := os.Executable()
-	require.NoError(t, err)
-	cmd := exec.Command(exe, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "SIMRUN_AS_MAIN=1")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else {
-		require.NoError(t, err)
-	}
-	return code, stdout.String(), stderr.String()
+	r := runBounded(t, dir, args...)
+	return r.code, r.stdout, r.stderr
 }
 
 // #29.1: -json /dev/fd/1 (and /dev/stdout) is standard output: the JSON

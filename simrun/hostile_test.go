@@ -6,10 +6,8 @@ import (
 	"bytes"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -54,25 +52,11 @@ func snapshot(t *testing.T, dir string) string {
 }
 
 // runChild runs this test binary as simrun in dir, and returns its exit
-// status, stderr and peak RSS in KB.
+// status, stderr and peak RSS in KB (runBounded).
 func runChild(t *testing.T, dir string, args ...string) (int, string, int64) {
 	t.Helper()
-	exe, err := os.Executable()
-	require.NoError(t, err)
-	cmd := exec.Command(exe, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "SIMRUN_AS_MAIN=1")
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &bytes.Buffer{}, &stderr
-	err = cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else {
-		require.NoError(t, err)
-	}
-	rss := int64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) // int32 on 32-bit builds
-	return code, stderr.String(), rss
+	r := runBounded(t, dir, args...)
+	return r.code, r.stderr, r.rssKB
 }
 
 // Hostile inputs (simrun/testdata/hostile, and files generated here):
