@@ -17,7 +17,7 @@ const (
 	// an extension fails (Extend returns false or ErrExtendFailed) or it
 	// resigns.
 	CheckNever ValidityCheck = "never"
-	// CheckBeforeEachAction: the application checks time.Now() <
+	// CheckBeforeEachAction: the application compares its own clock with
 	// Until() right before each action; a pause between the check and
 	// the action (Kleppmann's GC story) still acts late. The holder
 	// stops at the validity deadline, when it next runs.
