@@ -3,6 +3,7 @@ package checker
 import (
 	"fmt"
 
+	"github.com/electsim/electsim/contract"
 	"github.com/electsim/electsim/cron"
 	"github.com/electsim/electsim/sim"
 )
@@ -17,6 +18,7 @@ type checker struct {
 	keptFaults      int         // fault-driven records in kept (MaxStoryFaults)
 	storyDropped    int         // fault-driven records left out past MaxStoryFaults
 	writeSends      []writeSend // deliveries of writes to the resource, in order
+	faults          faultSeen   // when each fault class first hit (Input.Contract's exceptions)
 	sentAt          []sim.Time  // per log entry: when its write message was sent, -1 if unknown
 	runStarts       map[runKey][]sim.Time
 	splitBrain      Check
@@ -73,6 +75,10 @@ func (c *checker) run() Report {
 	}
 	c.flapping(&r)
 	r.Overlaps, r.DoubledSlots = c.allOverlaps, c.doubled
+	r.Contract = c.in.Contract
+	for _, ch := range r.Checks {
+		r.Breaches += ch.Breaches
+	}
 	return r
 }
 
@@ -117,6 +123,15 @@ func (c *checker) add(ch *Check, v Violation) {
 	ch.Count++
 	if v.Harmless {
 		ch.HarmlessCount++
+	}
+	c.judge(ch.Name, &v)
+	switch v.Contract {
+	case contract.Breach:
+		ch.Breaches++
+	case contract.Excused:
+		ch.Excused++
+	case contract.WithinBound:
+		ch.WithinBound++
 	}
 	v.Replay = c.in.Replay
 	if v.Kind == "" {

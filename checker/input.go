@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/electsim/electsim/contract"
 	"github.com/electsim/electsim/cron"
 	"github.com/electsim/electsim/sim"
 )
@@ -88,6 +89,25 @@ type Input struct {
 	// Failure is what crashed the run (sim.Sim.Failure: a handler's panic
 	// or a refused Env call), nil if nothing did: the crashed check.
 	Failure *sim.Failure
+
+	// Contract is what the run's algorithm (and cron layer) guarantee:
+	// each finding of a check it covers is judged a breach, excused by a
+	// fault of an excepted class, or within its overlap bound
+	// (Violation.Contract). Empty: every finding is uncovered and the
+	// scenario's expect alone judges it.
+	Contract contract.Contract
+	// Standing are faults the run suffers from its start, by configuration
+	// rather than by a record the checker sees: a network that loses or
+	// duplicates messages (contract.Link), a clock configured off exact
+	// (contract.ClockRate, contract.ClockStep on that node).
+	Standing []StandingFault
+}
+
+// StandingFault is a fault class a run suffers from time 0: on Node, or on
+// every node when Node is sim.None.
+type StandingFault struct {
+	Class contract.FaultClass
+	Node  sim.NodeID
 }
 
 // NamesOf returns the display names of all nodes of s, indexed by NodeID.

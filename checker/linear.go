@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"github.com/electsim/electsim/contract"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -27,7 +28,7 @@ func (c *checker) checkLeaderLinearizability() (Check, Linearization) {
 			in := u.op.Input.(lockInput)
 			holder := u.state.(sim.NodeID)
 			v := Violation{Kind: CheckLeaderLinearizability, At: sim.Time(u.op.Call), End: sim.Time(u.op.Return),
-				Nodes: []string{in.name}, Tokens: []int64{in.token},
+				Nodes: []string{in.name}, NodeIDs: []sim.NodeID{in.node}, Tokens: []int64{in.token},
 				Details: fmt.Sprintf("porcupine linearized %d of %d operations; it cannot place %s at t=%v while the lock is %s",
 					u.prefix, u.size, lockDescribe(in), sim.Time(u.op.Call), lockState(holder, c.in.name))}
 			// The lock is broken exactly where two tenures overlap: tell
@@ -36,6 +37,12 @@ func (c *checker) checkLeaderLinearizability() (Check, Linearization) {
 			if sb, ok := c.overlapStory(in.node, sim.Time(u.op.Call)); ok {
 				v.Explanation, v.Why = sb.Explanation, sb.Why
 				v.Harmless = sb.Harmless
+				// ... and its contract verdict, when the contract covers
+				// split_brain but says nothing of the lock.
+				if _, own := c.in.Contract.For(CheckLeaderLinearizability); !own {
+					v.Contract, v.ExcusedBy, v.ExcusedNode, v.ExcusedAt = sb.Contract, sb.ExcusedBy, sb.ExcusedNode, sb.ExcusedAt
+					v.judged = sb.Contract != contract.Uncovered
+				}
 			}
 			c.add(&ch, v)
 		}
@@ -138,7 +145,7 @@ func (c *checker) checkLinearizability() (Check, Linearization) {
 			} else if o, found := st.find(in.JobIndex, in.Slot); found {
 				why = fmt.Sprintf("its slot was already applied from %s run@%v", c.in.name(o.node), time.Duration(o.run))
 			}
-			v := Violation{Kind: CheckLinearizability, At: e.At, End: e.At, Nodes: []string{c.in.name(e.Node)}, Tokens: []int64{e.Token},
+			v := Violation{Kind: CheckLinearizability, At: e.At, End: e.At, Nodes: []string{c.in.name(e.Node)}, NodeIDs: []sim.NodeID{e.Node}, Tokens: []int64{e.Token},
 				Slot: c.slotName(e.JobIndex, e.Slot),
 				Details: fmt.Sprintf("partition %s: porcupine linearized %d of %d writes; it cannot place %s → applied, because %s",
 					partName(parts[u.partition][0]), u.prefix, u.size, writeDesc(in.LogEntry, c.in.name), why)}

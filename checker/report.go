@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/electsim/electsim/contract"
 	"github.com/electsim/electsim/cron"
 	"github.com/electsim/electsim/sim"
 )
@@ -56,6 +57,10 @@ type Check struct {
 	Count int
 	// HarmlessCount is how many of the Count violations are harmless.
 	HarmlessCount int
+	// Breaches, Excused and WithinBound count the Count violations by
+	// their contract verdict (Violation.Contract); all zero when the
+	// contract does not cover the check.
+	Breaches, Excused, WithinBound int
 	// Violations are the findings, each with its explanation.
 	Violations []Violation
 }
@@ -103,6 +108,15 @@ type Violation struct {
 	// Stack is, for a crashed finding, the failing handler's stack
 	// (sim.Failure.Stack): for people, never parsed.
 	Stack string
+	// Contract is the finding's verdict under Input.Contract; for an
+	// excused one, ExcusedBy is the fault class that voided the guarantee,
+	// ExcusedNode the node it hit ("none" for a network or service fault)
+	// and ExcusedAt when the run first suffered it.
+	Contract    contract.Verdict
+	ExcusedBy   contract.FaultClass
+	ExcusedNode string
+	ExcusedAt   sim.Time
+	judged      bool // the verdict was shared from the split-brain overlap it stands for
 }
 
 // KindCount is a message count for one message kind.
@@ -199,6 +213,11 @@ type Report struct {
 	// with the findings only.
 	Overlaps     []Overlap
 	DoubledSlots []SlotRef
+	// Contract is Input.Contract, and Breaches the findings, over every
+	// check, that break it: a run with a breach fails whatever its
+	// scenario allows.
+	Contract contract.Contract
+	Breaches int
 }
 
 // Overlap is one split-brain overlap: Nodes both acted as leader from

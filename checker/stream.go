@@ -37,6 +37,7 @@ type Checker struct {
 // sim.AddSink before the run, and call Finish after sim.End.
 func New(in Input) *Checker {
 	c := &checker{in: in.withDefaults()}
+	c.faults = newFaultSeen(c.in.Standing)
 	c.tl = &timeline{}
 	ck := &Checker{c: c, openSince: -1}
 	ck.rp = newReplayer(&c.in, c.tl)
@@ -63,6 +64,7 @@ func (k *Checker) Record(r *sim.Record) {
 	if m := max(int(r.Node), int(r.Peer)) + 1; m > len(k.rp.leading) {
 		k.rp.grow(m)
 	}
+	c.faults.observe(r)
 	if c.in.KeepStory && toldInStories(r) {
 		c.keep(seq, r)
 	}

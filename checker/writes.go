@@ -123,14 +123,16 @@ func (c *checker) checkDoubleExecution() Check {
 		second := &log[d.runs[1].first]
 		c.doubled = append(c.doubled, SlotRef{Job: d.job, Slot: log[d.runs[0].first].Slot})
 		var nodes []string
+		var ids []sim.NodeID
 		var tokens []int64
 		var parts []string
 		for _, r := range d.runs {
 			nodes = append(nodes, c.in.name(r.node))
+			ids = append(ids, r.node)
 			tokens = append(tokens, r.token)
 			parts = append(parts, fmt.Sprintf("%s run@%v token %d", c.in.name(r.node), time.Duration(r.run), r.token))
 		}
-		v := Violation{Kind: CheckDoubleExecution, At: second.At, End: second.At, Nodes: nodes, Tokens: tokens, Slot: d.name,
+		v := Violation{Kind: CheckDoubleExecution, At: second.At, End: second.At, Nodes: nodes, NodeIDs: ids, Tokens: tokens, Slot: d.name,
 			Details: fmt.Sprintf("%s was applied from %d runs: %s (policy %s)", d.name, len(d.runs), strings.Join(parts, ", "), c.in.Policy)}
 		if c.wants(&ch) {
 			var idx []int
@@ -159,7 +161,8 @@ func (c *checker) checkStaleWrite() Check {
 	for _, s := range c.writes.stales {
 		e, p := &log[s.idx], &log[s.prior]
 		v := Violation{Kind: CheckStaleWrite, At: e.At, End: e.At,
-			Nodes: []string{c.in.name(e.Node), c.in.name(p.Node)}, Tokens: []int64{e.Token, p.Token}, Slot: cron.SlotName(e.Job, e.Slot),
+			Nodes: []string{c.in.name(e.Node), c.in.name(p.Node)}, NodeIDs: []sim.NodeID{e.Node, p.Node},
+			Tokens: []int64{e.Token, p.Token}, Slot: cron.SlotName(e.Job, e.Slot),
 			Details: fmt.Sprintf("the resource applied %s's write of %s with token %d at t=%v after applying token %d from %s at t=%v (fencing scope %s, policy %s)",
 				c.in.name(e.Node), cron.SlotName(e.Job, e.Slot), e.Token, e.At, p.Token, c.in.name(p.Node), p.At, scope, c.in.Policy)}
 		if c.wants(&ch) {

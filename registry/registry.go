@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/electsim/electsim/contract"
 	"github.com/electsim/electsim/sim"
 )
 
@@ -161,6 +162,21 @@ type Algorithm struct {
 	// term, etcd's Election.Rev). The scenario loader refuses cron.policy
 	// [fencing] when it says TokenNone.
 	Token func(v Values) Token
+	// Contract, if set, is what the algorithm guarantees with these values
+	// and under which faults (contract.Guarantee): the checker holds every
+	// finding of a covered check to it, and a finding no exception excuses
+	// fails the run whatever the scenario allows (docs/checkers.md,
+	// "Contracts"). nil: the algorithm promises nothing; its scenarios'
+	// expect blocks alone judge it.
+	Contract func(v Values) contract.Contract
+}
+
+// ContractOf returns a's contract for v (empty without a Contract).
+func (a *Algorithm) ContractOf(v Values) contract.Contract {
+	if a.Contract == nil {
+		return contract.Contract{}
+	}
+	return a.Contract(v)
 }
 
 // Margin is an algorithm's analytic drift margin at one clock rate.

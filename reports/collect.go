@@ -180,6 +180,9 @@ func (a *AlgoSummary) addRun(r *RunSummary) {
 		a.FirstFailingSeed = &seed
 	}
 	a.Events += r.Events
+	if r.Breaches > 0 {
+		a.BreachRuns++
+	}
 	a.LeaderlessDist.Add(r.LeaderlessMs)
 	for _, f := range r.Failovers {
 		a.Failovers++
@@ -264,6 +267,7 @@ func (a *AlgoSummary) merge(b *AlgoSummary) {
 	a.FailoverMessages += b.FailoverMessages
 	a.SplitBrainRuns += b.SplitBrainRuns
 	a.DoubleExecutionRuns += b.DoubleExecutionRuns
+	a.BreachRuns += b.BreachRuns
 	a.FailoverDist.Merge(&b.FailoverDist)
 	a.LeaderlessDist.Merge(&b.LeaderlessDist)
 	a.MessagesPerElectionDist.Merge(&b.MessagesPerElectionDist)

@@ -162,6 +162,9 @@ func checkPart(i int, p *Summary) error {
 		if a.Runs < 0 || a.OK < 0 || a.OK > a.Runs {
 			return fmt.Errorf("reports: merge: summary %d: %s has %d runs, %d ok", i, a.Key(), a.Runs, a.OK)
 		}
+		if a.BreachRuns < 0 || a.BreachRuns > a.Runs-a.OK {
+			return fmt.Errorf("reports: merge: summary %d: %s has %d runs breaking the contract but only %d failed", i, a.Key(), a.BreachRuns, a.Runs-a.OK)
+		}
 		groups[a.Key()] = a.Runs
 	}
 	kept := map[string]int{}

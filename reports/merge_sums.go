@@ -27,7 +27,7 @@ func checkPartial(i int, p *Summary) error {
 // also not be negative.
 func checkSums(parts []*Summary) error {
 	type sums struct {
-		ints   [8]int64
+		ints   [9]int64
 		events uint64
 		dists  [3]int64
 		maps   map[string]int64
@@ -57,7 +57,7 @@ func checkSums(parts []*Summary) error {
 				s = &sums{maps: map[string]int64{}}
 				groups[a.Key()] = s
 			}
-			ints := [8]int{a.Runs, a.OK, a.FailoversNever, a.Failovers, a.FailoverElections, a.FailoverMessages, a.SplitBrainRuns, a.DoubleExecutionRuns}
+			ints := [9]int{a.Runs, a.OK, a.FailoversNever, a.Failovers, a.FailoverElections, a.FailoverMessages, a.SplitBrainRuns, a.DoubleExecutionRuns, a.BreachRuns}
 			for k, v := range ints {
 				if err := add(i, a.Key()+" counts", &s.ints[k], int64(v)); err != nil {
 					return err

@@ -185,6 +185,9 @@ type AlgoSummary struct {
 	Violations map[string]int `json:"violations"`
 	// Harmless counts runs with only harmless findings, by check.
 	Harmless map[string]int `json:"harmless,omitempty"`
+	// BreachRuns counts runs with a finding that breaks the algorithm's
+	// contract.
+	BreachRuns int `json:"breach_runs,omitempty"`
 	// Unknown counts runs whose check ended unknown (porcupine ran out of
 	// its wall-time bound), by check: the one verdict that depends on the
 	// machine, never counted as ok.
@@ -253,6 +256,9 @@ type RunSummary struct {
 	Cron           *CronSummary       `json:"cron,omitempty"`
 	Checks         map[string]string  `json:"checks"`
 	Violations     []ViolationSummary `json:"violations"`
+	// Breaches counts the run's findings that break the algorithm's
+	// contract (every check, listed or not): a run with one fails.
+	Breaches int `json:"breaches,omitempty"`
 }
 
 // FailoverSummary is one fault that removed the acting leader.
@@ -296,6 +302,11 @@ type ViolationSummary struct {
 	// Stack is a crashed finding's stack, from the panic to the engine
 	// (sim.Failure.Stack): for people, never parsed.
 	Stack string `json:"stack,omitempty"`
+	// Contract is the finding's verdict under the algorithm's contract
+	// (breach, excused, within_bound; absent when the contract does not
+	// cover the check) and ExcusedBy the fault class that excused it.
+	Contract  string `json:"contract,omitempty"`
+	ExcusedBy string `json:"excused_by,omitempty"`
 }
 
 // Timing is the sweep's wall-clock cost.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/electsim/electsim/algorithms/lease"
 	"github.com/electsim/electsim/checker"
+	"github.com/electsim/electsim/contract"
 	"github.com/electsim/electsim/cron"
 	"github.com/electsim/electsim/faults"
 	"github.com/electsim/electsim/sim"
@@ -92,6 +93,10 @@ type Run struct {
 	Resource   *cron.Resource
 	// CronConfig is the cron layer's validated configuration (nil if none).
 	CronConfig *cron.Config
+	// Contract is what this run's algorithm, with its drawn values, and its
+	// cron layer guarantee (registry.Algorithm.Contract, cron.Config.Contract):
+	// the checker judges every finding against it.
+	Contract contract.Contract
 	// SettleStart is when the settle phase began.
 	SettleStart sim.Time
 	// Outcome is how the engine stopped.
@@ -102,7 +107,8 @@ type Run struct {
 	OK       bool
 	Problems []string
 
-	concrete *Scenario // the scenario with this run's draws made concrete (no faults yet)
+	concrete *Scenario               // the scenario with this run's draws made concrete (no faults yet)
+	standing []checker.StandingFault // faults by configuration (checker.Input.Standing)
 }
 
 // AlgorithmName is the algorithm a run uses: the override, the scenario's,
@@ -177,6 +183,10 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 		if factory, r.concrete.Algorithm, err = spec.factory(n, params); err != nil {
 			return nil, fmt.Errorf("algorithm %s: %v", spec.Name, err)
 		}
+		r.Contract = findAlgo(spec.Name).ContractOf(r.concrete.Algorithm.draw(nil, -1))
+	}
+	if r.CronConfig != nil {
+		r.Contract = r.Contract.Merge(r.CronConfig.Contract())
 	}
 	// Candidates are built afresh on every boot (sim.AddFreshNode): a
 	// crash loses all volatile state by construction.
@@ -236,27 +246,42 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 		}
 		r.Stores = append(r.Stores, st)
 	}
+	// Faults the run suffers by configuration, before the checker is
+	// subscribed: they reach the contract's exceptions from time 0.
+	if drop > 0 || dup > 0 {
+		r.standing = append(r.standing, checker.StandingFault{Class: contract.Link, Node: sim.None})
+	}
 	r.concrete.Network.DropLo, r.concrete.Network.DropHi = drop, drop
 	r.concrete.Network.DupLo, r.concrete.Network.DupHi = dup, dup
 	r.concrete.Clocks = nil
 	for _, c := range sc.Clocks {
 		cc := ClockSpec{Node: c.Node}
 		if off := pickDur(c.OffsetLo, c.OffsetHi, params, 0); off != 0 {
+			r.standing = append(r.standing, checker.StandingFault{Class: contract.ClockStep, Node: c.Node})
 			s.StepWall(c.Node, off)
 			cc.OffsetLo, cc.OffsetHi = off, off
 		}
 		if c.RateLo != 0 {
 			v := pickFloat(c.RateLo, c.RateHi, params, 0)
+			if v != 1 {
+				r.standing = append(r.standing, checker.StandingFault{Class: contract.ClockRate, Node: c.Node})
+			}
 			s.SetRate(c.Node, sim.Rate(v))
 			cc.RateLo, cc.RateHi = v, v
 		}
 		if c.MonoRateLo != 0 {
 			v := pickFloat(c.MonoRateLo, c.MonoRateHi, params, 0)
+			if v != 1 {
+				r.standing = append(r.standing, checker.StandingFault{Class: contract.ClockRate, Node: c.Node})
+			}
 			s.SetMonoRate(c.Node, sim.Rate(v))
 			cc.MonoRateLo, cc.MonoRateHi = v, v
 		}
 		if c.WallRateLo != 0 {
 			v := pickFloat(c.WallRateLo, c.WallRateHi, params, 0)
+			if v != 1 {
+				r.standing = append(r.standing, checker.StandingFault{Class: contract.ClockRate, Node: c.Node})
+			}
 			s.SetWallRate(c.Node, sim.Rate(v))
 			cc.WallRateLo, cc.WallRateHi = v, v
 		}
@@ -276,6 +301,7 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 		if ls.FIFO != nil {
 			c.FIFO = *ls.FIFO
 		}
+		r.standing = append(r.standing, checker.StandingFault{Class: contract.Link, Node: sim.None})
 		s.SetLink(ls.From, ls.To, c)
 		if ls.Both {
 			s.SetLink(ls.To, ls.From, c)
@@ -404,6 +430,8 @@ func (r *Run) checkerInput(opts RunOptions) checker.Input {
 		Replay:           opts.Replay,
 		PorcupineTimeout: opts.PorcupineTimeout,
 		KeepStory:        opts.Story,
+		Contract:         r.Contract,
+		Standing:         r.standing,
 	}
 	if in.Replay == "" {
 		in.Replay = sc.ReplayCommand(r.Seed, opts.Algorithm)

@@ -143,6 +143,7 @@ func (s *Sim) Restart(id NodeID, keepDisk bool) {
 	if !keepDisk {
 		n.durable = n.durable[:0]
 		n.hasDisk = false
+		n.diskLost = true
 	}
 	n.boot(true)
 }
@@ -154,7 +155,7 @@ func (s *Sim) SetMonoRate(id NodeID, ratePPB int64) {
 	n := s.nodes[id]
 	n.clk.mono.rebase(s.now, ratePPB)
 	n.reprojectTimers()
-	s.fault("clock.mono_rate", fmt.Sprintf("%s monotonic clock rate %s", n.name, rateString(ratePPB)), id)
+	s.factFault("clock.mono_rate", fmt.Sprintf("%s monotonic clock rate %s", n.name, rateString(ratePPB)), id, rateFact(ratePPB), nil)
 }
 
 // SetWallRate changes the rate of the node's wall clock.
@@ -162,7 +163,7 @@ func (s *Sim) SetWallRate(id NodeID, ratePPB int64) {
 	mustRate(ratePPB)
 	n := s.nodes[id]
 	n.clk.wall.rebase(s.now, ratePPB)
-	s.fault("clock.wall_rate", fmt.Sprintf("%s wall clock rate %s", n.name, rateString(ratePPB)), id)
+	s.factFault("clock.wall_rate", fmt.Sprintf("%s wall clock rate %s", n.name, rateString(ratePPB)), id, rateFact(ratePPB), nil)
 }
 
 // SetRate changes both clocks' rates, as a fast or slow oscillator would.
@@ -172,7 +173,7 @@ func (s *Sim) SetRate(id NodeID, ratePPB int64) {
 	n.clk.wall.rebase(s.now, ratePPB)
 	n.clk.mono.rebase(s.now, ratePPB)
 	n.reprojectTimers()
-	s.fault("clock.rate", fmt.Sprintf("%s clock rate %s", n.name, rateString(ratePPB)), id)
+	s.factFault("clock.rate", fmt.Sprintf("%s clock rate %s", n.name, rateString(ratePPB)), id, rateFact(ratePPB), nil)
 }
 
 // StepWall jumps the node's wall clock by delta (negative = backwards), as an
@@ -181,7 +182,16 @@ func (s *Sim) StepWall(id NodeID, delta time.Duration) {
 	n := s.nodes[id]
 	n.clk.wall.rebase(s.now, n.clk.wall.ratePPB)
 	n.clk.wall.base += int64(delta)
-	s.fault("clock.step", fmt.Sprintf("%s wall clock stepped %+v", n.name, delta), id)
+	s.factFault("clock.step", fmt.Sprintf("%s wall clock stepped %+v", n.name, delta), id, FactClockStep, nil)
+}
+
+// rateFact is the fact of a rate change: FactClockRate unless the clock is
+// exact again.
+func rateFact(ppb int64) Fact {
+	if ppb == RateOne {
+		return FactNone
+	}
+	return FactClockRate
 }
 
 func rateString(ppb int64) string {
@@ -194,7 +204,7 @@ func (s *Sim) SetFsync(id NodeID, d Dist) {
 		panic("sim: fsync latency: " + err.Error())
 	}
 	s.nodes[id].fsync = d
-	s.fault("disk.latency", fmt.Sprintf("%s fsync %v", s.nodes[id].name, d), id)
+	s.factFault("disk.latency", fmt.Sprintf("%s fsync %v", s.nodes[id].name, d), id, FactDiskLatency, nil)
 }
 
 // FsyncLatency returns the node's current disk write latency distribution.
@@ -411,7 +421,7 @@ func (s *Sim) Heal() {
 func (s *Sim) SetLink(from, to NodeID, c LinkConfig) {
 	mustLink(c)
 	s.net.apply(&s.net.links[s.net.idx(from, to)], c)
-	s.fault("net.link", fmt.Sprintf("%s -> %s latency %v drop %g duplicate %g fifo %v", s.nodes[from].name, s.nodes[to].name, c.Latency, c.Drop, c.Duplicate, c.FIFO), None)
+	s.factFault("net.link", fmt.Sprintf("%s -> %s latency %v drop %g duplicate %g fifo %v", s.nodes[from].name, s.nodes[to].name, c.Latency, c.Drop, c.Duplicate, c.FIFO), None, FactLinkChanged, nil)
 }
 
 // SetAllLinks configures every link, replacing per-link overrides.
@@ -421,7 +431,7 @@ func (s *Sim) SetAllLinks(c LinkConfig) {
 	for i := range s.net.links {
 		s.net.apply(&s.net.links[i], c)
 	}
-	s.fault("net.links", fmt.Sprintf("all links latency %v drop %g duplicate %g fifo %v", c.Latency, c.Drop, c.Duplicate, c.FIFO), None)
+	s.factFault("net.links", fmt.Sprintf("all links latency %v drop %g duplicate %g fifo %v", c.Latency, c.Drop, c.Duplicate, c.FIFO), None, FactLinkChanged, nil)
 }
 
 // Link returns the current configuration of the directed link from→to.

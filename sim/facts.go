@@ -60,11 +60,26 @@ const (
 	// FactRunFinished: on RecEffect of a cron node, its run of slot B of job
 	// index C (fencing token A) made its last write.
 	FactRunFinished
+	// FactClockRate: on RecFault, the node's monotonic or wall clock now
+	// runs at a rate other than exact (a change back to exact carries no
+	// fact).
+	FactClockRate
+	// FactClockStep: on RecFault, the node's wall clock was stepped.
+	FactClockStep
+	// FactLinkChanged: on RecFault, a link's (or every link's) latency,
+	// loss, duplication or ordering was reconfigured.
+	FactLinkChanged
+	// FactDiskLatency: on RecFault, the node's disk write latency changed.
+	FactDiskLatency
+	// FactDiskLost: on RecStart, the node restarted without its durable
+	// state (Sim.Restart with keepDisk false).
+	FactDiskLost
 	numFacts
 )
 
 var factNames = [...]string{"", "crashed", "links_cut", "links_restored", "resigning", "service_down", "service_up",
-	"lease_acquired", "lease_renewed", "lease_released", "lease_expired", "lease_reverted", "run_started", "run_skipped", "run_finished"}
+	"lease_acquired", "lease_renewed", "lease_released", "lease_expired", "lease_reverted", "run_started", "run_skipped", "run_finished",
+	"clock_rate", "clock_step", "link_changed", "disk_latency", "disk_lost"}
 
 // factNames has one name per Fact: a Fact added without its name, or a
 // name without its Fact, does not compile.

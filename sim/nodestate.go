@@ -47,6 +47,7 @@ type nodeState struct {
 	pauseBuf  []event
 	durable   []byte
 	hasDisk   bool // durable holds a completed write
+	diskLost  bool // Restart wiped the disk: the next RecStart carries FactDiskLost
 	pending   []pendingWrite
 	spare     [][]byte // recycled write buffers
 	barrier   Time     // sends before this true time wait for the disk
@@ -210,6 +211,9 @@ func (n *nodeState) boot(restart bool) {
 	}
 	if restart {
 		r.A = 1
+	}
+	if n.diskLost {
+		r.Fact, n.diskLost = FactDiskLost, false
 	}
 	n.s.emit()
 	n.s.stats.Events++

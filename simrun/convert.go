@@ -1,6 +1,7 @@
 package simrun
 
 import (
+	"github.com/electsim/electsim/contract"
 	"slices"
 	"sort"
 	"time"
@@ -48,10 +49,18 @@ func summarize(r *scenario.Run) reports.RunSummary {
 	for _, c := range r.Report.Checks {
 		rs.Checks[c.Name] = string(c.Status)
 		for _, v := range c.Violations {
-			rs.Violations = append(rs.Violations, reports.ViolationSummary{
-				Kind: v.Kind, AtMs: msT(v.At), DurationMs: ms(v.Duration), Harmless: v.Harmless, Details: v.Details, Explanation: v.Explanation, Replay: v.Replay, Stack: v.Stack})
+			vs := reports.ViolationSummary{
+				Kind: v.Kind, AtMs: msT(v.At), DurationMs: ms(v.Duration), Harmless: v.Harmless, Details: v.Details, Explanation: v.Explanation, Replay: v.Replay, Stack: v.Stack}
+			if v.Contract != contract.Uncovered {
+				vs.Contract = v.Contract.String()
+			}
+			if v.Contract == contract.Excused {
+				vs.ExcusedBy = v.ExcusedBy.String()
+			}
+			rs.Violations = append(rs.Violations, vs)
 		}
 	}
+	rs.Breaches = r.Report.Breaches
 	sort.SliceStable(rs.Violations, func(i, j int) bool { return rs.Violations[i].AtMs < rs.Violations[j].AtMs })
 	return rs
 }

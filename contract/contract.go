@@ -1,0 +1,209 @@
+// Package contract is the typed vocabulary of safety contracts: what an
+// election algorithm (or the cron layer on top of it) guarantees, and under
+// which faults the guarantee is void. An algorithm declares its contract in
+// its registry descriptor (registry.Algorithm.Contract), the cron layer
+// declares its own (cron.Contract), and the checker holds every finding of a
+// run against them: a finding the contract excuses is reported as such, one
+// it does not is a breach and fails the run whatever the scenario allows
+// (docs/checkers.md, "Contracts").
+//
+// The package names no algorithm and no check implementation: check names are
+// the checker's (checker.CheckNames), and a test in the scenario package
+// holds every registered contract to them.
+package contract
+
+import (
+	"fmt"
+	"time"
+)
+
+// FaultClass is a kind of fault a contract can name as an exception. The
+// checker derives the classes a run suffered from typed trace facts
+// (sim.Fact and record types), never from text.
+type FaultClass uint8
+
+// The fault classes. Per-node classes (crash, disk_loss, pause, clock_rate,
+// clock_step, disk) excuse a finding only when they hit a node the finding
+// involves or a service node (a lease store, the fenced resource); the
+// network and service classes (partition, link, service_down) excuse any
+// finding. Every class excuses only findings that end at or after its first
+// occurrence.
+const (
+	// Crash: a node crashed (crash-recovery when it restarts with its disk).
+	Crash FaultClass = iota + 1
+	// DiskLoss: a node restarted without its durable state.
+	DiskLoss
+	// Pause: a process was paused (a GC or SIGSTOP pause).
+	Pause
+	// Partition: links were cut.
+	Partition
+	// Link: a link's latency, loss or duplication changed, or the run's
+	// network loses or duplicates messages from the start.
+	Link
+	// ClockRate: a node's clock ran at a rate other than exact.
+	ClockRate
+	// ClockStep: a node's wall clock was stepped.
+	ClockStep
+	// Disk: a node's disk write latency changed.
+	Disk
+	// ServiceDown: a service node (a lease store) stopped answering.
+	ServiceDown
+	numClasses
+)
+
+// NumClasses is one more than the largest FaultClass, for arrays indexed
+// by class.
+const NumClasses = int(numClasses)
+
+var classNames = [...]string{"", "crash", "disk_loss", "pause", "partition", "link", "clock_rate", "clock_step", "disk", "service_down"}
+
+// one name per class: adding a class without its name does not compile.
+var _ = [1]struct{}{}[len(classNames)-int(numClasses)]
+
+// String is the class's name in scenario files, summaries and docs.
+func (c FaultClass) String() string {
+	if c > 0 && int(c) < len(classNames) {
+		return classNames[c]
+	}
+	return fmt.Sprintf("fault_class(%d)", uint8(c))
+}
+
+// PerNode reports whether the class hits one node (and so excuses only
+// findings about that node, or any finding when it hits a service node).
+func (c FaultClass) PerNode() bool {
+	switch c {
+	case Partition, Link, ServiceDown:
+		return false
+	}
+	return true
+}
+
+// Classes lists every class in order.
+func Classes() []FaultClass {
+	out := make([]FaultClass, 0, NumClasses-1)
+	for c := FaultClass(1); c < numClasses; c++ {
+		out = append(out, c)
+	}
+	return out
+}
+
+// ParseClass returns the class named s.
+func ParseClass(s string) (FaultClass, bool) {
+	for c := FaultClass(1); c < numClasses; c++ {
+		if classNames[c] == s {
+			return c, true
+		}
+	}
+	return 0, false
+}
+
+// Guarantee is one promise: the named check holds in every run, except
+// runs in which a fault of an Unless class reached the finding (see
+// FaultClass), and, for split_brain, except overlaps no longer than
+// MaxOverlap.
+type Guarantee struct {
+	// Check is the checker's name for the property (checker.CheckNames).
+	Check string
+	// Unless are the fault classes that void the guarantee for the
+	// findings they reach. Empty: it holds under any fault.
+	Unless []FaultClass
+	// MaxOverlap, for split_brain, is the longest overlap of two acting
+	// leaders the algorithm admits (derived from its parameters; the
+	// algorithm's docs page gives the formula). Zero: none.
+	MaxOverlap time.Duration
+	// Source says where the guarantee comes from: a paper section, or a
+	// file and function of the real system. For people.
+	Source string
+}
+
+// Excuses reports whether class c voids g.
+func (g Guarantee) Excuses(c FaultClass) bool {
+	for _, u := range g.Unless {
+		if u == c {
+			return true
+		}
+	}
+	return false
+}
+
+// Contract is everything an algorithm (with given parameter values)
+// guarantees. Checks it does not name are judged by the scenario's expect
+// as before.
+type Contract struct {
+	// Guarantees, at most one per check.
+	Guarantees []Guarantee
+}
+
+// For returns the guarantee on check, if the contract has one.
+func (c Contract) For(check string) (Guarantee, bool) {
+	for _, g := range c.Guarantees {
+		if g.Check == check {
+			return g, true
+		}
+	}
+	return Guarantee{}, false
+}
+
+// Empty reports whether the contract promises nothing.
+func (c Contract) Empty() bool { return len(c.Guarantees) == 0 }
+
+// Merge returns c with other's guarantees added. Where both promise the
+// same check, the weaker promise wins: the union of their exceptions and
+// the larger overlap bound (a run is only as safe as its weaker layer
+// says).
+func (c Contract) Merge(other Contract) Contract {
+	out := Contract{Guarantees: append([]Guarantee(nil), c.Guarantees...)}
+	for _, g := range other.Guarantees {
+		i := -1
+		for k := range out.Guarantees {
+			if out.Guarantees[k].Check == g.Check {
+				i = k
+				break
+			}
+		}
+		if i < 0 {
+			out.Guarantees = append(out.Guarantees, g)
+			continue
+		}
+		m := &out.Guarantees[i]
+		unless := append([]FaultClass(nil), m.Unless...)
+		for _, u := range g.Unless {
+			if !m.Excuses(u) {
+				unless = append(unless, u)
+			}
+		}
+		m.Unless = unless
+		m.MaxOverlap = max(m.MaxOverlap, g.MaxOverlap)
+		if g.Source != "" && m.Source != g.Source {
+			m.Source += "; " + g.Source
+		}
+	}
+	return out
+}
+
+// Verdict is how a contract judged one finding.
+type Verdict uint8
+
+// The verdicts.
+const (
+	// Uncovered: the contract makes no promise on the finding's check; the
+	// scenario's expect judges it.
+	Uncovered Verdict = iota
+	// Breach: the contract promised the check and no exception applies:
+	// the run fails whatever the scenario allows.
+	Breach
+	// Excused: a fault of an excepted class reached the finding.
+	Excused
+	// WithinBound: a split-brain overlap no longer than MaxOverlap.
+	WithinBound
+)
+
+var verdictNames = [...]string{"uncovered", "breach", "excused", "within_bound"}
+
+// String names the verdict as summaries write it.
+func (v Verdict) String() string {
+	if int(v) < len(verdictNames) {
+		return verdictNames[v]
+	}
+	return fmt.Sprintf("verdict(%d)", uint8(v))
+}
