@@ -328,6 +328,9 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	}
 	env := faults.Environment{Candidates: r.Candidates, Store: r.StoreID, Resource: r.ResourceID}
 	env.StoreNode = r.Store
+	if d := findAlgo(r.Algorithm); d != nil && !shedlock {
+		env.States = d.States
+	}
 	inj, err := faults.New(s, env,
 		sc.Faults, sc.Nemeses)
 	if err != nil {

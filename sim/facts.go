@@ -74,12 +74,20 @@ const (
 	// FactDiskLost: on RecStart, the node restarted without its durable
 	// state (Sim.Restart with keepDisk false).
 	FactDiskLost
+	// FactProtocolState: on RecEffect of a candidate, the node just
+	// reached protocol state number A of the states its algorithm declares
+	// (registry.Algorithm.States: "vote_granted", "term_bumped", ...); B
+	// is the node's epoch (a term) when the state has one. Fault triggers
+	// (faults.Trigger.State) and the hunt's coverage act on it. It is an
+	// observation, not behaviour: the trace hash leaves it out, as it does
+	// notes, so declaring states changes no run's hash.
+	FactProtocolState
 	numFacts
 )
 
 var factNames = [...]string{"", "crashed", "links_cut", "links_restored", "resigning", "service_down", "service_up",
 	"lease_acquired", "lease_renewed", "lease_released", "lease_expired", "lease_reverted", "run_started", "run_skipped", "run_finished",
-	"clock_rate", "clock_step", "link_changed", "disk_latency", "disk_lost"}
+	"clock_rate", "clock_step", "link_changed", "disk_latency", "disk_lost", "protocol_state"}
 
 // factNames has one name per Fact: a Fact added without its name, or a
 // name without its Fact, does not compile.
