@@ -128,6 +128,11 @@ func (h *hunter) draw() (schedule, error) {
 		if st != StrategyFeedback || len(h.corpus) > 0 {
 			avail = append(avail, st)
 		}
+		if st == StrategyState && len(h.b.desc.States) > 0 {
+			// Declared states are the algorithm's own account of where
+			// its steps can be cut: they get twice the draws.
+			avail = append(avail, st)
+		}
 	}
 	if len(avail) == 0 { // feedback alone starts from swarm schedules
 		avail = []Strategy{StrategySwarm}
