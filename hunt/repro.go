@@ -12,6 +12,15 @@ import (
 func (h *hunter) repro(out *outcome) {
 	res := &h.res
 	res.Replay = h.o.Program + " -scenario repro.yaml"
+	if out.panic != "" && out.sc != nil {
+		// The run did not finish: its schedule, as a scenario with the
+		// run's seed, is the reproduction (nothing to shrink it with).
+		sc := *out.sc
+		sc.Seed, sc.Name = out.s.seed, reproName(h.b.sc.Name)
+		res.Explanation = "crashed: " + out.panic
+		res.Repro = withHeader("Not shrunk: the run panicked outside the algorithm's handlers.", h, out, sc.YAML())
+		return
+	}
 	r, err := out.sc.Run(scenario.RunOptions{Seed: out.s.seed, Algorithm: h.b.over, Story: true})
 	if err != nil {
 		res.Explanation = fmt.Sprintf("the finding did not replay: %v", err)

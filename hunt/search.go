@@ -3,6 +3,7 @@ package hunt
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -80,6 +81,7 @@ type outcome struct {
 	failure []string
 	exhaust bool
 	probe   *probe
+	panic   string // a panic outside the handlers, with its stack
 }
 
 // loop draws and judges batches of Workers runs until a stopping point.
@@ -194,7 +196,12 @@ func (h *hunter) cluster(nodes int, params []string) (*cluster, error) {
 
 // loadCluster parses the base with sets and builds (without running) one
 // run, to learn its nodes, services, protocol states and contract.
-func loadCluster(o *Options, b *base, sets []string) (*cluster, error) {
+func loadCluster(o *Options, b *base, sets []string) (c *cluster, err error) {
+	defer func() {
+		if p := recover(); p != nil { // a user algorithm's Build or factory
+			c, err = nil, fmt.Errorf("building %s's cluster panicked: %v", b.algo, p)
+		}
+	}()
 	sc, err := scenario.ParseWith(b.name, b.src, sets)
 	if err != nil {
 		return nil, err
@@ -203,7 +210,7 @@ func loadCluster(o *Options, b *base, sets []string) (*cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &cluster{sc: sc, candidates: r.Candidates, stores: r.StoreIDs, resource: r.ResourceID, states: b.desc.States}
+	c = &cluster{sc: sc, candidates: r.Candidates, stores: r.StoreIDs, resource: r.ResourceID, states: b.desc.States}
 	for id := 0; id < r.Sim.NumNodes(); id++ {
 		c.names = append(c.names, r.Sim.NodeName(sim.NodeID(id)))
 	}
@@ -254,8 +261,17 @@ func (c *cluster) classesDrawn() []contract.FaultClass {
 	return out
 }
 
-// run executes one schedule (concurrently with the rest of its batch).
+// run executes one schedule (concurrently with the rest of its batch). A
+// panic outside the algorithm's handlers (which the engine already turns
+// into a crashed finding), in a factory or a checker, is this run's crashed
+// finding too, not the end of the search.
 func (h *hunter) run(out *outcome) {
+	defer func() {
+		if p := recover(); p != nil {
+			out.failure = []string{"crashed"}
+			out.panic = fmt.Sprintf("panic: %v\n\n%s", p, debug.Stack())
+		}
+	}()
 	sc, err := h.scenarioOfLocked(&out.s)
 	if err != nil {
 		out.err = err
@@ -314,7 +330,7 @@ func (h *hunter) judge(out *outcome) (done bool, err error) {
 	if out.exhaust {
 		h.res.Exhausted++
 	}
-	grew := h.reach.merge(out.probe)
+	grew := out.probe != nil && h.reach.merge(out.probe)
 	if grew && containsStrategy(h.o.Strategies, StrategyFeedback) {
 		if len(h.corpus) == maxCorpus {
 			h.corpus = h.corpus[1:]
