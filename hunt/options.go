@@ -54,9 +54,15 @@ type Options struct {
 	ShrinkBudget time.Duration
 	// Program names the command in the replay line (default "simrun").
 	Program string
+	// Out, if set, is a folder Search writes a finding's repro.yaml to
+	// (created if missing). An existing repro.yaml there is never
+	// overwritten: Search then returns the result with an error. simrun
+	// hunt leaves it empty and writes its own numbered output folders.
+	Out string
 	// Progress, if set, receives a progress line every few seconds and
-	// the finding's shrink notice.
+	// the finding's shrink notice; Quiet silences it.
 	Progress io.Writer
+	Quiet    bool
 	// OnRun, if set, is called after each judged run, in order.
 	OnRun func(RunInfo)
 }
@@ -138,6 +144,9 @@ func (o *Options) check() error {
 	}
 	if o.ShrinkBudget <= 0 {
 		o.ShrinkBudget = 20 * time.Second
+	}
+	if o.Quiet {
+		o.Progress = nil
 	}
 	if o.Program == "" {
 		o.Program = "simrun"

@@ -3,6 +3,8 @@ package hunt
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -54,7 +56,27 @@ func Search(ctx context.Context, o Options) (Result, error) {
 	h.abort = &abort
 	err = h.loop(ctx)
 	h.res.Coverage = h.reach.coverage(len(c0.events)+len(c0.states), len(c0.classesDrawn()), len(h.corpus))
+	if err == nil && h.res.Found && o.Out != "" {
+		err = writeRepro(o.Out, h.res.Repro)
+	}
 	return h.res, err
+}
+
+// writeRepro writes repro.yaml into dir, creating dir, never replacing a
+// file that is there.
+func writeRepro(dir string, repro []byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "repro.yaml"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("not overwriting: %w", err)
+	}
+	if _, err := f.Write(repro); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // hunter is one search's state.

@@ -3,6 +3,8 @@ package hunt
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -103,4 +105,22 @@ func TestSearchCancelled(t *testing.T) {
 	res, err := Search(ctx, Options{Algo: "raft", Runs: 100, Seed: 1})
 	require.NoError(t, err)
 	assert.Zero(t, res.Runs)
+}
+
+// Options.Out gets the finding's repro.yaml; a second search into the same
+// folder does not overwrite it.
+func TestSearchWritesReproOnce(t *testing.T) {
+	dir := t.TempDir()
+	o := Options{Algo: "hunt-test-panicky", Runs: 50, Seed: 1, Workers: 1, Out: dir, Quiet: true}
+	res, err := Search(context.Background(), o)
+	require.NoError(t, err)
+	require.True(t, res.Found)
+	got, err := os.ReadFile(filepath.Join(dir, "repro.yaml"))
+	require.NoError(t, err)
+	assert.Equal(t, res.Repro, got)
+	_, err = Search(context.Background(), o)
+	assert.ErrorContains(t, err, "not overwriting")
+	again, err := os.ReadFile(filepath.Join(dir, "repro.yaml"))
+	require.NoError(t, err)
+	assert.Equal(t, got, again)
 }
