@@ -2,6 +2,7 @@ package hunt
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/electsim/electsim/faults"
@@ -28,24 +29,5 @@ func (s schedule) clone() schedule {
 
 // configKey names the schedule's configuration, for the cluster cache.
 func (s *schedule) configKey() string {
-	return strings.Join(append([]string{itoa(s.nodes)}, s.params...), "\x00")
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b []byte
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	for n > 0 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-		n /= 10
-	}
-	if neg {
-		b = append([]byte{'-'}, b...)
-	}
-	return string(b)
+	return strings.Join(append([]string{strconv.Itoa(s.nodes)}, s.params...), "\x00")
 }
