@@ -208,3 +208,5 @@ func (c *reach) coverage(known, classes, corpus int) Coverage {
 	sort.Strings(out.Pairs)
 	return out
 }
+
+var _ sim.LeanSink = (*probe)(nil) // deliveries never build a record for it
