@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/electsim/electsim/contract"
 	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/scenario"
-	"github.com/electsim/electsim/sim"
 )
 
 // BaseNodesMin and BaseNodesMax bound the built-in base cluster's size,
@@ -112,21 +110,7 @@ func loadBase(o *Options) (*base, error) {
 	return b, nil
 }
 
-// cluster is what a run's faults may aim at: the nodes of one
-// configuration of the base.
-type cluster struct {
-	sc         *scenario.Scenario
-	candidates []sim.NodeID
-	stores     []sim.NodeID
-	resource   sim.NodeID
-	names      []string // node names by ID
-	states     []string // the algorithm's protocol states
-	events     []string // the trigger events this cluster has
-	contract   contract.Contract
-	kinds      []string // the fault kinds drawn on it (kindsFor)
-}
-
-// params returns the -set overrides of a schedule's configuration.
+// setsFor returns the -set overrides of a schedule's configuration.
 func (b *base) setsFor(nodes int, params []string) []string {
 	out := append([]string(nil), b.sets...)
 	if nodes > 0 {

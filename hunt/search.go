@@ -5,14 +5,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime/debug"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/electsim/electsim/contract"
-	"github.com/electsim/electsim/faults"
 	"github.com/electsim/electsim/scenario"
 	"github.com/electsim/electsim/sim"
 )
@@ -27,7 +23,9 @@ const maxCorpus = 512
 // Search hunts as o says until it finds a run that breaks the contract (or
 // the base's expectations), runs o.Runs runs, spends o.Budget, or ctx is
 // done. A finding is shrunk to a small scenario (Result.Repro). The error
-// is a *UsageError for bad options or a base that does not load.
+// is a *UsageError for bad options or a base that does not load; any other
+// (a schedule whose run cannot be built, a repro.yaml that cannot be
+// written) comes as is, with the result so far.
 func Search(ctx context.Context, o Options) (Result, error) {
 	if err := o.check(); err != nil {
 		return Result{}, err
@@ -195,181 +193,6 @@ func (h *hunter) draw() (schedule, error) {
 		h.d.swarm(&s, c)
 	}
 	return s, nil
-}
-
-// cluster loads (once) the base with a configuration's overrides.
-func (h *hunter) cluster(nodes int, params []string) (*cluster, error) {
-	s := schedule{nodes: nodes, params: params}
-	key := s.configKey()
-	if c, ok := h.clusters[key]; ok {
-		if c == nil {
-			return nil, fmt.Errorf("configuration %v does not load", params)
-		}
-		return c, nil
-	}
-	c, err := loadCluster(h.o, h.b, h.b.setsFor(nodes, params))
-	if err != nil {
-		h.clusters[key] = nil
-		return nil, err
-	}
-	h.clusters[key] = c
-	return c, nil
-}
-
-// loadCluster parses the base with sets and builds (without running) one
-// run, to learn its nodes, services, protocol states and contract.
-func loadCluster(o *Options, b *base, sets []string) (c *cluster, err error) {
-	defer func() {
-		if p := recover(); p != nil { // a user algorithm's Build or factory
-			c, err = nil, fmt.Errorf("building %s's cluster panicked: %v", b.algo, p)
-		}
-	}()
-	sc, err := scenario.ParseWith(b.name, b.src, sets)
-	if err != nil {
-		return nil, err
-	}
-	r, err := sc.Build(scenario.RunOptions{Seed: 1, Algorithm: b.over, Lean: true})
-	if err != nil {
-		return nil, err
-	}
-	c = &cluster{sc: sc, candidates: r.Candidates, stores: r.StoreIDs, resource: r.ResourceID, states: b.desc.States}
-	for id := 0; id < r.Sim.NumNodes(); id++ {
-		c.names = append(c.names, r.Sim.NodeName(sim.NodeID(id)))
-	}
-	if r.Algorithm == "shedlock" {
-		c.states = nil
-	}
-	for _, ev := range faults.Events() {
-		switch ev {
-		case faults.EventRenew, faults.EventAcquired, faults.EventExpired:
-			if len(c.stores) == 0 {
-				continue
-			}
-		case faults.EventJobStarted, faults.EventJobFinished:
-			if r.Resource == nil {
-				continue
-			}
-		}
-		c.events = append(c.events, ev)
-	}
-	c.contract = r.Contract
-	c.kinds = kindsFor(o, r.Contract, r.Store != nil)
-	return c, nil
-}
-
-// nodeIDs are every node of the cluster a fault may hit.
-func (c *cluster) nodeIDs() []sim.NodeID {
-	out := append([]sim.NodeID(nil), c.candidates...)
-	out = append(out, c.stores...)
-	if c.resource != sim.None {
-		out = append(out, c.resource)
-	}
-	return out
-}
-
-// classesDrawn are the fault classes of the cluster's kinds.
-func (c *cluster) classesDrawn() []contract.FaultClass {
-	var out []contract.FaultClass
-	for _, k := range c.kinds {
-		cls := classOfKind(k)
-		dup := false
-		for _, x := range out {
-			dup = dup || x == cls
-		}
-		if !dup {
-			out = append(out, cls)
-		}
-	}
-	return out
-}
-
-// run executes one schedule (concurrently with the rest of its batch). A
-// panic outside the algorithm's handlers (which the engine already turns
-// into a crashed finding), in a factory or a checker, is this run's crashed
-// finding too, not the end of the search.
-func (h *hunter) run(out *outcome) {
-	defer func() {
-		if p := recover(); p != nil {
-			out.failure = []string{"crashed"}
-			out.panic = fmt.Sprintf("panic: %v\n\n%s", p, debug.Stack())
-		}
-	}()
-	sc, err := h.scenarioOfLocked(&out.s)
-	if err != nil {
-		out.err = err
-		return
-	}
-	out.sc = sc
-	out.probe = newProbe(h.reach.a)
-	r, err := sc.Run(scenario.RunOptions{Seed: out.s.seed, Algorithm: h.b.over, Lean: true, Sinks: []sim.Sink{out.probe},
-		Replay: "(hunt run; the repro replays it)", Abort: h.abort})
-	if err != nil {
-		out.err = err
-		return
-	}
-	out.hash = r.Sim.TraceHashHex()
-	out.simTime = r.Sim.Now().Duration()
-	out.exhaust = r.Outcome.Exhausted()
-	out.failure = findings(r)
-}
-
-// scenarioOfLocked is scenarioOf for a schedule whose configuration was
-// loaded when it was drawn (so the cache is only read, never written, by
-// the batch's goroutines).
-func (h *hunter) scenarioOfLocked(s *schedule) (*scenario.Scenario, error) {
-	c := h.clusters[s.configKey()]
-	if c == nil {
-		return nil, fmt.Errorf("configuration %v does not load", s.params)
-	}
-	sc := *c.sc
-	sc.Faults = append(append([]faults.Fault(nil), c.sc.Faults...), s.faults...)
-	return &sc, nil
-}
-
-// findings is how a run failed, as a finding: scenario.Failure without an
-// event budget's exhaustion (a runaway, reported apart) or an expected
-// finding that did not occur (a demonstration's, not a bug).
-func findings(r *scenario.Run) []string {
-	var out []string
-	for _, f := range scenario.Failure(r) {
-		if f == "budget" || strings.HasPrefix(f, "missing:") {
-			continue
-		}
-		out = append(out, f)
-	}
-	return out
-}
-
-// judge merges one run's outcome; done reports a finding.
-func (h *hunter) judge(out *outcome) (done bool, err error) {
-	if out.err != nil {
-		return false, fmt.Errorf("run %d (seed %d): %v", h.res.Runs, out.s.seed, out.err)
-	}
-	idx := h.res.Runs
-	h.res.Runs++
-	h.res.SimTime += out.simTime
-	h.res.ByStrategy[out.s.strategy]++
-	if out.exhaust {
-		h.res.Exhausted++
-	}
-	grew := out.probe != nil && h.reach.merge(out.probe)
-	if grew && containsStrategy(h.o.Strategies, StrategyFeedback) {
-		if len(h.corpus) == maxCorpus {
-			h.corpus = h.corpus[1:]
-		}
-		h.corpus = append(h.corpus, out.s.clone())
-	}
-	found := len(out.failure) > 0
-	if h.o.OnRun != nil {
-		h.o.OnRun(RunInfo{Index: idx, Strategy: out.s.strategy, Seed: out.s.seed, Hash: out.hash, Finding: found, Failure: out.failure, NewCoverage: grew})
-	}
-	if !found {
-		return false, nil
-	}
-	h.res.Found, h.res.Strategy, h.res.Seed, h.res.Failure, h.res.Check = true, out.s.strategy, out.s.seed, out.failure, out.failure[0]
-	h.progress(true)
-	h.repro(out)
-	return true, nil
 }
 
 // progress prints a progress line every progressEvery (or now, with force).
