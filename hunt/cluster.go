@@ -16,7 +16,6 @@ type cluster struct {
 	candidates []sim.NodeID
 	stores     []sim.NodeID
 	resource   sim.NodeID
-	names      []string // node names by ID
 	states     []string // the algorithm's protocol states
 	events     []string // the trigger events this cluster has
 	contract   contract.Contract
@@ -59,9 +58,6 @@ func loadCluster(o *Options, b *base, sets []string) (c *cluster, err error) {
 		return nil, err
 	}
 	c = &cluster{sc: sc, candidates: r.Candidates, stores: r.StoreIDs, resource: r.ResourceID, states: b.desc.States}
-	for id := 0; id < r.Sim.NumNodes(); id++ {
-		c.names = append(c.names, r.Sim.NodeName(sim.NodeID(id)))
-	}
 	if r.Algorithm == "shedlock" {
 		c.states = nil
 	}
