@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/electsim/electsim/reports"
 	"github.com/electsim/electsim/scenario"
@@ -78,7 +79,11 @@ func mergeAs(prog string, args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		parts = append(parts, s)
-		runsFiles = append(runsFiles, runsFileOf(path, s))
+		rf, why := runsFileOf(path, s)
+		if why != "" && !*quiet {
+			fmt.Fprintf(stderr, "%s: %s: %s\n", cmd, path, why)
+		}
+		runsFiles = append(runsFiles, rf)
 		n := 0
 		for _, a := range s.Algorithms {
 			n += a.Runs
@@ -155,20 +160,24 @@ func checkMergeOutputs(out, jsonOut, input, summary string) error {
 // part's runs file open at once (about 100 KB each).
 const MaxMergeParts = 1000
 
-// runsFileOf is the runs file of the summary at path, if it names one that
-// exists: relative names are relative to the summary's folder.
-func runsFileOf(path string, s *reports.Summary) string {
-	if s.RunsFile == "" {
-		return ""
+// runsFileOf is the runs file of the summary at path: merge reads only a
+// regular file in the summary's own folder, named by a plain file name
+// (what simrun writes without -runs). A runs_file that is a path (a -runs
+// FILE elsewhere, or a forged "../../x" or "/etc/x") is not read, and why
+// says so; the merged folder then gets no runs file.
+func runsFileOf(path string, s *reports.Summary) (name, why string) {
+	rf := s.RunsFile
+	if rf == "" {
+		return "", ""
 	}
-	name := s.RunsFile
-	if !filepath.IsAbs(name) {
-		name = filepath.Join(filepath.Dir(path), name)
+	if rf != filepath.Base(rf) || rf == "." || rf == ".." || strings.ContainsAny(rf, `/\`) {
+		return "", fmt.Sprintf("runs_file %q is not a file in the summary's folder: not read", rf)
 	}
-	if st, err := os.Stat(name); err != nil || !st.Mode().IsRegular() {
-		return ""
+	name = filepath.Join(filepath.Dir(path), rf)
+	if st, err := os.Lstat(name); err != nil || !st.Mode().IsRegular() {
+		return "", ""
 	}
-	return name
+	return name, ""
 }
 
 // writeMerged writes a merged summary's folder (no featured-run extras: the
