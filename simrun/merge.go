@@ -102,19 +102,35 @@ func mergeAs(prog string, args []string, stdout, stderr io.Writer) int {
 	if slices.Contains(runsFiles, "") || !*withRuns {
 		runsFiles = nil // the merge has a runs file only if every part has one
 	}
-	dir, note, err := writeMerged(dest, m, runsFiles, runsCounts, cmd)
+	folder, err := stageMerged(dest, m, runsFiles, runsCounts, cmd)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 		return exitUsage
 	}
-	if note != "" && !*quiet {
-		fmt.Fprintf(stderr, "%s: %s\n", cmd, note)
-	}
+	outs := []output{folder}
 	if *jsonOut != "" {
-		if err := writeJSONFile(*jsonOut, m, stdout); err != nil {
+		js, err := createOutput(*jsonOut, stdout)
+		if err == nil {
+			if err = reports.WriteJSON(js.w, m); err != nil {
+				js.abort()
+			}
+		}
+		if err != nil {
+			folder.abort()
 			fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 			return exitUsage
 		}
+		outs = append(outs, js)
+	}
+	// Both or neither: a -json that cannot be put in place takes the
+	// merged folder back out.
+	if err := commitAll(outs...); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+		return exitUsage
+	}
+	dir := folder.out
+	if note := folder.latestNote; note != "" && !*quiet {
+		fmt.Fprintf(stderr, "%s: %s\n", cmd, note)
 	}
 	runs, failed := 0, 0
 	for _, a := range m.Algorithms {
@@ -180,12 +196,13 @@ func runsFileOf(path string, s *reports.Summary) (name, why string) {
 	return name, ""
 }
 
-// writeMerged writes a merged summary's folder (no featured-run extras: the
-// shards' traces are not at hand), with the parts' runs files merged into
-// its runs file in run order when every part has one (counts: each part's
-// runs). cmd is the merge command, for the report.
-func writeMerged(out outputDest, s *reports.Summary, runsFiles []string, counts []int, cmd string) (dir, latestNote string, err error) {
-	return writeFolder(out, func(tmp string) error {
+// stageMerged stages a merged summary's folder (no featured-run extras:
+// the shards' traces are not at hand), with the parts' runs files merged
+// into its runs file in run order when every part has one (counts: each
+// part's runs), for the caller to commit. cmd is the merge command, for the
+// report.
+func stageMerged(out outputDest, s *reports.Summary, runsFiles []string, counts []int, cmd string) (*stagedFolder, error) {
+	return stageFilled(out, func(tmp string) error {
 		if runsFiles != nil {
 			if err := mergeRunsFiles(filepath.Join(tmp, reports.RunsFileName), s, runsFiles, counts); err != nil {
 				return err

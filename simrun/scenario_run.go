@@ -309,31 +309,15 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 			return exitUsage, err
 		}
 	}
-	// The folder first: its commit is the one that can be refused (a
+	// The folder first: its install is the one that can be refused (a
 	// folder not simrun's appeared at -out meanwhile), and then no other
-	// output may have been put in place.
-	if err := folder.commit(); err != nil {
-		rf.abort()
-		if js != nil {
-			js.abort()
-		}
-		ex.abort()
-		return exitUsage, err
-	}
-	if err := rf.commit(); err != nil {
-		if js != nil {
-			js.abort()
-		}
-		ex.abort()
-		return exitUsage, err
-	}
+	// output may have been put in place. Any later failure rolls back what
+	// was installed, so exit 2 leaves every path as it was.
+	outs := []output{folder, rf}
 	if js != nil {
-		if err := js.commit(); err != nil {
-			ex.abort()
-			return exitUsage, err
-		}
+		outs = append(outs, js)
 	}
-	if err := ex.commit(); err != nil {
+	if err := commitAll(append(outs, ex)...); err != nil {
 		return exitUsage, err
 	}
 	code := exitOK
@@ -482,12 +466,17 @@ func (e *exports) abort() {
 	}
 }
 
-func (e *exports) commit() error {
+// install puts every export in place; on error the ones installed are
+// rolled back and the rest aborted.
+func (e *exports) install() error {
 	if e == nil {
 		return nil
 	}
 	for i, f := range e.files {
-		if err := f.commit(); err != nil {
+		if err := f.install(); err != nil {
+			for _, g := range e.files[:i] {
+				g.rollback()
+			}
 			for _, g := range e.files[i+1:] {
 				g.abort()
 			}
@@ -495,6 +484,24 @@ func (e *exports) commit() error {
 		}
 	}
 	return nil
+}
+
+func (e *exports) finish() {
+	if e == nil {
+		return
+	}
+	for _, f := range e.files {
+		f.finish()
+	}
+}
+
+func (e *exports) rollback() {
+	if e == nil {
+		return
+	}
+	for _, f := range e.files {
+		f.rollback()
+	}
 }
 
 // MaxFeaturedFaults bounds the injected faults the featured run's report
