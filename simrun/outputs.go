@@ -142,7 +142,6 @@ func commandLine(o *options) string {
 	return strings.Join(parts, " ")
 }
 
-
 func sortedKeys(m map[string]int) []string {
 	var ks []string
 	for k := range m {
