@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/reports"
 	"github.com/electsim/electsim/scenario"
 	"github.com/electsim/electsim/sim"
@@ -116,7 +117,8 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	var res sweepResult
 	var fr *scenario.Run                          // the featured run, with its story
 	var ex *exports                               // its trace exports, staged
-	if jobs.len() == 1 && !worker && !o.isolate { // a worker process sweeps even one run: it announces it
+	isolate, autoIsolated := isolation(o, algos, jobs.len(), worker, registry.Default.Lookup)
+	if jobs.len() == 1 && !worker && !isolate { // a worker process sweeps even one run: it announces it
 		// One run: run it once with its story and the exports, and
 		// summarize that (a sweep would run it twice: judged, then again
 		// for its outputs).
@@ -138,10 +140,13 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		}
 	} else {
 		prog := newProgress(stderr, jobs.len(), o.quiet)
-		if o.isolate || needsProcesses(algos, o.workers, jobs.perAlgo) {
+		if isolate || needsProcesses(algos, o.workers, jobs.perAlgo) {
 			if !o.quiet {
 				why := "its nodes share process-wide state"
-				if o.isolate {
+				switch {
+				case autoIsolated:
+					why = "not built into electsim: a run that overflows its stack or hangs is reported, not fatal; -isolate=false runs it in this process"
+				case isolate:
 					why = "-isolate"
 				}
 				fmt.Fprintf(stderr, "simrun: %s in %d worker processes (%s)\n", strings.Join(algos, ", "), processCount(o.workers, jobs), why)
