@@ -115,8 +115,8 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	}
 	label := func(_ int, j job, r *reports.RunSummary) { labelRun(o, jobs, j, r) }
 	var res sweepResult
-	var fr *scenario.Run                          // the featured run, with its story
-	var ex *exports                               // its trace exports, staged
+	var fr *scenario.Run // the featured run, with its story
+	var ex *exports      // its trace exports, staged
 	isolate, autoIsolated := isolation(o, algos, jobs.len(), worker, registry.Default.Lookup)
 	if jobs.len() == 1 && !worker && !isolate { // a worker process sweeps even one run: it announces it
 		// One run: run it once with its story and the exports, and
