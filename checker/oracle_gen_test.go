@@ -9,8 +9,8 @@ package checker_test
 // the highest applied but higher than the last are all common.
 
 import (
-	"github.com/electsim/electsim/contract"
 	"fmt"
+	"github.com/electsim/electsim/contract"
 	"strings"
 	"time"
 
