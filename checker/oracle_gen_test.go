@@ -10,12 +10,12 @@ package checker_test
 
 import (
 	"fmt"
-	"github.com/electsim/electsim/contract"
 	"strings"
 	"time"
 
 	"pgregory.net/rapid"
 
+	"github.com/electsim/electsim/contract"
 	"github.com/electsim/electsim/cron"
 	"github.com/electsim/electsim/sim"
 )
