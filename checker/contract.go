@@ -55,8 +55,11 @@ func classOf(r *sim.Record) (contract.FaultClass, bool) {
 			return contract.Disk, true
 		}
 	case sim.RecEffect:
-		if r.Fact == sim.FactServiceDown {
+		switch r.Fact {
+		case sim.FactServiceDown:
 			return contract.ServiceDown, true
+		case sim.FactLeaseReverted: // a failover lost acknowledged writes: the service's data loss
+			return contract.DiskLoss, true
 		}
 	}
 	return 0, false

@@ -122,6 +122,24 @@ func TestContractNetworkAndServiceFaultsReachEveryFinding(t *testing.T) {
 	assert.True(t, ok)
 }
 
+// A lease service's failover that lost acknowledged writes (FactLeaseReverted)
+// is the service's data loss: it reaches every finding as disk_loss; a
+// guarantee that does not name disk_loss still breaks.
+func TestContractLossyFailoverIsDiskLoss(t *testing.T) {
+	lossy := overlapTrace(300, func(b *trace) {
+		b.add(sim.Record{At: at(500), Type: sim.RecEffect, Node: 3, Fact: sim.FactLeaseReverted})
+	})
+	c := contract.Contract{Guarantees: []contract.Guarantee{{Check: CheckSplitBrain, Unless: []contract.FaultClass{contract.DiskLoss}}}}
+	rep, ok, _ := judgeContract(t, lossy, c, Expect{})
+	v := splitBrainOf(t, rep).Violations[0]
+	assert.Equal(t, contract.Excused, v.Contract)
+	assert.Equal(t, contract.DiskLoss, v.ExcusedBy)
+	assert.True(t, ok)
+	c.Guarantees[0].Unless = []contract.FaultClass{contract.Pause}
+	rep, _, _ = judgeContract(t, lossy, c, Expect{})
+	assert.Equal(t, contract.Breach, splitBrainOf(t, rep).Violations[0].Contract)
+}
+
 func TestContractOverlapBound(t *testing.T) {
 	c := contract.Contract{Guarantees: []contract.Guarantee{{Check: CheckSplitBrain, MaxOverlap: 300 * time.Millisecond}}}
 	rep, ok, _ := judgeContract(t, overlapTrace(300, nil), c, Expect{})
