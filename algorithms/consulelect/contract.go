@@ -35,7 +35,7 @@ func Contract(v registry.Values) contract.Contract {
 		MaxOverlap: MaxOverlap(c, s, v.Duration(registry.NetLatencyMax)),
 		// crash: a restarted server has no lock-delays (in memory);
 		// clock_step: the lock-delay is judged by the server's wall clock.
-		Unless: []contract.FaultClass{contract.Pause, contract.ClockRate, contract.ClockStep, contract.Link, contract.Crash, contract.DiskLoss},
+		Unless: []contract.FaultClass{contract.Pause, contract.ClockRate, contract.ClockStep, contract.Link, contract.Loss, contract.Crash, contract.DiskLoss},
 		Source: "Consul api/lock.go Lock, monitorLock; agent/consul/session_ttl.go (2·TTL); kvs_endpoint.go Apply (lock-delay); yamux keepalive; memberlist suspicionTimeout",
 	}}}
 }

@@ -40,7 +40,7 @@ func Contract(v registry.Values) contract.Contract {
 			Source: "Redis \"Distributed Locks with Redis\" (validity time, Redlock quorum); go-redsync mutex.go lockContext/ExtendContext (until); Redis src/db.c keyIsExpired"}
 	case FlavorWallTime:
 		g = contract.Guarantee{
-			Unless: []contract.FaultClass{contract.Partition, contract.Link, contract.ServiceDown, contract.Disk,
+			Unless: []contract.FaultClass{contract.Partition, contract.Link, contract.Loss, contract.ServiceDown, contract.Disk,
 				contract.Pause, contract.ClockRate, contract.ClockStep, contract.DiskLoss},
 			Source: "ShedLock README (synchronized clocks), SqlStatementsSource (lock_until), KeepAliveLockProvider (a failed extension only stops the keep-alive)",
 		}
