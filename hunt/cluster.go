@@ -2,6 +2,7 @@ package hunt
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/electsim/electsim/contract"
 	"github.com/electsim/electsim/faults"
@@ -93,13 +94,10 @@ func (c *cluster) nodeIDs() []sim.NodeID {
 func (c *cluster) classesDrawn() []contract.FaultClass {
 	var out []contract.FaultClass
 	for _, k := range c.kinds {
-		cls := classOfKind(k)
-		dup := false
-		for _, x := range out {
-			dup = dup || x == cls
-		}
-		if !dup {
-			out = append(out, cls)
+		for _, cls := range classesOfKind(k) {
+			if !slices.Contains(out, cls) {
+				out = append(out, cls)
+			}
 		}
 	}
 	return out

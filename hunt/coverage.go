@@ -92,6 +92,9 @@ func (p *probe) Message(sim.RecordType, sim.DropReason, sim.MsgKind, sim.NodeID,
 func (p *probe) Record(r *sim.Record) {
 	if c, ok := classOf(r); ok {
 		p.seen[c] = r.At
+		if r.Fact == sim.FactLinkLossyChanged { // latency and loss at once
+			p.seen[contract.Loss] = r.At
+		}
 		return
 	}
 	ev := -1
@@ -150,8 +153,10 @@ func classOf(r *sim.Record) (contract.FaultClass, bool) {
 		switch r.Fact {
 		case sim.FactLinksCut:
 			return contract.Partition, true
-		case sim.FactLinkChanged:
+		case sim.FactLinkChanged, sim.FactLinkLossyChanged:
 			return contract.Link, true
+		case sim.FactLinkLossy:
+			return contract.Loss, true
 		case sim.FactClockRate:
 			return contract.ClockRate, true
 		case sim.FactClockStep:
@@ -160,8 +165,11 @@ func classOf(r *sim.Record) (contract.FaultClass, bool) {
 			return contract.Disk, true
 		}
 	case sim.RecEffect:
-		if r.Fact == sim.FactServiceDown {
+		switch r.Fact {
+		case sim.FactServiceDown:
 			return contract.ServiceDown, true
+		case sim.FactLeaseReverted: // a failover lost acknowledged writes
+			return contract.DiskLoss, true
 		}
 	}
 	return 0, false

@@ -29,29 +29,30 @@ var FaultKinds = []string{KindCrash, KindRestart, KindPause, KindPartition, Kind
 var DefaultKinds = []string{KindCrash, KindRestart, KindPause, KindPartition, KindOneWay, KindClockRate, KindClockStep,
 	KindLink, KindDisk, KindStoreUnavailable}
 
-// classOfKind is the contract fault class a kind's faults show (a lossy
-// store failover shows none the checker tells; it is counted with
-// service_down here, the class closest to it).
-func classOfKind(k string) contract.FaultClass {
+// classesOfKind are the contract fault classes a kind's faults show, as
+// the checker reads them from the trace: a link fault here changes latency
+// and loss at once (link and loss), a lossy store failover loses
+// acknowledged writes (disk_loss, the service's data).
+func classesOfKind(k string) []contract.FaultClass {
 	switch k {
 	case KindCrash, KindRestart:
-		return contract.Crash
+		return []contract.FaultClass{contract.Crash}
 	case KindPause:
-		return contract.Pause
+		return []contract.FaultClass{contract.Pause}
 	case KindPartition, KindOneWay:
-		return contract.Partition
+		return []contract.FaultClass{contract.Partition}
 	case KindClockRate:
-		return contract.ClockRate
+		return []contract.FaultClass{contract.ClockRate}
 	case KindClockStep:
-		return contract.ClockStep
+		return []contract.FaultClass{contract.ClockStep}
 	case KindLink:
-		return contract.Link
+		return []contract.FaultClass{contract.Link, contract.Loss}
 	case KindDisk:
-		return contract.Disk
-	case KindWipeDisk:
-		return contract.DiskLoss
+		return []contract.FaultClass{contract.Disk}
+	case KindWipeDisk, KindStoreFailover:
+		return []contract.FaultClass{contract.DiskLoss}
 	}
-	return contract.ServiceDown
+	return []contract.FaultClass{contract.ServiceDown}
 }
 
 // needsStore reports whether kind k acts on the lease store only.
@@ -71,7 +72,7 @@ func kindsFor(o *Options, c contract.Contract, hasStore bool) []string {
 		if needsStore(k) && !hasStore {
 			continue
 		}
-		if len(o.Kinds) == 0 && !c.Empty() && excusedByAll(c, classOfKind(k)) {
+		if len(o.Kinds) == 0 && !c.Empty() && excusedByAll(c, classesOfKind(k)) {
 			continue
 		}
 		out = append(out, k)
@@ -79,11 +80,14 @@ func kindsFor(o *Options, c contract.Contract, hasStore bool) []string {
 	return out
 }
 
-// excusedByAll reports whether every guarantee of c excuses class cls.
-func excusedByAll(c contract.Contract, cls contract.FaultClass) bool {
+// excusedByAll reports whether every guarantee of c excuses every class
+// of cls (a fault showing one class no guarantee excuses can breach).
+func excusedByAll(c contract.Contract, cls []contract.FaultClass) bool {
 	for _, g := range c.Guarantees {
-		if !g.Excuses(cls) {
-			return false
+		for _, x := range cls {
+			if !g.Excuses(x) {
+				return false
+			}
 		}
 	}
 	return true
