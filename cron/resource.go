@@ -137,6 +137,9 @@ type Resource struct {
 	log     []LogEntry
 	trueNow func() sim.Time
 	names   func(sim.NodeID) string
+	// zooAmnesia is internal/bugzoo's planted resource bug (zoohook.go);
+	// always false outside its tests.
+	zooAmnesia bool
 }
 
 type slotKey struct {
@@ -163,7 +166,12 @@ func (r *Resource) Log() []LogEntry { return r.log }
 
 // Start implements sim.Node. The resource's data is durable by design, so a
 // restart keeps it.
-func (r *Resource) Start(env sim.Env, _ []byte) { r.env = env }
+func (r *Resource) Start(env sim.Env, _ []byte) {
+	if r.zooAmnesia && r.env != nil {
+		r.zooForget()
+	}
+	r.env = env
+}
 
 // OnTimer implements sim.Node; the resource sets no timers.
 func (r *Resource) OnTimer(sim.TimerID, int) {}

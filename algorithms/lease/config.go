@@ -153,6 +153,10 @@ type Config struct {
 	// leaseTransitions with one more Get after OnStartedLeading and acts
 	// only when it answers (a Get that times out is sent again).
 	Token string
+
+	// zooRemoteWall is internal/bugzoo's planted k8s expiry bug
+	// (zoohook.go); always false outside its tests.
+	zooRemoteWall bool
 }
 
 // The values of Config.Token.

@@ -1,0 +1,14 @@
+package bugzoo
+
+// cronBugs are the variants of the cron layer's fenced resource.
+func cronBugs() []Bug {
+	return []Bug{
+		{
+			Name: "zoo-cron-fence-amnesia", Base: "lease", Catches: "stale_write",
+			Summary:  "the fenced resource keeps its highest-token table in memory: after its own restart it accepts a deposed leader's old token",
+			Citation: "Kleppmann, \"How to do distributed locking\" (2016), fencing tokens: the storage must reject any token lower than one it has already processed; DDIA ch. 8 \"Fencing tokens\"; cron/contract.go (the resource's fencing state is durable)",
+			Scenario: "cron-fence-amnesia.yaml",
+			prepare:  func(p Planter) { p.ForgetFencingOnRestart() },
+		},
+	}
+}

@@ -1,0 +1,89 @@
+package bugzoo
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/electsim/electsim/registry"
+	"github.com/electsim/electsim/sim"
+)
+
+// leaseBugs are the variants of the lease algorithm (client-go's
+// LeaderElector).
+func leaseBugs() []Bug {
+	return []Bug{
+		{
+			Name: "zoo-k8s-late-stop", Base: "lease", Catches: "split_brain",
+			Summary:  "a k8s lease holder's application stops acting one retry period after client-go's OnStoppedLeading (it polls IsLeader every RetryPeriod)",
+			Citation: "kubernetes/kubernetes#44887 (\"not exit at once after renew failed\": the old leader acted past RenewDeadline while a new one acquired after LeaseDuration, two leaders); client-go tools/leaderelection renew(): OnStoppedLeading is the application's only safe stop signal",
+			Scenario: "k8s-late-stop.yaml",
+			wrap: func(base buildFunc, v registry.Values, n int, r *sim.Rand) (registry.Factory, error) {
+				f, err := base(v, n, r)
+				if err != nil {
+					return nil, err
+				}
+				delay := 2 * time.Second // client-go's RetryPeriod default
+				if v.Has("retry_period") {
+					delay = v.Duration("retry_period")
+				}
+				return wrapFactory(f, func(env sim.Env) layer { return &lateStop{Env: env, delay: delay} }, nil), nil
+			},
+		},
+		{
+			Name: "zoo-k8s-remote-wall-expiry", Base: "lease", Catches: "split_brain",
+			Summary:  "a k8s candidate judges the holder's lease expired by the record's renewTime (the holder's wall clock) against its own wall clock",
+			Citation: "kubernetes/client-go#448 and kubernetes/kubernetes#120824 (proposals to expire by RenewTime; refused: \"would make us vulnerable to clock skew\"); ray-project/ray#63773 review (a lease client preempting by renew_time + duration against its own clock)",
+			Scenario: "k8s-remote-wall.yaml",
+			wrap: func(base buildFunc, v registry.Values, n int, r *sim.Rand) (registry.Factory, error) {
+				f, err := base(v, n, r)
+				if err != nil {
+					return nil, err
+				}
+				return hooked(f, func(nd sim.Node) {
+					h, ok := nd.(interface{ ZooExpiryByRemoteWall() })
+					if !ok {
+						panic(fmt.Sprintf("bugzoo: %T has no ZooExpiryByRemoteWall hook", nd))
+					}
+					h.ZooExpiryByRemoteWall()
+				}), nil
+			},
+		},
+	}
+}
+
+// lateStop passes the algorithm's step-down on delay later: the
+// application keeps acting until then. A new tenure before the delay is
+// up ends the old one first (the application cannot lead twice).
+type lateStop struct {
+	sim.Env
+	delay   time.Duration
+	timer   sim.TimerID
+	pending bool
+	why     string
+}
+
+func (l *lateStop) StopLeading(why string) {
+	if l.pending {
+		return
+	}
+	l.pending, l.why = true, why
+	l.timer = l.Env.SetTimer(l.delay, zooTimerTag)
+}
+
+func (l *lateStop) ActAsLeader(epoch, token int64) {
+	if l.pending {
+		l.Env.CancelTimer(l.timer)
+		l.pending = false
+		l.Env.StopLeading(l.why)
+	}
+	l.Env.ActAsLeader(epoch, token)
+}
+
+func (l *lateStop) ownTimer(id sim.TimerID) bool {
+	if !l.pending || id != l.timer {
+		return false
+	}
+	l.pending = false
+	l.Env.StopLeading(l.why)
+	return true
+}

@@ -1,0 +1,120 @@
+package bugzoo
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/electsim/electsim/registry"
+	"github.com/electsim/electsim/sim"
+)
+
+// raftBugs are the variants of raft and etcdraft.
+func raftBugs() []Bug {
+	return []Bug{
+		{
+			Name: "zoo-raft-votedfor", Base: "raft", Catches: "election_safety",
+			Summary:  "raft persists currentTerm but not votedFor: a voter that restarts votes again in the same term",
+			Citation: "datatechnology/cornerstone#65 (term and votedFor not persisted: \"N2 votes for N1 in term 1, restarts, votes for N3\"); akka-raft#56 (a node forgets whom it voted for; two leaders in one term); Raft paper Figure 2, \"Persistent state on all servers\"",
+			Scenario: "raft-votedfor.yaml",
+			wrap: func(base buildFunc, v registry.Values, n int, r *sim.Rand) (registry.Factory, error) {
+				f, err := base(v, n, r)
+				if err != nil {
+					return nil, err
+				}
+				return wrapFactory(f, func(env sim.Env) layer { return forgetVote{plain{env}} }, nil), nil
+			},
+		},
+		{
+			Name: "zoo-etcdraft-unsynced", Base: "etcdraft", Catches: "election_safety",
+			Summary:  "etcdraft sends Ready's messages without making its HardState durable: a restarted voter forgets its term and vote",
+			Citation: "go.etcd.io/raft README, \"Usage\": write HardState and Entries to stable storage before sending messages (the contract an application must keep); nebula-graph/nebula#3415 (the vote for itself was not saved, so another candidate could win the same term); datatechnology/cornerstone#65",
+			Scenario: "etcdraft-unsynced.yaml",
+			wrap: func(base buildFunc, v registry.Values, n int, r *sim.Rand) (registry.Factory, error) {
+				f, err := base(v, n, r)
+				if err != nil {
+					return nil, err
+				}
+				return wrapFactory(f, func(env sim.Env) layer { return noPersist{plain{env}} }, nil), nil
+			},
+		},
+		{
+			Name: "zoo-raft-checkquorum-off-by-one", Base: "raft", Catches: "split_brain",
+			Summary:  "raft's CheckQuorum counts the leader twice: a leader cut off with one follower of five keeps leading",
+			Citation: "apache/kafka#16211 (KAFKA-16531: check-quorum's majority miscounted the leader, so a leader outside the voter set mis-judged its quorum); Ongaro's thesis §6.2 (a leader steps down after an election timeout without hearing from a majority)",
+			Scenario: "raft-checkquorum.yaml",
+			wrap: func(base buildFunc, v registry.Values, n int, r *sim.Rand) (registry.Factory, error) {
+				f, err := base(v, n, r)
+				if err != nil {
+					return nil, err
+				}
+				return hooked(f, func(nd sim.Node) {
+					h, ok := nd.(interface{ ZooCountLeaderTwice() })
+					if !ok {
+						panic(fmt.Sprintf("bugzoo: %T has no ZooCountLeaderTwice hook", nd))
+					}
+					h.ZooCountLeaderTwice()
+				}), nil
+			},
+		},
+		{
+			Name: "zoo-raft-stale-vote", Base: "raft", Catches: "election_safety",
+			Summary:  "a raft candidate counts a vote granted in an earlier term toward its current campaign",
+			Citation: "andreev-io/little-raft#44 (process_vote_response_as_candidate did not ignore votes with a stale term: two leaders in one term); Raft paper Figure 2 (drop responses of an older term)",
+			Scenario: "raft-stale-vote.yaml",
+			wrap: func(base buildFunc, v registry.Values, n int, r *sim.Rand) (registry.Factory, error) {
+				f, err := base(v, n, r)
+				if err != nil {
+					return nil, err
+				}
+				return func(peers []sim.NodeID, svc registry.Services) sim.Node {
+					inner := f(peers, svc)
+					t, ok := inner.(interface{ Term() int64 })
+					if !ok {
+						panic(fmt.Sprintf("bugzoo: %T has no Term()", inner))
+					}
+					return &node{inner: inner, newLayer: func(env sim.Env) layer { return plain{env} },
+						filter: func(_ layer, m *sim.Message) bool {
+							// The bug: a granted vote of any term counts
+							// as a vote of the campaign now running.
+							if m.Kind == raftVoteResp() && m.Flag && m.Term < t.Term() {
+								m.Term = t.Term()
+							}
+							return true
+						}}
+				}, nil
+			},
+		},
+	}
+}
+
+// forgetVote is raft's durable write with votedFor dropped: the term
+// reaches disk, the vote does not (raftelect's layout: currentTerm then
+// votedFor, little-endian int64 each; algorithms/raftelect/persist.go).
+type forgetVote struct{ plain }
+
+func (f forgetVote) Persist(data []byte) {
+	if len(data) == 16 {
+		b := append([]byte(nil), data...)
+		none := int64(sim.None)
+		binary.LittleEndian.PutUint64(b[8:], uint64(none))
+		data = b
+	}
+	f.Env.Persist(data)
+}
+
+// noPersist acknowledges every durable write and keeps none: the process
+// believes its state is on disk, so nothing (no disk_loss fact) tells
+// the checker otherwise.
+type noPersist struct{ plain }
+
+func (noPersist) Persist([]byte) {}
+
+// raftVoteResp is raftelect's RequestVoteResp kind, found by its
+// registered name so the zoo needs no import of the algorithm.
+func raftVoteResp() sim.MsgKind {
+	k, ok := sim.KindByName("raft.RequestVoteResp")
+	if !ok {
+		panic("bugzoo: raft.RequestVoteResp is not registered")
+	}
+	return k
+}
