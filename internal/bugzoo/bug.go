@@ -21,6 +21,11 @@ type Bug struct {
 	Scenario string
 	// Catches names the check whose contract breach catches it.
 	Catches string
+	// NeedsContract: the targeted scenario allows Catches, because the
+	// real algorithm's findings there are inside its contract's bound and
+	// only the bound tells bug from algorithm; without a contract
+	// covering Catches the bug cannot be caught.
+	NeedsContract bool
 	// wrap builds the variant's factory from the base algorithm's: v are
 	// the run's values, base the real Build. nil: the base's factory
 	// unchanged (a bug outside the candidates, see Prepare).

@@ -38,7 +38,7 @@ func raftBugs() []Bug {
 			},
 		},
 		{
-			Name: "zoo-raft-checkquorum-off-by-one", Base: "raft", Catches: "split_brain",
+			Name: "zoo-raft-checkquorum-off-by-one", Base: "raft", Catches: "split_brain", NeedsContract: true,
 			Summary:  "raft's CheckQuorum counts the leader twice: a leader cut off with one follower of five keeps leading",
 			Citation: "apache/kafka#16211 (KAFKA-16531: check-quorum's majority miscounted the leader, so a leader outside the voter set mis-judged its quorum); Ongaro's thesis §6.2 (a leader steps down after an election timeout without hearing from a majority)",
 			Scenario: "raft-checkquorum.yaml",
