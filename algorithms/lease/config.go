@@ -154,9 +154,9 @@ type Config struct {
 	// only when it answers (a Get that times out is sent again).
 	Token string
 
-	// zooRemoteWall is internal/bugzoo's planted k8s expiry bug
+	// zooRemoteWall and zooHalfQuorum are internal/bugzoo's planted bugs
 	// (zoohook.go); always false outside its tests.
-	zooRemoteWall bool
+	zooRemoteWall, zooHalfQuorum bool
 }
 
 // The values of Config.Token.

@@ -48,6 +48,25 @@ func leaseBugs() []Bug {
 				}), nil
 			},
 		},
+		{
+			Name: "zoo-redlock-half-quorum", Base: "lease", Catches: "split_brain",
+			Summary:  "a Redlock client takes the lock on half the masters (2 of 5), the quorum computed from the masters it is connected to",
+			Citation: "SPSCommerce/redlock-py#6 (quorum = len(connection_list)/2 + 1: a client connected to 3 of 5 servers locks 2 while another locks the other 3, both hold the lock); the Redlock spec, \"Distributed Locks with Redis\": lock the majority of N instances (at least N/2+1)",
+			Scenario: "redlock-half-quorum.yaml",
+			wrap: func(base buildFunc, v registry.Values, n int, r *sim.Rand) (registry.Factory, error) {
+				f, err := base(v, n, r)
+				if err != nil {
+					return nil, err
+				}
+				return hooked(f, func(nd sim.Node) {
+					h, ok := nd.(interface{ ZooRedlockHalfQuorum() })
+					if !ok {
+						panic(fmt.Sprintf("bugzoo: %T has no ZooRedlockHalfQuorum hook", nd))
+					}
+					h.ZooRedlockHalfQuorum()
+				}), nil
+			},
+		},
 	}
 }
 

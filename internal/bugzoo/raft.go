@@ -84,7 +84,61 @@ func raftBugs() []Bug {
 				}, nil
 			},
 		},
+		{
+			Name: "zoo-raft-count-grants", Base: "raft", Catches: "election_safety",
+			Summary:  "a raft candidate counts granted vote messages, not voters: a duplicated grant counts twice",
+			Citation: "xnnyygn/xraft#27 (\"Duplicate vote response can make illegal leader without a quorum\": RequestVoteResult carries no voter, the candidate counts grants); Raft paper §5.2 (a candidate wins with votes from a majority of servers)",
+			Scenario: "raft-count-grants.yaml",
+			wrap: func(base buildFunc, v registry.Values, n int, r *sim.Rand) (registry.Factory, error) {
+				f, err := base(v, n, r)
+				if err != nil {
+					return nil, err
+				}
+				return func(peers []sim.NodeID, svc registry.Services) sim.Node {
+					inner := f(peers, svc)
+					t, ok := inner.(interface{ Term() int64 })
+					if !ok {
+						panic(fmt.Sprintf("bugzoo: %T has no Term()", inner))
+					}
+					c := &grantCounter{peers: peers, term: t.Term}
+					return &node{inner: inner, newLayer: func(env sim.Env) layer { c.reset(env.ID()); return plain{env} }, filter: c.filter}
+				}, nil
+			},
+		},
 	}
+}
+
+// grantCounter makes a raft node count grant messages instead of voters:
+// a grant from a voter already counted this term is passed on as a grant
+// from a peer that has not voted yet, so the node's per-voter tally (which
+// is correct) counts it again.
+type grantCounter struct {
+	peers []sim.NodeID
+	term  func() int64
+	self  sim.NodeID
+	at    int64               // term of the grants in seen
+	seen  map[sim.NodeID]bool // voters (real or relabelled) counted in at
+}
+
+func (c *grantCounter) reset(self sim.NodeID) { c.self, c.at, c.seen = self, -1, nil }
+
+func (c *grantCounter) filter(_ layer, m *sim.Message) bool {
+	if m.Kind != raftVoteResp() || !m.Flag || m.Term != c.term() {
+		return true
+	}
+	if m.Term != c.at {
+		c.at, c.seen = m.Term, map[sim.NodeID]bool{}
+	}
+	if c.seen[m.From] {
+		for _, p := range c.peers { // ascending: deterministic
+			if p != c.self && !c.seen[p] {
+				m.From = p
+				break
+			}
+		}
+	}
+	c.seen[m.From] = true
+	return true
 }
 
 // forgetVote is raft's durable write with votedFor dropped: the term

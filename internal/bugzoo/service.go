@@ -2,6 +2,7 @@ package bugzoo
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/sim"
@@ -40,6 +41,15 @@ func serviceBugs() []Bug {
 					return base(v, n, r)
 				}
 				return base(misread{Values: v, strings: map[string]string{"policy": "session"}}, n, r)
+			},
+		},
+		{
+			Name: "zoo-consul-no-lock-delay", Base: "consul", Catches: "split_brain",
+			Summary:  "a Consul lock's session is created without the lock-delay the application set (the client sends 0)",
+			Citation: "hashicorp/consul#1843 (a holder cut off the servers kept running its child process beside the new holder for 30 s to minutes; lock-delay is what keeps the next holder out meanwhile); Consul docs, Sessions: lock-delay (default 15 s), after Chubby's lock-delay (Burrows, OSDI 2006, §2.4)",
+			Scenario: "consul-no-lock-delay.yaml",
+			wrap: func(base buildFunc, v registry.Values, n int, r *sim.Rand) (registry.Factory, error) {
+				return base(misread{Values: v, durations: map[string]time.Duration{"lock_delay": 0}}, n, r)
 			},
 		},
 	}
