@@ -138,6 +138,13 @@ type Algorithm struct {
 	// store can take the algorithm's per-store settings (a Redis master's
 	// persistence). nil: the lease store's defaults.
 	NewLeaseStore func(v Values, k int) sim.Node
+	// InProcess: its handlers are trusted to return (electsim's own
+	// algorithms, tested in its repository, set it), so simrun sweeps it
+	// in its own process. Unset (a user's algorithm), a sweep of more than
+	// one run uses worker processes unless -isolate=false, so a run that
+	// overflows its stack or never returns is reported crashed rather than
+	// ending the sweep (docs/output.md, -isolate).
+	InProcess bool
 	// ProcessWide: its nodes share process-wide state (etcdraft holds a
 	// lock around the raft library's global entropy), so parallel runs in
 	// one process serialize; simrun runs its sweeps in worker processes.
