@@ -21,10 +21,11 @@ type Bug struct {
 	Scenario string
 	// Catches names the check whose contract breach catches it.
 	Catches string
-	// NeedsContract: the targeted scenario allows Catches, because the
-	// real algorithm's findings there are inside its contract's bound and
-	// only the bound tells bug from algorithm; without a contract
-	// covering Catches the bug cannot be caught.
+	// NeedsContract: the real algorithm has findings in the targeted
+	// scenario that only its contract excuses or bounds (the scenario
+	// allows them, or they are excused by a fault on the nodes they
+	// involve), so without a contract covering Catches the bug cannot be
+	// told from the algorithm.
 	NeedsContract bool
 	// wrap builds the variant's factory from the base algorithm's: v are
 	// the run's values, base the real Build. nil: the base's factory
@@ -62,6 +63,7 @@ func Bugs() []Bug {
 	out = append(out, raftBugs()...)
 	out = append(out, leaseBugs()...)
 	out = append(out, serviceBugs()...)
+	out = append(out, classicBugs()...)
 	out = append(out, cronBugs()...)
 	return out
 }

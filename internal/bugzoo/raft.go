@@ -163,12 +163,5 @@ type noPersist struct{ plain }
 
 func (noPersist) Persist([]byte) {}
 
-// raftVoteResp is raftelect's RequestVoteResp kind, found by its
-// registered name so the zoo needs no import of the algorithm.
-func raftVoteResp() sim.MsgKind {
-	k, ok := sim.KindByName("raft.RequestVoteResp")
-	if !ok {
-		panic("bugzoo: raft.RequestVoteResp is not registered")
-	}
-	return k
-}
+// raftVoteResp is raftelect's RequestVoteResp kind.
+func raftVoteResp() sim.MsgKind { return kindNamed("raft.RequestVoteResp") }
