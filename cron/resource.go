@@ -137,9 +137,10 @@ type Resource struct {
 	log     []LogEntry
 	trueNow func() sim.Time
 	names   func(sim.NodeID) string
-	// zooAmnesia is internal/bugzoo's planted resource bug (zoohook.go);
-	// always false outside its tests.
-	zooAmnesia bool
+	// zooAmnesia and zooRowFence are internal/bugzoo's planted resource
+	// bugs (zoohook.go); always false outside its tests.
+	zooAmnesia, zooRowFence bool
+	zooRowHigh              map[slotKey]int64
 }
 
 type slotKey struct {
@@ -206,6 +207,9 @@ func (r *Resource) write(m sim.Message) {
 	r.fired[slot] = true
 	e := LogEntry{At: 0, Job: r.jobs[job].Name, JobIndex: job, Slot: w.Slot, FireTime: sk.slot, Step: step, Token: w.Token, Node: m.From, Run: w.Run, Reason: ReasonAccepted}
 	hi, seen := r.highest[r.scope(job)]
+	if r.zooRowFence {
+		hi, seen = r.zooRowHigh[slot]
+	}
 	switch {
 	case r.policy.Claim && r.claims[sk] != w.Token:
 		e.Reason, e.Against = ReasonClaimLost, r.claims[sk]
@@ -218,6 +222,9 @@ func (r *Resource) write(m sim.Message) {
 	if e.Accepted {
 		if !seen || w.Token > hi {
 			r.highest[r.scope(job)] = w.Token
+		}
+		if r.zooRowFence {
+			r.zooRowHigh[slot] = max(r.zooRowHigh[slot], w.Token)
 		}
 		r.applied[stepKey{sk, step}] = true
 		if step == r.jobs[job].Writes-1 {

@@ -13,3 +13,17 @@ func (r *Resource) ForgetFencingOnRestart() { r.zooAmnesia = true }
 
 // zooForget drops the fencing table (ForgetFencingOnRestart).
 func (r *Resource) zooForget() { clear(r.highest) }
+
+// FenceByRow plants a second resource bug in r: the fencing check compares
+// a write's token only with the highest token applied to the same slot
+// (a conditional update on the slot's own row, UPDATE … WHERE slot = ?
+// AND token <= ?), not with the highest the fencing scope has seen, so a
+// deposed leader's write to a slot its successor never touched is
+// applied. A test hook for internal/bugzoo only: no scenario key reaches
+// it, and while it is off a write pays two boolean tests.
+func (r *Resource) FenceByRow() {
+	r.zooRowFence = true
+	if r.zooRowHigh == nil {
+		r.zooRowHigh = map[slotKey]int64{}
+	}
+}

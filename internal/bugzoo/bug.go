@@ -40,11 +40,14 @@ type Bug struct {
 type buildFunc = func(v registry.Values, n int, r *sim.Rand) (registry.Factory, error)
 
 // Planter is what a bug outside the candidates needs of a built run: the
-// fenced resource's test hook (cron.Resource implements it).
+// fenced resource's test hooks (cron.Resource implements it; cron/zoohook.go).
 type Planter interface {
 	// ForgetFencingOnRestart makes the resource lose its fencing table
-	// when it restarts (cron/zoohook.go).
+	// when it restarts.
 	ForgetFencingOnRestart()
+	// FenceByRow makes the resource compare a token with its slot's
+	// highest only.
+	FenceByRow()
 }
 
 // Prepare plants the bug's non-candidate part in a run built with its

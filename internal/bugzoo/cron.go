@@ -10,5 +10,12 @@ func cronBugs() []Bug {
 			Scenario: "cron-fence-amnesia.yaml",
 			prepare:  func(p Planter) { p.ForgetFencingOnRestart() },
 		},
+		{
+			Name: "zoo-cron-fence-by-row", Base: "lease", Catches: "stale_write",
+			Summary:  "the fenced resource compares a write's token with its own slot's highest token (a per-row conditional update), not with the highest the job has seen",
+			Citation: "Kleppmann, \"How to do distributed locking\" (2016): the storage checks each write against the highest token it has processed, so a deposed client's write is refused wherever it lands; DDIA ch. 8 \"Fencing tokens\"; hale-lang/hale#740 (mutation table: \"the token not compared, name only: the restarted holder's old token still commits\")",
+			Scenario: "cron-fence-by-row.yaml",
+			prepare:  func(p Planter) { p.FenceByRow() },
+		},
 	}
 }
