@@ -154,9 +154,9 @@ type Config struct {
 	// only when it answers (a Get that times out is sent again).
 	Token string
 
-	// zooRemoteWall and zooHalfQuorum are internal/bugzoo's planted bugs
-	// (zoohook.go); always false outside its tests.
-	zooRemoteWall, zooHalfQuorum bool
+	// zooHalfQuorum is internal/bugzoo's planted Redlock bug (zoohook.go);
+	// always false outside its tests.
+	zooHalfQuorum bool
 }
 
 // The values of Config.Token.

@@ -38,9 +38,6 @@ func (n *Node) k8sIsLeader() bool { return n.k.observed.HolderIdentity == n.iden
 // k8sValid is isLeaseValid: observedTime + the observed record's lease
 // duration is after now.
 func (n *Node) k8sValid(now time.Duration) bool {
-	if n.cfg.zooRemoteWall && !n.k8sIsLeader() {
-		return n.zooValidByRemoteWall()
-	}
 	return n.k.observedTime+time.Duration(n.k.observed.LeaseDurationNs) > now
 }
 

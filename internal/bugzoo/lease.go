@@ -30,25 +30,6 @@ func leaseBugs() []Bug {
 			},
 		},
 		{
-			Name: "zoo-k8s-remote-wall-expiry", Base: "lease", Catches: "split_brain",
-			Summary:  "a k8s candidate judges the holder's lease expired by the record's renewTime (the holder's wall clock) against its own wall clock",
-			Citation: "kubernetes/client-go#448 and kubernetes/kubernetes#120824 (proposals to expire by RenewTime; refused: \"would make us vulnerable to clock skew\"); ray-project/ray#63773 review (a lease client preempting by renew_time + duration against its own clock)",
-			Scenario: "k8s-remote-wall.yaml",
-			wrap: func(base buildFunc, v registry.Values, n int, r *sim.Rand) (registry.Factory, error) {
-				f, err := base(v, n, r)
-				if err != nil {
-					return nil, err
-				}
-				return hooked(f, func(nd sim.Node) {
-					h, ok := nd.(interface{ ZooExpiryByRemoteWall() })
-					if !ok {
-						panic(fmt.Sprintf("bugzoo: %T has no ZooExpiryByRemoteWall hook", nd))
-					}
-					h.ZooExpiryByRemoteWall()
-				}), nil
-			},
-		},
-		{
 			Name: "zoo-redlock-half-quorum", Base: "lease", Catches: "split_brain",
 			Summary:  "a Redlock client takes the lock on half the masters (2 of 5), the quorum computed from the masters it is connected to",
 			Citation: "SPSCommerce/redlock-py#6 (quorum = len(connection_list)/2 + 1: a client connected to 3 of 5 servers locks 2 while another locks the other 3, both hold the lock); the Redlock spec, \"Distributed Locks with Redis\": lock the majority of N instances (at least N/2+1)",

@@ -44,7 +44,7 @@ func serviceBugs() []Bug {
 			},
 		},
 		{
-			Name: "zoo-consul-no-lock-delay", Base: "consul", Catches: "split_brain",
+			Name: "zoo-consul-no-lock-delay", Base: "consul", Catches: "split_brain", NeedsContract: true,
 			Summary:  "a Consul lock's session is created without the lock-delay the application set (the client sends 0)",
 			Citation: "hashicorp/consul#1843 (a holder cut off the servers kept running its child process beside the new holder for 30 s to minutes; lock-delay is what keeps the next holder out meanwhile); Consul docs, Sessions: lock-delay (default 15 s), after Chubby's lock-delay (Burrows, OSDI 2006, §2.4)",
 			Scenario: "consul-no-lock-delay.yaml",
