@@ -137,10 +137,11 @@ type Resource struct {
 	log     []LogEntry
 	trueNow func() sim.Time
 	names   func(sim.NodeID) string
-	// zooAmnesia and zooRowFence are internal/bugzoo's planted resource
-	// bugs (zoohook.go); always false outside its tests.
-	zooAmnesia, zooRowFence bool
-	zooRowHigh              map[slotKey]int64
+	// zooAmnesia, zooRowFence and zooIdemByNode are internal/bugzoo's
+	// planted resource bugs (zoohook.go); always false outside its tests.
+	zooAmnesia, zooRowFence, zooIdemByNode bool
+	zooRowHigh                             map[slotKey]int64
+	zooApplied                             map[zooNodeStep]bool
 }
 
 type slotKey struct {
@@ -215,7 +216,7 @@ func (r *Resource) write(m sim.Message) {
 		e.Reason, e.Against = ReasonClaimLost, r.claims[sk]
 	case r.policy.Fencing && seen && w.Token < hi:
 		e.Reason, e.Against = ReasonStale, hi
-	case r.policy.Idempotency && r.applied[stepKey{sk, step}]:
+	case r.policy.Idempotency && r.duplicate(stepKey{sk, step}, m.From):
 		e.Reason = ReasonDuplicate
 	}
 	e.Accepted = e.Reason == ReasonAccepted
@@ -225,6 +226,9 @@ func (r *Resource) write(m sim.Message) {
 		}
 		if r.zooRowFence {
 			r.zooRowHigh[slot] = max(r.zooRowHigh[slot], w.Token)
+		}
+		if r.zooIdemByNode {
+			r.zooApplied[zooNodeStep{stepKey{sk, step}, m.From}] = true
 		}
 		r.applied[stepKey{sk, step}] = true
 		if step == r.jobs[job].Writes-1 {

@@ -1,5 +1,7 @@
 package cron
 
+import "github.com/electsim/electsim/sim"
+
 // ForgetFencingOnRestart plants a resource bug in r: it keeps the highest
 // accepted token per fencing scope in memory only, so a restart forgets
 // it and the next write, however old its token, sets it afresh. The
@@ -26,4 +28,33 @@ func (r *Resource) FenceByRow() {
 	if r.zooRowHigh == nil {
 		r.zooRowHigh = map[slotKey]int64{}
 	}
+}
+
+// IdempotencyPerClient plants a third resource bug in r: the idempotency
+// key names the writing node as well as (job, fire time, step) — a
+// client-generated request ID, unique per client — so the same step
+// written by two leaders is applied twice. A test hook for
+// internal/bugzoo only: no scenario key reaches it, and while it is off
+// an idempotency check pays one boolean test.
+func (r *Resource) IdempotencyPerClient() {
+	r.zooIdemByNode = true
+	if r.zooApplied == nil {
+		r.zooApplied = map[zooNodeStep]bool{}
+	}
+}
+
+// zooNodeStep is IdempotencyPerClient's key: a step and its writer.
+type zooNodeStep struct {
+	stepKey
+	node sim.NodeID
+}
+
+// duplicate reports whether the idempotency rule rejects a write of k
+// from node: k was applied before (from node alone, with the planted
+// IdempotencyPerClient bug).
+func (r *Resource) duplicate(k stepKey, node sim.NodeID) bool {
+	if r.zooIdemByNode {
+		return r.zooApplied[zooNodeStep{k, node}]
+	}
+	return r.applied[k]
 }

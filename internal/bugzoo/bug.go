@@ -48,6 +48,9 @@ type Planter interface {
 	// FenceByRow makes the resource compare a token with its slot's
 	// highest only.
 	FenceByRow()
+	// IdempotencyPerClient makes the resource's idempotency key name the
+	// writing node.
+	IdempotencyPerClient()
 }
 
 // Prepare plants the bug's non-candidate part in a run built with its
