@@ -34,9 +34,17 @@ type outcome struct {
 // search runs algo on b's targeted scenario for seeds 1..maxRuns until a
 // run fails, planting b's non-candidate part (Bug.Prepare) in every run
 // when plant is set. It is the one function the zoo test calls to find a
-// bug: when package hunt lands it becomes hunt.Search(ctx,
-// hunt.Options{Algo: algo, Runs: maxRuns, Seed: 1, Workers: 1}) with
-// Result.Found and Result.Runs (and the scenario as its -scenario start).
+// bug. When package hunt lands it becomes
+//
+//	hunt.Search(ctx, hunt.Options{Scenario: "testdata/" + b.Scenario,
+//		Sets: []string{"algorithm.name=" + algo}, Runs: maxRuns, Seed: 1, Workers: 1})
+//
+// with Result.Found, Result.Runs and Result.Strategy (Options.Algo would
+// reset the scenario's parameters to their defaults; without Scenario the
+// search starts from hunt's built-in base cluster, the stricter test). The
+// three zoo-cron-* bugs live in the fenced resource, so hunt needs a way
+// to plant them in each built run (an Options hook called with the
+// scenario.Run before Execute, passing run.Resource to Bug.Prepare).
 func search(t *testing.T, b bugzoo.Bug, algo string, plant bool, maxRuns int) outcome {
 	t.Helper()
 	start := time.Now()
