@@ -27,7 +27,7 @@ func raftBugs() []Bug {
 		{
 			Name: "zoo-etcdraft-unsynced", Base: "etcdraft", Catches: "election_safety",
 			Summary:  "etcdraft sends Ready's messages without making its HardState durable: a restarted voter forgets its term and vote",
-			Citation: "go.etcd.io/raft README, \"Usage\": write HardState and Entries to stable storage before sending messages (the contract an application must keep); nebula-graph/nebula#3415 (the vote for itself was not saved, so another candidate could win the same term); datatechnology/cornerstone#65",
+			Citation: "go.etcd.io/raft README, \"Usage\": write HardState and Entries to stable storage before sending messages (the contract an application must keep); vesoft-inc/nebula#3415 (the vote for itself was not saved, so another candidate could win the same term); datatechnology/cornerstone#65",
 			Scenario: "etcdraft-unsynced.yaml",
 			wrap: func(base buildFunc, v registry.Values, n int, r *sim.Rand) (registry.Factory, error) {
 				f, err := base(v, n, r)
