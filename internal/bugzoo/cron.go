@@ -20,7 +20,7 @@ func cronBugs() []Bug {
 		{
 			Name: "zoo-cron-idempotency-per-client", Base: "lease", Catches: "double_execution",
 			Summary:  "the fenced resource's idempotency key includes the writing client, so a slot written by two leaders is applied twice",
-			Citation: "Stripe API docs, \"Idempotent requests\" (keys are scoped per account: two clients with their own keys are two requests) and the Quartz misfire discussion in docs/cron.md; the slot, not the request, must be the key (Kleppmann, DDIA ch. 11 \"Exactly-once\", idempotence keyed on the operation)",
+			Citation: "Stripe API docs, \"Idempotent requests\" (the client generates the key: two clients that each make one up send two different requests) and the Quartz misfire discussion in docs/cron.md; the slot, not the request, must be the key (Kleppmann, DDIA ch. 11 \"Exactly-once\", idempotence keyed on the operation)",
 			Scenario: "cron-idempotency-per-client.yaml",
 			prepare:  func(p Planter) { p.IdempotencyPerClient() },
 		},
