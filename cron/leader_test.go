@@ -254,3 +254,30 @@ func TestNewTenureRecoversOwnRejectedRun(t *testing.T) {
 	_, res = run(cron.MisfireQuartz)
 	assert.Positive(t, res.Missed, "Quartz leaves the node's own fired trigger alone")
 }
+
+// The missed-slot bound's first exception (docs/cron.md, "Contract"): a
+// leader that stays leader but cannot reach the resource for longer than
+// (WriteRetries+1)·WriteTimeout gives its write up, and no one runs the
+// slot again while its tenure lasts: the slot is missed. Retries that
+// outlast the outage apply it.
+func TestGivenUpWriteMissesTheSlotWhileTheLeaderStays(t *testing.T) {
+	run := func(retries int) (*world, cron.Results) {
+		jobs := cron.Table{{Name: "tick", Schedule: "@every 10s", RunMin: 100 * time.Millisecond, RunMax: 100 * time.Millisecond}}
+		w := newWorld(t, 10, cron.Config{Jobs: jobs, Policy: cron.Policy{Fencing: true, Idempotency: true}, WriteRetries: retries},
+			[][]tenure{{{0, time.Hour, 1}}})
+		// The resource is cut off from 01:59:19.5 for 5 s: the 01:59:20
+		// write, sent at 01:59:20.1, needs 5 tries 1 s apart to get through.
+		w.s.At(at(19500*time.Millisecond), func() { w.s.Isolate(w.resID) })
+		w.s.At(at(24500*time.Millisecond), func() { w.s.Heal() })
+		w.s.RunUntil(at(time.Minute))
+		return w, cron.Compute(jobs, w.res.Log(), start, start.Add(50*time.Second))
+	}
+	w, res := run(3)
+	assert.Equal(t, 1, res.Missed, "%+v", res)
+	require.Len(t, w.effects("cron.write_abandoned"), 1)
+	assert.Empty(t, w.effects("cron.recovered"), "the leader's tenure goes on: nothing recovers the slot")
+
+	_, res = run(5)
+	assert.Zero(t, res.Missed, "%+v", res)
+	assert.Equal(t, res.Due, res.Once)
+}
