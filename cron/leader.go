@@ -143,7 +143,8 @@ func (n *Node) lead(token int64) {
 // were rejected (a stale token) or given up: this tenure's token is new, and
 // the slot-keyed policies recover every incomplete slot, whoever ran it.
 // Left alone are the slots this node is still running or still waiting to
-// hear about (inDoubt), and, under Quartz, every slot this node fired.
+// hear about (inDoubt: asked about again once they are not, settleDoubts),
+// and, under Quartz, every slot this node fired.
 func (e *executor) recover(m sim.Message) {
 	q := queryOf(&m)
 	if !e.leading || q.Tenure != e.tenure {
@@ -166,7 +167,11 @@ func (e *executor) recover(m sim.Message) {
 	var missed []int64
 	for _, t := range SlotsBetween(e.cfg.Jobs[j].sched, time.Unix(0, q.FromSlot).UTC(), time.Unix(0, to).UTC()) {
 		s := t.UnixNano()
-		if contains(done, s) || s >= e.jobs[j].next || e.inDoubt(j, s) {
+		if contains(done, s) || s >= e.jobs[j].next {
+			continue
+		}
+		if e.inDoubt(j, s) {
+			e.deferred = append(e.deferred, deferredSlot{job: j, slot: s, tenure: e.tenure})
 			continue
 		}
 		if e.hasStarted(j, s) && e.cfg.Misfire.Policy == MisfireQuartz {
