@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/electsim/electsim/scenario"
 )
 
 // Strategy names what produced a run's schedule.
@@ -65,6 +67,12 @@ type Options struct {
 	Quiet    bool
 	// OnRun, if set, is called after each judged run, in order.
 	OnRun func(RunInfo)
+	// Prepare, if set, is called with every run after it is built and
+	// before it executes: the search's runs, the finding's replay and the
+	// shrink's trials (a test plants a bug in a run's fenced resource this
+	// way). With Workers > 1 it is called from several goroutines at once.
+	// The repro file does not carry what it does.
+	Prepare func(*scenario.Run)
 }
 
 // RunInfo is one judged run, for OnRun.

@@ -21,7 +21,7 @@ func (h *hunter) repro(out *outcome) {
 		res.Repro = withHeader("Not shrunk: the run panicked outside the algorithm's handlers.", h, out, sc.YAML())
 		return
 	}
-	r, err := out.sc.Run(scenario.RunOptions{Seed: out.s.seed, Algorithm: h.b.over, Story: true})
+	r, err := h.runOne(out.sc, scenario.RunOptions{Seed: out.s.seed, Algorithm: h.b.over, Story: true})
 	if err != nil {
 		res.Explanation = fmt.Sprintf("the finding did not replay: %v", err)
 		return
@@ -33,7 +33,7 @@ func (h *hunter) repro(out *outcome) {
 	if h.o.Progress != nil {
 		fmt.Fprintf(h.o.Progress, "hunt: shrinking seed %d (%s), at most %v...\n", out.s.seed, strings.Join(out.failure, ", "), h.o.ShrinkBudget)
 	}
-	sh, err := scenario.Shrink(r, scenario.ShrinkOptions{Budget: h.o.ShrinkBudget})
+	sh, err := scenario.Shrink(r, scenario.ShrinkOptions{Budget: h.o.ShrinkBudget, Prepare: h.o.Prepare})
 	if err != nil {
 		res.Repro = withHeader(fmt.Sprintf("explicit (unshrunk) reproduction: %v", err), h, out, res.Explicit)
 		return

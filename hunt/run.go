@@ -28,7 +28,7 @@ func (h *hunter) run(out *outcome) {
 	}
 	out.sc = sc
 	out.probe = newProbe(h.reach.a)
-	r, err := sc.Run(scenario.RunOptions{Seed: out.s.seed, Algorithm: h.b.over, Lean: true, Sinks: []sim.Sink{out.probe},
+	r, err := h.runOne(sc, scenario.RunOptions{Seed: out.s.seed, Algorithm: h.b.over, Lean: true, Sinks: []sim.Sink{out.probe},
 		Replay: "(hunt run; the repro replays it)", Abort: h.abort})
 	if err != nil {
 		out.err = err
@@ -97,4 +97,17 @@ func (h *hunter) judge(out *outcome) (done bool, err error) {
 	h.progress(true)
 	h.repro(out)
 	return true, nil
+}
+
+// runOne builds and executes one run, with Options.Prepare between.
+func (h *hunter) runOne(sc *scenario.Scenario, o scenario.RunOptions) (*scenario.Run, error) {
+	r, err := sc.Build(o)
+	if err != nil {
+		return nil, err
+	}
+	if h.o.Prepare != nil {
+		h.o.Prepare(r)
+	}
+	r.Execute(o)
+	return r, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -123,4 +124,25 @@ func TestSearchWritesReproOnce(t *testing.T) {
 	again, err := os.ReadFile(filepath.Join(dir, "repro.yaml"))
 	require.NoError(t, err)
 	assert.Equal(t, got, again)
+}
+
+// Options.Prepare sees every run after its build: each search run once,
+// and, for a finding, its replay and every shrink trial too.
+func TestSearchPrepare(t *testing.T) {
+	var calls atomic.Int64
+	prep := func(r *scenario.Run) {
+		require.NotNil(t, r.Resource, "the base fences a resource")
+		calls.Add(1)
+	}
+	res, err := Search(context.Background(), Options{Algo: "raft", Runs: 20, Seed: 1, Workers: 2, Prepare: prep})
+	require.NoError(t, err)
+	require.False(t, res.Found)
+	assert.Equal(t, int64(20), calls.Load())
+
+	calls.Store(0)
+	res, err = Search(context.Background(), Options{Algo: "raft", Sets: []string{"algorithm.persist=false"},
+		Strategies: []Strategy{StrategyState}, Runs: 5000, Seed: 1, Workers: 1, Prepare: prep})
+	require.NoError(t, err)
+	require.True(t, res.Found)
+	assert.Greater(t, calls.Load(), int64(res.Runs+1), "the replay and the shrink's trials are prepared too")
 }
