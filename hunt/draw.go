@@ -227,9 +227,12 @@ func (d *drawer) state(s *schedule, c *cluster) {
 // extremes draws parameter overrides at the edges of the algorithm's
 // declared ranges: an enum parameter (a flavour, a policy) takes any of
 // its values, an int or float parameter its minimum or maximum. Each
-// unpinned parameter is drawn with probability one half. Booleans switch
-// features, often a deliberately unsafe setting (raft's persist), and
-// durations declare no range: both keep their values; pin them with -set.
+// unpinned parameter is drawn with probability one half. A boolean is
+// drawn only when the algorithm declares a contract: it switches a feature,
+// sometimes to a deliberately unsafe setting (raft's persist), and only a
+// contract, which is derived from the values, says what that setting still
+// promises. Durations declare no range and keep their values; pin or set
+// them with -set.
 func (d *drawer) extremes() []string {
 	var out []string
 	for _, p := range d.b.desc.Params {
@@ -240,6 +243,11 @@ func (d *drawer) extremes() []string {
 		switch p.Kind {
 		case registry.Enum:
 			v = p.Enum[d.rng.Intn(len(p.Enum))]
+		case registry.Bool:
+			if d.b.desc.Contract == nil {
+				continue
+			}
+			v = strconv.FormatBool(d.rng.Intn(2) == 0)
 		case registry.Int:
 			v = strconv.FormatInt(int64([]float64{p.Min, p.Max}[d.rng.Intn(2)]), 10)
 		case registry.Float:
@@ -247,7 +255,7 @@ func (d *drawer) extremes() []string {
 		default:
 			continue
 		}
-		if p.Kind != registry.Enum && p.Min == p.Max {
+		if (p.Kind == registry.Int || p.Kind == registry.Float) && p.Min == p.Max {
 			continue
 		}
 		out = append(out, "algorithm."+p.Key+"="+v)

@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/electsim/electsim/checker"
 	"github.com/electsim/electsim/scenario"
 )
 
@@ -48,6 +49,10 @@ type Options struct {
 	Workers int
 	// Strategies restricts the strategies used (default all).
 	Strategies []Strategy
+	// Checks, if set, restricts findings to failures of these checks
+	// (checker.CheckNames): a run that fails only others (a scenario's
+	// tight expect under the search's extra faults) is not a finding.
+	Checks []string
 	// Kinds, if set, are the fault kinds drawn (FaultKinds lists them);
 	// default DefaultKinds, less the kinds whose fault class every
 	// guarantee of the run's contract excuses.
@@ -165,6 +170,11 @@ func (o *Options) check() error {
 	for _, s := range o.Strategies {
 		if !containsStrategy(Strategies, s) {
 			return usagef("unknown strategy %q (one of %v)", s, Strategies)
+		}
+	}
+	for _, c := range o.Checks {
+		if !containsStr(checker.CheckNames, c) {
+			return usagef("unknown check %q (one of %v)", c, checker.CheckNames)
 		}
 	}
 	for _, k := range o.Kinds {

@@ -37,7 +37,7 @@ func (h *hunter) run(out *outcome) {
 	out.hash = r.Sim.TraceHashHex()
 	out.simTime = r.Sim.Now().Duration()
 	out.exhaust = r.Outcome.Exhausted()
-	out.failure = findings(r)
+	out.failure = findings(r, h.o.Checks)
 }
 
 // scenarioOfLocked is scenarioOf for a schedule whose configuration was
@@ -55,11 +55,12 @@ func (h *hunter) scenarioOfLocked(s *schedule) (*scenario.Scenario, error) {
 
 // findings is how a run failed, as a finding: scenario.Failure without an
 // event budget's exhaustion (a runaway, reported apart) or an expected
-// finding that did not occur (a demonstration's, not a bug).
-func findings(r *scenario.Run) []string {
+// finding that did not occur (a demonstration's, not a bug), and only the
+// checks listed when checks is set.
+func findings(r *scenario.Run, checks []string) []string {
 	var out []string
 	for _, f := range scenario.Failure(r) {
-		if f == "budget" || strings.HasPrefix(f, "missing:") {
+		if f == "budget" || strings.HasPrefix(f, "missing:") || len(checks) > 0 && !containsStr(checks, f) {
 			continue
 		}
 		out = append(out, f)

@@ -146,3 +146,24 @@ func TestSearchPrepare(t *testing.T) {
 	require.True(t, res.Found)
 	assert.Greater(t, calls.Load(), int64(res.Runs+1), "the replay and the shrink's trials are prepared too")
 }
+
+// Options.Checks keeps only findings of the listed checks: the planted
+// unpersisted vote breaks election_safety, which a search for
+// double_execution alone passes over.
+func TestSearchChecksFilter(t *testing.T) {
+	o := Options{Algo: "raft", Sets: []string{"algorithm.persist=false"}, Strategies: []Strategy{StrategyState}, Runs: 700, Seed: 1, Workers: 1,
+		ShrinkBudget: time.Second}
+	o.Checks = []string{"election_safety"}
+	res, err := Search(context.Background(), o)
+	require.NoError(t, err)
+	require.True(t, res.Found)
+	assert.Equal(t, []string{"election_safety"}, res.Failure)
+	o.Checks = []string{"double_execution"}
+	res, err = Search(context.Background(), o)
+	require.NoError(t, err)
+	assert.False(t, res.Found, "%v", res.Failure)
+	o.Checks = []string{"elektion_safety"}
+	_, err = Search(context.Background(), o)
+	var ue *UsageError
+	assert.True(t, errors.As(err, &ue), "%v", err)
+}

@@ -24,7 +24,7 @@ func huntAs(prog string, args []string, stdout, stderr io.Writer) int {
 	cmd := prog + " hunt"
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	var o hunt.Options
-	var out, strategies, kinds string
+	var out, strategies, kinds, checks string
 	var quiet bool
 	fs.StringVar(&o.Algo, "algo", "", "the algorithm `NAME` to hunt (with -scenario: overrides the file's)")
 	fs.Var((*listFlag)(&o.Sets), "set", "override a base value, `path=value` (repeatable); a parameter set here is never varied")
@@ -35,6 +35,7 @@ func huntAs(prog string, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.Workers, "workers", runtime.NumCPU(), "run `W` runs at once (the search is deterministic for a given -seed, -workers and -runs)")
 	fs.StringVar(&strategies, "strategies", "", "comma-separated `LIST` of strategies (default all: swarm,state,extremes,feedback)")
 	fs.StringVar(&kinds, "kinds", "", "comma-separated fault kinds `LIST` to draw (default: "+strings.Join(hunt.DefaultKinds, ",")+")")
+	fs.StringVar(&checks, "checks", "", "comma-separated `LIST` of checks whose failures count (default every failure)")
 	fs.DurationVar(&o.ShrinkBudget, "shrink-time", 20*time.Second, "wall-clock `budget` for minimising a finding")
 	fs.StringVar(&out, "out", "", "output `DIR` for repro.yaml (default a new out/hunt-<algo>/NNN)")
 	fs.BoolVar(&quiet, "quiet", false, "print nothing but the verdict line and errors")
@@ -56,6 +57,7 @@ func huntAs(prog string, args []string, stdout, stderr io.Writer) int {
 		o.Strategies = append(o.Strategies, hunt.Strategy(s))
 	}
 	o.Kinds = splitList(kinds)
+	o.Checks = splitList(checks)
 	o.Program = prog
 	if !quiet {
 		o.Progress = stderr
