@@ -57,10 +57,12 @@ type Shrunk struct {
 	TimedOut bool
 }
 
-// Failure names how a run failed its expectations: each check with an
-// unexpected (non-harmless, not allowed) violation or unknown verdict, and
-// "missing:<check>" for an expected violation that did not occur, sorted.
-// A budget exhaustion is "budget". Empty for a run that met its expectations.
+// Failure names how a run failed its expectations: each check with a
+// contract breach (whatever expect allows, as checker.Report.Judge fails
+// it), each check with an unexpected (non-harmless, not allowed) violation
+// or unknown verdict, and "missing:<check>" for an expected violation that
+// did not occur, sorted. A budget exhaustion is "budget". Empty for a run
+// that met its expectations.
 func Failure(r *Run) []string {
 	if r.OK {
 		return nil
@@ -68,6 +70,13 @@ func Failure(r *Run) []string {
 	e := r.Scenario.Expect
 	set := map[string]bool{}
 	for _, c := range r.Report.Checks {
+		if c.Breaches > 0 {
+			// allow never hides a broken guarantee: without this a breach
+			// of an allowed check read as "expectations", and hunt (which
+			// counts failures by check) and the shrinker lost it.
+			set[c.Name] = true
+			continue
+		}
 		allowed := containsStr(e.Allow, c.Name) || containsStr(e.MustOccur, c.Name)
 		switch c.Status {
 		case checker.StatusViolated:

@@ -1,6 +1,7 @@
 package bugzoo_test
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -9,66 +10,82 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/electsim/electsim/checker"
+	"github.com/electsim/electsim/hunt"
 	"github.com/electsim/electsim/internal/bugzoo"
 	"github.com/electsim/electsim/scenario"
 )
 
-// outcome is what one search for a bug found.
+// outcome is what one hunt for a bug found.
 type outcome struct {
-	// Found: some run failed (a contract breach, or the bug's check
-	// violated where the contract does not cover it).
-	Found bool
-	// Seed is the first failing run's seed; Runs how many runs it took
-	// (all of them when nothing was found).
-	Seed uint64
-	Runs int
-	// Breach: the failing run broke the algorithm's contract (not only the
-	// scenario's expect).
-	Breach bool
-	// Problems are the failing run's problems.
-	Problems []string
-	// Wall is the search's wall time.
+	hunt.Result
+	// Wall is the search's wall time, the shrink of a finding included.
 	Wall time.Duration
 }
 
-// search runs algo on b's targeted scenario for seeds 1..maxRuns until a
-// run fails, planting b's non-candidate part (Bug.Prepare) in every run
-// when plant is set. It is the one function the zoo test calls to find a
-// bug. When package hunt lands it becomes
-//
-//	hunt.Search(ctx, hunt.Options{Scenario: "testdata/" + b.Scenario,
-//		Sets: []string{"algorithm.name=" + algo}, Runs: maxRuns, Seed: 1, Workers: 1})
-//
-// with Result.Found, Result.Runs and Result.Strategy (Options.Algo would
-// reset the scenario's parameters to their defaults; without Scenario the
-// search starts from hunt's built-in base cluster, the stricter test). The
-// three zoo-cron-* bugs live in the fenced resource, so hunt needs a way
-// to plant them in each built run (an Options hook called with the
-// scenario.Run before Execute, passing run.Resource to Bug.Prepare).
-func search(t *testing.T, b bugzoo.Bug, algo string, plant bool, maxRuns int) outcome {
-	t.Helper()
-	start := time.Now()
-	sc, err := scenario.LoadWith(filepath.Join("testdata", b.Scenario), []string{"algorithm.name=" + algo})
-	require.NoError(t, err)
-	var o outcome
-	for seed := uint64(1); seed <= uint64(maxRuns); seed++ {
-		o.Runs++
-		opts := scenario.RunOptions{Seed: seed}
-		r, err := sc.Build(opts)
-		require.NoError(t, err)
-		if plant && r.Resource != nil {
-			b.Prepare(r.Resource)
-		}
-		r.Execute(opts)
-		if !r.OK {
-			o.Found, o.Seed, o.Problems = true, seed, r.Problems
-			o.Breach = r.Report.Breaches > 0
-			requireTheBugsCheck(t, b, r)
-			break
+// options are the hunt options the zoo test gives every bug and its real
+// algorithm alike: b's targeted scenario as the base (its faults stay,
+// hunt adds its own), algo in place of the scenario's algorithm, only the
+// check b breaks counted (the search's extra faults may break a tight
+// expect of the scenario for reasons that are not the bug), a fixed seed,
+// one worker and an exact number of runs. plant sets Options.Prepare to
+// plant b's non-candidate part (the fenced resource's bugs) in every run.
+func options(b bugzoo.Bug, algo string, plant bool, runs int) hunt.Options {
+	o := hunt.Options{
+		Scenario:     filepath.Join("testdata", b.Scenario),
+		Sets:         []string{"algorithm.name=" + algo},
+		Checks:       []string{b.Catches},
+		Runs:         runs,
+		Seed:         1,
+		Workers:      1,
+		Quiet:        true,
+		ShrinkBudget: 5 * time.Second,
+	}
+	if plant {
+		o.Prepare = func(r *scenario.Run) {
+			if r.Resource != nil {
+				b.Prepare(r.Resource)
+			}
 		}
 	}
-	o.Wall = time.Since(start)
 	return o
+}
+
+// search hunts with o and, for a finding, holds its reproduction to the
+// bug's check (requireTheBugsCheck on the replayed repro.yaml).
+func search(t *testing.T, b bugzoo.Bug, o hunt.Options) outcome {
+	t.Helper()
+	start := time.Now()
+	res, err := hunt.Search(context.Background(), o)
+	require.NoError(t, err)
+	out := outcome{Result: res, Wall: time.Since(start)}
+	if res.Found {
+		require.Equal(t, b.Catches, res.Check, "%s: found on %v, not on %s", b.Name, res.Failure, b.Catches)
+		replay(t, b, o, res)
+	}
+	return out
+}
+
+// replay runs a finding's repro.yaml (or its unshrunk explicit scenario
+// when the shrink failed) as a user would, with the same Prepare, and
+// requires it to fail on the bug's check.
+func replay(t *testing.T, b bugzoo.Bug, o hunt.Options, res hunt.Result) {
+	t.Helper()
+	src := res.Repro
+	if len(src) == 0 {
+		src = res.Explicit
+	}
+	require.NotEmpty(t, src, "%s: a finding without a reproduction", b.Name)
+	sc, err := scenario.Parse("repro.yaml", src)
+	require.NoError(t, err, "%s: repro.yaml does not load:\n%s", b.Name, src)
+	opts := scenario.RunOptions{Seed: sc.Seed}
+	r, err := sc.Build(opts)
+	require.NoError(t, err)
+	if o.Prepare != nil {
+		o.Prepare(r)
+	}
+	r.Execute(opts)
+	require.False(t, r.OK, "%s: repro.yaml passes:\n%s", b.Name, src)
+	requireTheBugsCheck(t, b, r)
 }
 
 // requireTheBugsCheck holds a failing run of a zoo bug to the check the
@@ -87,7 +104,7 @@ func requireTheBugsCheck(t *testing.T, b bugzoo.Bug, r *scenario.Run) {
 
 func (o outcome) String() string {
 	if !o.Found {
-		return fmt.Sprintf("not found in %d runs (%v)", o.Runs, o.Wall.Round(time.Millisecond))
+		return fmt.Sprintf("not found in %d runs (%v; %v)", o.Runs, o.Wall.Round(time.Millisecond), o.ByStrategy)
 	}
-	return fmt.Sprintf("found at seed %d after %d runs (%v, breach %v): %v", o.Seed, o.Runs, o.Wall.Round(time.Millisecond), o.Breach, o.Problems)
+	return fmt.Sprintf("found by %s after %d runs (%v): %v", o.Strategy, o.Runs, o.Wall.Round(time.Millisecond), o.Failure)
 }

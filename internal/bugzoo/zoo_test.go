@@ -1,7 +1,9 @@
 package bugzoo_test
 
 import (
+	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,36 +14,62 @@ import (
 	"github.com/electsim/electsim/scenario"
 )
 
-// maxRuns bounds each search: every zoo bug must be found within it, and
-// the real algorithm must pass that many runs of the same scenario.
-const maxRuns = 20
+// defaultRuns bounds each hunt: every zoo bug must be found within it, and
+// the real algorithm must pass that many runs of the same hunt.
+const defaultRuns = 20
 
-// TestZoo: each zoo bug is caught by its targeted scenario (a run fails on
-// the check the bug breaks, by a contract breach where the contract covers
-// it), and the real algorithm passes every one of the same runs (the
-// must-refute pair: the scenario catches the bug, not the algorithm).
+// zooRuns is defaultRuns, or ZOO_HUNT_RUNS when set (a larger number makes
+// the must-refute half stricter; the default must find every bug).
+func zooRuns(t *testing.T) int {
+	s := os.Getenv("ZOO_HUNT_RUNS")
+	if s == "" {
+		return defaultRuns
+	}
+	n, err := strconv.Atoi(s)
+	require.NoError(t, err, "ZOO_HUNT_RUNS")
+	require.Positive(t, n, "ZOO_HUNT_RUNS")
+	return n
+}
+
+// TestZoo: hunt finds each zoo bug from its targeted scenario within a
+// small deterministic budget (a run fails on the check the bug breaks, by
+// a contract breach where the contract covers it, and its repro.yaml
+// replays that failure), and the real algorithm under the same hunt
+// options finds nothing in as many runs (the must-refute pair: the search
+// catches the bug, not the algorithm). This is the regression suite of
+// the search's power (docs/hunting.md, "The bug zoo").
 func TestZoo(t *testing.T) {
 	require.NoError(t, bugzoo.Register(registry.Default))
+	runs := zooRuns(t)
 	for _, b := range bugzoo.Bugs() {
 		t.Run(b.Name, func(t *testing.T) {
-			if b.NeedsContract {
-				base, ok := registry.Default.Lookup(b.Base)
-				require.True(t, ok, b.Base)
-				if base.Contract == nil {
-					t.Skipf("%s: %s declares no contract on this tree: only its contract tells the bug from the algorithm", b.Name, b.Base)
-				}
-				// A contract that stops covering the bug's check must not
-				// turn the test into a skip.
-				require.True(t, covers(t, b), "%s: %s's contract does not cover %s in testdata/%s", b.Name, b.Base, b.Catches, b.Scenario)
-			}
-			bug := search(t, b, b.Name, true, maxRuns)
+			requireContract(t, b)
+			bug := search(t, b, options(b, b.Name, true, runs))
 			t.Logf("%s: %s", b.Name, bug)
-			assert.True(t, bug.Found, "%s: not caught by testdata/%s in %d runs", b.Name, b.Scenario, maxRuns)
-			real := search(t, b, b.Base, false, maxRuns)
+			assert.True(t, bug.Found, "%s: hunt on testdata/%s found nothing in %d runs", b.Name, b.Scenario, runs)
+			real := search(t, b, options(b, b.Base, false, runs))
 			t.Logf("%s (real): %s", b.Base, real)
-			assert.False(t, real.Found, "real %s fails testdata/%s: %v", b.Base, b.Scenario, real.Problems)
+			assert.False(t, real.Found, "real %s: hunt on testdata/%s found %v (strategy %s, seed %d):\n%s",
+				b.Base, b.Scenario, real.Failure, real.Strategy, real.Seed, real.Repro)
 		})
 	}
+}
+
+// requireContract skips a bug that needs its base's contract on a tree
+// where the base declares none, and fails when the contract exists but
+// does not cover the bug's check (a contract that stops covering it must
+// not turn the test into a skip).
+func requireContract(t *testing.T, b bugzoo.Bug) {
+	t.Helper()
+	if !b.NeedsContract {
+		return
+	}
+	base, ok := registry.Default.Lookup(b.Base)
+	require.True(t, ok, b.Base)
+	if base.Contract == nil {
+		t.Skipf("%s: %s declares no contract on this tree: only its contract tells the bug from the algorithm", b.Name, b.Base)
+	}
+	require.True(t, covers(t, b), "%s: %s's contract does not cover %s in testdata/%s", b.Name, b.Base, b.Catches, b.Scenario)
 }
 
 // covers reports whether b's base contract, on b's scenario, covers the
