@@ -38,7 +38,7 @@ func options(b bugzoo.Bug, algo string, plant bool, runs int) hunt.Options {
 		Seed:         1,
 		Workers:      1,
 		Quiet:        true,
-		ShrinkBudget: 5 * time.Second,
+		ShrinkBudget: 2 * time.Second, // a shrink that runs out leaves a longer repro, still replayed
 	}
 	if plant {
 		o.Prepare = func(r *scenario.Run) {

@@ -16,7 +16,7 @@ import (
 
 // defaultRuns bounds each hunt: every zoo bug must be found within it, and
 // the real algorithm must pass that many runs of the same hunt.
-const defaultRuns = 20
+const defaultRuns = 100
 
 // zooRuns is defaultRuns, or ZOO_HUNT_RUNS when set (a larger number makes
 // the must-refute half stricter; the default must find every bug).
