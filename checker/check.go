@@ -16,7 +16,7 @@ type checker struct {
 	writes          writes
 	kept            []storyRec  // with Input.KeepStory: the records stories tell
 	keptFaults      int         // fault-driven records in kept (MaxStoryFaults)
-	storyDropped    int         // fault-driven records left out past MaxStoryFaults
+	storyDropped    int         // records left out past MaxStoryFaults or MaxStoryRecords
 	writeSends      []writeSend // deliveries of writes to the resource, in order
 	faults          faultSeen   // when each fault class first hit (Input.Contract's exceptions)
 	sentAt          []sim.Time  // per log entry: when its write message was sent, -1 if unknown

@@ -54,3 +54,26 @@ func TestStoryFaultRecordsCapped(t *testing.T) {
 	assert.Equal(t, sim.RecLead, story[len(story)-1].Type)
 	k.Finish(nil)
 }
+
+// A story keeps at most MaxStoryRecords records that faults do not make
+// (here: leadership changes), however long the run; StoryDropped counts
+// the rest. Without the cap a run flapping every second for a simulated
+// month kept all 5 million.
+func TestStoryOtherRecordsCapped(t *testing.T) {
+	k := New(Input{Names: threeName, Candidates: three, KeepStory: true})
+	const extra = 9
+	for i := int64(0); i < MaxStoryRecords+extra; i++ {
+		if i%2 == 0 {
+			k.Record(&sim.Record{At: at(1 + i), Type: sim.RecLead, Node: 0, Peer: sim.None, Epoch: i + 1, Token: i + 1})
+		} else {
+			k.Record(&sim.Record{At: at(1 + i), Type: sim.RecStepDown, Node: 0, Peer: sim.None})
+		}
+	}
+	k.Record(&sim.Record{At: at(MaxStoryRecords + 100), Type: sim.RecPause, Node: 1, Peer: sim.None})
+	story := k.Story()
+	require.Len(t, story, MaxStoryRecords+1, "the cap, and a fault record (its own cap) past it")
+	assert.Equal(t, extra, k.StoryDropped())
+	assert.Equal(t, sim.RecPause, story[len(story)-1].Type)
+	// No Finish: judging 50,000 tenures (porcupine over 100,000 lock
+	// operations) is not what this test is about.
+}

@@ -2,10 +2,10 @@ package checker
 
 import (
 	"fmt"
-	"github.com/electsim/electsim/contract"
 	"time"
 
 	"github.com/anishathalye/porcupine"
+	"github.com/electsim/electsim/contract"
 	"github.com/electsim/electsim/sim"
 )
 

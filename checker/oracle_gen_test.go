@@ -15,6 +15,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/electsim/electsim/contract"
 	"github.com/electsim/electsim/cron"
 	"github.com/electsim/electsim/sim"
 )
@@ -27,6 +28,9 @@ type oCase struct {
 	sent     []sim.Time // per log entry: when its write was sent
 	policy   cron.Policy
 	resource bool
+	// contract is what the run's algorithm promises: the checker judges
+	// each finding of a covered check against it (oracle_contract_test.go).
+	contract contract.Contract
 }
 
 // oSlot0 is the first slot's wall time; slots are an hour apart.
@@ -38,6 +42,7 @@ func ms(v int64) sim.Time { return sim.Time(v * int64(time.Millisecond)) }
 func genCase(t *rapid.T) oCase {
 	c := oCase{n: rapid.IntRange(2, 4).Draw(t, "nodes")}
 	c.resource = rapid.IntRange(0, 9).Draw(t, "resource") > 0
+	c.contract = genContract(t)
 	c.policy.Fencing = rapid.Bool().Draw(t, "fencing")
 	c.policy.FencingScope = rapid.SampledFrom([]string{"", "job", "global"}).Draw(t, "scope")
 	if c.resource {
@@ -58,11 +63,16 @@ func genCase(t *rapid.T) oCase {
 		}
 		c.recs = append(c.recs, r)
 	}
-	steps := rapid.IntRange(0, 40).Draw(t, "steps")
+	steps := rapid.IntRange(0, 46).Draw(t, "steps") // 40 before the two fault-record actions came
 	for s := 0; s < steps; s++ {
 		now += rapid.SampledFrom([]int64{2, 0, 0, 1, 3, 5}).Draw(t, "gap") // shrinks to 2 ms: ties stay few
 		node := sim.NodeID(rapid.IntRange(0, c.n-1).Draw(t, "node"))
-		switch rapid.IntRange(0, 12).Draw(t, "action") {
+		switch rapid.IntRange(0, 14).Draw(t, "action") {
+		case 13: // a clock fault, on a candidate or on the resource
+			target := sim.NodeID(rapid.IntRange(0, c.n).Draw(t, "clockNode"))
+			add(sim.Record{Type: sim.RecFault, Node: target, Fact: rapid.SampledFrom([]sim.Fact{sim.FactClockRate, sim.FactClockStep}).Draw(t, "clockFact")})
+		case 14: // a network fault (its links do not matter to any check here)
+			add(sim.Record{Type: sim.RecFault, Node: sim.None, Fact: rapid.SampledFrom([]sim.Fact{sim.FactLinksCut, sim.FactLinkChanged, sim.FactLinkLossy, sim.FactLinkLossyChanged}).Draw(t, "netFact")})
 		case 12: // a tenure of no time: leads, then learns of a newer term at once
 			if !up[node] {
 				continue
@@ -98,7 +108,11 @@ func genCase(t *rapid.T) oCase {
 			up[node], leading[node], paused[node] = false, false, false
 		case 5:
 			if !up[node] {
-				add(sim.Record{Type: sim.RecStart, Node: node, A: 1})
+				r := sim.Record{Type: sim.RecStart, Node: node, A: 1}
+				if rapid.Bool().Draw(t, "diskLost") {
+					r.Fact = sim.FactDiskLost
+				}
+				add(r)
 				up[node] = true
 			}
 		case 6:

@@ -43,7 +43,7 @@ func oInput(c oCase) checker.Input {
 	if c.resource {
 		log = append([]cron.LogEntry{}, c.log...)
 	}
-	return checker.Input{Records: c.recs, Names: names, Candidates: cands, Resource: log, Policy: c.policy, MaxViolations: 1 << 20}
+	return checker.Input{Records: c.recs, Names: names, Candidates: cands, Resource: log, Policy: c.policy, MaxViolations: 1 << 20, Contract: c.contract}
 }
 
 // compareWithOracle judges c with checker.Run (which keeps the story and
@@ -160,7 +160,7 @@ func compareReport(c oCase, how string, rep checker.Report) []string {
 		for _, n := range []string{checker.CheckDoubleExecution, checker.CheckStaleWrite, checker.CheckLinearizability} {
 			diff(n+" status", get(n).Status, checker.StatusSkipped)
 		}
-		return bad
+		return append(bad, compareContract(c, how, rep)...)
 	}
 
 	// double_execution: every slot applied from two or more runs.
@@ -202,7 +202,7 @@ func compareReport(c oCase, how string, rep checker.Report) []string {
 	// linearizability: the resource history against a fenced store.
 	illegal, ch := oracleResourceIllegal(c.log, c.sent, c.policy), get(checker.CheckLinearizability)
 	diff("linearizability status", ch.Status, status(illegal))
-	return bad
+	return append(bad, compareContract(c, how, rep)...)
 }
 
 func sorted(s []string) []string {

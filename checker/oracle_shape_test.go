@@ -6,6 +6,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"pgregory.net/rapid"
 
+	"github.com/electsim/electsim/contract"
 	"github.com/electsim/electsim/proptest"
 )
 
@@ -13,6 +14,9 @@ import (
 // bugs hide in, so that a generator change that made them rare fails.
 type oShapes struct {
 	cases, threeOverlap, rerun, staleAboveLast, electionSafety, doubled, illegal int
+	// Contract verdicts: cases with a breach, with an excused finding,
+	// with a split-brain overlap within its bound.
+	breach, excused, withinBound int
 }
 
 // TestOracleCasesAreInteresting holds that the interesting cases are common
@@ -28,7 +32,8 @@ func TestOracleCasesAreInteresting(t *testing.T) {
 	t.Logf("%+v", s)
 	for name, n := range map[string]int{"three tenures at once": s.threeOverlap, "a node rerunning a slot": s.rerun,
 		"a stale token above the last": s.staleAboveLast, "two leaders of one epoch": s.electionSafety,
-		"a doubled slot": s.doubled, "an illegal resource history": s.illegal} {
+		"a doubled slot": s.doubled, "an illegal resource history": s.illegal,
+		"a contract breach": s.breach, "an excused finding": s.excused, "an overlap within its bound": s.withinBound} {
 		assert.GreaterOrEqual(t, 20*n, s.cases, "%s in fewer than a twentieth of the cases", name)
 		assert.GreaterOrEqual(t, 20*(s.cases-n), s.cases, "%s in more than nineteen twentieths of the cases", name)
 	}
@@ -36,6 +41,17 @@ func TestOracleCasesAreInteresting(t *testing.T) {
 
 func (s *oShapes) add(c oCase) {
 	s.cases++
+	var seen [4]bool
+	for check, fs := range oracleFindings(c) {
+		for _, f := range fs {
+			seen[oracleVerdict(c, check, f)] = true
+		}
+	}
+	for v, n := range map[contract.Verdict]*int{contract.Breach: &s.breach, contract.Excused: &s.excused, contract.WithinBound: &s.withinBound} {
+		if seen[v] {
+			*n++
+		}
+	}
 	ts := oracleTenures(c.recs)
 	three := false
 	for i := range ts {

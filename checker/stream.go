@@ -215,6 +215,13 @@ func toldInStories(r *sim.Record) bool {
 // (docs/output.md, "Limits").
 const MaxStoryFaults = 20_000
 
+// MaxStoryRecords bounds the other records a story keeps (leadership
+// changes, lease hand-overs, service availability, cron run starts and
+// skips): a month of simulated time with a leader change every second
+// would otherwise keep millions. Past it the story keeps none of them, and
+// StoryDropped counts them too (docs/output.md, "Limits").
+const MaxStoryRecords = 100_000
+
 // faultDriven reports whether a story record is one a fault makes (and so
 // one MaxStoryFaults counts).
 func faultDriven(r *sim.Record) bool {
@@ -235,13 +242,16 @@ func (c *checker) keep(seq int64, r *sim.Record) {
 			return
 		}
 		c.keptFaults++
+	} else if len(c.kept)-c.keptFaults >= MaxStoryRecords {
+		c.storyDropped++
+		return
 	}
 	c.kept = append(c.kept, storyRec{seq: seq, r: *r})
 	c.kept[len(c.kept)-1].r.Links = nil
 }
 
-// StoryDropped returns how many fault-driven records the story left out
-// past MaxStoryFaults (0 without Input.KeepStory).
+// StoryDropped returns how many records the story left out past
+// MaxStoryFaults and MaxStoryRecords (0 without Input.KeepStory).
 func (k *Checker) StoryDropped() int { return k.c.storyDropped }
 
 // storyRec is a kept record and its ordinal in the trace.

@@ -138,6 +138,13 @@ type Algorithm struct {
 	// store can take the algorithm's per-store settings (a Redis master's
 	// persistence). nil: the lease store's defaults.
 	NewLeaseStore func(v Values, k int) sim.Node
+	// InProcess: its handlers are trusted to return (electsim's own
+	// algorithms, tested in its repository, set it), so simrun sweeps it
+	// in its own process. Unset (a user's algorithm), a sweep of more than
+	// one run uses worker processes unless -isolate=false, so a run that
+	// overflows its stack or never returns is reported crashed rather than
+	// ending the sweep (docs/output.md, -isolate).
+	InProcess bool
 	// ProcessWide: its nodes share process-wide state (etcdraft holds a
 	// lock around the raft library's global entropy), so parallel runs in
 	// one process serialize; simrun runs its sweeps in worker processes.
@@ -167,9 +174,19 @@ type Algorithm struct {
 	// finding of a covered check to it, and a finding no exception excuses
 	// fails the run whatever the scenario allows (docs/checkers.md,
 	// "Contracts"). nil: the algorithm promises nothing; its scenarios'
-	// expect blocks alone judge it.
+	// expect blocks alone judge it. Besides the algorithm's own keys, v
+	// answers NetLatencyMax when the run's network has a latency bound.
 	Contract func(v Values) contract.Contract
 }
+
+// NetLatencyMax is the key under which the Values a Contract receives hold
+// the run's configured largest one-way message latency (a Duration), for
+// bounds that depend on it (an etcd keep-alive's answer moves the client's
+// deadline by however late it arrives). Absent: the network gives no bound
+// (a distribution without a maximum, or a Contract called outside a
+// scenario); a contract then makes no promise that needs one. Link faults
+// that change latencies later are the contract's `link` exception.
+const NetLatencyMax = "network.latency_max"
 
 // ContractOf returns a's contract for v (empty without a Contract).
 func (a *Algorithm) ContractOf(v Values) contract.Contract {

@@ -1,12 +1,12 @@
 package simrun
 
 import (
-	"github.com/electsim/electsim/contract"
 	"slices"
 	"sort"
 	"time"
 
 	"github.com/electsim/electsim/checker"
+	"github.com/electsim/electsim/contract"
 	"github.com/electsim/electsim/reports"
 	"github.com/electsim/electsim/scenario"
 	"github.com/electsim/electsim/sim"

@@ -154,7 +154,7 @@ func TestSignalsCleanUp(t *testing.T) {
 		require.NoError(t, err)
 		cmd := exec.Command(exe, "-scenario", abs, "-seeds", "100000", "-shrink=false", "-out", filepath.Join(dir, "o"), "-json", filepath.Join(dir, "s.json"))
 		cmd.Dir = dir
-		cmd.Env = append(os.Environ(), "SIMRUN_AS_MAIN=1")
+		cmd.Env = childEnv()
 		return cmd, watchStderr(t, cmd)
 	}
 	// sweeping: a progress line ("simrun: 1200/100000 runs …") has runs done.

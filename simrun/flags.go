@@ -51,6 +51,7 @@ type options struct {
 	vary        []string
 	heat        string
 	heatSet     bool // -heat was given
+	isolateSet  bool // -isolate (or -isolate=false) was given: no automatic choice
 	version     bool
 	args        []string
 	prog        string // the program's name, for commands printed to run
@@ -125,7 +126,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 	fs.DurationVar(&o.shrinkTime, "shrink-time", 30*time.Second, "bound shrinking to `D` of wall time")
 	fs.StringVar(&o.materialize, "materialize", "", "write the explicit scenario (every random choice made concrete) that -seed runs to `FILE`, and exit")
 	fs.DurationVar(&o.porcupine, "porcupine-timeout", 10*time.Second, "bound each linearizability check to `D` of wall time (then: unknown)")
-	fs.BoolVar(&o.isolate, "isolate", false, "run the sweep in worker processes, so a run that overflows its stack or hangs is reported crashed and the sweep goes on")
+	fs.BoolVar(&o.isolate, "isolate", false, "run the sweep in worker processes, so a run that overflows its stack or hangs is reported crashed and the sweep goes on (default: on for a sweep of an algorithm not built into electsim)")
 	fs.DurationVar(&o.handlerMax, "handler-timeout", 10*time.Second, "in worker processes, abort a handler that has not returned after `D` of wall time (the run is reported crashed)")
 	fs.BoolVar(&o.version, "version", false, "print the version and exit")
 	return fs
@@ -184,7 +185,10 @@ func parseOptionsAs(prog string, args []string, _ io.Writer) (*options, error) {
 		}
 		return nil, usageError{flagErrorLine(fs, err, prog)}
 	}
-	fs.Visit(func(f *flag.Flag) { o.heatSet = o.heatSet || f.Name == "heat" })
+	fs.Visit(func(f *flag.Flag) {
+		o.heatSet = o.heatSet || f.Name == "heat"
+		o.isolateSet = o.isolateSet || f.Name == "isolate"
+	})
 	o.args = fs.Args()
 	switch {
 	case o.version:

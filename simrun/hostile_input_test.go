@@ -42,7 +42,7 @@ func runBounded(t *testing.T, dir string, args ...string) childResult {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "SIMRUN_AS_MAIN=1")
+	cmd.Env = childEnv()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
@@ -219,4 +219,46 @@ func TestHostileTerminalInjection(t *testing.T) {
 	assert.Contains(t, r.stderr, `\u202e`)
 	assert.NotContains(t, r.stderr, "â")
 	clean(r)
+}
+
+// A shard's runs_file is followed only to a file in the shard's own
+// folder: a forged path (relative with "..", or absolute) is not read, even
+// when a valid runs file waits there (the old merge read and merged it).
+func TestHostileMergeRunsFileOutsideShard(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs simrun as child processes")
+	}
+	dir := t.TempDir()
+	abs, err := filepath.Abs(partition)
+	require.NoError(t, err)
+	for i, name := range []string{"s0", "s1"} {
+		r := runBounded(t, dir, "-scenario", abs, "-shard", fmt.Sprintf("%d/2", i), "-seeds", "4", "-out", name, "-quiet")
+		require.Equal(t, exitOK, r.code, r.stderr)
+	}
+	s0, s1 := filepath.Join(dir, "s0"), filepath.Join(dir, "s1")
+	// A valid runs file outside s1, where the forged names point.
+	runs, err := os.ReadFile(filepath.Join(s1, reports.RunsFileName))
+	require.NoError(t, err)
+	outside := filepath.Join(dir, "outside.jsonl.gz")
+	require.NoError(t, os.WriteFile(outside, runs, 0o644))
+	require.NoError(t, os.Remove(filepath.Join(s1, reports.RunsFileName)))
+	for _, forged := range []string{"../outside.jsonl.gz", outside} {
+		sumPath := filepath.Join(s1, "summary.json")
+		raw, err := os.ReadFile(sumPath)
+		require.NoError(t, err)
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(raw, &m))
+		m["runs_file"] = forged
+		raw, err = json.Marshal(m)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(sumPath, raw, 0o644))
+
+		out := "merged-" + strings.NewReplacer("/", "_", ".", "_").Replace(forged)
+		r := runBounded(t, dir, "merge", "-out", out, s0, s1)
+		require.Equal(t, exitOK, r.code, r.stderr)
+		assert.Contains(t, r.stderr, "is not a file in the summary's folder: not read", forged)
+		assert.Contains(t, r.stdout, "some shards have no runs file")
+		assert.NoFileExists(t, filepath.Join(dir, out, reports.RunsFileName), "the forged runs file was merged")
+		assert.FileExists(t, filepath.Join(dir, out, "summary.json"))
+	}
 }

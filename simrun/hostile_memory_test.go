@@ -119,7 +119,7 @@ func TestOneSIGTERMStopsLongRuns(t *testing.T) {
 	cmd := exec.Command(exe, "-scenario", abs, "-vary", "duration=1h,999h", "-seeds", "100", "-workers", "2",
 		"-shrink=false", "-out", filepath.Join(dir, "o"), "-json", filepath.Join(dir, "s.json"))
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "SIMRUN_AS_MAIN=1")
+	cmd.Env = childEnv()
 	stderr := watchStderr(t, cmd)
 	hung := time.AfterFunc(childDeadline, func() { cmd.Process.Kill() })
 	defer hung.Stop()
@@ -176,7 +176,7 @@ func TestKilledWorkerFolderRemoved(t *testing.T) {
 	require.NoError(t, err)
 	cmd := exec.Command(exe, "-scenario", abs, "-algo", "etcdraft", "-seeds", "2", "-workers", "2", "-quiet", "-out", filepath.Join(work, "o"))
 	cmd.Dir = work
-	cmd.Env = append(os.Environ(), "SIMRUN_AS_MAIN=1", "TMPDIR="+tmp)
+	cmd.Env = childEnv("TMPDIR=" + tmp)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	assert.NoDirExists(t, killed, "a killed sweep's worker folder stayed")

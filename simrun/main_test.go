@@ -24,6 +24,13 @@ func TestMain(m *testing.M) {
 	// memory and time): this test binary, told by the environment to be
 	// simrun.
 	if os.Getenv("SIMRUN_AS_MAIN") == "1" {
+		if err := applyChildMemLimit(); err != nil {
+			fmt.Fprintln(os.Stderr, "simrun test child:", err)
+			os.Exit(2)
+		}
+		if mb := os.Getenv(envAllocMB); mb != "" {
+			os.Exit(allocate(mb)) // TestChildMemoryLimitIsEnforced
+		}
 		os.Exit(MainNamed("simrun", os.Args[1:], os.Stdout, os.Stderr))
 	}
 	goleak.VerifyTestMain(m)

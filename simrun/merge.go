@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/electsim/electsim/reports"
 	"github.com/electsim/electsim/scenario"
@@ -78,7 +79,11 @@ func mergeAs(prog string, args []string, stdout, stderr io.Writer) int {
 			return exitUsage
 		}
 		parts = append(parts, s)
-		runsFiles = append(runsFiles, runsFileOf(path, s))
+		rf, why := runsFileOf(path, s)
+		if why != "" && !*quiet {
+			fmt.Fprintf(stderr, "%s: %s: %s\n", cmd, path, why)
+		}
+		runsFiles = append(runsFiles, rf)
 		n := 0
 		for _, a := range s.Algorithms {
 			n += a.Runs
@@ -97,19 +102,35 @@ func mergeAs(prog string, args []string, stdout, stderr io.Writer) int {
 	if slices.Contains(runsFiles, "") || !*withRuns {
 		runsFiles = nil // the merge has a runs file only if every part has one
 	}
-	dir, note, err := writeMerged(dest, m, runsFiles, runsCounts, cmd)
+	folder, err := stageMerged(dest, m, runsFiles, runsCounts, cmd)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 		return exitUsage
 	}
-	if note != "" && !*quiet {
-		fmt.Fprintf(stderr, "%s: %s\n", cmd, note)
-	}
+	outs := []output{folder}
 	if *jsonOut != "" {
-		if err := writeJSONFile(*jsonOut, m, stdout); err != nil {
+		js, err := createOutput(*jsonOut, stdout)
+		if err == nil {
+			if err = reports.WriteJSON(js.w, m); err != nil {
+				js.abort()
+			}
+		}
+		if err != nil {
+			folder.abort()
 			fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 			return exitUsage
 		}
+		outs = append(outs, js)
+	}
+	// Both or neither: a -json that cannot be put in place takes the
+	// merged folder back out.
+	if err := commitAll(outs...); err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+		return exitUsage
+	}
+	dir := folder.out
+	if note := folder.latestNote; note != "" && !*quiet {
+		fmt.Fprintf(stderr, "%s: %s\n", cmd, note)
 	}
 	runs, failed := 0, 0
 	for _, a := range m.Algorithms {
@@ -155,28 +176,33 @@ func checkMergeOutputs(out, jsonOut, input, summary string) error {
 // part's runs file open at once (about 100 KB each).
 const MaxMergeParts = 1000
 
-// runsFileOf is the runs file of the summary at path, if it names one that
-// exists: relative names are relative to the summary's folder.
-func runsFileOf(path string, s *reports.Summary) string {
-	if s.RunsFile == "" {
-		return ""
+// runsFileOf is the runs file of the summary at path: merge reads only a
+// regular file in the summary's own folder, named by a plain file name
+// (what simrun writes without -runs). A runs_file that is a path (a -runs
+// FILE elsewhere, or a forged "../../x" or "/etc/x") is not read, and why
+// says so; the merged folder then gets no runs file.
+func runsFileOf(path string, s *reports.Summary) (name, why string) {
+	rf := s.RunsFile
+	if rf == "" {
+		return "", ""
 	}
-	name := s.RunsFile
-	if !filepath.IsAbs(name) {
-		name = filepath.Join(filepath.Dir(path), name)
+	if rf != filepath.Base(rf) || rf == "." || rf == ".." || strings.ContainsAny(rf, `/\`) {
+		return "", fmt.Sprintf("runs_file %q is not a file in the summary's folder: not read", rf)
 	}
-	if st, err := os.Stat(name); err != nil || !st.Mode().IsRegular() {
-		return ""
+	name = filepath.Join(filepath.Dir(path), rf)
+	if st, err := os.Lstat(name); err != nil || !st.Mode().IsRegular() {
+		return "", ""
 	}
-	return name
+	return name, ""
 }
 
-// writeMerged writes a merged summary's folder (no featured-run extras: the
-// shards' traces are not at hand), with the parts' runs files merged into
-// its runs file in run order when every part has one (counts: each part's
-// runs). cmd is the merge command, for the report.
-func writeMerged(out outputDest, s *reports.Summary, runsFiles []string, counts []int, cmd string) (dir, latestNote string, err error) {
-	return writeFolder(out, func(tmp string) error {
+// stageMerged stages a merged summary's folder (no featured-run extras:
+// the shards' traces are not at hand), with the parts' runs files merged
+// into its runs file in run order when every part has one (counts: each
+// part's runs), for the caller to commit. cmd is the merge command, for the
+// report.
+func stageMerged(out outputDest, s *reports.Summary, runsFiles []string, counts []int, cmd string) (*stagedFolder, error) {
+	return stageFilled(out, func(tmp string) error {
 		if runsFiles != nil {
 			if err := mergeRunsFiles(filepath.Join(tmp, reports.RunsFileName), s, runsFiles, counts); err != nil {
 				return err

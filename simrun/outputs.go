@@ -76,18 +76,28 @@ func humanOut(o *options, stdout, stderr io.Writer) io.Writer {
 // folder written (a new numbered one without -out) and why base/latest was
 // left alone ("" if it was not).
 func writeFolder(d outputDest, fill func(tmp string) error) (dir, latestNote string, err error) {
-	st, err := d.stage()
+	st, err := stageFilled(d, fill)
 	if err != nil {
-		return "", "", err
-	}
-	if err := fill(st.tmp); err != nil {
-		st.abort()
 		return "", "", err
 	}
 	if err := st.commit(); err != nil {
 		return "", "", err
 	}
 	return st.out, st.latestNote, nil
+}
+
+// stageFilled stages d's folder and fills it, for a caller that commits it
+// together with other outputs (commitAll); on error nothing is left.
+func stageFilled(d outputDest, fill func(tmp string) error) (*stagedFolder, error) {
+	st, err := d.stage()
+	if err != nil {
+		return nil, err
+	}
+	if err := fill(st.tmp); err != nil {
+		st.abort()
+		return nil, err
+	}
+	return st, nil
 }
 
 // writeSummaryFile writes dir/summary.json.
@@ -130,19 +140,6 @@ func commandLine(o *options) string {
 		parts = append(parts, "-shard", fmt.Sprintf("%d/%d", o.shardIndex, o.shardCount))
 	}
 	return strings.Join(parts, " ")
-}
-
-// writeJSONFile writes the summary to path ("-" = stdout), atomically.
-func writeJSONFile(path string, s *reports.Summary, stdout io.Writer) error {
-	f, err := createOutput(path, stdout)
-	if err != nil {
-		return err
-	}
-	if err := reports.WriteJSON(f.w, s); err != nil {
-		f.abort()
-		return err
-	}
-	return f.commit()
 }
 
 func sortedKeys(m map[string]int) []string {

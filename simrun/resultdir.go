@@ -175,10 +175,11 @@ func unreserve(dir string) {
 // renamed over an empty one, replaceEmptyDir).
 var errNumberTaken = errors.New("result number taken")
 
-// commitNumbered puts the staged folder in a new numbered folder of base:
-// it reserves the folder, renames the staged one over the empty reservation
-// (nothing of anyone's is replaced), and points base/latest at it.
-func (s *stagedFolder) commitNumbered() error {
+// installNumbered puts the staged folder in a new numbered folder of base:
+// it reserves the folder and renames the staged one over the empty
+// reservation (nothing of anyone's is replaced); finish points base/latest
+// at it.
+func (s *stagedFolder) installNumbered() error {
 	for tries := 0; ; tries++ {
 		dir, err := reserveNumbered(s.base)
 		if err != nil {
@@ -197,9 +198,6 @@ func (s *stagedFolder) commitNumbered() error {
 			s.abort()
 			return err
 		}
-	}
-	if err := pointLatest(s.base, filepath.Base(s.out)); err != nil {
-		s.latestNote = err.Error()
 	}
 	return nil
 }

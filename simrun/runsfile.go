@@ -73,12 +73,26 @@ func (ro *runsOut) close() error {
 	return nil
 }
 
-// commit puts a -runs file in place (the folder's goes with the folder).
-func (ro *runsOut) commit() error {
+// install puts a -runs file in place (the folder's goes with the folder).
+func (ro *runsOut) install() error {
 	if ro.atomic != nil {
-		return ro.atomic.commit()
+		return ro.atomic.install()
 	}
 	return nil
+}
+
+// finish completes install.
+func (ro *runsOut) finish() {
+	if ro.atomic != nil {
+		ro.atomic.finish()
+	}
+}
+
+// rollback undoes install.
+func (ro *runsOut) rollback() {
+	if ro.atomic != nil {
+		ro.atomic.rollback()
+	}
 }
 
 // abort removes a -runs file (the folder's goes with the folder).
@@ -89,4 +103,13 @@ func (ro *runsOut) abort() {
 	if ro.atomic != nil {
 		ro.atomic.abort()
 	}
+}
+
+// commit puts a -runs file in place at once (install, then finish).
+func (ro *runsOut) commit() error {
+	if err := ro.install(); err != nil {
+		return err
+	}
+	ro.finish()
+	return nil
 }

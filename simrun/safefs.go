@@ -202,6 +202,9 @@ type stagedFolder struct {
 	latestNote string
 	// made are the parent folders made for it, removed on abort.
 	made []string
+	// old is the previous output folder, moved aside by install and
+	// removed by finish (or put back by rollback); "" if there was none.
+	old string
 }
 
 // stageFolder checks that out may be replaced, cleans stale temporaries
@@ -267,14 +270,24 @@ func (s *stagedFolder) abort() {
 	removeMade(s.made)
 }
 
-// commit puts the staged folder in place of out: a previous output folder
-// (checked again: it must still be simrun's or empty) is moved aside under a
-// temporary name and removed once the new one is in place. A numbered
-// result (base set) goes to a new numbered folder instead (commitNumbered),
-// replacing nothing.
+// commit puts the staged folder in place of out (install, then finish):
+// a previous output folder (checked again: it must still be simrun's or
+// empty) is moved aside under a temporary name and removed once the new one
+// is in place. A numbered result (base set) goes to a new numbered folder
+// instead (installNumbered), replacing nothing, and base/latest names it.
 func (s *stagedFolder) commit() error {
+	if err := s.install(); err != nil {
+		return err
+	}
+	s.finish()
+	return nil
+}
+
+// install puts the staged folder in place, keeping what it replaced until
+// finish (or rollback, which undoes it). On error it has aborted.
+func (s *stagedFolder) install() error {
 	if s.base != "" {
-		return s.commitNumbered()
+		return s.installNumbered()
 	}
 	if err := checkReplaceable(s.out); err != nil {
 		s.abort()
@@ -303,11 +316,42 @@ func (s *stagedFolder) commit() error {
 	}
 	untrackTemp(s.tmp)
 	keepMade(s.made)
-	if old != "" {
-		os.RemoveAll(old)
-		untrackTemp(old)
-	}
+	s.old = old
 	return nil
+}
+
+// finish completes an install: the replaced folder is removed, and a
+// numbered result becomes base/latest.
+func (s *stagedFolder) finish() {
+	if s.old != "" {
+		os.RemoveAll(s.old)
+		untrackTemp(s.old)
+		s.old = ""
+	}
+	if s.base != "" {
+		if err := pointLatest(s.base, filepath.Base(s.out)); err != nil {
+			s.latestNote = err.Error()
+		}
+	}
+}
+
+// rollback undoes an install whose companions could not be put in place:
+// the new folder is removed (it is simrun's: it was just made) and the one
+// it replaced goes back, so the output is as it was before the run.
+func (s *stagedFolder) rollback() {
+	gone := filepath.Join(filepath.Dir(s.out), tempPrefix(s.out)+"undo")
+	if trackTemp(gone) == nil {
+		if os.Rename(s.out, gone) == nil {
+			os.RemoveAll(gone)
+		}
+		untrackTemp(gone)
+	}
+	if s.old != "" {
+		os.Rename(s.old, s.out)
+		untrackTemp(s.old)
+		s.old = ""
+	}
+	removeMade(s.made)
 }
 
 // atomicFile writes to a temporary file beside path and renames it into
@@ -322,6 +366,10 @@ type atomicFile struct {
 	stream bool
 	// made are the parent folders made for it, removed on abort.
 	made []string
+	// prev is the file install moved aside from path, removed by finish
+	// (or put back by rollback); "" if path did not exist.
+	prev      string
+	installed bool
 }
 
 // createOutput is createAtomic, except that "-" writes to stdout.
@@ -387,7 +435,20 @@ func (a *atomicFile) abort() {
 	removeMade(a.made)
 }
 
+// commit puts the file in place (install, then finish).
 func (a *atomicFile) commit() error {
+	if err := a.install(); err != nil {
+		return err
+	}
+	a.finish()
+	return nil
+}
+
+// install puts the file at its path, keeping the file it replaces aside
+// until finish (or rollback, which puts it back). A stream (stdout, a
+// device, a FIFO) is written in place and cannot be undone. On error it has
+// aborted.
+func (a *atomicFile) install() error {
 	if err := a.w.Flush(); err != nil {
 		a.abort()
 		return err
@@ -402,14 +463,60 @@ func (a *atomicFile) commit() error {
 		a.abort()
 		return err
 	}
-	err := os.Rename(a.f.Name(), a.path)
-	if err != nil {
+	if st, err := os.Lstat(a.path); err == nil && st.Mode().IsRegular() {
+		prev := filepath.Join(filepath.Dir(a.path), tempPrefix(a.path)+"prev")
+		if err := trackTemp(prev); err != nil {
+			a.abort()
+			return err
+		}
+		if err := os.Rename(a.path, prev); err != nil {
+			untrackTemp(prev)
+			a.abort()
+			return err
+		}
+		a.prev = prev
+	}
+	if err := os.Rename(a.f.Name(), a.path); err != nil {
+		a.putBack()
 		a.abort()
 		return err
 	}
 	untrackTemp(a.f.Name())
 	keepMade(a.made)
+	a.installed = true
 	return nil
+}
+
+// putBack returns the file install moved aside to its path.
+func (a *atomicFile) putBack() {
+	if a.prev != "" {
+		os.Rename(a.prev, a.path)
+		untrackTemp(a.prev)
+		a.prev = ""
+	}
+}
+
+// finish completes an install: the file it replaced is removed.
+func (a *atomicFile) finish() {
+	if a.prev != "" {
+		os.Remove(a.prev)
+		untrackTemp(a.prev)
+		a.prev = ""
+	}
+}
+
+// rollback undoes an install: the new file goes and the one it replaced
+// comes back (a stream's bytes, already written, stay).
+func (a *atomicFile) rollback() {
+	if a.stdout || a.stream || !a.installed {
+		return
+	}
+	if a.prev != "" {
+		a.putBack() // replaces the new file
+	} else {
+		os.Remove(a.path)
+	}
+	removeMade(a.made)
 }
 
 // samePath reports whether two output paths name the same file.

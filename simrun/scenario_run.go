@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/reports"
 	"github.com/electsim/electsim/scenario"
 	"github.com/electsim/electsim/sim"
@@ -114,9 +115,10 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	}
 	label := func(_ int, j job, r *reports.RunSummary) { labelRun(o, jobs, j, r) }
 	var res sweepResult
-	var fr *scenario.Run                          // the featured run, with its story
-	var ex *exports                               // its trace exports, staged
-	if jobs.len() == 1 && !worker && !o.isolate { // a worker process sweeps even one run: it announces it
+	var fr *scenario.Run // the featured run, with its story
+	var ex *exports      // its trace exports, staged
+	isolate, autoIsolated := isolation(o, algos, jobs.len(), worker, registry.Default.Lookup)
+	if jobs.len() == 1 && !worker && !isolate { // a worker process sweeps even one run: it announces it
 		// One run: run it once with its story and the exports, and
 		// summarize that (a sweep would run it twice: judged, then again
 		// for its outputs).
@@ -138,10 +140,13 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		}
 	} else {
 		prog := newProgress(stderr, jobs.len(), o.quiet)
-		if o.isolate || needsProcesses(algos, o.workers, jobs.perAlgo) {
+		if isolate || needsProcesses(algos, o.workers, jobs.perAlgo) {
 			if !o.quiet {
 				why := "its nodes share process-wide state"
-				if o.isolate {
+				switch {
+				case autoIsolated:
+					why = "not built into electsim: a run that overflows its stack or hangs is reported, not fatal; -isolate=false runs it in this process"
+				case isolate:
 					why = "-isolate"
 				}
 				fmt.Fprintf(stderr, "simrun: %s in %d worker processes (%s)\n", strings.Join(algos, ", "), processCount(o.workers, jobs), why)
@@ -309,31 +314,15 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 			return exitUsage, err
 		}
 	}
-	// The folder first: its commit is the one that can be refused (a
+	// The folder first: its install is the one that can be refused (a
 	// folder not simrun's appeared at -out meanwhile), and then no other
-	// output may have been put in place.
-	if err := folder.commit(); err != nil {
-		rf.abort()
-		if js != nil {
-			js.abort()
-		}
-		ex.abort()
-		return exitUsage, err
-	}
-	if err := rf.commit(); err != nil {
-		if js != nil {
-			js.abort()
-		}
-		ex.abort()
-		return exitUsage, err
-	}
+	// output may have been put in place. Any later failure rolls back what
+	// was installed, so exit 2 leaves every path as it was.
+	outs := []output{folder, rf}
 	if js != nil {
-		if err := js.commit(); err != nil {
-			ex.abort()
-			return exitUsage, err
-		}
+		outs = append(outs, js)
 	}
-	if err := ex.commit(); err != nil {
+	if err := commitAll(append(outs, ex)...); err != nil {
 		return exitUsage, err
 	}
 	code := exitOK
@@ -482,12 +471,17 @@ func (e *exports) abort() {
 	}
 }
 
-func (e *exports) commit() error {
+// install puts every export in place; on error the ones installed are
+// rolled back and the rest aborted.
+func (e *exports) install() error {
 	if e == nil {
 		return nil
 	}
 	for i, f := range e.files {
-		if err := f.commit(); err != nil {
+		if err := f.install(); err != nil {
+			for _, g := range e.files[:i] {
+				g.rollback()
+			}
 			for _, g := range e.files[i+1:] {
 				g.abort()
 			}
@@ -495,6 +489,24 @@ func (e *exports) commit() error {
 		}
 	}
 	return nil
+}
+
+func (e *exports) finish() {
+	if e == nil {
+		return
+	}
+	for _, f := range e.files {
+		f.finish()
+	}
+}
+
+func (e *exports) rollback() {
+	if e == nil {
+		return
+	}
+	for _, f := range e.files {
+		f.rollback()
+	}
 }
 
 // MaxFeaturedFaults bounds the injected faults the featured run's report

@@ -18,6 +18,7 @@ import (
 
 func init() {
 	for _, a := range []registry.Algorithm{raftelect.Descriptor(), etcdraft.Descriptor(), bully.Descriptor(), ring.Descriptor(), lease.Descriptor(), etcdelect.Descriptor(), zkelect.Descriptor(), consulelect.Descriptor()} {
+		a.InProcess = true // tested here: simrun sweeps them in its own process unless -isolate
 		registry.Default.MustRegister(a)
 	}
 }

@@ -15,18 +15,19 @@ const sourceModel = "Garcia-Molina 1982, §3 (assumptions: messages to a live no
 // coordinator, so no two nodes lead at once (split_brain, no overlap at
 // all) and no epoch has two coordinators (election_safety).
 //
-// Every fault class outside that model is an exception: partition and link
-// (lost, duplicated or slowed messages) anywhere; and on a node the finding
+// Every fault class outside that model is an exception: partition and loss
+// (lost or duplicated messages) anywhere; and on a node the finding
 // involves: crash (the class cannot tell crash-stop from crash-recovery,
 // and a recovered node bullies its way back with a possibly reused epoch),
 // disk_loss (the epoch counter forgotten), pause (a paused coordinator
 // still believes it leads), clock_rate (a fast clock shortens T below a
 // round trip) and disk (a slow epoch write holds ANSWER and COORDINATOR
 // past T). Wall clocks are never read, so clock_step is no exception. A
-// network slower than T/2 breaks the synchronous assumption itself: the
-// run gets no contract (contract.LatencyTerms.Assume).
+// network (or a link fault) slower than T/2 breaks the synchronous
+// assumption itself: the run gets no contract (contract.LatencyTerms.Assume);
+// a link fault within it (class link) is inside the model.
 func Contract(c Config) contract.Contract {
-	outside := []contract.FaultClass{contract.Partition, contract.Link, contract.Crash, contract.DiskLoss,
+	outside := []contract.FaultClass{contract.Partition, contract.Loss, contract.Crash, contract.DiskLoss,
 		contract.Pause, contract.ClockRate, contract.Disk}
 	sync := contract.LatencyTerms{Assume: (c.AnswerTimeout - 1) / 2}
 	return contract.Contract{Guarantees: []contract.Guarantee{

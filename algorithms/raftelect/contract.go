@@ -34,8 +34,9 @@ const (
 // split_brain without CheckQuorum: a leader steps down only when a message
 // of a higher term reaches it. L′ heartbeats every peer as soon as it is
 // elected, so on a network that delivers, the old leader hears it within
-// maxLatency; a partition, a lossy link or a pause can keep that message
-// from it forever.
+// maxLatency (link faults' latencies included: the scenario resolves the
+// term over them); a partition, message loss or a pause can keep that
+// message from it for ever.
 func Contract(c Config) contract.Contract {
 	lost := []contract.FaultClass{contract.DiskLoss}
 	if !c.Persist {
@@ -49,7 +50,7 @@ func Contract(c Config) contract.Contract {
 		sb.Latency = contract.LatencyTerms{Spread: 1}
 		sb.Source = sourceCheckQuorum
 	} else {
-		sb.Unless = append([]contract.FaultClass{contract.Partition, contract.Link, contract.Pause}, lost...)
+		sb.Unless = append([]contract.FaultClass{contract.Partition, contract.Loss, contract.Pause}, lost...)
 		sb.Latency = contract.LatencyTerms{Max: 1}
 		sb.Source = sourceStepDown
 	}

@@ -18,17 +18,18 @@ const sourceModel = "Chang & Roberts 1979 and LeLann 1977 (a reliable unidirecti
 // leaders (election_safety).
 //
 // The exceptions are every fault class outside that model: partition and
-// link anywhere (a skipped or unreached node closes a ring of its own);
+// loss anywhere (a skipped or unreached node closes a ring of its own);
 // and on a node the finding involves: crash (crash-recovery: a recovered
 // node can reuse a round number), disk_loss (the round counter forgotten),
 // pause (a paused leader still believes it leads, and is skipped),
 // clock_rate (a fast clock shortens AckTimeout below a round trip) and disk
 // (a slow round write holds the acknowledgement past AckTimeout). Wall
-// clocks are never read, so clock_step is no exception. A network slower
-// than AckTimeout/2 breaks the synchronous assumption itself: the run gets
-// no contract (contract.LatencyTerms.Assume).
+// clocks are never read, so clock_step is no exception. A network (or a
+// link fault) slower than AckTimeout/2 breaks the synchronous assumption
+// itself: the run gets no contract (contract.LatencyTerms.Assume); a link
+// fault within it (class link) is inside the model.
 func Contract(c Config) contract.Contract {
-	outside := []contract.FaultClass{contract.Partition, contract.Link, contract.Crash, contract.DiskLoss,
+	outside := []contract.FaultClass{contract.Partition, contract.Loss, contract.Crash, contract.DiskLoss,
 		contract.Pause, contract.ClockRate, contract.Disk}
 	sync := contract.LatencyTerms{Assume: (c.AckTimeout - 1) / 2}
 	return contract.Contract{Guarantees: []contract.Guarantee{

@@ -43,13 +43,14 @@ func TestExampleCopiedOutsideTheRepository(t *testing.T) {
 
 	dir := filepath.Join(t.TempDir(), "my-election")
 	copyTree(t, filepath.Join(root, "examples", "custom-election"), dir)
-	run := func(name string, args ...string) {
+	run := func(name string, args ...string) string {
 		t.Helper()
 		cmd := exec.Command(name, args...)
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GOWORK=off") // a go.work of the caller's must not reach the copy
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, "%s %s\n%s", filepath.Base(name), strings.Join(args, " "), out)
+		return string(out)
 	}
 	run(goBin, "mod", "edit", "-replace", "github.com/electsim/electsim="+root)
 	run(goBin, "mod", "tidy")
@@ -66,6 +67,13 @@ func TestExampleCopiedOutsideTheRepository(t *testing.T) {
 	run(goBin, "build", "-o", bin, ".")
 	run(bin, "-scenario", "example.yaml", "-seeds", "3", "-quiet")
 	require.FileExists(t, filepath.Join(dir, "out", "example", "001", "summary.json"))
+	// A sweep of the user's algorithm runs in worker processes by default
+	// (registry.Algorithm.InProcess unset), so a stack overflow or an
+	// endless handler in it is a crashed run, not the end of the sweep.
+	out := run(bin, "-scenario", "example.yaml", "-seeds", "3")
+	require.Contains(t, out, "worker processes (not built into electsim")
+	out = run(bin, "-scenario", "example.yaml", "-seeds", "3", "-isolate=false")
+	require.NotContains(t, out, "worker processes")
 	gitBin, err := exec.LookPath("git")
 	if err != nil {
 		t.Log("no git: the .gitignore is not checked")
