@@ -126,8 +126,8 @@ func (c *checker) judge(check string, v *Violation) {
 
 // excuse finds the first of g's exceptions that reached v: a network or
 // service fault anywhere, or a per-node fault on a node v involves (every
-// node when v names none) or on a service node, that first happened no
-// later than v ended.
+// node when v names none), on a service node, or anywhere when g says so
+// (Guarantee.Anywhere), that first happened no later than v ended.
 func (c *checker) excuse(g contract.Guarantee, v *Violation) (contract.FaultClass, sim.NodeID, sim.Time, bool) {
 	f := &c.faults
 	for _, cls := range g.Unless {
@@ -145,7 +145,7 @@ func (c *checker) excuse(g contract.Guarantee, v *Violation) (contract.FaultClas
 		}
 		for id, t := range f.perNode[cls] {
 			node := sim.NodeID(id)
-			if t <= v.End && (len(v.NodeIDs) == 0 || containsID(v.NodeIDs, node) || !containsID(c.in.Candidates, node)) {
+			if t <= v.End && (len(v.NodeIDs) == 0 || containsID(v.NodeIDs, node) || !containsID(c.in.Candidates, node) || g.ExcusesAnywhere(cls)) {
 				return cls, node, t, true
 			}
 		}

@@ -114,9 +114,32 @@ type Guarantee struct {
 	// leaders the algorithm admits (derived from its parameters; the
 	// algorithm's docs page gives the formula). Zero: none.
 	MaxOverlap time.Duration
+	// Anywhere are per-node classes of Unless that void the guarantee
+	// wherever they hit, not only on the nodes the finding involves: a
+	// quorum member that loses its vote (its disk, or its process when
+	// the algorithm keeps the vote in memory) breaks a promise about two
+	// other nodes, the leaders it voted for.
+	Anywhere []FaultClass
+	// Latency is how the guarantee depends on message latency; the
+	// scenario resolves it against the run's network (Contract.Resolve)
+	// before the checker sees it.
+	Latency LatencyTerms
 	// Source says where the guarantee comes from: a paper section, or a
 	// file and function of the real system. For people.
 	Source string
+}
+
+// ExcusesAnywhere reports whether class c voids g wherever it hits.
+func (g Guarantee) ExcusesAnywhere(c FaultClass) bool {
+	if !g.Excuses(c) {
+		return false
+	}
+	for _, a := range g.Anywhere {
+		if a == c {
+			return true
+		}
+	}
+	return false
 }
 
 // Excuses reports whether class c voids g.
@@ -176,7 +199,15 @@ func (c Contract) Merge(other Contract) Contract {
 			}
 		}
 		m.Unless = unless
+		anywhere := append([]FaultClass(nil), m.Anywhere...)
+		for _, a := range g.Anywhere {
+			if !m.ExcusesAnywhere(a) {
+				anywhere = append(anywhere, a)
+			}
+		}
+		m.Anywhere = anywhere
 		m.MaxOverlap = max(m.MaxOverlap, g.MaxOverlap)
+		m.Latency = m.Latency.weaker(g.Latency)
 		if g.Source != "" && m.Source != g.Source {
 			m.Source += "; " + g.Source
 		}
