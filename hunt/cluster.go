@@ -3,6 +3,7 @@ package hunt
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/electsim/electsim/contract"
 	"github.com/electsim/electsim/faults"
@@ -20,6 +21,7 @@ type cluster struct {
 	states     []string // the algorithm's protocol states
 	events     []string // the trigger events this cluster has
 	contract   contract.Contract
+	declared   contract.Contract // before its latency terms were resolved
 	kinds      []string // the fault kinds drawn on it (kindsFor)
 }
 
@@ -75,7 +77,7 @@ func loadCluster(o *Options, b *base, sets []string) (c *cluster, err error) {
 		}
 		c.events = append(c.events, ev)
 	}
-	c.contract = r.Contract
+	c.contract, c.declared = r.Contract, r.Declared
 	c.kinds = kindsFor(o, r.Contract, r.Store != nil)
 	return c, nil
 }
@@ -101,4 +103,17 @@ func (c *cluster) classesDrawn() []contract.FaultClass {
 		}
 	}
 	return out
+}
+
+// assumedLatency is the longest one-way latency the cluster's contract
+// assumes (the smallest contract.LatencyTerms.Assume of its guarantees; 0:
+// none). Rounded down to the millisecond, as the search draws latencies.
+func (c *cluster) assumedLatency() time.Duration {
+	var a time.Duration
+	for _, g := range c.declared.Guarantees {
+		if x := g.Latency.Assume; x > 0 && (a == 0 || x < a) {
+			a = x
+		}
+	}
+	return a.Truncate(time.Millisecond)
 }

@@ -22,6 +22,8 @@ const (
 	maxClockStep   = 5 * time.Second        // a clock step or offset, either way
 	minLatency     = 50 * time.Millisecond  // a link fault's latency
 	maxLatency     = 500 * time.Millisecond //
+	minDuplicate   = 0.1                    // a link fault's duplication rate
+	maxDuplicate   = 0.5                    //
 	minFsync       = 50 * time.Millisecond  // a disk fault's fsync latency
 	maxFsync       = 2 * time.Second        //
 )
@@ -71,7 +73,7 @@ func (d *drawer) target(c *cluster) faults.Target {
 }
 
 // fault draws one fault of kind k at time at aimed at t.
-func (d *drawer) fault(k string, at faults.DurRange, t faults.Target) faults.Fault {
+func (d *drawer) fault(c *cluster, k string, at faults.DurRange, t faults.Target) faults.Fault {
 	forD := faults.Dur(d.logDur(minFor, maxFor))
 	f := faults.Fault{At: at, For: &forD}
 	switch k {
@@ -100,9 +102,7 @@ func (d *drawer) fault(k string, at faults.DurRange, t faults.Target) faults.Fau
 		step := faults.Dur(d.rng.DurationRange(-maxClockStep, maxClockStep).Round(time.Millisecond))
 		f.Clock = &faults.Clock{Target: t, Step: &step}
 	case KindLink:
-		lat := sim.Constant(d.rng.DurationRange(minLatency, maxLatency).Round(time.Millisecond))
-		drop := faults.Float(math.Round((0.1+0.8*d.rng.Float64())*100) / 100)
-		f.Link = &faults.Link{From: &t, BothWays: true, Latency: &lat, Drop: &drop}
+		f.Link = d.link(c, t)
 	case KindDisk:
 		f.Disk = &faults.Disk{Target: t, Fsync: sim.Constant(d.rng.DurationRange(minFsync, maxFsync).Round(time.Millisecond))}
 	case KindStoreUnavailable:
@@ -115,10 +115,41 @@ func (d *drawer) fault(k string, at faults.DurRange, t faults.Target) faults.Fau
 	return f
 }
 
+// link draws a link fault on t's links, both ways: any non-empty mix of a
+// latency (no longer than the contract assumes, see assumedLatency), a
+// loss rate and a duplication rate (a network that delivers a message
+// twice, as UDP and retrying RPC layers do; a protocol counting messages
+// rather than senders breaks only under it).
+func (d *drawer) link(c *cluster, t faults.Target) *faults.Link {
+	l := &faults.Link{From: &t, BothWays: true}
+	mix := 1 + d.rng.Intn(7) // bits: latency, loss, duplication
+	if mix&1 != 0 {
+		lo, hi := minLatency, maxLatency
+		if a := c.assumedLatency(); a > 0 && a < hi {
+			// Within the contract's fault model: a synchronous model
+			// (contract.LatencyTerms.Assume) voids the whole contract on a
+			// slower link, so a slower draw could only find what the
+			// algorithm never promised.
+			lo, hi = min(lo, a/2), a
+		}
+		lat := sim.Constant(d.rng.DurationRange(lo, hi).Round(time.Millisecond))
+		l.Latency = &lat
+	}
+	if mix&2 != 0 {
+		drop := faults.Float(math.Round((0.1+0.8*d.rng.Float64())*100) / 100)
+		l.Drop = &drop
+	}
+	if mix&4 != 0 {
+		dup := faults.Float(math.Round((minDuplicate+(maxDuplicate-minDuplicate)*d.rng.Float64())*100) / 100)
+		l.Duplicate = &dup
+	}
+	return l
+}
+
 // swarmFault draws one fault from kinds.
 func (d *drawer) swarmFault(c *cluster, kinds []string) faults.Fault {
 	k := kinds[d.rng.Intn(len(kinds))]
-	return d.fault(k, d.at(), d.target(c))
+	return d.fault(c, k, d.at(), d.target(c))
 }
 
 // swarm draws a swarm schedule: a random non-empty subset of the kinds,
@@ -183,7 +214,7 @@ func (d *drawer) stateFault(c *cluster) faults.Fault {
 	if d.rng.Intn(100) >= stateAtZeroPct {
 		at = d.at()
 	}
-	f := d.fault(ks[d.rng.Intn(len(ks))], at, t)
+	f := d.fault(c, ks[d.rng.Intn(len(ks))], at, t)
 	if f.For != nil {
 		down := d.logDur(maxShortDown, maxRestart)
 		if d.rng.Intn(100) < stateShortPct {
@@ -205,7 +236,7 @@ func (d *drawer) state(s *schedule, c *cluster) {
 		for k := 1 + d.rng.Intn(2); k > 0; k-- {
 			kind := []string{KindCrash, KindPartition}[d.rng.Intn(2)]
 			if containsStr(c.kinds, kind) {
-				s.faults = append(s.faults, d.fault(kind, d.at(), faults.Leader()))
+				s.faults = append(s.faults, d.fault(c, kind, d.at(), faults.Leader()))
 			}
 		}
 	}
@@ -231,8 +262,9 @@ func (d *drawer) state(s *schedule, c *cluster) {
 // drawn only when the algorithm declares a contract: it switches a feature,
 // sometimes to a deliberately unsafe setting (raft's persist), and only a
 // contract, which is derived from the values, says what that setting still
-// promises. Durations declare no range and keep their values; pin or set
-// them with -set.
+// promises. A duration takes an edge of its declared range
+// (registry.Param.MinDur, MaxDur); one without a range keeps its value
+// (its edges are unknown to hunt; set them with -set).
 func (d *drawer) extremes() []string {
 	var out []string
 	for _, p := range d.b.desc.Params {
@@ -252,6 +284,11 @@ func (d *drawer) extremes() []string {
 			v = strconv.FormatInt(int64([]float64{p.Min, p.Max}[d.rng.Intn(2)]), 10)
 		case registry.Float:
 			v = strconv.FormatFloat([]float64{p.Min, p.Max}[d.rng.Intn(2)], 'g', -1, 64)
+		case registry.Duration:
+			if p.MaxDur == 0 || p.MinDur == p.MaxDur {
+				continue // no declared range: its edges are unknown
+			}
+			v = []time.Duration{p.MinDur, p.MaxDur}[d.rng.Intn(2)].String()
 		default:
 			continue
 		}

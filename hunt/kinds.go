@@ -11,7 +11,7 @@ const (
 	KindOneWay           = "one_way"           // lose a node's outgoing messages for For
 	KindClockRate        = "clock_rate"        // run a node's clocks fast or slow for For
 	KindClockStep        = "clock_step"        // step a node's wall clock for good
-	KindLink             = "link"              // slow and lossy links of a node for For
+	KindLink             = "link"              // slow, lossy or duplicating links of a node for For
 	KindDisk             = "disk"              // slow a node's fsync for For
 	KindStoreUnavailable = "store_unavailable" // the lease store ignores requests for For
 	KindWipeDisk         = "wipe_disk"         // crash a node, restart it without its disk
@@ -30,8 +30,8 @@ var DefaultKinds = []string{KindCrash, KindRestart, KindPause, KindPartition, Ki
 	KindLink, KindDisk, KindStoreUnavailable}
 
 // classesOfKind are the contract fault classes a kind's faults show, as
-// the checker reads them from the trace: a link fault here changes latency
-// and loss at once (link and loss), a lossy store failover loses
+// the checker reads them from the trace: a link fault here changes latency,
+// duplication (link) or loss (loss), a lossy store failover loses
 // acknowledged writes (disk_loss, the service's data).
 func classesOfKind(k string) []contract.FaultClass {
 	switch k {

@@ -172,7 +172,11 @@ func (h *hunter) draw() (schedule, error) {
 		return parent, nil
 	}
 	s.nodes = h.d.nodes()
-	if st == StrategyExtremes {
+	// The extremes strategy always draws edges; the state strategy on
+	// half its runs, so its cuts reach the configurations only edges
+	// enable (an option off by default, a flavour other than the
+	// default's) and not the defaults alone.
+	if st == StrategyExtremes || st == StrategyState && h.d.rng.Intn(2) == 0 {
 		// A combination of edges the algorithm refuses is drawn again,
 		// a few times, then dropped.
 		for try := 0; try < 4; try++ {

@@ -50,6 +50,11 @@ type Param struct {
 	Enum []string
 	// Min and Max bound Int and Float parameters.
 	Min, Max float64
+	// MinDur and MaxDur, when MaxDur > 0, are a Duration parameter's valid
+	// range (the real system's documented limits): a scenario may set any
+	// value, but hunt's extremes strategy draws these edges. A Duration
+	// without them keeps its value under hunt.
+	MinDur, MaxDur time.Duration
 	// Doc is one line for the docs table, with the default.
 	Doc string
 	// Fields are the Go configuration fields the parameter sets, when
@@ -297,6 +302,8 @@ func (r *Registry) Register(a Algorithm) error {
 			return fmt.Errorf("registry: %s: enum parameter %q lists no values", a.Name, p.Key)
 		case (p.Kind == Int || p.Kind == Float) && p.Min > p.Max:
 			return fmt.Errorf("registry: %s: parameter %q has min > max", a.Name, p.Key)
+		case (p.MinDur != 0 || p.MaxDur != 0) && (p.Kind != Duration || p.MinDur < 0 || p.MinDur > p.MaxDur):
+			return fmt.Errorf("registry: %s: parameter %q: a duration range needs a duration parameter and 0 <= MinDur <= MaxDur", a.Name, p.Key)
 		case p.Single && p.Kind != Int && p.Kind != Float && p.Kind != Duration:
 			return fmt.Errorf("registry: %s: parameter %q: only int, float and duration parameters can be Single", a.Name, p.Key)
 		}

@@ -1,6 +1,8 @@
 package registry
 
 import (
+	"time"
+
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -19,7 +21,7 @@ func build(Values, int, *sim.Rand) (Factory, error) { return nil, nil }
 func TestRegister(t *testing.T) {
 	r := &Registry{}
 	require.NoError(t, r.Register(Algorithm{Name: "a", Build: build, Params: []Param{{Key: "x", Kind: Int, Min: 1, Max: 2}}}))
-	require.NoError(t, r.Register(Algorithm{Name: "b", Build: build}))
+	require.NoError(t, r.Register(Algorithm{Name: "b", Build: build, Params: []Param{{Key: "d", Kind: Duration, MinDur: time.Millisecond, MaxDur: time.Second}}}))
 	assert.Equal(t, []string{"a", "b"}, r.Names())
 	for _, bad := range []Algorithm{
 		{Build: build},
@@ -29,6 +31,9 @@ func TestRegister(t *testing.T) {
 		{Name: "e", Build: build, Params: []Param{{Key: "x"}, {Key: "x"}}},
 		{Name: "f", Build: build, Params: []Param{{Key: "k", Kind: Enum}}},
 		{Name: "g", Build: build, Params: []Param{{Key: "k", Kind: Float, Min: 2, Max: 1}}},
+		{Name: "h", Build: build, Params: []Param{{Key: "k", Kind: Duration, MinDur: 2 * time.Second, MaxDur: time.Second}}},
+		{Name: "i", Build: build, Params: []Param{{Key: "k", Kind: Int, MaxDur: time.Second}}},
+		{Name: "j", Build: build, Params: []Param{{Key: "k", Kind: Duration, MinDur: -time.Second, MaxDur: time.Second}}},
 	} {
 		assert.Error(t, r.Register(bad), "%+v", bad)
 	}

@@ -98,6 +98,11 @@ type Run struct {
 	// resolved against the run's network (contract.Contract.Resolve):
 	// the checker judges every finding against it.
 	Contract contract.Contract
+	// Declared is Contract before it was resolved against the network: its
+	// guarantees keep their latency terms (a search reads the latency a
+	// synchronous model assumes, contract.LatencyTerms.Assume, to draw
+	// link faults within it).
+	Declared contract.Contract
 	// SettleStart is when the settle phase began.
 	SettleStart sim.Time
 	// Outcome is how the engine stopped.
@@ -190,6 +195,7 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 		r.Contract = r.Contract.Merge(r.CronConfig.Contract())
 	}
 	// Latency terms need the network the algorithm's values do not know.
+	r.Declared = r.Contract
 	r.Contract = r.Contract.Resolve(networkLatency(sc))
 	// Candidates are built afresh on every boot (sim.AddFreshNode): a
 	// crash loses all volatile state by construction.
