@@ -22,7 +22,7 @@ type cluster struct {
 	events     []string // the trigger events this cluster has
 	contract   contract.Contract
 	declared   contract.Contract // before its latency terms were resolved
-	kinds      []string // the fault kinds drawn on it (kindsFor)
+	kinds      []string          // the fault kinds drawn on it (kindsFor)
 }
 
 // cluster loads (once) the base with a configuration's overrides.
