@@ -8,6 +8,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/electsim/electsim/internal/bugzoo"
+	"github.com/electsim/electsim/registry"
 )
 
 // simrun hunt: exit 0 with the runs and coverage when nothing is found, 1
@@ -24,14 +27,17 @@ func TestHuntExitCodes(t *testing.T) {
 
 	out.Reset()
 	errb.Reset()
-	code = run([]string{"hunt", "-algo", "raft", "-set", "algorithm.persist=false", "-strategies", "state", "-runs", "5000",
+	// A planted bug raft's contract forbids: the vote not persisted
+	// (internal/bugzoo, registered by tests only).
+	require.NoError(t, bugzoo.Register(registry.Default))
+	code = run([]string{"hunt", "-algo", "zoo-raft-votedfor", "-strategies", "state", "-runs", "5000",
 		"-workers", "1", "-quiet", "-out", filepath.Join(dir, "found")}, &out, &errb)
 	require.Equal(t, exitViolation, code, out.String()+errb.String())
 	assert.Contains(t, out.String(), "found: election_safety")
 	assert.Contains(t, out.String(), "replay: simrun -scenario "+filepath.Join(dir, "found", "repro.yaml"))
 	repro, err := os.ReadFile(filepath.Join(dir, "found", "repro.yaml"))
 	require.NoError(t, err)
-	assert.Contains(t, string(repro), "persist: false")
+	assert.Contains(t, string(repro), "name: zoo-raft-votedfor")
 
 	for _, args := range [][]string{
 		{"hunt"},
