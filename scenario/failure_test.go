@@ -26,4 +26,12 @@ func TestFailureListsBreachesOfAllowedChecks(t *testing.T) {
 	}
 	assert.Equal(t, []string{checker.CheckSplitBrain}, Failure(run(1)), "a breach of an allowed check")
 	assert.Equal(t, []string{"expectations"}, Failure(run(0)), "an allowed check within its bound (the run failed on something else)")
+	// Not allowed, but every finding excused or within the bound: no
+	// failure of that check either (Judge's "within").
+	r := run(0)
+	r.Scenario.Expect.Allow = nil
+	r.Report.Checks[0].Excused, r.Report.Checks[0].WithinBound = 1, 1
+	assert.Equal(t, []string{"expectations"}, Failure(r), "findings all inside the contract")
+	r.Report.Checks[0].Excused = 0
+	assert.Equal(t, []string{checker.CheckSplitBrain}, Failure(r), "one finding outside the contract without a breach verdict still fails")
 }

@@ -57,10 +57,10 @@ type Shrunk struct {
 	TimedOut bool
 }
 
-// Failure names how a run failed its expectations: each check with a
-// contract breach (whatever expect allows, as checker.Report.Judge fails
-// it), each check with an unexpected (non-harmless, not allowed) violation
-// or unknown verdict, and "missing:<check>" for an expected violation that
+// Failure names how a run failed its expectations, as checker.Report.Judge
+// judges it: each check with a contract breach (whatever expect allows),
+// each check with an unexpected (non-harmless, not allowed, not all
+// excused or within the contract's bound) violation or unknown verdict, and "missing:<check>" for an expected violation that
 // did not occur, sorted. A budget exhaustion is "budget". Empty for a run
 // that met its expectations.
 func Failure(r *Run) []string {
@@ -80,7 +80,9 @@ func Failure(r *Run) []string {
 		allowed := containsStr(e.Allow, c.Name) || containsStr(e.MustOccur, c.Name)
 		switch c.Status {
 		case checker.StatusViolated:
-			if allowed {
+			if allowed || c.Excused+c.WithinBound == c.Count {
+				// Every finding inside the contract's exceptions or bound
+				// is no failure (checker.Report.Judge).
 				continue
 			}
 			if c.Count > c.HarmlessCount || e.FailOnHarmless {

@@ -65,18 +65,24 @@ func search(t *testing.T, b bugzoo.Bug, o hunt.Options) outcome {
 	return out
 }
 
-// replay runs a finding's repro.yaml (or its unshrunk explicit scenario
-// when the shrink failed) as a user would, with the same Prepare, and
-// requires it to fail on the bug's check.
+// replay runs a finding's run again from its explicit scenario (the
+// schedule hunt drew, with its seed) and requires it to fail on the bug's
+// check, by a breach where the contract covers it; and runs its repro.yaml
+// as a user would, which must fail too. Both with the same Prepare.
 func replay(t *testing.T, b bugzoo.Bug, o hunt.Options, res hunt.Result) {
 	t.Helper()
-	src := res.Repro
-	if len(src) == 0 {
-		src = res.Explicit
-	}
-	require.NotEmpty(t, src, "%s: a finding without a reproduction", b.Name)
+	require.NotEmpty(t, res.Explicit, "%s: a finding without its explicit scenario", b.Name)
+	requireTheBugsCheck(t, b, runFile(t, b, o, res.Explicit))
+	require.NotEmpty(t, res.Repro, "%s: a finding without a reproduction", b.Name)
+	r := runFile(t, b, o, res.Repro)
+	require.False(t, r.OK, "%s: repro.yaml passes:\n%s", b.Name, res.Repro)
+}
+
+// runFile runs a scenario file's text with its own seed and o's Prepare.
+func runFile(t *testing.T, b bugzoo.Bug, o hunt.Options, src []byte) *scenario.Run {
+	t.Helper()
 	sc, err := scenario.Parse("repro.yaml", src)
-	require.NoError(t, err, "%s: repro.yaml does not load:\n%s", b.Name, src)
+	require.NoError(t, err, "%s: does not load:\n%s", b.Name, src)
 	opts := scenario.RunOptions{Seed: sc.Seed}
 	r, err := sc.Build(opts)
 	require.NoError(t, err)
@@ -84,8 +90,7 @@ func replay(t *testing.T, b bugzoo.Bug, o hunt.Options, res hunt.Result) {
 		o.Prepare(r)
 	}
 	r.Execute(opts)
-	require.False(t, r.OK, "%s: repro.yaml passes:\n%s", b.Name, src)
-	requireTheBugsCheck(t, b, r)
+	return r
 }
 
 // requireTheBugsCheck holds a failing run of a zoo bug to the check the

@@ -3,8 +3,8 @@ package bugzoo_test
 import (
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -14,21 +14,29 @@ import (
 	"github.com/electsim/electsim/scenario"
 )
 
-// defaultRuns bounds each hunt: every zoo bug must be found within it, and
-// the real algorithm must pass that many runs of the same hunt.
-const defaultRuns = 100
+// defaultSimBudget is each hunt's budget in simulated time: a bug's hunt
+// makes as many runs of its targeted scenario as fit in it (at least one),
+// and the real algorithm's as many. One rule for every bug, so a long
+// scenario (consul's two minutes) gets fewer runs than a short one
+// (raft's 25 s) and the test stays fast in CI; no bug has a budget of its
+// own. Every zoo bug must be found within it.
+const defaultSimBudget = 40 * time.Minute
 
-// zooRuns is defaultRuns, or ZOO_HUNT_RUNS when set (a larger number makes
-// the must-refute half stricter; the default must find every bug).
-func zooRuns(t *testing.T) int {
-	s := os.Getenv("ZOO_HUNT_RUNS")
-	if s == "" {
-		return defaultRuns
+// zooRuns is how many runs b's hunt makes: defaultSimBudget, or
+// ZOO_HUNT_SIM (a duration) when set (a larger one makes the must-refute
+// half stricter; the default must find every bug), over the length of one
+// run of b's targeted scenario (its fault phase and settle phase).
+func zooRuns(t *testing.T, b bugzoo.Bug) int {
+	budget := defaultSimBudget
+	if s := os.Getenv("ZOO_HUNT_SIM"); s != "" {
+		d, err := time.ParseDuration(s)
+		require.NoError(t, err, "ZOO_HUNT_SIM")
+		require.Positive(t, d, "ZOO_HUNT_SIM")
+		budget = d
 	}
-	n, err := strconv.Atoi(s)
-	require.NoError(t, err, "ZOO_HUNT_RUNS")
-	require.Positive(t, n, "ZOO_HUNT_RUNS")
-	return n
+	sc, err := scenario.Load(filepath.Join("testdata", b.Scenario))
+	require.NoError(t, err)
+	return max(int(budget/(sc.Duration+sc.Settle.For)), 1)
 }
 
 // TestZoo: hunt finds each zoo bug from its targeted scenario within a
@@ -40,10 +48,10 @@ func zooRuns(t *testing.T) int {
 // the search's power (docs/hunting.md, "The bug zoo").
 func TestZoo(t *testing.T) {
 	require.NoError(t, bugzoo.Register(registry.Default))
-	runs := zooRuns(t)
 	for _, b := range bugzoo.Bugs() {
 		t.Run(b.Name, func(t *testing.T) {
 			requireContract(t, b)
+			runs := zooRuns(t, b)
 			bug := search(t, b, options(b, b.Name, true, runs))
 			t.Logf("%s: %s", b.Name, bug)
 			assert.True(t, bug.Found, "%s: hunt on testdata/%s found nothing in %d runs", b.Name, b.Scenario, runs)
