@@ -38,7 +38,10 @@ func classOf(r *sim.Record) (contract.FaultClass, bool) {
 	case sim.RecPause:
 		return contract.Pause, true
 	case sim.RecStart:
-		if r.Fact == sim.FactDiskLost {
+		switch {
+		case r.A == 1: // a restart; without its disk also disk_loss (observe)
+			return contract.Restart, true
+		case r.Fact == sim.FactDiskLost:
 			return contract.DiskLoss, true
 		}
 	case sim.RecFault:
@@ -74,8 +77,11 @@ func (f *faultSeen) observe(r *sim.Record) {
 		return
 	}
 	f.observeAt(cls, r.Node, r.At)
-	if r.Type == sim.RecFault && r.Fact == sim.FactLinkLossyChanged { // two classes at once
+	switch { // records that show two classes at once
+	case r.Type == sim.RecFault && r.Fact == sim.FactLinkLossyChanged:
 		f.observeAt(contract.Loss, r.Node, r.At)
+	case cls == contract.Restart && r.Fact == sim.FactDiskLost:
+		f.observeAt(contract.DiskLoss, r.Node, r.At)
 	}
 }
 
