@@ -46,13 +46,14 @@ func TestSearchDeterministic(t *testing.T) {
 	assert.Equal(t, w1, w2)
 }
 
-// A planted bug: raft that does not persist its term and vote grants a
-// second vote in a term after a crash right after its first. The
+// A planted bug (the zoo's zoo-raft-votedfor: raft whose term and vote
+// never reach its disk) grants a second vote in a term after a crash right
+// after its first. The
 // state-targeted strategy alone finds it (deterministically, at this seed),
 // and the repro replays the same failure.
 func TestStateStrategyFindsUnpersistedVote(t *testing.T) {
 	start := time.Now()
-	res, err := Search(context.Background(), Options{Algo: "raft", Sets: []string{"algorithm.persist=false"},
+	res, err := Search(context.Background(), Options{Algo: "zoo-raft-votedfor",
 		Strategies: []Strategy{StrategyState}, Runs: 5000, Seed: 1, Workers: 1, ShrinkBudget: 10 * time.Second})
 	require.NoError(t, err)
 	require.True(t, res.Found, "not found in %d runs", res.Runs)
@@ -140,7 +141,7 @@ func TestSearchPrepare(t *testing.T) {
 	assert.Equal(t, int64(20), calls.Load())
 
 	calls.Store(0)
-	res, err = Search(context.Background(), Options{Algo: "raft", Sets: []string{"algorithm.persist=false"},
+	res, err = Search(context.Background(), Options{Algo: "zoo-raft-votedfor",
 		Strategies: []Strategy{StrategyState}, Runs: 5000, Seed: 1, Workers: 1, Prepare: prep})
 	require.NoError(t, err)
 	require.True(t, res.Found)
@@ -151,7 +152,7 @@ func TestSearchPrepare(t *testing.T) {
 // unpersisted vote breaks election_safety, which a search for
 // double_execution alone passes over.
 func TestSearchChecksFilter(t *testing.T) {
-	o := Options{Algo: "raft", Sets: []string{"algorithm.persist=false"}, Strategies: []Strategy{StrategyState}, Runs: 700, Seed: 1, Workers: 1,
+	o := Options{Algo: "zoo-raft-votedfor", Strategies: []Strategy{StrategyState}, Runs: 2000, Seed: 1, Workers: 1,
 		ShrinkBudget: time.Second}
 	o.Checks = []string{"election_safety"}
 	res, err := Search(context.Background(), o)

@@ -57,8 +57,10 @@ type Shrunk struct {
 	TimedOut bool
 }
 
-// Failure names how a run failed its expectations: each check with an
-// unexpected (non-harmless, not allowed) violation or unknown verdict, and
+// Failure names how a run failed its expectations: each check with a
+// contract breach, or with an unexpected violation (non-harmless, not
+// allowed, not inside the contract's exceptions or bound) or unknown
+// verdict, and
 // "missing:<check>" for an expected violation that did not occur, sorted.
 // A budget exhaustion is "budget". Empty for a run that met its expectations.
 func Failure(r *Run) []string {
@@ -71,7 +73,11 @@ func Failure(r *Run) []string {
 		allowed := containsStr(e.Allow, c.Name) || containsStr(e.MustOccur, c.Name)
 		switch c.Status {
 		case checker.StatusViolated:
-			if allowed {
+			switch {
+			case c.Breaches > 0: // a contract breach fails whatever expect allows
+				set[c.Name] = true
+				continue
+			case allowed, c.Excused+c.WithinBound == c.Count: // allowed, or all inside the contract
 				continue
 			}
 			if c.Count > c.HarmlessCount || e.FailOnHarmless {
