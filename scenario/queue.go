@@ -127,3 +127,57 @@ func (r *Run) addQueueNodes() error {
 	}
 	return nil
 }
+
+// queueNodeName names queue mode's node id ("queue", "execstore", "w3"),
+// false for other IDs.
+func (sc *Scenario) queueNodeName(id sim.NodeID) (string, bool) {
+	if !sc.queueMode() {
+		return "", false
+	}
+	switch base := sc.queueBase(); {
+	case id == base:
+		return "queue", true
+	case id == base+1:
+		return "execstore", true
+	case id > base+1 && int(id-base-1) <= sc.Cron.Config.Queue.Workers:
+		return workerName(int(id - base - 1)), true
+	}
+	return "", false
+}
+
+// queueYAML writes the fields of a queue section that differ from zero.
+func queueYAML(q cron.QueueConfig) string {
+	parts := []string{fmt.Sprintf("workers: %d", q.Workers)}
+	add := func(key string, d time.Duration) {
+		if d != 0 {
+			parts = append(parts, key+": "+dur(d))
+		}
+	}
+	str := func(key, v string) {
+		if v != "" {
+			parts = append(parts, key+": "+v)
+		}
+	}
+	add("visibility_timeout", q.VisibilityTimeout)
+	str("ack", q.Ack)
+	if q.Durable {
+		parts = append(parts, "durable: true")
+	}
+	str("delivery", q.Delivery)
+	add("heartbeat", q.Heartbeat)
+	add("stale_after", q.StaleAfter)
+	add("reap_every", q.ReapEvery)
+	if q.MaxRetries != 0 {
+		parts = append(parts, fmt.Sprintf("max_retries: %d", q.MaxRetries))
+	}
+	add("backoff", q.Backoff)
+	add("timeout", q.Timeout)
+	if q.FailRate != 0 {
+		parts = append(parts, "fail_rate: "+strconv.FormatFloat(q.FailRate, 'g', -1, 64))
+	}
+	add("start_deadline", q.StartDeadline)
+	str("concurrency", q.Concurrency)
+	add("poll", q.Poll)
+	add("retain", q.Retain)
+	return strings.Join(parts, ", ")
+}
