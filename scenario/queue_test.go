@@ -73,4 +73,9 @@ func TestQueueSectionErrors(t *testing.T) {
 	_, err = Parse("q.yaml", []byte(strings.Replace(queueBaseYAML, "mode: queue", "mode: leader", 1)+"faults:\n  - {at: 1s, crash: workers, for: 1s}\n"))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "workers: this scenario has no queue-mode cron")
+	_, err = Parse("q.yaml", []byte(strings.Replace(queueBaseYAML, "mode: queue", "mode: leader", 1)+"expect: {allow: [lost_slot]}\n"))
+	require.Error(t, err, "only queue mode reports lost_slot")
+	assert.Contains(t, err.Error(), `expect.allow[0]: unknown check "lost_slot"`)
+	_, err = Parse("q.yaml", []byte(queueBaseYAML+"  queue: {workers: 1}\nexpect: {allow: [lost_slot]}\n"))
+	require.NoError(t, err)
 }

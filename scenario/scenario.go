@@ -9,6 +9,7 @@ package scenario
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -528,12 +529,15 @@ func (sc *Scenario) String() string {
 // checkNames are the checks an expect block may name.
 var checkNames = []string{checker.CheckElectionSafety, checker.CheckSplitBrain, checker.CheckDoubleExecution,
 	checker.CheckStaleWrite, checker.CheckLinearizability, checker.CheckLeaderLinearizability,
-	checker.CheckLiveness, checker.CheckMissedSlots,
-	checker.CheckLostSlot, checker.CheckDuplicateExecution, checker.CheckOverlap, checker.CheckLateStart}
+	checker.CheckLiveness, checker.CheckMissedSlots}
 
 func (l *loader) readExpect(n *ynode, sc *Scenario) {
 	m := l.mapOf(n, "expect")
 	e := &sc.Expect
+	checkNames := checkNames
+	if sc.queueMode() {
+		checkNames = append(slices.Clone(checkNames), checker.QueueCheckNames...) // only queue mode reports them
+	}
 	read := func(key string) []string {
 		names, nodes := m.strList(key)
 		var out []string
