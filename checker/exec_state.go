@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"sort"
 	"time"
 
 	"github.com/electsim/electsim/sim"
@@ -30,37 +31,25 @@ type ExecInput struct {
 	ForbidOverlap bool
 }
 
-// execRun is one worker's run of an execution, from its FactExecStarted
-// to its FactExecCompleted or FactExecFailed, or its node's crash; a
+// openRun is a worker run of an execution that has started and not yet
+// ended (its FactExecCompleted or FactExecFailed, or its node's crash); a
 // paused worker's run goes on.
-type execRun struct {
-	node       sim.NodeID
-	run        int64
-	job        int
-	slot       int64
-	start, end sim.Time
-	ended      bool
+type openRun struct {
+	node  sim.NodeID
+	run   int64
+	job   int
+	slot  int64
+	start sim.Time
 }
 
-// leadSpan is a stretch of true time during which at least one candidate
-// acted as leader.
-type leadSpan struct {
-	from, to sim.Time
-	open     bool
-}
-
-// execState gathers, as the records stream by, what the queue-mode checks
-// judge: worker runs, slot completions, and when some scheduler led. Its
-// memory grows with executions and tenures, not with records.
-type execState struct {
-	leading []bool
-	nLead   int
-	spans   []leadSpan
-	runs    []execRun
-	open    map[runID]int   // lookups only: an open run's index in runs
-	done    map[slotID]bool // lookups only: slots some run completed
-	first   map[slotID]int  // lookups only: the index of a slot's first run
-	isCand  map[sim.NodeID]bool
+// overlapFound is a run b that started while runs of its job ran (a is
+// the first of them): the overlap lasts until b ends or every one of them
+// has ended, and counts only if that is after b started.
+type overlapFound struct {
+	a, b     openRun
+	partners []runID // the runs still running beside b
+	end      sim.Time
+	ended    bool
 }
 
 type runID struct {
@@ -68,107 +57,247 @@ type runID struct {
 	run  int64
 }
 
-func newExecState(cands []sim.NodeID) *execState {
-	x := &execState{open: map[runID]int{}, done: map[slotID]bool{}, first: map[slotID]int{}, isCand: map[sim.NodeID]bool{}}
-	for _, id := range cands {
+// lateFound is a slot whose first run started past the deadline.
+type lateFound struct {
+	r    openRun
+	late time.Duration
+}
+
+// lostSlot is a slot due while a scheduler led, not completed so far.
+type lostSlot struct {
+	k       slotID
+	at      sim.Time
+	started bool
+}
+
+// execState judges the queue-mode checks as the records stream by, with
+// memory bounded by what is in flight and what it finds: open runs, slots
+// judged due and not yet completed, facts about slots not yet due (a
+// worker whose leader's clock ran ahead), and the findings — plus one
+// entry per slot that started, to tell a slot's first start from a retry.
+type execState struct {
+	in      *Input
+	leading []bool
+	nLead   int
+	isCand  map[sim.NodeID]bool
+	open    []openRun
+	started map[slotID]bool // lookups only: slots some run started
+	// lost_slot: next[j] is job j's next slot not yet judged (0: none left
+	// in the window); dueLed counts the slots judged due while led.
+	next    []int64
+	dueLed  int
+	pending map[slotID]*lostSlot // lookups only: judged due while led, not completed
+	early   map[slotID]bool      // lookups only: slots not yet judged that completed (true) or started (false)
+	windowT int64                // CronTo in Unix ns (0: no window)
+
+	overlaps []overlapFound // kept only if positive (finish)
+	lates    []lateFound
+	started1 int // slots whose first start was judged
+}
+
+func newExecState(in *Input) *execState {
+	x := &execState{in: in, isCand: map[sim.NodeID]bool{}, started: map[slotID]bool{}, pending: map[slotID]*lostSlot{}, early: map[slotID]bool{}}
+	for _, id := range in.Candidates {
 		x.isCand[id] = true
+	}
+	if !in.CronTo.IsZero() {
+		x.windowT = in.CronTo.UnixNano()
+		x.next = make([]int64, len(in.Jobs))
+		for j := range in.Jobs {
+			x.next[j] = x.nextSlot(j, in.CronFrom.UnixNano())
+		}
 	}
 	return x
 }
 
+func (x *execState) nextSlot(j int, after int64) int64 {
+	t := x.in.Jobs[j].Sched().Next(time.Unix(0, after).UTC())
+	if t.IsZero() || t.UnixNano() > x.windowT {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// judgeUntil judges every slot of the window due before true time at (by
+// an exact clock) with the leadership state as it is: no record between
+// the last one and at changed it.
+func (x *execState) judgeUntil(at sim.Time, inclusive bool) {
+	if x.windowT == 0 {
+		return
+	}
+	limit := x.in.WallStart.UnixNano() + int64(at)
+	for j := range x.next {
+		for x.next[j] != 0 && (x.next[j] < limit || inclusive && x.next[j] == limit) {
+			s := x.next[j]
+			k := slotID{j, s}
+			done, seen := x.early[k]
+			delete(x.early, k)
+			if x.nLead > 0 {
+				x.dueLed++
+				if !done {
+					x.pending[k] = &lostSlot{k: k, at: x.in.trueTimeOf(s), started: seen}
+				}
+			}
+			x.next[j] = x.nextSlot(j, s)
+		}
+	}
+}
+
 // observe takes one record.
 func (x *execState) observe(r *sim.Record) {
+	x.judgeUntil(r.At, false)
 	switch r.Type {
 	case sim.RecLead:
-		x.setLeading(r.Node, true, r.At)
+		x.setLeading(r.Node, true)
 	case sim.RecStepDown:
-		x.setLeading(r.Node, false, r.At)
+		x.setLeading(r.Node, false)
 	case sim.RecCrash:
-		for k := range x.runs {
-			if ru := &x.runs[k]; !ru.ended && ru.node == r.Node {
-				x.end(k, r.At)
+		for i := 0; i < len(x.open); {
+			if x.open[i].node == r.Node {
+				x.end(i, r.At)
+				continue
 			}
+			i++
 		}
 	case sim.RecEffect:
 		x.effect(r)
 	}
 }
 
-func (x *execState) setLeading(n sim.NodeID, on bool, at sim.Time) {
+func (x *execState) setLeading(n sim.NodeID, on bool) {
 	if !x.isCand[n] {
 		return
 	}
 	for int(n) >= len(x.leading) {
 		x.leading = append(x.leading, false)
 	}
-	if x.leading[n] == on {
-		return
-	}
-	x.leading[n] = on
-	if on {
-		x.nLead++
-		if x.nLead == 1 {
-			x.spans = append(x.spans, leadSpan{from: at, open: true})
+	if x.leading[n] != on {
+		x.leading[n] = on
+		if on {
+			x.nLead++
+		} else {
+			x.nLead--
 		}
-		return
 	}
-	x.nLead--
-	if x.nLead == 0 {
-		s := &x.spans[len(x.spans)-1]
-		s.to, s.open = at, false
+}
+
+// judged reports whether slot k's due time has been judged for lost_slot.
+func (x *execState) judged(k slotID) bool {
+	return x.windowT == 0 || k.job >= len(x.next) || k.slot <= x.cursorOf(k.job)
+}
+
+// cursorOf is the last judged instant of job j: before its next slot.
+func (x *execState) cursorOf(j int) int64 {
+	if x.next[j] == 0 {
+		return 1<<63 - 1
 	}
+	return x.next[j] - 1
 }
 
 func (x *execState) effect(r *sim.Record) {
 	k := slotID{int(r.C), r.B}
-	id := runID{r.Node, r.A}
 	switch r.Fact {
 	case sim.FactExecStarted:
-		x.open[id] = len(x.runs)
-		if _, seen := x.first[k]; !seen {
-			x.first[k] = len(x.runs)
+		ru := openRun{node: r.Node, run: r.A, job: k.job, slot: k.slot, start: r.At}
+		var f *overlapFound
+		for _, o := range x.open {
+			if o.job == ru.job {
+				if f == nil {
+					x.overlaps = append(x.overlaps, overlapFound{a: o, b: ru})
+					f = &x.overlaps[len(x.overlaps)-1]
+				}
+				f.partners = append(f.partners, runID{o.node, o.run})
+			}
 		}
-		x.runs = append(x.runs, execRun{node: r.Node, run: r.A, job: k.job, slot: k.slot, start: r.At})
-	case sim.FactExecCompleted:
-		x.done[k] = true
-		if i, ok := x.open[id]; ok {
-			x.end(i, r.At)
+		x.open = append(x.open, ru)
+		if !x.started[k] {
+			x.started[k] = true
+			x.started1++
+			if late := r.At.Sub(x.in.trueTimeOf(k.slot)); late > x.in.Exec.StartDeadline {
+				x.lates = append(x.lates, lateFound{r: ru, late: late})
+			}
 		}
-	case sim.FactExecFailed:
-		if i, ok := x.open[id]; ok {
-			x.end(i, r.At)
+		if p := x.pending[k]; p != nil {
+			p.started = true
+		} else if _, seen := x.early[k]; !seen && !x.judged(k) {
+			x.early[k] = false
+		}
+	case sim.FactExecCompleted, sim.FactExecFailed:
+		if r.Fact == sim.FactExecCompleted {
+			if x.pending[k] != nil {
+				delete(x.pending, k)
+			} else if !x.judged(k) {
+				x.early[k] = true
+			}
+		}
+		for i := range x.open {
+			if x.open[i].node == r.Node && x.open[i].run == r.A {
+				x.end(i, r.At)
+				break
+			}
 		}
 	}
 }
 
+// end closes open run i at at, and the overlaps it ends: its own, and
+// those whose last partner it was.
 func (x *execState) end(i int, at sim.Time) {
-	ru := &x.runs[i]
-	ru.end, ru.ended = at, true
-	delete(x.open, runID{ru.node, ru.run})
+	o := x.open[i]
+	id := runID{o.node, o.run}
+	for k := range x.overlaps {
+		f := &x.overlaps[k]
+		if f.ended {
+			continue
+		}
+		if f.b.node == o.node && f.b.run == o.run {
+			f.end, f.ended = at, true
+			continue
+		}
+		for p, q := range f.partners {
+			if q == id {
+				f.partners = append(f.partners[:p], f.partners[p+1:]...)
+				if len(f.partners) == 0 {
+					f.end, f.ended = at, true
+				}
+				break
+			}
+		}
+	}
+	x.open = append(x.open[:i], x.open[i+1:]...)
 }
 
-// finish closes what is still open at the end of the trace.
+// finish judges the rest of the window and closes what is still open at
+// the end of the trace.
 func (x *execState) finish(end sim.Time) {
-	for k := range x.runs {
-		if !x.runs[k].ended {
-			x.runs[k].end = end
+	x.judgeUntil(end, true)
+	if x.windowT != 0 { // slots due after the trace's last record, up to CronTo
+		x.judgeUntil(sim.Time(x.windowT-x.in.WallStart.UnixNano()), true)
+	}
+	kept := x.overlaps[:0]
+	for _, f := range x.overlaps {
+		if !f.ended {
+			f.end, f.ended = end, true
+		}
+		if f.end > f.b.start { // a positive stretch of time together
+			f.partners = nil
+			kept = append(kept, f)
 		}
 	}
-	if n := len(x.spans); n > 0 && x.spans[n-1].open {
-		x.spans[n-1].to = end
-	}
+	x.overlaps = kept
 }
 
-// ledAt reports whether some candidate acted as leader at t.
-func (x *execState) ledAt(t sim.Time) bool {
-	lo, hi := 0, len(x.spans)
-	for lo < hi { // the first span ending after t
-		m := (lo + hi) / 2
-		if x.spans[m].to <= t && !x.spans[m].open {
-			lo = m + 1
-		} else {
-			hi = m
-		}
+// lost lists the slots judged due while a scheduler led that no run
+// completed, by due time then job.
+func (x *execState) lost() []*lostSlot {
+	out := make([]*lostSlot, 0, len(x.pending))
+	for _, p := range x.pending { // collected then sorted: order cannot leak
+		out = append(out, p)
 	}
-	return lo < len(x.spans) && x.spans[lo].from <= t
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].k.slot != out[j].k.slot {
+			return out[i].k.slot < out[j].k.slot
+		}
+		return out[i].k.job < out[j].k.job
+	})
+	return out
 }

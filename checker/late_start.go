@@ -8,25 +8,16 @@ import (
 	"github.com/electsim/electsim/sim"
 )
 
-// checkLateStart finds the slots whose first execution started more than
-// ExecInput.StartDeadline (true time) after the slot.
+// checkLateStart reports the slots whose first execution started more
+// than ExecInput.StartDeadline (true time) after the slot.
 func (c *checker) checkLateStart() Check {
 	ch := Check{Name: CheckLateStart}
-	x := c.exec
 	deadline := c.in.Exec.StartDeadline
-	started := 0
-	for i := range x.runs {
-		r := &x.runs[i]
-		if x.first[slotID{r.job, r.slot}] != i {
-			continue
-		}
-		started++
-		due := c.in.trueTimeOf(r.slot)
-		if late := r.start.Sub(due); late > deadline {
-			name := cron.SlotName(c.in.jobName(r.job), r.slot)
-			c.add(&ch, Violation{At: r.start, End: r.start, Nodes: []string{c.in.name(r.node)}, NodeIDs: []sim.NodeID{r.node}, Slot: name,
-				Details: fmt.Sprintf("%s first started on %s at t=%v, %v after it was due (deadline %v)", name, c.in.name(r.node), time.Duration(r.start), late.Round(time.Millisecond), deadline)})
-		}
+	for _, f := range c.exec.lates {
+		r := f.r
+		name := cron.SlotName(c.in.jobName(r.job), r.slot)
+		c.add(&ch, Violation{At: r.start, End: r.start, Nodes: []string{c.in.name(r.node)}, NodeIDs: []sim.NodeID{r.node}, Slot: name,
+			Details: fmt.Sprintf("%s first started on %s at t=%v, %v after it was due (deadline %v)", name, c.in.name(r.node), time.Duration(r.start), f.late.Round(time.Millisecond), deadline)})
 	}
-	return c.finish(ch, fmt.Sprintf("every slot's first execution started within %v (%d)", deadline, started), "%d slot(s) first started past their deadline")
+	return c.finish(ch, fmt.Sprintf("every slot's first execution started within %v (%d)", deadline, c.exec.started1), "%d slot(s) first started past their deadline")
 }

@@ -55,7 +55,7 @@ func genQueueCase(t *rapid.T) oqCase {
 	for i := 0; i < runs; i++ {
 		w := sim.NodeID(rapid.IntRange(2, 4).Draw(t, "worker"))
 		slot := time.Duration(rapid.IntRange(1, 9).Draw(t, "slot")) * 10 * time.Second
-		startMs := int(slot/time.Millisecond) + rapid.IntRange(0, 12_000).Draw(t, "lateness")
+		startMs := int(slot/time.Millisecond) + rapid.IntRange(-3_000, 12_000).Draw(t, "lateness")
 		c.recs = append(c.recs, qExec(time.Duration(stamp(startMs)), w, sim.FactExecStarted, int64(i+1), slot))
 		switch rapid.IntRange(0, 3).Draw(t, "ending") {
 		case 0:

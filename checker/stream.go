@@ -42,7 +42,7 @@ func New(in Input) *Checker {
 	ck := &Checker{c: c, openSince: -1}
 	ck.rp = newReplayer(&c.in, c.tl)
 	if c.in.Exec != nil {
-		c.exec = newExecState(c.in.Candidates)
+		c.exec = newExecState(&c.in)
 	}
 	if in.OnViolation != nil {
 		ck.epochLeader = map[int64]sim.NodeID{}
