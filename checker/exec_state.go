@@ -4,6 +4,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/electsim/electsim/cron"
 	"github.com/electsim/electsim/sim"
 )
 
@@ -29,6 +30,14 @@ type ExecInput struct {
 	// violation (concurrency: forbid); otherwise overlaps are counted in
 	// the summary only.
 	ForbidOverlap bool
+	// Jobs is the validated job table lost_slot judges as the records
+	// stream by (Input.Jobs may be set only after the run). Default
+	// Input.Jobs.
+	Jobs cron.Table
+	// From is where lost_slot starts judging slots as the records stream
+	// by (the end of its window, Input.CronTo, may be known only after the
+	// run). Default Input.CronFrom, else Input.WallStart.
+	From time.Time
 }
 
 // openRun is a worker run of an execution that has started and not yet
@@ -77,6 +86,7 @@ type lostSlot struct {
 // entry per slot that started, to tell a slot's first start from a retry.
 type execState struct {
 	in      *Input
+	jobs    cron.Table
 	leading []bool
 	nLead   int
 	isCand  map[sim.NodeID]bool
@@ -88,7 +98,6 @@ type execState struct {
 	dueLed  int
 	pending map[slotID]*lostSlot // lookups only: judged due while led, not completed
 	early   map[slotID]bool      // lookups only: slots not yet judged that completed (true) or started (false)
-	windowT int64                // CronTo in Unix ns (0: no window)
 
 	overlaps []overlapFound // kept only if positive (finish)
 	lates    []lateFound
@@ -100,19 +109,27 @@ func newExecState(in *Input) *execState {
 	for _, id := range in.Candidates {
 		x.isCand[id] = true
 	}
-	if !in.CronTo.IsZero() {
-		x.windowT = in.CronTo.UnixNano()
-		x.next = make([]int64, len(in.Jobs))
-		for j := range in.Jobs {
-			x.next[j] = x.nextSlot(j, in.CronFrom.UnixNano())
-		}
+	from := in.Exec.From
+	if from.IsZero() {
+		from = in.CronFrom
+	}
+	if from.IsZero() {
+		from = in.WallStart
+	}
+	x.jobs = in.Exec.Jobs
+	if x.jobs == nil {
+		x.jobs = in.Jobs
+	}
+	x.next = make([]int64, len(x.jobs))
+	for j := range x.jobs {
+		x.next[j] = x.nextSlot(j, from.UnixNano())
 	}
 	return x
 }
 
 func (x *execState) nextSlot(j int, after int64) int64 {
-	t := x.in.Jobs[j].Sched().Next(time.Unix(0, after).UTC())
-	if t.IsZero() || t.UnixNano() > x.windowT {
+	t := x.jobs[j].Sched().Next(time.Unix(0, after).UTC())
+	if t.IsZero() {
 		return 0
 	}
 	return t.UnixNano()
@@ -122,9 +139,6 @@ func (x *execState) nextSlot(j int, after int64) int64 {
 // an exact clock) with the leadership state as it is: no record between
 // the last one and at changed it.
 func (x *execState) judgeUntil(at sim.Time, inclusive bool) {
-	if x.windowT == 0 {
-		return
-	}
 	limit := x.in.WallStart.UnixNano() + int64(at)
 	for j := range x.next {
 		for x.next[j] != 0 && (x.next[j] < limit || inclusive && x.next[j] == limit) {
@@ -183,7 +197,7 @@ func (x *execState) setLeading(n sim.NodeID, on bool) {
 
 // judged reports whether slot k's due time has been judged for lost_slot.
 func (x *execState) judged(k slotID) bool {
-	return x.windowT == 0 || k.job >= len(x.next) || k.slot <= x.cursorOf(k.job)
+	return k.job >= len(x.next) || k.slot <= x.cursorOf(k.job)
 }
 
 // cursorOf is the last judged instant of job j: before its next slot.
@@ -270,8 +284,8 @@ func (x *execState) end(i int, at sim.Time) {
 // the end of the trace.
 func (x *execState) finish(end sim.Time) {
 	x.judgeUntil(end, true)
-	if x.windowT != 0 { // slots due after the trace's last record, up to CronTo
-		x.judgeUntil(sim.Time(x.windowT-x.in.WallStart.UnixNano()), true)
+	if to := x.in.CronTo; !to.IsZero() && x.in.trueTimeOf(to.UnixNano()) > end { // slots due after the trace's last record, up to CronTo
+		x.judgeUntil(x.in.trueTimeOf(to.UnixNano()), true)
 	}
 	kept := x.overlaps[:0]
 	for _, f := range x.overlaps {
@@ -286,12 +300,16 @@ func (x *execState) finish(end sim.Time) {
 	x.overlaps = kept
 }
 
-// lost lists the slots judged due while a scheduler led that no run
-// completed, by due time then job.
+// lost lists the slots of the window (Input.CronFrom, Input.CronTo]
+// judged due while a scheduler led that no run completed, by due time then
+// job.
 func (x *execState) lost() []*lostSlot {
 	out := make([]*lostSlot, 0, len(x.pending))
+	from, to := x.in.CronFrom.UnixNano(), x.in.CronTo.UnixNano()
 	for _, p := range x.pending { // collected then sorted: order cannot leak
-		out = append(out, p)
+		if p.k.slot > from && p.k.slot <= to {
+			out = append(out, p)
+		}
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].k.slot != out[j].k.slot {

@@ -25,5 +25,5 @@ func (c *checker) checkLostSlot() Check {
 		c.add(&ch, Violation{At: p.at, End: p.at, Slot: name,
 			Details: fmt.Sprintf("%s came due at t=%v while a scheduler led; %s by the end of the run", name, time.Duration(p.at), why)})
 	}
-	return c.finish(ch, fmt.Sprintf("every slot due while a scheduler led completed (%d)", c.exec.dueLed), "%d slot(s) due while a scheduler led never completed")
+	return c.finish(ch, fmt.Sprintf("every slot due while a scheduler led completed (%d due while one led, in the run)", c.exec.dueLed), "%d slot(s) due while a scheduler led never completed")
 }

@@ -93,3 +93,23 @@ func TestQueueScenarioDeterminism(t *testing.T) {
 		assert.Len(t, hashes, 2, "%s: two seeds gave the same trace", f)
 	}
 }
+
+// queue-worker-crash: at-most-once loses the slot the crashed worker had
+// acknowledged; at-least-once runs it again on the other worker.
+func TestQueueWorkerCrashByDelivery(t *testing.T) {
+	for _, tc := range []struct {
+		sets []string
+		lost bool
+	}{{nil, true}, {[]string{"cron.queue.delivery=at_least_once", "expect.violations=[]"}, false}} {
+		sc, err := LoadWith(shipped("queue-worker-crash.yaml"), tc.sets)
+		require.NoError(t, err)
+		for seed := uint64(1); seed <= 5; seed++ {
+			r, err := sc.Run(RunOptions{Seed: seed})
+			require.NoError(t, err)
+			require.True(t, r.OK, "%v seed %d: %v", tc.sets, seed, r.Problems)
+			c, _ := r.Report.Check(checker.CheckLostSlot)
+			assert.Equal(t, tc.lost, c.Status == checker.StatusViolated, "%v seed %d: %s", tc.sets, seed, c.Summary)
+			assert.Contains(t, c.Summary, "due while", "the check judged slots")
+		}
+	}
+}

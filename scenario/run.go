@@ -464,7 +464,8 @@ func (r *Run) checkerInput(opts RunOptions) checker.Input {
 	}
 	if r.Queue != nil {
 		q := &r.CronConfig.Queue
-		in.Exec = &checker.ExecInput{StartDeadline: q.StartDeadline, ForbidOverlap: q.Concurrency == cron.ConcurrencyForbid}
+		in.Exec = &checker.ExecInput{StartDeadline: q.StartDeadline, ForbidOverlap: q.Concurrency == cron.ConcurrencyForbid,
+			From: sc.Start, Jobs: r.CronConfig.Jobs}
 	}
 	return in
 }
