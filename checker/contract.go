@@ -45,8 +45,10 @@ func classOf(r *sim.Record) (contract.FaultClass, bool) {
 		switch r.Fact {
 		case sim.FactLinksCut:
 			return contract.Partition, true
-		case sim.FactLinkChanged:
+		case sim.FactLinkChanged, sim.FactLinkLossyChanged: // the lossy part: observe
 			return contract.Link, true
+		case sim.FactLinkLossy:
+			return contract.Loss, true
 		case sim.FactClockRate:
 			return contract.ClockRate, true
 		case sim.FactClockStep:
@@ -55,8 +57,11 @@ func classOf(r *sim.Record) (contract.FaultClass, bool) {
 			return contract.Disk, true
 		}
 	case sim.RecEffect:
-		if r.Fact == sim.FactServiceDown {
+		switch r.Fact {
+		case sim.FactServiceDown:
 			return contract.ServiceDown, true
+		case sim.FactLeaseReverted: // a failover lost acknowledged writes: the service's data loss
+			return contract.DiskLoss, true
 		}
 	}
 	return 0, false
@@ -69,6 +74,9 @@ func (f *faultSeen) observe(r *sim.Record) {
 		return
 	}
 	f.observeAt(cls, r.Node, r.At)
+	if r.Type == sim.RecFault && r.Fact == sim.FactLinkLossyChanged { // two classes at once
+		f.observeAt(contract.Loss, r.Node, r.At)
+	}
 }
 
 // observeAt notes that class cls hit node (every node: sim.None) at t.

@@ -116,10 +116,28 @@ func TestContractNetworkAndServiceFaultsReachEveryFinding(t *testing.T) {
 	assert.Equal(t, contract.Breach, splitBrainOf(t, rep).Violations[0].Contract)
 
 	// A standing fault (a lossy network from the start) reaches every finding.
-	lossy := contract.Contract{Guarantees: []contract.Guarantee{{Check: CheckSplitBrain, Unless: []contract.FaultClass{contract.Link}}}}
-	rep, ok, _ = judgeContract(t, overlapTrace(300, nil), lossy, Expect{}, StandingFault{Class: contract.Link, Node: sim.None})
+	lossy := contract.Contract{Guarantees: []contract.Guarantee{{Check: CheckSplitBrain, Unless: []contract.FaultClass{contract.Loss}}}}
+	rep, ok, _ = judgeContract(t, overlapTrace(300, nil), lossy, Expect{}, StandingFault{Class: contract.Loss, Node: sim.None})
 	assert.Equal(t, contract.Excused, splitBrainOf(t, rep).Violations[0].Contract)
 	assert.True(t, ok)
+}
+
+// A lease service's failover that lost acknowledged writes (FactLeaseReverted)
+// is the service's data loss: it reaches every finding as disk_loss; a
+// guarantee that does not name disk_loss still breaks.
+func TestContractLossyFailoverIsDiskLoss(t *testing.T) {
+	lossy := overlapTrace(300, func(b *trace) {
+		b.add(sim.Record{At: at(500), Type: sim.RecEffect, Node: 3, Fact: sim.FactLeaseReverted})
+	})
+	c := contract.Contract{Guarantees: []contract.Guarantee{{Check: CheckSplitBrain, Unless: []contract.FaultClass{contract.DiskLoss}}}}
+	rep, ok, _ := judgeContract(t, lossy, c, Expect{})
+	v := splitBrainOf(t, rep).Violations[0]
+	assert.Equal(t, contract.Excused, v.Contract)
+	assert.Equal(t, contract.DiskLoss, v.ExcusedBy)
+	assert.True(t, ok)
+	c.Guarantees[0].Unless = []contract.FaultClass{contract.Pause}
+	rep, _, _ = judgeContract(t, lossy, c, Expect{})
+	assert.Equal(t, contract.Breach, splitBrainOf(t, rep).Violations[0].Contract)
 }
 
 func TestContractOverlapBound(t *testing.T) {
@@ -162,4 +180,27 @@ func TestContractMergeKeepsTheWeakerPromise(t *testing.T) {
 	_, ok = m.For(CheckStaleWrite)
 	assert.True(t, ok)
 	assert.Len(t, a.Guarantees[0].Unless, 1, "Merge must not change its receiver")
+}
+
+// A lossy network excuses only a contract that names loss; a latency
+// change only one that names link; a change of both, either.
+func TestContractLossAndLatencyAreApart(t *testing.T) {
+	linkOnly := contract.Contract{Guarantees: []contract.Guarantee{{Check: CheckSplitBrain, Unless: []contract.FaultClass{contract.Link}}}}
+	lossOnly := contract.Contract{Guarantees: []contract.Guarantee{{Check: CheckSplitBrain, Unless: []contract.FaultClass{contract.Loss}}}}
+	fault := func(f sim.Fact) []sim.Record {
+		return overlapTrace(300, func(b *trace) { b.add(sim.Record{At: at(500), Type: sim.RecFault, Node: sim.None, Fact: f}) })
+	}
+	for _, tc := range []struct {
+		fact       sim.Fact
+		link, loss contract.Verdict
+	}{
+		{sim.FactLinkChanged, contract.Excused, contract.Breach},
+		{sim.FactLinkLossy, contract.Breach, contract.Excused},
+		{sim.FactLinkLossyChanged, contract.Excused, contract.Excused},
+	} {
+		rep, _, _ := judgeContract(t, fault(tc.fact), linkOnly, Expect{})
+		assert.Equal(t, tc.link, splitBrainOf(t, rep).Violations[0].Contract, "%v under Unless link", tc.fact)
+		rep, _, _ = judgeContract(t, fault(tc.fact), lossOnly, Expect{})
+		assert.Equal(t, tc.loss, splitBrainOf(t, rep).Violations[0].Contract, "%v under Unless loss", tc.fact)
+	}
 }

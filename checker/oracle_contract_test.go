@@ -22,7 +22,7 @@ import (
 // split_brain, a random overlap bound.
 func genContract(t *rapid.T) contract.Contract {
 	var c contract.Contract
-	classes := []contract.FaultClass{contract.Crash, contract.DiskLoss, contract.Pause, contract.Partition, contract.Link, contract.ClockRate, contract.ClockStep}
+	classes := []contract.FaultClass{contract.Crash, contract.DiskLoss, contract.Pause, contract.Partition, contract.Link, contract.Loss, contract.ClockRate, contract.ClockStep}
 	for _, check := range []string{checker.CheckElectionSafety, checker.CheckSplitBrain, checker.CheckDoubleExecution, checker.CheckStaleWrite} {
 		if !rapid.Bool().Draw(t, "covers "+check) {
 			continue
@@ -61,6 +61,8 @@ func oracleClass(r sim.Record) (contract.FaultClass, bool) {
 		return contract.Partition, true
 	case r.Type == sim.RecFault && r.Fact == sim.FactLinkChanged:
 		return contract.Link, true
+	case r.Type == sim.RecFault && r.Fact == sim.FactLinkLossy:
+		return contract.Loss, true
 	case r.Type == sim.RecFault && r.Fact == sim.FactClockRate:
 		return contract.ClockRate, true
 	case r.Type == sim.RecFault && r.Fact == sim.FactClockStep:
@@ -85,7 +87,17 @@ func oracleVerdict(c oCase, check string, f oFinding) contract.Verdict {
 	if check == checker.CheckSplitBrain && g.MaxOverlap > 0 && f.duration <= g.MaxOverlap {
 		return contract.WithinBound
 	}
+	var recs []sim.Record // a record of a lossy latency change counts as one of each
 	for _, r := range c.recs {
+		if r.Type == sim.RecFault && r.Fact == sim.FactLinkLossyChanged {
+			a, b := r, r
+			a.Fact, b.Fact = sim.FactLinkChanged, sim.FactLinkLossy
+			recs = append(recs, a, b)
+			continue
+		}
+		recs = append(recs, r)
+	}
+	for _, r := range recs {
 		cls, ok := oracleClass(r)
 		if !ok || r.At > f.end {
 			continue
@@ -97,7 +109,7 @@ func oracleVerdict(c oCase, check string, f oFinding) contract.Verdict {
 		if !excepted {
 			continue
 		}
-		network := cls == contract.Partition || cls == contract.Link || cls == contract.ServiceDown
+		network := cls == contract.Partition || cls == contract.Link || cls == contract.Loss || cls == contract.ServiceDown
 		involved := false
 		for _, n := range f.nodes {
 			involved = involved || n == r.Node

@@ -72,7 +72,7 @@ func genCase(t *rapid.T) oCase {
 			target := sim.NodeID(rapid.IntRange(0, c.n).Draw(t, "clockNode"))
 			add(sim.Record{Type: sim.RecFault, Node: target, Fact: rapid.SampledFrom([]sim.Fact{sim.FactClockRate, sim.FactClockStep}).Draw(t, "clockFact")})
 		case 14: // a network fault (its links do not matter to any check here)
-			add(sim.Record{Type: sim.RecFault, Node: sim.None, Fact: rapid.SampledFrom([]sim.Fact{sim.FactLinksCut, sim.FactLinkChanged}).Draw(t, "netFact")})
+			add(sim.Record{Type: sim.RecFault, Node: sim.None, Fact: rapid.SampledFrom([]sim.Fact{sim.FactLinksCut, sim.FactLinkChanged, sim.FactLinkLossy, sim.FactLinkLossyChanged}).Draw(t, "netFact")})
 		case 12: // a tenure of no time: leads, then learns of a newer term at once
 			if !up[node] {
 				continue

@@ -25,8 +25,8 @@ type FaultClass uint8
 // The fault classes. Per-node classes (crash, disk_loss, pause, clock_rate,
 // clock_step, disk) excuse a finding only when they hit a node the finding
 // involves or a service node (a lease store, the fenced resource); the
-// network and service classes (partition, link, service_down) excuse any
-// finding. Every class excuses only findings that end at or after its first
+// network and service classes (partition, link, loss, service_down) excuse
+// any finding. Every class excuses only findings that end at or after its first
 // occurrence.
 const (
 	// Crash: a node crashed (crash-recovery when it restarts with its disk).
@@ -37,8 +37,8 @@ const (
 	Pause
 	// Partition: links were cut.
 	Partition
-	// Link: a link's latency, loss or duplication changed, or the run's
-	// network loses or duplicates messages from the start.
+	// Link: a link's latency or ordering changed from the network's
+	// configured one (a link fault, or a per-link override).
 	Link
 	// ClockRate: a node's clock ran at a rate other than exact.
 	ClockRate
@@ -48,6 +48,9 @@ const (
 	Disk
 	// ServiceDown: a service node (a lease store) stopped answering.
 	ServiceDown
+	// Loss: links lose or duplicate messages (the run's network from the
+	// start, a per-link override, or a link fault).
+	Loss
 	numClasses
 )
 
@@ -55,7 +58,7 @@ const (
 // by class.
 const NumClasses = int(numClasses)
 
-var classNames = [...]string{"", "crash", "disk_loss", "pause", "partition", "link", "clock_rate", "clock_step", "disk", "service_down"}
+var classNames = [...]string{"", "crash", "disk_loss", "pause", "partition", "link", "clock_rate", "clock_step", "disk", "service_down", "loss"}
 
 // one name per class: adding a class without its name does not compile.
 var _ = [1]struct{}{}[len(classNames)-int(numClasses)]
@@ -72,7 +75,7 @@ func (c FaultClass) String() string {
 // findings about that node, or any finding when it hits a service node).
 func (c FaultClass) PerNode() bool {
 	switch c {
-	case Partition, Link, ServiceDown:
+	case Partition, Link, ServiceDown, Loss:
 		return false
 	}
 	return true

@@ -28,6 +28,15 @@ type sentWrite struct {
 	tries int
 }
 
+// deferredSlot is a slot a tenure's recovery left alone because this node's
+// own run of it was still in doubt (inDoubt); once it is not, the tenure
+// asks the resource about the slot again (executor.settleDoubts).
+type deferredSlot struct {
+	job    int
+	slot   int64
+	tenure int64
+}
+
 type run struct {
 	active   bool
 	id       int64
@@ -55,6 +64,7 @@ type executor struct {
 	tenure   int64 // bumped on every leadership change; stale query answers are ignored
 	lastRun  int64
 	unacked  []sentWrite
+	deferred []deferredSlot // slots recovery left alone while this node's own run was in doubt
 	onDue    func(job int, slot int64, late time.Duration, last bool)
 	onFinish func(r *run)
 }
@@ -277,6 +287,7 @@ func (e *executor) retry(k int) {
 			Detail: fmt.Sprintf("%s: no acknowledgement after %d tries", what, w.tries+1),
 			A:      token, B: slot, C: int64(job)})
 		w.live = false
+		e.settleDoubts()
 		return
 	}
 	w.tries++
@@ -306,6 +317,7 @@ func (e *executor) onMessage(m sim.Message) {
 	switch m.Kind {
 	case KindWriteResp:
 		e.acked(m)
+		e.settleDoubts()
 	case KindClaimResp:
 		e.acked(m)
 		for k := range e.runs {
@@ -319,6 +331,7 @@ func (e *executor) onMessage(m sim.Message) {
 						Detail: fmt.Sprintf("%s token %d run %d", SlotName(e.cfg.Jobs[r.job].Name, r.slot), r.token, r.id),
 						A:      r.token, B: r.slot, C: int64(r.job)})
 					r.active = false
+					e.settleDoubts()
 				}
 				return
 			}
@@ -327,6 +340,28 @@ func (e *executor) onMessage(m sim.Message) {
 		e.acked(m)
 		e.recover(m)
 	}
+}
+
+// settleDoubts asks the resource again about every slot the current
+// tenure's recovery left alone while this node's own run of it was in
+// doubt, once it no longer is (the run's writes were answered or given up);
+// the answer goes through recover like any other. Deferrals of an ended
+// tenure are dropped.
+func (e *executor) settleDoubts() {
+	if len(e.deferred) == 0 {
+		return
+	}
+	keep := e.deferred[:0]
+	for _, d := range e.deferred {
+		switch {
+		case !e.leading || d.tenure != e.tenure:
+		case e.inDoubt(d.job, d.slot):
+			keep = append(keep, d)
+		default:
+			e.write(query{Tenure: e.tenure, FromSlot: d.slot - 1, Job: d.job, ToSlot: d.slot}.message(KindQuery, e.cfg.Resource, nil))
+		}
+	}
+	e.deferred = keep
 }
 
 // reuse returns the index of the first entry of *xs not in use, appending a

@@ -138,8 +138,13 @@ func (n *Node) lead(token int64) {
 }
 
 // recover handles the resource's answer: slots due in the window that are
-// neither complete nor run by this node are missed; the misfire policy says
-// which of them run now.
+// not complete are missed, and the misfire policy says which of them run
+// now. That includes a slot this node ran in an earlier tenure whose writes
+// were rejected (a stale token) or given up: this tenure's token is new, and
+// the slot-keyed policies recover every incomplete slot, whoever ran it.
+// Left alone are the slots this node is still running or still waiting to
+// hear about (inDoubt: asked about again once they are not, settleDoubts),
+// and, under Quartz, every slot this node fired.
 func (e *executor) recover(m sim.Message) {
 	q := queryOf(&m)
 	if !e.leading || q.Tenure != e.tenure {
@@ -162,8 +167,15 @@ func (e *executor) recover(m sim.Message) {
 	var missed []int64
 	for _, t := range SlotsBetween(e.cfg.Jobs[j].sched, time.Unix(0, q.FromSlot).UTC(), time.Unix(0, to).UTC()) {
 		s := t.UnixNano()
-		if contains(done, s) || e.hasStarted(j, s) || s >= e.jobs[j].next {
+		if contains(done, s) || s >= e.jobs[j].next {
 			continue
+		}
+		if e.inDoubt(j, s) {
+			e.deferred = append(e.deferred, deferredSlot{job: j, slot: s, tenure: e.tenure})
+			continue
+		}
+		if e.hasStarted(j, s) && e.cfg.Misfire.Policy == MisfireQuartz {
+			continue // Quartz re-fires only a failed node's trigger (clusterRecover), not its own
 		}
 		if e.cfg.Misfire.Policy == MisfireQuartz && contains(ans.Fired, s) {
 			// Fired by another node and not complete: clusterRecover
@@ -190,6 +202,35 @@ func (e *executor) recover(m sim.Message) {
 			e.startRun(j, s, e.token, late)
 		}
 	}
+}
+
+// inDoubt reports whether this node has a run of the slot still going, or
+// a write or claim of it still unanswered: rerunning it now would race its
+// own run.
+func (e *executor) inDoubt(j int, slot int64) bool {
+	for i := range e.runs {
+		if r := &e.runs[i]; r.active && r.job == j && r.slot == slot {
+			return true
+		}
+	}
+	for i := range e.unacked {
+		w := &e.unacked[i]
+		if !w.live {
+			continue
+		}
+		switch w.msg.Kind {
+		case KindWrite:
+			wr := writeReqOf(&w.msg)
+			if job, _ := unpackJobStep(wr.JobStep); job == j && wr.Slot == slot {
+				return true
+			}
+		case KindClaim:
+			if c := claimReqOf(&w.msg); c.Job == j && c.Slot == slot {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func contains(sorted []int64, v int64) bool {

@@ -137,6 +137,11 @@ type Resource struct {
 	log     []LogEntry
 	trueNow func() sim.Time
 	names   func(sim.NodeID) string
+	// zooAmnesia, zooRowFence and zooIdemByNode are internal/bugzoo's
+	// planted resource bugs (zoohook.go); always false outside its tests.
+	zooAmnesia, zooRowFence, zooIdemByNode bool
+	zooRowHigh                             map[slotKey]int64
+	zooApplied                             map[zooNodeStep]bool
 }
 
 type slotKey struct {
@@ -163,7 +168,12 @@ func (r *Resource) Log() []LogEntry { return r.log }
 
 // Start implements sim.Node. The resource's data is durable by design, so a
 // restart keeps it.
-func (r *Resource) Start(env sim.Env, _ []byte) { r.env = env }
+func (r *Resource) Start(env sim.Env, _ []byte) {
+	if r.zooAmnesia && r.env != nil {
+		r.zooForget()
+	}
+	r.env = env
+}
 
 // OnTimer implements sim.Node; the resource sets no timers.
 func (r *Resource) OnTimer(sim.TimerID, int) {}
@@ -198,18 +208,27 @@ func (r *Resource) write(m sim.Message) {
 	r.fired[slot] = true
 	e := LogEntry{At: 0, Job: r.jobs[job].Name, JobIndex: job, Slot: w.Slot, FireTime: sk.slot, Step: step, Token: w.Token, Node: m.From, Run: w.Run, Reason: ReasonAccepted}
 	hi, seen := r.highest[r.scope(job)]
+	if r.zooRowFence {
+		hi, seen = r.zooRowHigh[slot]
+	}
 	switch {
 	case r.policy.Claim && r.claims[sk] != w.Token:
 		e.Reason, e.Against = ReasonClaimLost, r.claims[sk]
 	case r.policy.Fencing && seen && w.Token < hi:
 		e.Reason, e.Against = ReasonStale, hi
-	case r.policy.Idempotency && r.applied[stepKey{sk, step}]:
+	case r.policy.Idempotency && r.duplicate(stepKey{sk, step}, m.From):
 		e.Reason = ReasonDuplicate
 	}
 	e.Accepted = e.Reason == ReasonAccepted
 	if e.Accepted {
 		if !seen || w.Token > hi {
 			r.highest[r.scope(job)] = w.Token
+		}
+		if r.zooRowFence {
+			r.zooRowHigh[slot] = max(r.zooRowHigh[slot], w.Token)
+		}
+		if r.zooIdemByNode {
+			r.zooApplied[zooNodeStep{stepKey{sk, step}, m.From}] = true
 		}
 		r.applied[stepKey{sk, step}] = true
 		if step == r.jobs[job].Writes-1 {

@@ -105,7 +105,7 @@ func (t *Trigger) Validate() error {
 	}
 	if t.Node.Kind != "" {
 		switch t.Node.Kind {
-		case TargetRandom, TargetRandomMinority, TargetEventNode:
+		case TargetRandom, TargetRandomMinority, TargetEventNode, TargetService:
 			return fmt.Errorf("node: kind %q cannot name whose event counts", string(t.Node.Kind))
 		}
 		if err := t.Node.Validate(); err != nil {

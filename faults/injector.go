@@ -569,6 +569,17 @@ func (in *Injector) resolve(t Target, c *ctx) (nodes []sim.NodeID, why, skip str
 		return []sim.NodeID{in.env.Store}, "store", ""
 	case TargetResource:
 		return []sim.NodeID{in.env.Resource}, "resource", ""
+	case TargetService:
+		var pool []sim.NodeID
+		for i := 0; i < s.NumNodes(); i++ {
+			if id := sim.NodeID(i); s.IsService(id) {
+				pool = append(pool, id)
+			}
+		}
+		if len(pool) == 0 {
+			return nil, "", "no service node"
+		}
+		return pick(c.res, pool, 1), "service", ""
 	case TargetWorkers:
 		return slices.Clone(in.env.QueueMode.Workers), "workers", ""
 	case TargetBusyWorker:

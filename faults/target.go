@@ -43,6 +43,12 @@ const (
 	// TargetEventNode is the node whose event fired the fault's trigger
 	// ("the node that just renewed"); only for faults with After.
 	TargetEventNode TargetKind = "event_node"
+	// TargetService is one service node at random (sim.Service: a lease
+	// store, each of Redlock's masters, the fenced resource), whichever the
+	// run has: nothing when it has none. One nemesis can so aim at the
+	// services of whatever algorithm a scenario runs under (simrun -algo),
+	// where store would be refused for an algorithm without a store.
+	TargetService TargetKind = "service"
 	// TargetWorkers is every queue-mode worker (Environment.QueueMode).
 	TargetWorkers TargetKind = "workers"
 	// TargetBusyWorker is one up worker, at random, that is running an
@@ -58,7 +64,7 @@ const (
 var queueTargets = []TargetKind{TargetWorkers, TargetBusyWorker, TargetQueue, TargetExecStore}
 
 var targetKinds = []TargetKind{TargetLeader, TargetLeaseHolder, TargetCandidate, TargetFollowers,
-	TargetRandom, TargetRandomMinority, TargetNode, TargetAll, TargetStore, TargetResource, TargetEventNode,
+	TargetRandom, TargetRandomMinority, TargetNode, TargetAll, TargetStore, TargetResource, TargetEventNode, TargetService,
 	TargetWorkers, TargetBusyWorker, TargetQueue, TargetExecStore}
 
 // Target names the nodes a fault acts on, resolved when the fault fires.

@@ -114,3 +114,32 @@ func TestRoleTargets(t *testing.T) {
 	assert.Equal(t, sim.Constant(3*time.Second), h.s.FsyncLatency(2))
 	assert.Equal(t, sim.Constant(2*time.Second), h.s.FsyncLatency(0))
 }
+
+// service resolves to one service node at random (the store or the
+// resource here), drawing from the fault's per-firing stream, and to
+// nothing in a run without one; it cannot name whose event counts.
+func TestServiceTarget(t *testing.T) {
+	h := newHarness(t, opts{seed: 3, store: true, resource: true}, nil, nil, nil, nil, nil)
+	var fs []faults.Fault
+	for i := 1; i <= 12; i++ {
+		fs = append(fs, faults.Fault{At: faults.Dur(sec(float64(i))), For: durp(500 * time.Millisecond), Pause: &faults.Pause{Target: faults.Of(faults.TargetService)}})
+	}
+	in := h.inject(fs)
+	h.s.RunUntil(at(13))
+	hit := map[string]int{}
+	for _, a := range in.Applied() {
+		require.Len(t, a.Nodes, 1, a.Detail)
+		require.True(t, h.s.IsService(a.Nodes[0]), a.Detail)
+		hit[h.s.NodeName(a.Nodes[0])]++
+	}
+	assert.Positive(t, hit["store"], "%v", hit)
+	assert.Positive(t, hit["res"], "%v", hit)
+
+	bare := newHarness(t, opts{seed: 3}, nil, nil, nil)
+	bare.inject([]faults.Fault{{At: faults.Dur(sec(1)), Pause: &faults.Pause{Target: faults.Of(faults.TargetService)}}})
+	bare.s.RunUntil(at(2))
+	assert.Equal(t, []string{"1.000s fault.skip faults[0]: pause skipped: no service node"}, bare.notes("fault."))
+
+	tr := faults.Trigger{Event: faults.EventElected, Node: faults.Of(faults.TargetService)}
+	require.ErrorContains(t, tr.Validate(), `kind "service" cannot name whose event counts`)
+}

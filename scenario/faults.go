@@ -15,7 +15,7 @@ var faultKinds = []string{"partition", "heal", "pause", "crash", "restart", "res
 // faultFields are the keys a fault entry has besides its kind.
 var faultFields = []string{"name", "at", "for", "after", "delay", "wipe_disk", "target", "to", "groups", "services"}
 
-var targetKinds = []string{"leader", "lease_holder", "candidate", "followers", "random", "random_minority", "all", "store", "resource", "event_node",
+var targetKinds = []string{"leader", "lease_holder", "candidate", "followers", "random", "random_minority", "all", "store", "resource", "event_node", "service",
 	"workers", "busy_worker", "queue", "exec_store"}
 
 // readFaults reads the faults list into explicit faults and nemeses.
@@ -131,7 +131,7 @@ func (l *loader) readFault(m *mapReader, kind, path string, sc *Scenario) (fault
 			switch {
 			case !tok:
 				ok = false
-			case t.Kind == faults.TargetRandom || t.Kind == faults.TargetRandomMinority || t.Kind == faults.TargetEventNode:
+			case t.Kind == faults.TargetRandom || t.Kind == faults.TargetRandomMinority || t.Kind == faults.TargetEventNode || t.Kind == faults.TargetService:
 				l.errAt(nn, join(path, "after.node"), "%s cannot say whose event counts (use leader, lease_holder, candidate, followers, all or nodes)", t.Kind)
 				ok = false
 			default:
@@ -402,6 +402,11 @@ func (l *loader) checkTargetAvailable(n *ynode, path string, t faults.Target, sc
 	case faults.TargetResource:
 		if sc.Cron == nil {
 			l.errAt(n, path, "resource: this scenario has no cron section, so no fenced resource")
+			return false
+		}
+	case faults.TargetService:
+		if sc.Cron == nil && !sc.hasStore() {
+			l.errAt(n, path, "service: this scenario has no service node (no lease store, no cron section)")
 			return false
 		}
 	case faults.TargetWorkers, faults.TargetBusyWorker, faults.TargetQueue, faults.TargetExecStore:

@@ -196,7 +196,7 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 		if factory, r.concrete.Algorithm, err = spec.factory(n, params); err != nil {
 			return nil, fmt.Errorf("algorithm %s: %v", spec.Name, err)
 		}
-		r.Contract = findAlgo(spec.Name).ContractOf(r.concrete.Algorithm.draw(nil, -1))
+		r.Contract = findAlgo(spec.Name).ContractOf(contractValues(r.concrete.Algorithm.draw(nil, -1), sc.Network.Latency))
 	}
 	if r.CronConfig != nil {
 		r.Contract = r.Contract.Merge(r.CronConfig.Contract())
@@ -269,7 +269,7 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	// Faults the run suffers by configuration, before the checker is
 	// subscribed: they reach the contract's exceptions from time 0.
 	if drop > 0 || dup > 0 {
-		r.standing = append(r.standing, checker.StandingFault{Class: contract.Link, Node: sim.None})
+		r.standing = append(r.standing, checker.StandingFault{Class: contract.Loss, Node: sim.None})
 	}
 	r.concrete.Network.DropLo, r.concrete.Network.DropHi = drop, drop
 	r.concrete.Network.DupLo, r.concrete.Network.DupHi = dup, dup
@@ -321,7 +321,12 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 		if ls.FIFO != nil {
 			c.FIFO = *ls.FIFO
 		}
-		r.standing = append(r.standing, checker.StandingFault{Class: contract.Link, Node: sim.None})
+		if ls.Latency != nil || ls.FIFO != nil {
+			r.standing = append(r.standing, checker.StandingFault{Class: contract.Link, Node: sim.None})
+		}
+		if c.Drop > 0 || c.Duplicate > 0 {
+			r.standing = append(r.standing, checker.StandingFault{Class: contract.Loss, Node: sim.None})
+		}
 		s.SetLink(ls.From, ls.To, c)
 		if ls.Both {
 			s.SetLink(ls.To, ls.From, c)

@@ -420,18 +420,44 @@ func (s *Sim) Heal() {
 // SetLink configures the directed link from→to (latency, drop, duplicate, FIFO).
 func (s *Sim) SetLink(from, to NodeID, c LinkConfig) {
 	mustLink(c)
+	f := linkFact(s.Link(from, to), c)
 	s.net.apply(&s.net.links[s.net.idx(from, to)], c)
-	s.factFault("net.link", fmt.Sprintf("%s -> %s latency %v drop %g duplicate %g fifo %v", s.nodes[from].name, s.nodes[to].name, c.Latency, c.Drop, c.Duplicate, c.FIFO), None, FactLinkChanged, nil)
+	s.factFault("net.link", fmt.Sprintf("%s -> %s latency %v drop %g duplicate %g fifo %v", s.nodes[from].name, s.nodes[to].name, c.Latency, c.Drop, c.Duplicate, c.FIFO), None, f, nil)
+}
+
+// linkFact is the typed fact of a link changing from old to c.
+func linkFact(old, c LinkConfig) Fact {
+	return linkChangeFact(old.Latency != c.Latency || old.FIFO != c.FIFO, c.Drop > 0 || c.Duplicate > 0)
+}
+
+// linkChangeFact is the fact of a link change: whether its latency or
+// ordering changed, and whether it now loses or duplicates messages.
+func linkChangeFact(changed, lossy bool) Fact {
+	switch {
+	case changed && lossy:
+		return FactLinkLossyChanged
+	case changed:
+		return FactLinkChanged
+	case lossy:
+		return FactLinkLossy
+	}
+	return FactNone // a lossless link at the same latency: no fault
 }
 
 // SetAllLinks configures every link, replacing per-link overrides.
 func (s *Sim) SetAllLinks(c LinkConfig) {
 	mustLink(c)
+	changed := false // any link's latency or ordering
+	for i := range s.net.links {
+		old := s.Link(NodeID(i/s.net.n), NodeID(i%s.net.n))
+		changed = changed || old.Latency != c.Latency || old.FIFO != c.FIFO
+	}
+	f := linkChangeFact(changed, c.Drop > 0 || c.Duplicate > 0)
 	s.net.def = c
 	for i := range s.net.links {
 		s.net.apply(&s.net.links[i], c)
 	}
-	s.factFault("net.links", fmt.Sprintf("all links latency %v drop %g duplicate %g fifo %v", c.Latency, c.Drop, c.Duplicate, c.FIFO), None, FactLinkChanged, nil)
+	s.factFault("net.links", fmt.Sprintf("all links latency %v drop %g duplicate %g fifo %v", c.Latency, c.Drop, c.Duplicate, c.FIFO), None, f, nil)
 }
 
 // Link returns the current configuration of the directed link from→to.

@@ -66,14 +66,21 @@ const (
 	FactClockRate
 	// FactClockStep: on RecFault, the node's wall clock was stepped.
 	FactClockStep
-	// FactLinkChanged: on RecFault, a link's (or every link's) latency,
-	// loss, duplication or ordering was reconfigured.
+	// FactLinkChanged: on RecFault, a link's (or every link's) latency or
+	// ordering was reconfigured (its loss and duplication may have changed
+	// too: then FactLinkLossyChanged).
 	FactLinkChanged
 	// FactDiskLatency: on RecFault, the node's disk write latency changed.
 	FactDiskLatency
 	// FactDiskLost: on RecStart, the node restarted without its durable
 	// state (Sim.Restart with keepDisk false).
 	FactDiskLost
+	// FactLinkLossy: on RecFault, a link (or every link) was reconfigured
+	// to lose or duplicate messages, its latency and ordering unchanged.
+	FactLinkLossy
+	// FactLinkLossyChanged: on RecFault, a link's latency or ordering was
+	// reconfigured and it now loses or duplicates messages.
+	FactLinkLossyChanged
 	// The execution lifecycle of queue-mode cron (cron.Scheduler,
 	// cron.Worker, the queue and the execution store): one contiguous block.
 	//
@@ -102,7 +109,7 @@ const (
 
 var factNames = [...]string{"", "crashed", "links_cut", "links_restored", "resigning", "service_down", "service_up",
 	"lease_acquired", "lease_renewed", "lease_released", "lease_expired", "lease_reverted", "run_started", "run_skipped", "run_finished",
-	"clock_rate", "clock_step", "link_changed", "disk_latency", "disk_lost",
+	"clock_rate", "clock_step", "link_changed", "disk_latency", "disk_lost", "link_lossy", "link_lossy_changed",
 	"exec_created", "exec_started", "exec_completed", "exec_failed", "exec_dead", "exec_redelivered"}
 
 // factNames has one name per Fact: a Fact added without its name, or a

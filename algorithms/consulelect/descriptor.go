@@ -16,7 +16,7 @@ var fieldNames = map[string]string{"Key": "key", "SessionTTL": "session_ttl", "L
 func Descriptor() registry.Algorithm {
 	return registry.Algorithm{
 		Name: "consul", Doc: "Consul session locks as api.Lock takes them (algorithms/consulelect)", Package: "consulelect",
-		FieldNames: fieldNames, LeaseStore: true,
+		FieldNames: fieldNames, LeaseStore: true, Contract: Contract,
 		NewStore: func(v registry.Values) sim.Node {
 			cfg := ServerConfig{}
 			registry.SetDuration(v, "probe_interval", &cfg.ProbeInterval)

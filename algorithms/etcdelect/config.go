@@ -27,6 +27,10 @@ type Config struct {
 	// DialTimeout + 1s, or defaultTTL 5s when DialTimeout is unset, the
 	// clientv3.Config default). Default 5s.
 	FirstKeepAliveTimeout time.Duration
+
+	// zooLeadOnDelete is internal/bugzoo's planted election bug
+	// (zoohook.go); always false outside its tests.
+	zooLeadOnDelete bool
 }
 
 // DefaultConfig returns the defaults.

@@ -13,7 +13,7 @@ var fieldNames = map[string]string{"TTL": "ttl", "RequestTimeout": "request_time
 func Descriptor() registry.Algorithm {
 	return registry.Algorithm{
 		Name: "etcd", Doc: "etcd v3 concurrency.Election over leases (algorithms/etcdelect)", Package: "etcdelect",
-		FieldNames: fieldNames, LeaseStore: true,
+		FieldNames: fieldNames, LeaseStore: true, Contract: Contract,
 		NewStore: func(v registry.Values) sim.Node {
 			cfg := ServerConfig{}
 			registry.SetDuration(v, "promote_extend", &cfg.PromoteExtend)

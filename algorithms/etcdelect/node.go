@@ -131,6 +131,10 @@ func (n *Node) OnMessage(m sim.Message) {
 		}
 		n.request(&Request{Op: OpWatchDelete, Key: rep.Key, Lease: n.lease}, stepWatch)
 	case stepWatch:
+		if n.cfg.zooLeadOnDelete {
+			n.lead() // internal/bugzoo's planted bug (zoohook.go)
+			return
+		}
 		n.rangeBelow() // the predecessor is gone: look again
 	}
 }

@@ -153,6 +153,10 @@ type Config struct {
 	// leaseTransitions with one more Get after OnStartedLeading and acts
 	// only when it answers (a Get that times out is sent again).
 	Token string
+
+	// zooHalfQuorum is internal/bugzoo's planted Redlock bug (zoohook.go);
+	// always false outside its tests.
+	zooHalfQuorum bool
 }
 
 // The values of Config.Token.

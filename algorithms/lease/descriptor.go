@@ -62,6 +62,7 @@ func Descriptor() registry.Algorithm {
 			{Key: "shutdown_at", Kind: registry.Duration, Doc: "graceful shutdown (resign) at this monotonic reading, default never"},
 		},
 		DriftMargin: k8sDriftMargin,
+		Contract:    Contract,
 		Token: func(v registry.Values) registry.Token {
 			if !v.Has("token") || v.String("token") != TokenFence {
 				return registry.Token{Source: registry.TokenNone, Add: "algorithm.token: fence (an application addition: a counter its acquire script increments; k8s: one extra Get of the Lease before the leader acts)"}

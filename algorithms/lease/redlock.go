@@ -64,7 +64,12 @@ type redlockState struct {
 }
 
 // quorum is go-redsync's len(pools)/2+1.
-func (n *Node) quorum() int { return len(n.stores)/2 + 1 }
+func (n *Node) quorum() int {
+	if n.cfg.zooHalfQuorum {
+		return n.zooQuorum()
+	}
+	return len(n.stores)/2 + 1
+}
 
 // redlockValue draws a fresh random value, as genValue draws 16 bytes.
 func (n *Node) redlockValue() string {

@@ -55,6 +55,10 @@ type Config struct {
 	// LastLogIndex is the index of each node's last log entry, indexed like
 	// LastLogTerm. Default nil.
 	LastLogIndex []int64
+
+	// zooLeaderTwice is internal/bugzoo's planted CheckQuorum bug
+	// (zoohook.go); always false outside its tests.
+	zooLeaderTwice bool
 }
 
 // TimerReset is a rule for restarting the election timer (Config.TimerReset).

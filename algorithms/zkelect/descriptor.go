@@ -14,7 +14,7 @@ var fieldNames = map[string]string{"SessionTimeout": "session_timeout", "Policy"
 func Descriptor() registry.Algorithm {
 	return registry.Algorithm{
 		Name: "zookeeper", Doc: "ZooKeeper with Curator's LeaderLatch (algorithms/zkelect)", Package: "zkelect",
-		FieldNames: fieldNames, LeaseStore: true,
+		FieldNames: fieldNames, LeaseStore: true, Contract: Contract,
 		NewStore: func(v registry.Values) sim.Node {
 			cfg := ServerConfig{}
 			registry.SetDuration(v, "tick_time", &cfg.TickTime)

@@ -1,0 +1,91 @@
+package consulelect_test
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	_ "github.com/electsim/electsim/algorithms/builtin" // the shipped scenarios' algorithms
+	"github.com/electsim/electsim/algorithms/consulelect"
+	"github.com/electsim/electsim/contract"
+	"github.com/electsim/electsim/internal/contracttest"
+	"github.com/electsim/electsim/registry"
+)
+
+const scenarios = "../../scenarios/"
+
+// TestConsulMaxOverlapHandComputed holds the bound to values worked out
+// by hand: a cut-off holder learns of the loss when a keep-alive ping
+// (every 30 s) goes unanswered for 10 s, at most 40 s after the cut; its
+// successor acquires no earlier than the invalidation — serfHealth's
+// probe interval and smallest suspicion (1 s + 4 s), or 2·TTL after the
+// last renewal, at least 1.5·TTL after the cut — plus the lock-delay.
+func TestConsulMaxOverlapHandComputed(t *testing.T) {
+	s, ms := time.Second, time.Millisecond
+	srv := consulelect.ServerConfig{ProbeInterval: s, SuspicionMult: 4}
+	for _, tc := range []struct {
+		name       string
+		ttl, delay time.Duration
+		checks     string
+		serf       time.Duration
+		want       time.Duration
+	}{
+		{"defaults", 15 * s, 15 * s, consulelect.ChecksSerf, 0, 20*s + 20*ms},         // 40 − 15 − 5
+		{"no delay", 15 * s, 0, consulelect.ChecksSerf, 0, 35*s + 20*ms},              // 40 − 0 − 5
+		{"TTL only", 15 * s, 15 * s, consulelect.ChecksNone, 0, 2*s + 520*ms},         // 40 − 15 − 22.5
+		{"TTL 20 s only", 20 * s, 15 * s, consulelect.ChecksNone, 0, 0},               // 40 − 15 − 30 < 0
+		{"serf_timeout", 15 * s, 15 * s, consulelect.ChecksSerf, 3 * s, 22*s + 20*ms}, // 40 − 15 − 3
+	} {
+		c := consulelect.DefaultConfig()
+		c.SessionTTL, c.LockDelay, c.Checks = tc.ttl, tc.delay, tc.checks
+		sv := srv
+		sv.SerfTimeout = tc.serf
+		assert.Equal(t, tc.want, consulelect.MaxOverlap(c, sv, 10*ms), tc.name)
+	}
+	assert.True(t, consulelect.Contract(contracttest.Values{}).Empty(), "no latency bound, no promise")
+}
+
+// TestConsulContractHolds: the lock-delay scenario overlaps not at all
+// with its delay and within the bound without one, and swarm's nemesis
+// (without its message loss, a link fault that excuses everything)
+// breaks nothing.
+func TestConsulContractHolds(t *testing.T) {
+	tl, err := contracttest.Sweep(scenarios+"consul-lock-delay.yaml", nil, 20)
+	require.NoError(t, err)
+	assert.Empty(t, tl.Verdicts)
+	tl, err = contracttest.Sweep(scenarios+"consul-lock-delay.yaml", []string{"algorithm.lock_delay=0s"}, 20)
+	require.NoError(t, err)
+	g, ok := tl.Contract.For("split_brain")
+	require.True(t, ok)
+	assert.Empty(t, tl.BreachSeeds)
+	assert.Equal(t, 20, tl.Verdicts[contract.WithinBound])
+	assert.LessOrEqual(t, tl.Longest[contract.WithinBound], g.MaxOverlap)
+	t.Logf("no lock-delay: longest %v of %v", tl.Longest[contract.WithinBound], g.MaxOverlap)
+	sc, err := contracttest.WithAlgorithm(scenarios+"swarm.yaml", "{name: consul, session_ttl: 10s, lock_delay: 0s, token: lock_index}", []string{"network.drop=0"})
+	require.NoError(t, err)
+	tl, err = contracttest.SweepScenario(sc, 30)
+	require.NoError(t, err)
+	assert.Empty(t, tl.BreachSeeds)
+	t.Logf("swarm: %v %v", tl.Verdicts, tl.Excused)
+}
+
+var registerLate sync.Once
+
+// TestConsulContractRefutedByLateStop plants a bug — the application acts
+// 45 s past losing the lock — and requires the cut-off holder's stretched
+// overlap to be a breach in every seed, while the real lock's is not.
+func TestConsulContractRefutedByLateStop(t *testing.T) {
+	registerLate.Do(func() {
+		registry.Default.MustRegister(contracttest.LateStop(consulelect.Descriptor(), "consul-late45s", 45*time.Second))
+	})
+	for name, breaches := range map[string]int{"consul": 0, "consul-late45s": 5} {
+		sc, err := contracttest.CutOffLeader("{name: " + name + "}")
+		require.NoError(t, err)
+		tl, err := contracttest.SweepScenario(sc, 5)
+		require.NoError(t, err)
+		assert.Len(t, tl.BreachSeeds, breaches, "%s: %v", name, tl.Verdicts)
+	}
+}

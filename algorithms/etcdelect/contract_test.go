@@ -1,0 +1,90 @@
+package etcdelect_test
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	_ "github.com/electsim/electsim/algorithms/builtin" // the shipped scenarios' algorithms
+	"github.com/electsim/electsim/algorithms/etcdelect"
+	"github.com/electsim/electsim/contract"
+	"github.com/electsim/electsim/internal/contracttest"
+	"github.com/electsim/electsim/registry"
+)
+
+const scenarios = "../../scenarios/"
+
+// TestEtcdMaxOverlapHandComputed holds the bound to values worked out by
+// hand: the client's deadline is TTL after an answer that left the server
+// up to latMax before (when the server renewed for TTL), and its 1 s
+// deadline loop ends the session up to a second later; before the first
+// answer the deadline is FirstKeepAliveTimeout after the Grant's answer.
+func TestEtcdMaxOverlapHandComputed(t *testing.T) {
+	ms := time.Millisecond
+	for _, tc := range []struct {
+		ttl, first, lat, want time.Duration
+	}{
+		{10 * time.Second, 5 * time.Second, 10 * ms, 1010 * ms},  // etcd-cut-correct-clock.yaml
+		{60 * time.Second, 5 * time.Second, 400 * ms, 1400 * ms}, // the defaults on a slow network
+		{2 * time.Second, 5 * time.Second, 10 * ms, 4010 * ms},   // the first deadline outlives a short lease by 3 s
+		{5 * time.Second, 5 * time.Second, 0, 1000 * ms},         // equal: nothing added
+	} {
+		c := etcdelect.DefaultConfig()
+		c.TTL, c.FirstKeepAliveTimeout = tc.ttl, tc.first
+		assert.Equal(t, tc.want, etcdelect.MaxOverlap(c, tc.lat), "%+v", tc)
+	}
+}
+
+// TestEtcdContractHolds: over seeds of the shipped etcd scenarios the
+// cut-off leader's overlap stays within the bound in every seed, the slow
+// clock's and the pause's are excused by them, and swarm's nemesis
+// (without its message loss, a link fault that excuses everything) breaks
+// nothing.
+func TestEtcdContractHolds(t *testing.T) {
+	tl, err := contracttest.Sweep(scenarios+"etcd-cut-correct-clock.yaml", nil, 60)
+	require.NoError(t, err)
+	g, ok := tl.Contract.For("split_brain")
+	require.True(t, ok)
+	assert.Empty(t, tl.BreachSeeds)
+	assert.Positive(t, tl.Verdicts[contract.WithinBound])
+	assert.LessOrEqual(t, tl.Longest[contract.WithinBound], g.MaxOverlap)
+	t.Logf("cut-correct-clock: %v, longest %v of %v", tl.Verdicts, tl.Longest[contract.WithinBound], g.MaxOverlap)
+	for file, class := range map[string]contract.FaultClass{"etcd-slow-clock.yaml": contract.ClockRate, "etcd-election-gc-pause.yaml": contract.Pause} {
+		tl, err := contracttest.Sweep(scenarios+file, nil, 10)
+		require.NoError(t, err)
+		assert.Empty(t, tl.BreachSeeds, file)
+		assert.Positive(t, tl.Excused[class], file)
+		assert.Equal(t, tl.Verdicts[contract.Excused], tl.Excused[class], file)
+	}
+	sc, err := contracttest.WithAlgorithm(scenarios+"swarm.yaml", "{name: etcd, ttl: 5s}", []string{"network.drop=0"})
+	require.NoError(t, err)
+	tl, err = contracttest.SweepScenario(sc, 40)
+	require.NoError(t, err)
+	assert.Empty(t, tl.BreachSeeds)
+	t.Logf("swarm ttl 5s: %v %v", tl.Verdicts, tl.Excused)
+}
+
+func TestEtcdContractNeedsALatencyBound(t *testing.T) {
+	assert.True(t, etcdelect.Contract(contracttest.Values{}).Empty())
+}
+
+var registerLate sync.Once
+
+// TestEtcdContractRefutedByLateStop plants a bug — the application acts
+// 5 s past Done() — and requires the cut-off leader's stretched overlap to
+// be a breach in every seed, while the real client's is not.
+func TestEtcdContractRefutedByLateStop(t *testing.T) {
+	registerLate.Do(func() {
+		registry.Default.MustRegister(contracttest.LateStop(etcdelect.Descriptor(), "etcd-late5s", 5*time.Second))
+	})
+	for name, breaches := range map[string]int{"etcd": 0, "etcd-late5s": 5} {
+		sc, err := contracttest.CutOffLeader("{name: " + name + ", ttl: 10s}")
+		require.NoError(t, err)
+		tl, err := contracttest.SweepScenario(sc, 5)
+		require.NoError(t, err)
+		assert.Len(t, tl.BreachSeeds, breaches, "%s: %v", name, tl.Verdicts)
+	}
+}

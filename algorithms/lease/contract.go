@@ -1,0 +1,119 @@
+package lease
+
+import (
+	"time"
+
+	"github.com/electsim/electsim/contract"
+	"github.com/electsim/electsim/registry"
+)
+
+// checkSplitBrain is the checker's name for "no two nodes act as leader at
+// once" (checker.CheckSplitBrain; a scenario test holds every contract's
+// names to the checker's).
+const checkSplitBrain = "split_brain"
+
+// k8sWholeSecond is how far apart two renewals of one holder can be and
+// still look the same to a follower: client-go compares the marshalled
+// LeaderElectionRecord, whose renewTime is a metav1.Time in whole seconds
+// (docs/algorithms/lease.md, "k8s").
+const k8sWholeSecond = time.Second
+
+// Contract is what the lease flavours promise with these values
+// (registry.Algorithm.Contract); docs/algorithms/lease.md, "Contract",
+// derives each bound.
+func Contract(v registry.Values) contract.Contract {
+	c := configOf(v)
+	var g contract.Guarantee
+	switch c.Flavor {
+	case FlavorK8s:
+		g = contract.Guarantee{
+			MaxOverlap: K8sMaxOverlap(c),
+			Unless:     []contract.FaultClass{contract.Pause, contract.ClockRate, contract.ClockStep, contract.DiskLoss},
+			Source:     "client-go tools/leaderelection/leaderelection.go: renew (wait.Until, RenewDeadline per round), tryAcquireOrRenew (observedTime + LeaseDuration, raw-record comparison), release",
+		}
+	case FlavorTTL, FlavorRedlock:
+		max, ok := validityMaxOverlap(c)
+		if !ok {
+			return contract.Contract{} // validity_check never: the application acts on after its lock expired
+		}
+		g = contract.Guarantee{MaxOverlap: max, Unless: redisExceptions(c),
+			Source: "Redis \"Distributed Locks with Redis\" (validity time, Redlock quorum); go-redsync mutex.go lockContext/ExtendContext (until); Redis src/db.c keyIsExpired"}
+	case FlavorWallTime:
+		g = contract.Guarantee{
+			Unless: []contract.FaultClass{contract.Partition, contract.Link, contract.Loss, contract.ServiceDown, contract.Disk,
+				contract.Pause, contract.ClockRate, contract.ClockStep, contract.DiskLoss},
+			Source: "ShedLock README (synchronized clocks), SqlStatementsSource (lock_until), KeepAliveLockProvider (a failed extension only stops the keep-alive)",
+		}
+	default:
+		return contract.Contract{}
+	}
+	g.Check = checkSplitBrain
+	return contract.Contract{Guarantees: []contract.Guarantee{g}}
+}
+
+// K8sMaxOverlap is the longest two k8s holders can both act with exact
+// clocks and no pauses, whatever the network does:
+//
+//	RetryPeriod + RenewDeadline (+ RenewDeadline with ReleaseOnCancel)
+//	+ max(min(3·RequestTimeout, RenewDeadline), 2·RequestTimeout) + 1 s
+//	− LeaseDuration (whole seconds)
+//
+// and at least RequestTimeout with ReleaseOnCancel; 0 when negative (no
+// overlap at all). The holder acts until RetryPeriod + RenewDeadline after
+// the answer to its last successful attempt (+ the release); that answer
+// came at most one attempt's length — three requests of RequestTimeout on
+// the fast path's fallback, capped by the round's RenewDeadline, or two on
+// acquisition — after the attempt read its clock for renewTime. A
+// follower waits LeaseDuration from when it first saw a record equal to
+// the last one, and an earlier renewal of the same wall second looks
+// equal. A release: the holder acts until its answer, up to
+// RequestTimeout after the store applied it.
+func K8sMaxOverlap(c Config) time.Duration {
+	rt := c.requestTimeout()
+	hold := c.RetryPeriod + c.RenewDeadline
+	if c.ReleaseOnCancel {
+		hold += c.RenewDeadline
+	}
+	attempt := max(min(3*rt, c.RenewDeadline), 2*rt)
+	ld := c.LeaseDuration / time.Second * time.Second
+	out := max(hold+attempt+k8sWholeSecond-ld, 0)
+	if c.ReleaseOnCancel {
+		out = max(out, rt)
+	}
+	return out
+}
+
+// validityMaxOverlap is the ttl and redlock bound with the application's
+// validity check: 0 with before_each_action (it stops at its validity,
+// drift before the earliest store expiry), ValidityCheckInterval − drift
+// with every (it stops at the first check past the validity), and no
+// bound with never.
+func validityMaxOverlap(c Config) (time.Duration, bool) {
+	switch c.ValidityCheck {
+	case CheckBeforeEachAction:
+		return 0, true
+	case CheckEvery:
+		return max(c.ValidityCheckInterval-c.drift(), 0), true
+	}
+	return 0, false
+}
+
+// redisExceptions are the faults that void the ttl and redlock bound: a
+// pause of the holder (it acts on when it resumes), clock rates (the
+// validity is the holder's monotonic clock against the store's), wall
+// steps on a store (Redis expires keys by wall time) unless the stores
+// expire by the monotonic clock (expiry_clock), a store that restarts without its data, and a
+// store crash whenever some store's persistence can lose an acknowledged
+// key (none, rdb, aof_everysec).
+func redisExceptions(c Config) []contract.FaultClass {
+	out := []contract.FaultClass{contract.Pause, contract.ClockRate, contract.DiskLoss}
+	if c.ExpiryClock != ExpiryMonotonic {
+		out = append(out, contract.ClockStep)
+	}
+	for k := 1; k <= c.stores(); k++ {
+		if p := c.StorePersistence(k); p != PersistDurable && p != PersistAOFAlways {
+			return append(out, contract.Crash)
+		}
+	}
+	return out
+}

@@ -1,0 +1,113 @@
+package lease_test
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	_ "github.com/electsim/electsim/algorithms/builtin" // the shipped scenarios' algorithms
+	"github.com/electsim/electsim/algorithms/lease"
+	"github.com/electsim/electsim/contract"
+	"github.com/electsim/electsim/internal/contracttest"
+	"github.com/electsim/electsim/registry"
+	"github.com/electsim/electsim/scenario"
+)
+
+const scenarios = "../../scenarios/"
+
+// sweep runs a shipped scenario and fails the test on a breach.
+func sweep(t *testing.T, file string, sets []string, seeds int) contracttest.Tally {
+	t.Helper()
+	tl, err := contracttest.Sweep(scenarios+file, sets, seeds)
+	require.NoError(t, err)
+	assert.Empty(t, tl.BreachSeeds, "%s %v: seeds that broke the contract", file, sets)
+	return tl
+}
+
+// TestLeaseContractHoldsOnShippedScenarios: over seeds of the shipped
+// scenarios that run the lease flavours, no split-brain breaks the
+// contract, every overlap the k8s bound admits is no longer than it, and
+// each of Kleppmann's stories is excused by the fault it tells of (with
+// the application checking its validity; without, nothing is promised).
+func TestLeaseContractHoldsOnShippedScenarios(t *testing.T) {
+	for _, tc := range []struct {
+		file, vc string
+		seeds    int
+	}{{"flapping-lease.yaml", "", 30}, {"k8s-release-hang.yaml", "", 20}, {"rolling-update-release.yaml", "", 10}, {"rolling-update-wait.yaml", "", 10}, {"fast-clock-follower.yaml", "", 10}} {
+		tl := sweep(t, tc.file, nil, tc.seeds)
+		g, ok := tl.Contract.For("split_brain")
+		require.True(t, ok)
+		assert.LessOrEqual(t, tl.Longest[contract.WithinBound], g.MaxOverlap, tc.file)
+		t.Logf("%s: %v, longest within bound %v of %v", tc.file, tl.Verdicts, tl.Longest[contract.WithinBound], g.MaxOverlap)
+	}
+	tl := sweep(t, "k8s-release-hang.yaml", nil, 20)
+	assert.Equal(t, 20, tl.Verdicts[contract.WithinBound], "the release hang overlaps in every seed, within the bound")
+
+	bea := "algorithm.validity_check=before_each_action"
+	for file, class := range map[string]contract.FaultClass{"redis-clock-jump.yaml": contract.ClockStep, "redlock-clock-jump.yaml": contract.ClockStep,
+		"redlock-gc-pause.yaml": contract.Pause, "gc-pause-unfenced.yaml": contract.Pause, "redlock-master-restart.yaml": contract.Crash} {
+		tl := sweep(t, file, []string{bea}, 10)
+		assert.Equal(t, tl.Verdicts[contract.Excused], tl.Excused[class], "%s: every overlap excused by %s (%v)", file, class, tl.Excused)
+		assert.Positive(t, tl.Excused[class], file)
+	}
+	// The same stories with the fault's door shut: no overlap at all.
+	for file, set := range map[string]string{"redis-clock-jump.yaml": "algorithm.expiry_clock=monotonic", "redlock-master-restart.yaml": "algorithm.persistence=aof_always"} {
+		tl := sweep(t, file, []string{bea, set}, 10)
+		assert.Zero(t, tl.Verdicts[contract.Excused]+tl.Verdicts[contract.WithinBound], "%s with %s", file, set)
+	}
+}
+
+// TestLeaseContractHoldsUnderSwarm runs swarm.yaml's nemesis (partitions,
+// pauses, crashes, clock faults, 1% loss) on every flavour that promises
+// something: no seed breaks its flavour's contract.
+func TestLeaseContractHoldsUnderSwarm(t *testing.T) {
+	for _, alg := range []string{"{name: lease, token: fence}", "{name: lease, token: fence, release_on_cancel: true}",
+		"{name: lease, flavor: ttl, token: fence, validity_check: before_each_action}",
+		"{name: lease, flavor: redlock, token: fence, validity_check: before_each_action}",
+		"{name: lease, flavor: walltime, token: fence}"} {
+		sc, err := contracttest.WithAlgorithm(scenarios+"swarm.yaml", alg, nil)
+		require.NoError(t, err)
+		tl, err := contracttest.SweepScenario(sc, 40)
+		require.NoError(t, err)
+		assert.Empty(t, tl.BreachSeeds, alg)
+		t.Logf("%s: %v %v", alg, tl.Verdicts, tl.Excused)
+	}
+}
+
+var registerLate sync.Once
+
+// TestLeaseContractRefutedByLateStop plants a bug (the leader acts on for
+// a while after the flavour stopped it) and requires every flavour's
+// contract to call the stretched overlaps breaches: the guarantees can
+// fail.
+func TestLeaseContractRefutedByLateStop(t *testing.T) {
+	registerLate.Do(func() {
+		registry.Default.MustRegister(contracttest.LateStop(lease.Descriptor(), "lease-late20s", 20*time.Second))
+	})
+	for _, params := range []string{"", ", flavor: ttl, validity_check: before_each_action", ", flavor: redlock, validity_check: before_each_action"} {
+		for name, breaches := range map[string]int{"lease": 0, "lease-late20s": 5} {
+			sc, err := contracttest.CutOffLeader("{name: " + name + params + "}")
+			require.NoError(t, err)
+			tl, err := contracttest.SweepScenario(sc, 5)
+			require.NoError(t, err)
+			assert.Len(t, tl.BreachSeeds, breaches, "%s%s: %v", name, params, tl.Verdicts)
+		}
+	}
+	// walltime's contract excuses partitions; its planted overlap comes
+	// from a task that ends and unlocks while the holder acts on.
+	sc, err := scenario.Parse("planted", []byte(`name: planted
+seed: 1
+duration: 90s
+cluster: {nodes: 3}
+algorithm: {name: lease-late20s, flavor: walltime, task_duration: 20s}
+expect:
+  allow: [split_brain, leader_linearizability]
+`))
+	require.NoError(t, err)
+	tl, err := contracttest.SweepScenario(sc, 5)
+	require.NoError(t, err)
+	assert.Len(t, tl.BreachSeeds, 5, "walltime: %v", tl.Verdicts)
+}

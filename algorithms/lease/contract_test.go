@@ -1,0 +1,108 @@
+package lease
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/electsim/electsim/contract"
+	"github.com/electsim/electsim/sim"
+)
+
+// mapValues is a registry.Values over a plain map, for Contract.
+type mapValues map[string]any
+
+func (m mapValues) Has(k string) bool                             { _, ok := m[k]; return ok }
+func (m mapValues) Duration(k string) time.Duration               { d, _ := m[k].(time.Duration); return d }
+func (m mapValues) DurationRange(k string) (lo, hi time.Duration) { d := m.Duration(k); return d, d }
+func (m mapValues) Bool(k string) bool                            { b, _ := m[k].(bool); return b }
+func (m mapValues) Int(k string) int                              { i, _ := m[k].(int); return i }
+func (m mapValues) Float(k string) float64                        { f, _ := m[k].(float64); return f }
+func (m mapValues) String(k string) string                        { s, _ := m[k].(string); return s }
+func (m mapValues) Nodes(string) []sim.NodeID                     { return nil }
+func (m mapValues) Ints(k string) []int64                         { i, _ := m[k].([]int64); return i }
+
+// TestK8sMaxOverlapHandComputed holds the k8s bound to values worked out
+// by hand from the worst case's timeline (t = 0 when the holder's last
+// successful attempt read its clock): the answer comes one attempt later,
+// the holder acts RetryPeriod + RenewDeadline (+ release) after it, and
+// the follower saw a renewal of the same wall second up to 1 s before t =
+// 0 and waits the record's whole-second LeaseDuration from then.
+func TestK8sMaxOverlapHandComputed(t *testing.T) {
+	s := time.Second
+	for _, tc := range []struct {
+		name           string
+		ld, rd, rp, rt time.Duration
+		roc            bool
+		want           time.Duration
+	}{
+		// client-go's defaults, REST timeout 5 s: attempt 10 s (min(15, 10)),
+		// stop at 10+2+10 = 22 s, follower at −1+15 = 14 s.
+		{"defaults", 15 * s, 10 * s, 2 * s, 0, false, 8 * s},
+		// scenarios/flapping-lease.yaml: attempt max(min(1.5, 0.8), 1.0) =
+		// 1 s, stop at 2 s, follower at 0 s.
+		{"flapping-lease", s, 800 * time.Millisecond, 200 * time.Millisecond, 500 * time.Millisecond, false, 2 * s},
+		// scenarios/k8s-release-hang.yaml: RT 10 s, attempt 20 s, stop at
+		// 20+2+20+20 = 62 s, follower at 24 s.
+		{"release-hang", 25 * s, 20 * s, 2 * s, 0, true, 38 * s},
+		// a long lease: stop at 22 s, follower at 29 s: none.
+		{"long lease", 30 * s, 10 * s, 2 * s, 0, false, 0},
+		// 15.9 s is written as 15 s (leaseDurationSeconds).
+		{"whole seconds", 15*s + 900*time.Millisecond, 10 * s, 2 * s, 0, false, 8 * s},
+		// a long lease with a release: the release's answer, up to RT.
+		{"release floor", 100 * s, 10 * s, 2 * s, 0, true, 5 * s},
+		// a 1 s request timeout: attempt max(min(3, 10), 2) = 3 s, stop at
+		// 15 s, follower at 14 s.
+		{"short timeout", 15 * s, 10 * s, 2 * s, s, false, s},
+	} {
+		c := DefaultConfig()
+		c.LeaseDuration, c.RenewDeadline, c.RetryPeriod, c.RequestTimeout, c.ReleaseOnCancel = tc.ld, tc.rd, tc.rp, tc.rt, tc.roc
+		assert.Equal(t, tc.want, K8sMaxOverlap(c), tc.name)
+	}
+}
+
+// TestLeaseContractPerFlavour pins each flavour's guarantee: its bound and
+// the faults that void it, by validity check and persistence.
+func TestLeaseContractPerFlavour(t *testing.T) {
+	classes := func(v mapValues) []contract.FaultClass {
+		g, ok := Contract(v).For(checkSplitBrain)
+		require.True(t, ok, "%v", v)
+		return g.Unless
+	}
+	k8s := classes(mapValues{})
+	assert.ElementsMatch(t, []contract.FaultClass{contract.Pause, contract.ClockRate, contract.ClockStep, contract.DiskLoss}, k8s,
+		"k8s: partitions, loss, crashes and store outages stay within the bound")
+	g, _ := Contract(mapValues{}).For(checkSplitBrain)
+	assert.Equal(t, 8*time.Second, g.MaxOverlap)
+
+	assert.True(t, Contract(mapValues{"flavor": FlavorTTL}).Empty(), "validity_check never: no promise")
+	assert.True(t, Contract(mapValues{"flavor": FlavorRedlock, "validity_check": string(CheckNever)}).Empty())
+
+	bea := mapValues{"flavor": FlavorTTL, "validity_check": string(CheckBeforeEachAction)}
+	assert.ElementsMatch(t, []contract.FaultClass{contract.Pause, contract.ClockRate, contract.DiskLoss, contract.ClockStep, contract.Crash}, classes(bea),
+		"rdb (the default) loses a key set seconds before a crash")
+	bea["persistence"] = string(PersistAOFAlways)
+	assert.NotContains(t, classes(bea), contract.Crash, "aof_always keeps every acknowledged key")
+	bea["expiry_clock"] = string(ExpiryMonotonic)
+	assert.NotContains(t, classes(bea), contract.ClockStep, "monotonic expiry ignores wall steps")
+
+	rl := mapValues{"flavor": FlavorRedlock, "validity_check": string(CheckBeforeEachAction), "persistence": string(PersistAOFAlways),
+		"persistence_override": string(PersistNone), "persistence_override_stores": []int64{3}}
+	assert.Contains(t, classes(rl), contract.Crash, "one master without persistence is enough")
+	delete(rl, "persistence_override")
+	assert.NotContains(t, classes(rl), contract.Crash)
+
+	// every 1 s with TTL 8 s, drift 1% + 0: the first check past the
+	// validity comes up to 1 s after it, which is 80 ms before the store's
+	// expiry: 920 ms.
+	ev := mapValues{"flavor": FlavorRedlock, "validity_check": string(CheckEvery), "validity_check_interval": time.Second,
+		"ttl": 8 * time.Second, "clock_drift_margin": time.Duration(0)}
+	g, _ = Contract(ev).For(checkSplitBrain)
+	assert.Equal(t, 920*time.Millisecond, g.MaxOverlap)
+
+	wt := classes(mapValues{"flavor": FlavorWallTime})
+	assert.Subset(t, wt, []contract.FaultClass{contract.Partition, contract.Link, contract.ServiceDown},
+		"ShedLock's holder acts on after a failed extension")
+}

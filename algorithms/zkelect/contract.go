@@ -1,0 +1,70 @@
+package zkelect
+
+import (
+	"time"
+
+	"github.com/electsim/electsim/contract"
+	"github.com/electsim/electsim/registry"
+)
+
+// defaultTickTime is the server's tickTime when the scenario sets none
+// (NewServer's default, zoo_sample.cfg's tickTime=2000).
+const defaultTickTime = 2 * time.Second
+
+// Contract is what Curator's LeaderLatch over ZooKeeper promises with
+// these values (registry.Algorithm.Contract): no two leaders longer than
+// MaxOverlap (docs/algorithms/zookeeper.md, "Contract"). It needs the
+// run's latency bound (registry.NetLatencyMax): without one it promises
+// nothing.
+func Contract(v registry.Values) contract.Contract {
+	if !v.Has(registry.NetLatencyMax) {
+		return contract.Contract{}
+	}
+	c := DefaultConfig()
+	registry.SetDuration(v, "session_timeout", &c.SessionTimeout)
+	if v.Has("policy") {
+		c.Policy = v.String("policy")
+	}
+	if v.Has("curator_version") {
+		c.CuratorVersion = v.String("curator_version")
+	}
+	tick := defaultTickTime
+	registry.SetDuration(v, "tick_time", &tick)
+	unless := []contract.FaultClass{contract.Pause, contract.ClockRate, contract.Link, contract.DiskLoss}
+	if c.Policy == PolicySession || (c.minor() >= 4 && c.minor() <= 6) {
+		// LOST is injected by the wall clock (checkSessionExpiration).
+		unless = append(unless, contract.ClockStep)
+	}
+	if c.minor() >= 4 && c.minor() <= 6 {
+		// CURATOR-696: after an injected LOST while the ensemble still
+		// holds the session (an outage longer than T), the latch leads
+		// on the old session's znode.
+		unless = append(unless, contract.ServiceDown)
+	}
+	return contract.Contract{Guarantees: []contract.Guarantee{{
+		Check:      "split_brain",
+		MaxOverlap: MaxOverlap(c, tick, v.Duration(registry.NetLatencyMax)),
+		Unless:     unless,
+		Source:     "Curator LeaderLatch.handleStateChange, Standard/SessionConnectionStateErrorPolicy, ConnectionStateManager.checkSessionExpiration; ZooKeeper ClientCnxn (read timeout 2T/3), ExpiryQueue (expiry ≥ T after the last request)",
+	}}}
+}
+
+// MaxOverlap is the longest a latch leads beside its successor with exact
+// clocks and no pause, when one-way latencies stay below latMax, with the
+// session timeout T negotiated into [2, 20] ticks:
+//
+//	standard: max(0, latMax − T/3)
+//	session:  2T/3 + latMax
+//
+// The server expires a session no earlier than T after the last request
+// it received (then its znode goes and the next latch may lead), and the
+// client last heard from it at most latMax after that request. The
+// standard policy gives up at SUSPENDED, the read timeout 2T/3 after the
+// client last heard; the session policy at LOST, a further T of SUSPENDED.
+func MaxOverlap(c Config, tick, latMax time.Duration) time.Duration {
+	t := min(max(c.SessionTimeout, 2*tick), 20*tick)
+	if c.Policy == PolicySession {
+		return 2*t/3 + latMax
+	}
+	return max(latMax-t/3, 0)
+}

@@ -1,0 +1,117 @@
+package zkelect_test
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	_ "github.com/electsim/electsim/algorithms/builtin" // the shipped scenarios' algorithms
+	"github.com/electsim/electsim/algorithms/zkelect"
+	"github.com/electsim/electsim/contract"
+	"github.com/electsim/electsim/internal/contracttest"
+	"github.com/electsim/electsim/registry"
+)
+
+const scenarios = "../../scenarios/"
+
+// TestZKMaxOverlapHandComputed holds the bound to values worked out by
+// hand. The session timeout T is negotiated into [2, 20] ticks; the
+// server expires a session no earlier than T after the last request it
+// received, whose answer the client heard up to latMax later. Standard:
+// the latch gives up 2T/3 after it last heard (SUSPENDED), so only a
+// latency above T/3 leaves an overlap. Session: it gives up T later still
+// (LOST), 5T/3 after it last heard: 2T/3 + latMax past the expiry.
+func TestZKMaxOverlapHandComputed(t *testing.T) {
+	s, ms := time.Second, time.Millisecond
+	for _, tc := range []struct {
+		policy           string
+		asked, tick, lat time.Duration
+		want             time.Duration
+	}{
+		{zkelect.PolicyStandard, 10 * s, 2 * s, 10 * ms, 0},
+		{zkelect.PolicyStandard, 3 * s, 2 * s, 1500 * ms, 166666667 * time.Nanosecond}, // T = 4 s: 1.5 s − 1.333 s
+		{zkelect.PolicySession, 10 * s, 2 * s, 10 * ms, 6676666666 * time.Nanosecond},  // zk-session-policy-partition.yaml
+		{zkelect.PolicySession, 60 * s, 2 * s, 0, 26666666666 * time.Nanosecond},       // 60 s asked, 40 s granted
+		{zkelect.PolicySession, s, 2 * s, 0, 2666666666 * time.Nanosecond},             // 1 s asked, 4 s granted
+	} {
+		c := zkelect.DefaultConfig()
+		c.Policy, c.SessionTimeout = tc.policy, tc.asked
+		assert.Equal(t, tc.want, zkelect.MaxOverlap(c, tc.tick, tc.lat), "%+v", tc)
+	}
+}
+
+// TestZKContractExceptions: the wall clock times LOST under the session
+// policy (and the injected LOST of Curator 5.4 to 5.6), and 5.4 to 5.6
+// lead on a dead session's znode after an outage (CURATOR-696).
+func TestZKContractExceptions(t *testing.T) {
+	unless := func(v contracttest.Values) []contract.FaultClass {
+		v[registry.NetLatencyMax] = 10 * time.Millisecond
+		g, ok := zkelect.Contract(v).For("split_brain")
+		require.True(t, ok)
+		return g.Unless
+	}
+	std := unless(contracttest.Values{})
+	assert.NotContains(t, std, contract.ClockStep)
+	assert.NotContains(t, std, contract.Partition)
+	assert.Contains(t, unless(contracttest.Values{"policy": zkelect.PolicySession}), contract.ClockStep)
+	old := unless(contracttest.Values{"curator_version": "5.5"})
+	assert.Contains(t, old, contract.ServiceDown)
+	assert.Contains(t, old, contract.ClockStep)
+	assert.NotContains(t, unless(contracttest.Values{"curator_version": "5.7"}), contract.ServiceDown)
+	assert.True(t, zkelect.Contract(contracttest.Values{}).Empty(), "no latency bound, no promise")
+}
+
+// TestZKContractHolds: the session policy's cut-off leader overlaps within
+// the bound in every seed, the standard policy's not at all, the blip
+// scenario breaks nothing, and neither policy breaks its contract under
+// swarm's nemesis (without its message loss, a link fault that excuses
+// everything).
+func TestZKContractHolds(t *testing.T) {
+	tl, err := contracttest.Sweep(scenarios+"zk-session-policy-partition.yaml", nil, 40)
+	require.NoError(t, err)
+	g, ok := tl.Contract.For("split_brain")
+	require.True(t, ok)
+	assert.Empty(t, tl.BreachSeeds)
+	assert.Equal(t, 40, tl.Verdicts[contract.WithinBound])
+	assert.LessOrEqual(t, tl.Longest[contract.WithinBound], g.MaxOverlap)
+	t.Logf("session policy cut off: longest %v of %v", tl.Longest[contract.WithinBound], g.MaxOverlap)
+
+	tl, err = contracttest.Sweep(scenarios+"zk-session-policy-partition.yaml", []string{"algorithm.policy=standard"}, 20)
+	require.NoError(t, err)
+	assert.Empty(t, tl.Verdicts, "the standard policy gives up before the session expires")
+	for _, p := range []string{"standard", "session"} {
+		tl, err = contracttest.Sweep(scenarios+"zk-suspended-policy.yaml", []string{"algorithm.policy=" + p}, 10)
+		require.NoError(t, err)
+		assert.Empty(t, tl.BreachSeeds, p)
+		sc, err := contracttest.WithAlgorithm(scenarios+"swarm.yaml", "{name: zookeeper, session_timeout: 4s, token: czxid, policy: "+p+"}", []string{"network.drop=0"})
+		require.NoError(t, err)
+		tl, err = contracttest.SweepScenario(sc, 40)
+		require.NoError(t, err)
+		assert.Empty(t, tl.BreachSeeds, p)
+		t.Logf("swarm %s T=4s: %v %v", p, tl.Verdicts, tl.Excused)
+	}
+}
+
+var registerLate sync.Once
+
+// TestZKContractRefutedByLateStop plants a bug — the application acts
+// 10 s past losing leadership — and requires the cut-off leader's
+// stretched overlap to be a breach in every seed under either policy,
+// while the real latch's is not.
+func TestZKContractRefutedByLateStop(t *testing.T) {
+	registerLate.Do(func() {
+		registry.Default.MustRegister(contracttest.LateStop(zkelect.Descriptor(), "zookeeper-late10s", 10*time.Second))
+	})
+	for _, p := range []string{"standard", "session"} {
+		for name, breaches := range map[string]int{"zookeeper": 0, "zookeeper-late10s": 5} {
+			sc, err := contracttest.CutOffLeader("{name: " + name + ", session_timeout: 10s, policy: " + p + "}")
+			require.NoError(t, err)
+			tl, err := contracttest.SweepScenario(sc, 5)
+			require.NoError(t, err)
+			assert.Len(t, tl.BreachSeeds, breaches, "%s %s: %v", name, p, tl.Verdicts)
+		}
+	}
+}
