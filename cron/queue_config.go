@@ -43,8 +43,12 @@ const (
 // make the job's writes to the fenced resource with the execution's token
 // and acknowledge. Zero Workers: queue mode is off.
 type QueueConfig struct {
-	// Workers is the number of worker nodes. Zero: queue mode is off.
+	// Workers is the number of worker nodes beside the candidates. Zero
+	// (and not Colocated): queue mode is off.
 	Workers int
+	// Colocated makes every candidate a worker too (NewColocated): a
+	// crash of the leader takes the job it runs with it.
+	Colocated bool
 	// Queue, ExecStore are the queue's and execution store's nodes;
 	// WorkerNodes the workers' (set by whoever builds the run).
 	Queue, ExecStore sim.NodeID
@@ -98,7 +102,7 @@ type QueueConfig struct {
 }
 
 // Enabled reports whether queue mode is on.
-func (q *QueueConfig) Enabled() bool { return q.Workers > 0 }
+func (q *QueueConfig) Enabled() bool { return q.Workers > 0 || q.Colocated }
 
 // validate fills in defaults and checks the queue configuration.
 func (q *QueueConfig) validate(c *Config) error {

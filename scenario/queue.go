@@ -27,8 +27,13 @@ func (l *loader) readQueue(m *mapReader, cs *CronSpec) {
 	}
 	q := &cs.Config.Queue
 	qm := l.mapOf(qn, "cron.queue")
-	if !qm.integer("workers", &q.Workers, 1, 1000) && !qm.has("workers") && qm.ok {
-		l.errAt(qn, "cron.queue.workers", "missing: how many worker nodes take messages (w1..wN)")
+	qm.boolean("colocated", &q.Colocated)
+	lo := 1
+	if q.Colocated {
+		lo = 0 // the candidates are workers; separate ones are optional
+	}
+	if !qm.integer("workers", &q.Workers, lo, 1000) && !qm.has("workers") && qm.ok && !q.Colocated {
+		l.errAt(qn, "cron.queue.workers", "missing: how many worker nodes take messages (w1..wN), or colocated: true")
 	}
 	qm.dur("visibility_timeout", &q.VisibilityTimeout)
 	qm.oneOf("ack", &q.Ack, cron.AckEarly, cron.AckLate)
@@ -118,10 +123,11 @@ func (r *Run) addQueueNodes() error {
 	if id, r.ExecStore = cron.AddExecStore(s, "execstore", cfg); id != cfg.Queue.ExecStore {
 		return fmt.Errorf("internal: the execution store got node ID %d, want %d", id, cfg.Queue.ExecStore)
 	}
+	sep := cfg.Queue.WorkerNodes[len(cfg.Queue.WorkerNodes)-cfg.Queue.Workers:] // after the co-located candidates, if any
 	for k := 1; k <= cfg.Queue.Workers; k++ {
 		id := s.AddFreshNode(workerName(k), func() sim.Node { return cron.NewWorker(cfg) }, sim.Fsync(r.Scenario.Fsync))
-		if id != cfg.Queue.WorkerNodes[k-1] {
-			return fmt.Errorf("internal: worker %d got node ID %d, want %d", k, id, cfg.Queue.WorkerNodes[k-1])
+		if id != sep[k-1] {
+			return fmt.Errorf("internal: worker %d got node ID %d, want %d", k, id, sep[k-1])
 		}
 		r.Workers = append(r.Workers, id)
 	}
@@ -148,6 +154,9 @@ func (sc *Scenario) queueNodeName(id sim.NodeID) (string, bool) {
 // queueYAML writes the fields of a queue section that differ from zero.
 func queueYAML(q cron.QueueConfig) string {
 	parts := []string{fmt.Sprintf("workers: %d", q.Workers)}
+	if q.Colocated {
+		parts = append(parts, "colocated: true")
+	}
 	add := func(key string, d time.Duration) {
 		if d != 0 {
 			parts = append(parts, key+": "+dur(d))

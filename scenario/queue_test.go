@@ -79,3 +79,31 @@ func TestQueueSectionErrors(t *testing.T) {
 	_, err = Parse("q.yaml", []byte(queueBaseYAML+"  queue: {workers: 1}\nexpect: {allow: [lost_slot]}\n"))
 	require.NoError(t, err)
 }
+
+// colocated: true makes the candidates the workers; the busy_worker target
+// then hits a candidate, and at-least-once completes its slot elsewhere.
+func TestQueueColocated(t *testing.T) {
+	sc, err := Parse("q.yaml", []byte(strings.Replace(queueBaseYAML, `"@every 10s"}`, `"@every 20s", duration: 5s}`, 1)+`  queue: {colocated: true, stale_after: 3s}
+faults:
+  - {at: 21s, crash: busy_worker, for: 20s}
+`))
+	require.NoError(t, err)
+	for seed := uint64(1); seed <= 3; seed++ {
+		r, err := sc.Run(RunOptions{Seed: seed, Recorder: &sim.Recorder{}})
+		require.NoError(t, err)
+		require.True(t, r.OK, "seed %d: %v", seed, r.Problems)
+		assert.Empty(t, r.Workers, "no separate workers")
+		assert.Equal(t, r.Candidates, r.CronConfig.Queue.WorkerNodes)
+		crashed := false
+		for _, rec := range r.Recorder.Records {
+			if rec.Type == sim.RecCrash {
+				assert.Contains(t, r.Candidates, rec.Node, "busy_worker hit a candidate")
+				crashed = true
+			}
+		}
+		assert.True(t, crashed)
+		for _, e := range r.Resource.Log() {
+			assert.Contains(t, r.Candidates, e.Node, "the candidates wrote")
+		}
+	}
+}

@@ -94,7 +94,8 @@ type Run struct {
 	// CronConfig is the cron layer's validated configuration (nil if none).
 	CronConfig *cron.Config
 	// Queue, ExecStore and Workers are queue mode's nodes (nil / empty
-	// without cron.mode: queue).
+	// without cron.mode: queue); Workers are the separate ones, w1..wN
+	// (co-located workers are the candidates).
 	Queue     *cron.Queue
 	ExecStore *cron.ExecStore
 	Workers   []sim.NodeID
@@ -178,6 +179,9 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 			base := sc.queueBase()
 			cfg.Queue.Queue, cfg.Queue.ExecStore = base, base+1
 			cfg.Queue.WorkerNodes = nil
+			if cfg.Queue.Colocated {
+				cfg.Queue.WorkerNodes = append(cfg.Queue.WorkerNodes, r.Candidates...)
+			}
 			for k := 1; k <= cfg.Queue.Workers; k++ {
 				cfg.Queue.WorkerNodes = append(cfg.Queue.WorkerNodes, base+1+sim.NodeID(k))
 			}
@@ -207,6 +211,8 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	switch {
 	case shedlock:
 		build = func() sim.Node { return cron.NewShedLockNode(r.CronConfig) }
+	case r.CronConfig != nil && sc.queueMode() && r.CronConfig.Queue.Colocated:
+		build = func() sim.Node { return cron.NewColocated(factory(r.Candidates, r.StoreIDs), r.CronConfig) }
 	case r.CronConfig != nil && sc.queueMode():
 		build = func() sim.Node { return cron.NewScheduler(factory(r.Candidates, r.StoreIDs), r.CronConfig) }
 	case r.CronConfig != nil:
@@ -354,7 +360,7 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	env := faults.Environment{Candidates: r.Candidates, Store: r.StoreID, Resource: r.ResourceID}
 	env.StoreNode = r.Store
 	if r.Queue != nil {
-		env.QueueMode = &faults.QueueNodes{Queue: r.CronConfig.Queue.Queue, ExecStore: r.CronConfig.Queue.ExecStore, Workers: r.Workers}
+		env.QueueMode = &faults.QueueNodes{Queue: r.CronConfig.Queue.Queue, ExecStore: r.CronConfig.Queue.ExecStore, Workers: r.CronConfig.Queue.WorkerNodes}
 	}
 	inj, err := faults.New(s, env,
 		sc.Faults, sc.Nemeses)
