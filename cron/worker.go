@@ -97,7 +97,10 @@ func (w *Worker) sendPoll() {
 	}
 	w.poll++
 	w.env.Send(sim.Message{Kind: KindReceive, To: w.cfg.Queue.Queue, B: w.poll})
-	w.timers[0] = w.env.SetTimer(w.cfg.Queue.Poll, w.cfg.TagBase+tagWorkerPoll)
+	// Polls are jittered (±50%) so that which idle worker takes the next
+	// message varies from slot to slot, as it does between real consumers.
+	p := w.cfg.Queue.Poll
+	w.timers[0] = w.env.SetTimer(w.env.Rand().DurationRange(p/2, p+p/2), w.cfg.TagBase+tagWorkerPoll)
 }
 
 // deliver starts the execution the queue delivered, if it answers this
