@@ -3,6 +3,7 @@ package faults
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -56,8 +57,13 @@ type Fault struct {
 // Trigger fires its fault Delay after the first matching event at or after
 // the fault's At. A trigger fires at most once.
 type Trigger struct {
-	// Event is one of the Event constants.
+	// Event is one of the Event constants; "" with State.
 	Event string
+	// State, instead of Event, is a protocol state the algorithm declares
+	// (Environment.States, registry.Algorithm.States): the trigger waits
+	// for a candidate's effect with sim.FactProtocolState naming it, so
+	// "crash right after granting a vote" is one fault.
+	State string
 	// Node says whose event counts; the zero Target (empty Kind) means any
 	// node. Allowed kinds: leader (the event's node acts as leader, or the
 	// event is elected/stepped_down), lease_holder (the event's node holds the
@@ -95,9 +101,28 @@ const (
 
 var events = []string{EventElected, EventSteppedDown, EventRenew, EventAcquired, EventExpired, EventJobStarted, EventJobFinished}
 
+// Events lists every Event constant, in order.
+func Events() []string { return slices.Clone(events) }
+
+// statePrefix marks a protocol state in the event key a trigger waits for,
+// so a state cannot be confused with an event of the same name.
+const statePrefix = "state:"
+
+// key is what the trigger waits for: its Event, or its State marked.
+func (t *Trigger) key() string {
+	if t.State != "" {
+		return statePrefix + t.State
+	}
+	return t.Event
+}
+
 // Validate checks the trigger on its own.
 func (t *Trigger) Validate() error {
-	if !contains(events, t.Event) {
+	switch {
+	case t.State != "" && t.Event != "":
+		return fmt.Errorf("state: not with event %q (a trigger waits for one or the other)", t.Event)
+	case t.State != "":
+	case !contains(events, t.Event):
 		if t.Event == "" {
 			return fmt.Errorf("event: missing (one of %v)", events)
 		}

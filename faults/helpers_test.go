@@ -22,6 +22,7 @@ type act struct {
 	Epoch  int64
 	Effect string
 	Fact   sim.Fact // the effect's typed fact, which triggers read
+	A      int64    // the effect's A (a protocol state's index)
 }
 
 // scripted is a tiny deterministic test node that plays a fixed schedule of
@@ -55,7 +56,7 @@ func (n *scripted) OnTimer(_ sim.TimerID, tag int) {
 	case a.Stop:
 		n.env.StopLeading("script")
 	case a.Effect != "":
-		n.env.Effect(sim.Effect{Name: a.Effect, Fact: a.Fact})
+		n.env.Effect(sim.Effect{Name: a.Effect, Fact: a.Fact, A: a.A})
 	}
 }
 

@@ -44,6 +44,9 @@ type Environment struct {
 	LeaseKey string
 	// Resource is the fenced resource's node, or sim.None.
 	Resource sim.NodeID
+	// States are the protocol states the candidates' algorithm declares
+	// (registry.Algorithm.States), by index: a trigger's State must be one.
+	States []string
 	// QueueMode is queue-mode cron's nodes, or nil without queue mode.
 	QueueMode *QueueNodes
 }
@@ -263,6 +266,12 @@ func (in *Injector) checkFault(f *Fault) error {
 	ts := f.targets()
 	if f.After != nil {
 		ts = append(ts, f.After.Node)
+		if st := f.After.State; st != "" && !slices.Contains(in.env.States, st) {
+			if len(in.env.States) == 0 {
+				return fmt.Errorf("after.state: %q, but the algorithm declares no protocol states", st)
+			}
+			return fmt.Errorf("after.state: unknown %q (the algorithm declares %v)", st, in.env.States)
+		}
 		if f.After.Event == EventRenew || f.After.Event == EventAcquired || f.After.Event == EventExpired {
 			if in.env.Store == sim.None {
 				return fmt.Errorf("after.event: %q needs a lease store", f.After.Event)

@@ -3,6 +3,7 @@ package faults
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/electsim/electsim/sim"
 )
@@ -36,6 +37,11 @@ func (in *Injector) observe(r *sim.Record) {
 		// Typed facts, emitted once by their owners (sim.Fact); a lease
 		// service names the record an effect concerns in Key.
 		switch r.Fact {
+		case sim.FactProtocolState:
+			if r.A < 0 || r.A >= int64(len(in.env.States)) || !in.isCand[r.Node] {
+				return
+			}
+			event = statePrefix + in.env.States[r.A]
 		case sim.FactRunStarted:
 			event = EventJobStarted
 		case sim.FactRunFinished:
@@ -60,13 +66,13 @@ func (in *Injector) observe(r *sim.Record) {
 		return
 	}
 	for _, t := range in.triggers {
-		if t.fired || r.At < t.armAt || t.f.After.Event != event || !in.matches(t.f.After.Node, event, subject) {
+		if t.fired || r.At < t.armAt || t.f.After.key() != event || !in.matches(t.f.After.Node, event, subject) {
 			continue
 		}
 		t.fired = true
 		delay := t.f.After.Delay.Draw(in.rng)
 		f, src := t.f, t.src
-		in.s.Note(NoteTrigger, fmt.Sprintf("%s: %s of %s at %v, firing in %v", src, event, in.s.NodeName(subject), r.At, sim.Time(delay)), subject)
+		in.s.Note(NoteTrigger, fmt.Sprintf("%s: %s of %s at %v, firing in %v", src, strings.TrimPrefix(event, statePrefix), in.s.NodeName(subject), r.At, sim.Time(delay)), subject)
 		c := &ctx{src: src, event: subject}
 		in.s.AtLate(r.At.Add(delay), func() { in.fire(f, c, in.rng) })
 	}

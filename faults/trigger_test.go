@@ -95,3 +95,34 @@ func TestTriggerJobStarted(t *testing.T) {
 	h.s.RunUntil(at(5))
 	assert.Empty(t, h.notes("fault."), "an effect's name is for people; without the fact nothing fires")
 }
+
+// A state trigger waits for the protocol state it names (sim.FactProtocolState
+// with A = its index in Environment.States), of a candidate; another state,
+// or an effect that only carries the state's name, does not fire it.
+func TestTriggerProtocolState(t *testing.T) {
+	state := func(at float64, idx int64) act {
+		return act{At: sec(at), Effect: "x.state", Fact: sim.FactProtocolState, A: idx}
+	}
+	h := newHarness(t, opts{seed: 1}, []act{state(1, 1), state(3, 0)}, []act{state(2, 1), {At: sec(2.5), Effect: "x.vote_granted"}})
+	env := h.env()
+	env.States = []string{"vote_granted", "term_bumped"}
+	_, err := faults.New(h.s, env, []faults.Fault{{After: &faults.Trigger{State: "vote_granted"},
+		For: durp(5 * time.Millisecond), Crash: &faults.Crash{Target: faults.Of(faults.TargetEventNode)}}}, nil)
+	require.NoError(t, err)
+	h.s.RunUntil(at(5))
+	assert.Equal(t, []string{
+		"3.000s fault.trigger faults[0]: vote_granted of n0 at 3.000s, firing in 0.000s",
+		"3.000s fault.crash faults[0]: crash n0 (event_node) for 0.005s",
+		"3.005s fault.revert faults[0]: restart n0, disk kept",
+	}, h.notes("fault."))
+
+	// A state the algorithm does not declare, and a state with an event,
+	// are refused.
+	h = newHarness(t, opts{seed: 1}, []act{state(1, 0)})
+	env = h.env()
+	env.States = []string{"vote_granted"}
+	_, err = faults.New(h.s, env, []faults.Fault{{After: &faults.Trigger{State: "persisted"}, Pause: &faults.Pause{Target: faults.Of(faults.TargetEventNode)}}}, nil)
+	assert.ErrorContains(t, err, `after.state: unknown "persisted"`)
+	_, err = faults.New(h.s, env, []faults.Fault{{After: &faults.Trigger{State: "vote_granted", Event: faults.EventElected}, Pause: &faults.Pause{Target: faults.Of(faults.TargetEventNode)}}}, nil)
+	assert.ErrorContains(t, err, "not with event")
+}

@@ -177,6 +177,50 @@ type Algorithm struct {
 	// expect blocks alone judge it. Besides the algorithm's own keys, v
 	// answers NetLatencyMax when the run's network has a latency bound.
 	Contract func(v Values) contract.Contract
+	// States names the protocol states the algorithm reports, in order:
+	// a candidate that reaches state i records a sim.Effect with
+	// sim.FactProtocolState and A = i (for example raft's vote_granted,
+	// term_bumped, persisted). A fault can fire right after one
+	// (after: {state: NAME}) and simrun hunt aims faults at them
+	// (docs/hunting.md). Each is a lower-case word of letters, digits and
+	// underscores, unique. nil: the algorithm declares none.
+	States []string
+}
+
+// MaxStates bounds Algorithm.States.
+const MaxStates = 64
+
+// StateIndex returns the index of the protocol state named name.
+func (a *Algorithm) StateIndex(name string) (int, bool) {
+	for i, s := range a.States {
+		if s == name {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// checkStates validates a's declared protocol states.
+func checkStates(a *Algorithm) error {
+	if len(a.States) > MaxStates {
+		return fmt.Errorf("registry: %s: %d protocol states, at most %d", a.Name, len(a.States), MaxStates)
+	}
+	for i, s := range a.States {
+		if s == "" {
+			return fmt.Errorf("registry: %s: protocol state %d has no name", a.Name, i)
+		}
+		for _, c := range s {
+			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+				return fmt.Errorf("registry: %s: protocol state %q: use lower-case letters, digits and underscores", a.Name, s)
+			}
+		}
+		for _, t := range a.States[:i] {
+			if t == s {
+				return fmt.Errorf("registry: %s: protocol state %q declared twice", a.Name, s)
+			}
+		}
+	}
+	return nil
 }
 
 // NetLatencyMax is the key under which the Values a Contract receives hold
@@ -238,6 +282,9 @@ func (r *Registry) Register(a Algorithm) error {
 	}
 	if a.LeaseStores != nil && !a.LeaseStore {
 		return fmt.Errorf("registry: %s: LeaseStores is set but LeaseStore is not", a.Name)
+	}
+	if err := checkStates(&a); err != nil {
+		return err
 	}
 	seen := map[string]bool{} // lookups only
 	for _, p := range a.Params {

@@ -41,3 +41,18 @@ func TestRegister(t *testing.T) {
 	assert.False(t, ok)
 	assert.Panics(t, func() { r.MustRegister(Algorithm{Name: "b", Build: build}) })
 }
+
+// Protocol states are named, unique, lower-case words, and found by name.
+func TestRegisterStates(t *testing.T) {
+	r := &Registry{}
+	require.NoError(t, r.Register(Algorithm{Name: "a", Build: build, States: []string{"vote_granted", "term_bumped2"}}))
+	for _, bad := range [][]string{{""}, {"Vote"}, {"vote granted"}, {"x", "x"}, make([]string, MaxStates+1)} {
+		assert.Error(t, r.Register(Algorithm{Name: "b", Build: build, States: bad}), "%q", bad)
+	}
+	a, _ := r.Lookup("a")
+	i, ok := a.StateIndex("term_bumped2")
+	assert.True(t, ok)
+	assert.Equal(t, 1, i)
+	_, ok = a.StateIndex("persisted")
+	assert.False(t, ok)
+}

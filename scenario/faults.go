@@ -105,10 +105,12 @@ func (l *loader) readFault(m *mapReader, kind, path string, sc *Scenario) (fault
 	if an := m.get("after"); an != nil {
 		am := l.mapOf(an, join(path, "after"))
 		tr := &faults.Trigger{}
-		if !am.oneOf("event", &tr.Event, faults.EventElected, faults.EventSteppedDown, faults.EventRenew,
+		if am.has("state") {
+			ok = l.readTriggerState(am, tr, path, sc) && ok
+		} else if !am.oneOf("event", &tr.Event, faults.EventElected, faults.EventSteppedDown, faults.EventRenew,
 			faults.EventAcquired, faults.EventExpired, faults.EventJobStarted, faults.EventJobFinished) {
 			if !am.has("event") && am.ok && !am.misspelt("event") {
-				l.errAt(an, join(path, "after.event"), "missing: elected, stepped_down, renew, acquired, expired, job_started or job_finished")
+				l.errAt(an, join(path, "after.event"), "missing: elected, stepped_down, renew, acquired, expired, job_started or job_finished (or state: a protocol state the algorithm declares)")
 			}
 			ok = false
 		}
@@ -844,4 +846,30 @@ func (l *loader) intRange(m *mapReader, key string, lo, hi float64) (*faults.Int
 		return nil, false
 	}
 	return &faults.IntRange{Min: int(a), Max: int(b)}, true
+}
+
+// readTriggerState reads after.state: a protocol state the scenario's
+// algorithm declares (registry.Algorithm.States), instead of an event.
+func (l *loader) readTriggerState(am *mapReader, tr *faults.Trigger, path string, sc *Scenario) bool {
+	p := join(path, "after.state")
+	if am.has("event") {
+		l.errAt(am.get("state"), p, "not with event: a trigger waits for an event or a protocol state")
+		return false
+	}
+	if !am.str("state", &tr.State) {
+		return false
+	}
+	var states []string
+	if d := findAlgo(sc.AlgorithmName("")); d != nil {
+		states = d.States
+	}
+	if !containsStr(states, tr.State) {
+		if len(states) == 0 {
+			l.errAt(am.get("state"), p, "%q: algorithm %s declares no protocol states", tr.State, sc.AlgorithmName(""))
+		} else {
+			l.errAt(am.get("state"), p, "unknown protocol state %q%s (%s declares %s)", tr.State, suggest(tr.State, states), sc.AlgorithmName(""), strings.Join(states, ", "))
+		}
+		return false
+	}
+	return true
 }

@@ -136,6 +136,7 @@ var faultCommon = []field[faults.Fault]{
 // triggerFields are the keys of after: {…}.
 var triggerFields = []field[faults.Trigger]{
 	textF("event", func(t *faults.Trigger) string { return t.Event }),
+	textF("state", func(t *faults.Trigger) string { return t.State }),
 	targetF("node", func(t *faults.Trigger) *faults.Target { return &t.Node }),
 }
 

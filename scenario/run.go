@@ -359,6 +359,9 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	}
 	env := faults.Environment{Candidates: r.Candidates, Store: r.StoreID, Resource: r.ResourceID}
 	env.StoreNode = r.Store
+	if d := findAlgo(r.Algorithm); d != nil && !shedlock {
+		env.States = d.States
+	}
 	if r.Queue != nil {
 		env.QueueMode = &faults.QueueNodes{Queue: r.CronConfig.Queue.Queue, ExecStore: r.CronConfig.Queue.ExecStore, Workers: r.CronConfig.Queue.WorkerNodes}
 	}

@@ -19,6 +19,25 @@ type ShrinkOptions struct {
 	Budget time.Duration
 	// MaxRuns bounds the number of trial runs (default 2000).
 	MaxRuns int
+	// Prepare, if set, is called with every trial run after it is built
+	// and before it executes, as it was with the run being shrunk (a test
+	// that plants a bug in a run's resource, simrun hunt's
+	// hunt.Options.Prepare). The shrunk file does not carry what it does.
+	Prepare func(*Run)
+}
+
+// runWith builds and executes one run of sc, calling prepare (if set)
+// between the two.
+func runWith(sc *Scenario, o RunOptions, prepare func(*Run)) (*Run, error) {
+	r, err := sc.Build(o)
+	if err != nil {
+		return nil, err
+	}
+	if prepare != nil {
+		prepare(r)
+	}
+	r.Execute(o)
+	return r, nil
 }
 
 // Shrunk is a failing run minimised to a small explicit scenario that fails
@@ -100,7 +119,7 @@ func Shrink(r *Run, o ShrinkOptions) (*Shrunk, error) {
 		o.MaxRuns = 2000
 	}
 	want := Failure(r)
-	sh := &shrinkState{want: want, seed: r.Seed, deadline: time.Now().Add(o.Budget), maxRuns: o.MaxRuns}
+	sh := &shrinkState{want: want, seed: r.Seed, deadline: time.Now().Add(o.Budget), maxRuns: o.MaxRuns, prepare: o.Prepare}
 	cur := r.Explicit()
 	cur.Expect = r.Scenario.Expect
 	res := &Shrunk{Failure: want, FaultsBefore: len(cur.Faults), DurationBefore: cur.Duration, NodesBefore: cur.Nodes}
@@ -115,7 +134,7 @@ func Shrink(r *Run, o ShrinkOptions) (*Shrunk, error) {
 	cur, run = sh.removeNodes(cur, run)
 	// The tries judged without a story; the minimal run is run once more
 	// with it, so its violations come explained (runs are deterministic).
-	if full, err := cur.Run(RunOptions{Seed: sh.seed, Story: true}); err == nil {
+	if full, err := runWith(cur, RunOptions{Seed: sh.seed, Story: true}, sh.prepare); err == nil {
 		run = full
 	}
 	res.Scenario, res.Run = cur, run
@@ -125,6 +144,7 @@ func Shrink(r *Run, o ShrinkOptions) (*Shrunk, error) {
 }
 
 type shrinkState struct {
+	prepare  func(*Run)
 	want     []string
 	seed     uint64
 	deadline time.Time
@@ -147,7 +167,7 @@ func (s *shrinkState) try(sc *Scenario) (*Run, bool) {
 		return nil, false
 	}
 	s.runs++
-	r, err := sc.Run(RunOptions{Seed: s.seed})
+	r, err := runWith(sc, RunOptions{Seed: s.seed}, s.prepare)
 	if err != nil || r.OK {
 		return nil, false
 	}

@@ -81,6 +81,14 @@ const (
 	// FactLinkLossyChanged: on RecFault, a link's latency or ordering was
 	// reconfigured and it now loses or duplicates messages.
 	FactLinkLossyChanged
+	// FactProtocolState: on RecEffect of a candidate, the node just
+	// reached protocol state number A of the states its algorithm declares
+	// (registry.Algorithm.States: "vote_granted", "term_bumped", ...); B
+	// is the node's epoch (a term) when the state has one. Fault triggers
+	// (faults.Trigger.State) and the hunt's coverage act on it. It is an
+	// observation, not behaviour: the trace hash leaves it out, as it does
+	// notes, so declaring states changes no run's hash.
+	FactProtocolState
 	// The execution lifecycle of queue-mode cron (cron.Scheduler,
 	// cron.Worker, the queue and the execution store): one contiguous block.
 	//
@@ -109,7 +117,7 @@ const (
 
 var factNames = [...]string{"", "crashed", "links_cut", "links_restored", "resigning", "service_down", "service_up",
 	"lease_acquired", "lease_renewed", "lease_released", "lease_expired", "lease_reverted", "run_started", "run_skipped", "run_finished",
-	"clock_rate", "clock_step", "link_changed", "disk_latency", "disk_lost", "link_lossy", "link_lossy_changed",
+	"clock_rate", "clock_step", "link_changed", "disk_latency", "disk_lost", "link_lossy", "link_lossy_changed", "protocol_state",
 	"exec_created", "exec_started", "exec_completed", "exec_failed", "exec_dead", "exec_redelivered"}
 
 // factNames has one name per Fact: a Fact added without its name, or a

@@ -127,6 +127,9 @@ func listAlgorithms(w io.Writer) {
 			fmt.Fprintf(tw, "      %s\t%s\t%s\n", p.Key, paramType(p), p.Doc)
 		}
 		tw.Flush()
+		if len(a.States) > 0 {
+			fmt.Fprintf(w, "      protocol states (after: {state: NAME}): %s\n", strings.Join(a.States, ", "))
+		}
 	}
 }
 

@@ -18,6 +18,7 @@ func Descriptor() registry.Algorithm {
 	return registry.Algorithm{
 		Name: "raft", Doc: "Raft leader election (algorithms/raftelect)", Package: "raftelect",
 		FieldNames: fieldNames,
+		States:     States,
 		Params: []registry.Param{
 			{Key: "election_timeout", Kind: registry.DurationRange, Fields: []string{"ElectionTimeoutMin", "ElectionTimeoutMax"}, Doc: "randomized election timeout range, default 150ms..300ms"},
 			{Key: "heartbeat", Kind: registry.Duration, Doc: "leader heartbeat interval, default 50ms"},

@@ -283,6 +283,7 @@ func (n *Node) becomeFollower(term int64, leader sim.NodeID, why string) {
 	if term != n.term {
 		n.term, n.votedFor = term, sim.None
 		n.markDirty()
+		n.reached(StateTermBumped)
 	}
 	n.leader = leader
 	if leader != sim.None {

@@ -33,6 +33,7 @@ func (n *Node) persist() {
 	binary.LittleEndian.PutUint64(n.buf[:8], uint64(n.term))
 	binary.LittleEndian.PutUint64(n.buf[8:], uint64(int64(n.votedFor)))
 	n.env.Persist(n.buf[:])
+	n.reached(StatePersisted)
 }
 
 // restore decodes durable state written by flush; ok is false if there is none.

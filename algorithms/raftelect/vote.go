@@ -37,6 +37,7 @@ func (n *Node) campaign() {
 	n.term++
 	n.votedFor = n.env.ID()
 	n.markDirty()
+	n.reached(StateTermBumped)
 	n.leader = sim.None
 	n.believe()
 	n.clearVotes()
@@ -75,6 +76,9 @@ func (n *Node) onRequestVote(m *sim.Message) {
 	}
 	// send persists the vote before the response leaves.
 	n.send(voteResp{Term: n.term, VoteGranted: grant}.message(KindRequestVoteResp, m.From))
+	if grant {
+		n.reached(StateVoteGranted)
+	}
 }
 
 // onPreVote answers a pre-vote (thesis §9.6): grant if this node would vote

@@ -1,0 +1,104 @@
+package hunt
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/electsim/electsim/contract"
+	"github.com/electsim/electsim/faults"
+	"github.com/electsim/electsim/scenario"
+	"github.com/electsim/electsim/sim"
+)
+
+// cluster is what a run's faults may aim at: the nodes of one
+// configuration of the base.
+type cluster struct {
+	sc         *scenario.Scenario
+	candidates []sim.NodeID
+	stores     []sim.NodeID
+	resource   sim.NodeID
+	states     []string // the algorithm's protocol states
+	events     []string // the trigger events this cluster has
+	contract   contract.Contract
+	kinds      []string // the fault kinds drawn on it (kindsFor)
+}
+
+// cluster loads (once) the base with a configuration's overrides.
+func (h *hunter) cluster(nodes int, params []string) (*cluster, error) {
+	s := schedule{nodes: nodes, params: params}
+	key := s.configKey()
+	if c, ok := h.clusters[key]; ok {
+		if c == nil {
+			return nil, fmt.Errorf("configuration %v does not load", params)
+		}
+		return c, nil
+	}
+	c, err := loadCluster(h.o, h.b, h.b.setsFor(nodes, params))
+	if err != nil {
+		h.clusters[key] = nil
+		return nil, err
+	}
+	h.clusters[key] = c
+	return c, nil
+}
+
+// loadCluster parses the base with sets and builds (without running) one
+// run, to learn its nodes, services, protocol states and contract.
+func loadCluster(o *Options, b *base, sets []string) (c *cluster, err error) {
+	defer func() {
+		if p := recover(); p != nil { // a user algorithm's Build or factory
+			c, err = nil, fmt.Errorf("building %s's cluster panicked: %v", b.algo, p)
+		}
+	}()
+	sc, err := scenario.ParseWith(b.name, b.src, sets)
+	if err != nil {
+		return nil, err
+	}
+	r, err := sc.Build(scenario.RunOptions{Seed: 1, Algorithm: b.over, Lean: true})
+	if err != nil {
+		return nil, err
+	}
+	c = &cluster{sc: sc, candidates: r.Candidates, stores: r.StoreIDs, resource: r.ResourceID, states: b.desc.States}
+	if r.Algorithm == "shedlock" {
+		c.states = nil
+	}
+	for _, ev := range faults.Events() {
+		switch ev {
+		case faults.EventRenew, faults.EventAcquired, faults.EventExpired:
+			if len(c.stores) == 0 {
+				continue
+			}
+		case faults.EventJobStarted, faults.EventJobFinished:
+			if r.Resource == nil {
+				continue
+			}
+		}
+		c.events = append(c.events, ev)
+	}
+	c.contract = r.Contract
+	c.kinds = kindsFor(o, r.Contract, r.Store != nil)
+	return c, nil
+}
+
+// nodeIDs are every node of the cluster a fault may hit.
+func (c *cluster) nodeIDs() []sim.NodeID {
+	out := append([]sim.NodeID(nil), c.candidates...)
+	out = append(out, c.stores...)
+	if c.resource != sim.None {
+		out = append(out, c.resource)
+	}
+	return out
+}
+
+// classesDrawn are the fault classes of the cluster's kinds.
+func (c *cluster) classesDrawn() []contract.FaultClass {
+	var out []contract.FaultClass
+	for _, k := range c.kinds {
+		for _, cls := range classesOfKind(k) {
+			if !slices.Contains(out, cls) {
+				out = append(out, cls)
+			}
+		}
+	}
+	return out
+}

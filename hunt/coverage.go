@@ -1,0 +1,220 @@
+package hunt
+
+import (
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/electsim/electsim/contract"
+	"github.com/electsim/electsim/faults"
+	"github.com/electsim/electsim/sim"
+)
+
+// pairWindow is how recently a fault must have shown for a protocol event
+// to count as reached under it: a (state × fault class) pair.
+const pairWindow = time.Second
+
+// Coverage is what a search reached: protocol events (built-in trigger
+// events and the algorithm's declared states), (event × fault class)
+// pairs, and transitions between two events of one node (trace shapes).
+type Coverage struct {
+	// Events are the events and states reached, by name; EventsKnown is
+	// how many the cluster can show.
+	Events      []string
+	EventsKnown int
+	// Pairs are the (event × fault class) pairs reached, "event×class";
+	// PairsKnown is how many exist (events × classes drawn).
+	Pairs      []string
+	PairsKnown int
+	// Edges counts the distinct transitions from one event of a node to
+	// its next.
+	Edges int
+	// Corpus is how many schedules the feedback strategy kept.
+	Corpus int
+}
+
+// String is the coverage in one line.
+func (c Coverage) String() string {
+	return fmt.Sprintf("%d of %d events, %d of %d (event × fault class) pairs, %d transitions, corpus of %d",
+		len(c.Events), c.EventsKnown, len(c.Pairs), c.PairsKnown, c.Edges, c.Corpus)
+}
+
+// alphabet numbers the events a run can show: the faults package's
+// trigger events, then the algorithm's protocol states.
+type alphabet struct {
+	names []string
+}
+
+func newAlphabet(states []string) alphabet {
+	return alphabet{names: append(faults.Events(), states...)}
+}
+
+func (a alphabet) size() int { return len(a.names) }
+
+// The built-in events' positions in faults.Events.
+const (
+	evElected = iota
+	evSteppedDown
+	evRenew
+	evAcquired
+	evExpired
+	evJobStarted
+	evJobFinished
+	numBuiltin
+)
+
+// probe is a run's coverage sink: it sees every record but deliveries and
+// timers (sim.LeanSink), and keeps the run's events, pairs and edges.
+type probe struct {
+	a        alphabet
+	seen     []sim.Time // per fault class: last time shown (sim.Never: never)
+	last     map[sim.NodeID]int
+	events   map[int]bool
+	pairs    map[int]bool
+	edges    map[int]bool
+	nclasses int
+}
+
+func newProbe(a alphabet) *probe {
+	p := &probe{a: a, seen: make([]sim.Time, contract.NumClasses), last: map[sim.NodeID]int{},
+		events: map[int]bool{}, pairs: map[int]bool{}, edges: map[int]bool{}, nclasses: contract.NumClasses}
+	for i := range p.seen {
+		p.seen[i] = sim.Never
+	}
+	return p
+}
+
+// Message implements sim.LeanSink: deliveries are not coverage.
+func (p *probe) Message(sim.RecordType, sim.DropReason, sim.MsgKind, sim.NodeID, sim.NodeID, int64, sim.Time, sim.Time) {
+}
+
+// Record implements sim.Sink.
+func (p *probe) Record(r *sim.Record) {
+	if c, ok := classOf(r); ok {
+		p.seen[c] = r.At
+		if r.Fact == sim.FactLinkLossyChanged { // latency and loss at once
+			p.seen[contract.Loss] = r.At
+		}
+		return
+	}
+	ev := -1
+	switch r.Type {
+	case sim.RecLead:
+		ev = evElected
+	case sim.RecStepDown:
+		ev = evSteppedDown
+	case sim.RecEffect:
+		switch r.Fact {
+		case sim.FactLeaseRenewed:
+			ev = evRenew
+		case sim.FactLeaseAcquired:
+			ev = evAcquired
+		case sim.FactLeaseExpired:
+			ev = evExpired
+		case sim.FactRunStarted:
+			ev = evJobStarted
+		case sim.FactRunFinished:
+			ev = evJobFinished
+		case sim.FactProtocolState:
+			if r.A >= 0 && int(r.A) < p.a.size()-numBuiltin {
+				ev = numBuiltin + int(r.A)
+			}
+		}
+	}
+	if ev < 0 {
+		return
+	}
+	p.events[ev] = true
+	for c := 1; c < p.nclasses; c++ {
+		if t := p.seen[c]; t != sim.Never && r.At-t <= sim.Time(pairWindow) {
+			p.pairs[ev*p.nclasses+c] = true
+		}
+	}
+	node := r.Node
+	if prev, ok := p.last[node]; ok {
+		p.edges[prev*p.a.size()+ev] = true
+	}
+	p.last[node] = ev
+}
+
+// classOf is the fault class a record shows, from its type and typed fact
+// (the checker's reading, docs/checkers.md "Contracts").
+func classOf(r *sim.Record) (contract.FaultClass, bool) {
+	switch r.Type {
+	case sim.RecCrash:
+		return contract.Crash, true
+	case sim.RecPause:
+		return contract.Pause, true
+	case sim.RecStart:
+		if r.Fact == sim.FactDiskLost {
+			return contract.DiskLoss, true
+		}
+	case sim.RecFault:
+		switch r.Fact {
+		case sim.FactLinksCut:
+			return contract.Partition, true
+		case sim.FactLinkChanged, sim.FactLinkLossyChanged:
+			return contract.Link, true
+		case sim.FactLinkLossy:
+			return contract.Loss, true
+		case sim.FactClockRate:
+			return contract.ClockRate, true
+		case sim.FactClockStep:
+			return contract.ClockStep, true
+		case sim.FactDiskLatency:
+			return contract.Disk, true
+		}
+	case sim.RecEffect:
+		switch r.Fact {
+		case sim.FactServiceDown:
+			return contract.ServiceDown, true
+		case sim.FactLeaseReverted: // a failover lost acknowledged writes
+			return contract.DiskLoss, true
+		}
+	}
+	return 0, false
+}
+
+// reach is everything the search has reached.
+type reach struct {
+	a      alphabet
+	events map[int]bool
+	pairs  map[int]bool
+	edges  map[int]bool
+}
+
+func newReach(a alphabet) *reach {
+	return &reach{a: a, events: map[int]bool{}, pairs: map[int]bool{}, edges: map[int]bool{}}
+}
+
+// merge adds a run's coverage and reports whether any of it was new.
+func (c *reach) merge(p *probe) bool {
+	grew := false
+	for _, m := range []struct{ into, from map[int]bool }{{c.events, p.events}, {c.pairs, p.pairs}, {c.edges, p.edges}} {
+		for k := range m.from { // set union: order does not matter
+			if !m.into[k] {
+				m.into[k] = true
+				grew = true
+			}
+		}
+	}
+	return grew
+}
+
+// coverage reports c for people; known is the number of events the
+// cluster can show and classes the fault classes drawn.
+func (c *reach) coverage(known, classes, corpus int) Coverage {
+	out := Coverage{EventsKnown: known, PairsKnown: known * classes, Edges: len(c.edges), Corpus: corpus}
+	for ev := range c.events {
+		out.Events = append(out.Events, c.a.names[ev])
+	}
+	n := contract.NumClasses
+	for k := range c.pairs {
+		out.Pairs = append(out.Pairs, c.a.names[k/n]+"×"+contract.FaultClass(k%n).String())
+	}
+	sort.Strings(out.Events)
+	sort.Strings(out.Pairs)
+	return out
+}
+
+var _ sim.LeanSink = (*probe)(nil) // deliveries never build a record for it

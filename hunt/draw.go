@@ -1,0 +1,302 @@
+package hunt
+
+import (
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/electsim/electsim/faults"
+	"github.com/electsim/electsim/registry"
+	"github.com/electsim/electsim/sim"
+)
+
+// The draws' ranges.
+const (
+	maxSwarmFaults = 10                     // faults in a swarm schedule: 1..this
+	maxStateFaults = 3                      // state-triggered faults: 1..this
+	minFor         = 5 * time.Millisecond   // a lasting fault's shortest
+	maxFor         = 5 * time.Second        // and longest
+	minRestart     = time.Millisecond       // a state crash's shortest downtime
+	maxRestart     = time.Second            // and longest
+	maxStateDelay  = 20 * time.Millisecond  // "right after": the trigger's delay
+	maxClockStep   = 5 * time.Second        // a clock step or offset, either way
+	minLatency     = 50 * time.Millisecond  // a link fault's latency
+	maxLatency     = 500 * time.Millisecond //
+	minFsync       = 50 * time.Millisecond  // a disk fault's fsync latency
+	maxFsync       = 2 * time.Second        //
+)
+
+// drawer draws schedules for one base.
+type drawer struct {
+	o    *Options
+	b    *base
+	rng  *sim.Rand
+	dur  time.Duration // the fault phase
+	nmin int           // cluster sizes drawn (0, 0: the base's)
+	nmax int
+}
+
+// logDur draws a duration between lo and hi, uniform in its logarithm (as
+// many short faults as long ones).
+func (d *drawer) logDur(lo, hi time.Duration) time.Duration {
+	l, h := math.Log(float64(lo)), math.Log(float64(hi))
+	v := time.Duration(math.Exp(l + (h-l)*d.rng.Float64()))
+	return min(max(v, lo), hi).Round(time.Microsecond)
+}
+
+// at draws a firing time in the fault phase.
+func (d *drawer) at() faults.DurRange {
+	return faults.Dur(d.rng.DurationRange(0, d.dur).Round(time.Millisecond))
+}
+
+// nodes draws a cluster size (0: the base's).
+func (d *drawer) nodes() int {
+	if d.nmax == 0 {
+		return 0
+	}
+	return d.nmin + d.rng.Intn(d.nmax-d.nmin+1)
+}
+
+// target draws what a fault hits: any node of the cluster (candidates,
+// lease stores, the fenced resource) or a role (leader, lease holder).
+func (d *drawer) target(c *cluster) faults.Target {
+	switch x := d.rng.Intn(10); {
+	case x < 2:
+		return faults.Leader()
+	case x < 3 && len(c.stores) > 0:
+		return faults.LeaseHolder()
+	}
+	all := c.nodeIDs()
+	return faults.Nodes(all[d.rng.Intn(len(all))])
+}
+
+// fault draws one fault of kind k at time at aimed at t.
+func (d *drawer) fault(k string, at faults.DurRange, t faults.Target) faults.Fault {
+	forD := faults.Dur(d.logDur(minFor, maxFor))
+	f := faults.Fault{At: at, For: &forD}
+	switch k {
+	case KindCrash:
+		f.Crash = &faults.Crash{Target: t}
+	case KindWipeDisk:
+		f.Crash = &faults.Crash{Target: t, WipeDisk: true}
+	case KindRestart:
+		f.For = nil
+		f.Restart = &faults.Restart{Target: t}
+	case KindPause:
+		f.Pause = &faults.Pause{Target: t}
+	case KindPartition:
+		f.Partition = &faults.Partition{Shape: faults.ShapeIsolate, Target: &t}
+	case KindOneWay:
+		f.Partition = &faults.Partition{Shape: faults.ShapeOneWay, Target: &t}
+	case KindClockRate:
+		r := 0.5 + 1.5*d.rng.Float64()
+		if d.rng.Intn(2) == 0 { // the edges too: a clock at half or twice speed
+			r = []float64{0.5, 2}[d.rng.Intn(2)]
+		}
+		rate := faults.Float(math.Round(r*1000) / 1000)
+		f.Clock = &faults.Clock{Target: t, Rate: &rate}
+	case KindClockStep:
+		f.For = nil
+		step := faults.Dur(d.rng.DurationRange(-maxClockStep, maxClockStep).Round(time.Millisecond))
+		f.Clock = &faults.Clock{Target: t, Step: &step}
+	case KindLink:
+		lat := sim.Constant(d.rng.DurationRange(minLatency, maxLatency).Round(time.Millisecond))
+		drop := faults.Float(math.Round((0.1+0.8*d.rng.Float64())*100) / 100)
+		f.Link = &faults.Link{From: &t, BothWays: true, Latency: &lat, Drop: &drop}
+	case KindDisk:
+		f.Disk = &faults.Disk{Target: t, Fsync: sim.Constant(d.rng.DurationRange(minFsync, maxFsync).Round(time.Millisecond))}
+	case KindStoreUnavailable:
+		f.Store = &faults.Store{Unavailable: true}
+	case KindStoreFailover:
+		f.For = nil
+		lose := faults.Int(1 + d.rng.Intn(3))
+		f.Store = &faults.Store{LoseLastWrites: &lose}
+	}
+	return f
+}
+
+// swarmFault draws one fault from kinds.
+func (d *drawer) swarmFault(c *cluster, kinds []string) faults.Fault {
+	k := kinds[d.rng.Intn(len(kinds))]
+	return d.fault(k, d.at(), d.target(c))
+}
+
+// swarm draws a swarm schedule: a random non-empty subset of the kinds,
+// then faults of those kinds at random times on random targets.
+func (d *drawer) swarm(s *schedule, c *cluster) {
+	var kinds []string
+	for _, k := range c.kinds {
+		if d.rng.Intn(2) == 0 {
+			kinds = append(kinds, k)
+		}
+	}
+	if len(kinds) == 0 {
+		kinds = []string{c.kinds[d.rng.Intn(len(c.kinds))]}
+	}
+	n := 1 + d.rng.Intn(maxSwarmFaults)
+	for i := 0; i < n; i++ {
+		s.faults = append(s.faults, d.swarmFault(c, kinds))
+	}
+}
+
+// stateKinds are the kinds a state-targeted fault draws from, with the
+// crash (restarted soon after) most likely: it is what loses volatile state
+// between two protocol steps.
+var stateKinds = []string{KindCrash, KindCrash, KindCrash, KindPause, KindPartition, KindClockStep}
+
+// The state-targeted draws' odds and ranges.
+const (
+	stateDeclaredPct = 70                     // a declared state, rather than a built-in event
+	stateNowPct      = 70                     // no delay after the state: "right after"
+	stateShortPct    = 80                     // a short downtime: back before the next request
+	stateAtZeroPct   = 40                     // armed from the start (the first election)
+	maxShortDown     = 200 * time.Millisecond // a short downtime's longest
+	minDown          = 100 * time.Microsecond // any downtime's shortest
+	maxStateRepeats  = 3                      // the same fault armed again, later
+)
+
+// stateFault draws one fault fired right after a protocol state or event.
+func (d *drawer) stateFault(c *cluster) faults.Fault {
+	tr := &faults.Trigger{}
+	if len(c.states) > 0 && (len(c.events) == 0 || d.rng.Intn(100) < stateDeclaredPct) {
+		tr.State = c.states[d.rng.Intn(len(c.states))]
+	} else {
+		tr.Event = c.events[d.rng.Intn(len(c.events))]
+	}
+	if d.rng.Intn(100) >= stateNowPct {
+		tr.Delay = faults.Dur(d.rng.DurationRange(0, maxStateDelay).Round(time.Microsecond))
+	}
+	t := faults.Of(faults.TargetEventNode)
+	if d.rng.Intn(5) == 0 {
+		t = d.target(c)
+	}
+	var ks []string
+	for _, k := range stateKinds {
+		if containsStr(c.kinds, k) {
+			ks = append(ks, k)
+		}
+	}
+	if len(ks) == 0 {
+		ks = c.kinds
+	}
+	at := faults.Dur(0)
+	if d.rng.Intn(100) >= stateAtZeroPct {
+		at = d.at()
+	}
+	f := d.fault(ks[d.rng.Intn(len(ks))], at, t)
+	if f.For != nil {
+		down := d.logDur(maxShortDown, maxRestart)
+		if d.rng.Intn(100) < stateShortPct {
+			down = d.logDur(minDown, maxShortDown)
+		}
+		f.For = &faults.DurRange{Min: down, Max: down}
+	}
+	f.After = tr
+	return f
+}
+
+// state draws a state-targeted schedule: one to maxStateFaults faults,
+// each armed again up to maxStateRepeats times, later (a trigger fires
+// once: the copies catch the state's next occurrences).
+func (d *drawer) state(s *schedule, c *cluster) {
+	// Half the schedules first remove the leader once or twice, so the
+	// states of an election come again after the first one.
+	if d.rng.Intn(2) == 0 {
+		for k := 1 + d.rng.Intn(2); k > 0; k-- {
+			kind := []string{KindCrash, KindPartition}[d.rng.Intn(2)]
+			if containsStr(c.kinds, kind) {
+				s.faults = append(s.faults, d.fault(kind, d.at(), faults.Leader()))
+			}
+		}
+	}
+	churn := len(s.faults)
+	n := 1 + d.rng.Intn(maxStateFaults)
+	for i := 0; i < n; i++ {
+		f := d.stateFault(c)
+		if churn > 0 && d.rng.Intn(2) == 0 {
+			f.At = s.faults[d.rng.Intn(churn)].At // armed for the election the leader's removal starts
+		}
+		s.faults = append(s.faults, f)
+		for k := d.rng.Intn(maxStateRepeats); k > 0; k-- {
+			f.At = faults.Dur(min(f.At.Min+d.rng.DurationRange(500*time.Millisecond, 3*time.Second), d.dur).Round(time.Millisecond))
+			s.faults = append(s.faults, f)
+		}
+	}
+}
+
+// extremes draws parameter overrides at the edges of the algorithm's
+// declared ranges: an enum parameter (a flavour, a policy) takes any of
+// its values, an int or float parameter its minimum or maximum. Each
+// unpinned parameter is drawn with probability one half. A boolean is
+// drawn only when the algorithm declares a contract: it switches a feature,
+// sometimes to a deliberately unsafe setting (raft's persist), and only a
+// contract, which is derived from the values, says what that setting still
+// promises. Durations declare no range and keep their values; pin or set
+// them with -set.
+func (d *drawer) extremes() []string {
+	var out []string
+	for _, p := range d.b.desc.Params {
+		if containsStr(d.b.pinned, p.Key) || d.rng.Intn(2) == 0 {
+			continue
+		}
+		var v string
+		switch p.Kind {
+		case registry.Enum:
+			v = p.Enum[d.rng.Intn(len(p.Enum))]
+		case registry.Bool:
+			if d.b.desc.Contract == nil {
+				continue
+			}
+			v = strconv.FormatBool(d.rng.Intn(2) == 0)
+		case registry.Int:
+			v = strconv.FormatInt(int64([]float64{p.Min, p.Max}[d.rng.Intn(2)]), 10)
+		case registry.Float:
+			v = strconv.FormatFloat([]float64{p.Min, p.Max}[d.rng.Intn(2)], 'g', -1, 64)
+		default:
+			continue
+		}
+		if (p.Kind == registry.Int || p.Kind == registry.Float) && p.Min == p.Max {
+			continue
+		}
+		out = append(out, "algorithm."+p.Key+"="+v)
+	}
+	return out
+}
+
+// mutate changes a corpus schedule in one to three ways.
+func (d *drawer) mutate(s *schedule, c *cluster) {
+	for n := 1 + d.rng.Intn(3); n > 0; n-- {
+		switch d.rng.Intn(6) {
+		case 0:
+			s.seed = d.rng.Uint64()
+		case 1:
+			s.faults = append(s.faults, d.swarmFault(c, c.kinds))
+		case 2:
+			s.faults = append(s.faults, d.stateFault(c))
+		case 3:
+			if len(s.faults) > 1 {
+				i := d.rng.Intn(len(s.faults))
+				s.faults = append(s.faults[:i], s.faults[i+1:]...)
+			}
+		case 4:
+			if len(s.faults) > 0 {
+				i := d.rng.Intn(len(s.faults))
+				f := s.faults[i]
+				shift := d.rng.DurationRange(-time.Second, time.Second)
+				at := min(max(f.At.Min+shift, 0), d.dur).Round(time.Millisecond)
+				f.At = faults.Dur(at)
+				s.faults[i] = f
+			}
+		case 5:
+			if len(s.faults) > 0 {
+				i := d.rng.Intn(len(s.faults))
+				f := s.faults[i]
+				if f.For != nil {
+					x := faults.Dur(min(max(time.Duration(float64(f.For.Min)*(0.25+1.75*d.rng.Float64())), time.Millisecond), maxFor).Round(time.Microsecond))
+					f.For = &x
+				}
+				s.faults[i] = f
+			}
+		}
+	}
+}

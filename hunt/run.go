@@ -1,0 +1,114 @@
+package hunt
+
+import (
+	"fmt"
+	"runtime/debug"
+	"strings"
+
+	"github.com/electsim/electsim/faults"
+	"github.com/electsim/electsim/scenario"
+	"github.com/electsim/electsim/sim"
+)
+
+// run executes one schedule (concurrently with the rest of its batch). A
+// panic outside the algorithm's handlers (which the engine already turns
+// into a crashed finding), in a factory or a checker, is this run's crashed
+// finding too, not the end of the search.
+func (h *hunter) run(out *outcome) {
+	defer func() {
+		if p := recover(); p != nil {
+			out.failure = []string{"crashed"}
+			out.panic = fmt.Sprintf("panic: %v\n\n%s", p, debug.Stack())
+		}
+	}()
+	sc, err := h.scenarioOfLocked(&out.s)
+	if err != nil {
+		out.err = err
+		return
+	}
+	out.sc = sc
+	out.probe = newProbe(h.reach.a)
+	r, err := h.runOne(sc, scenario.RunOptions{Seed: out.s.seed, Algorithm: h.b.over, Lean: true, Sinks: []sim.Sink{out.probe},
+		Replay: "(hunt run; the repro replays it)", Abort: h.abort})
+	if err != nil {
+		out.err = err
+		return
+	}
+	out.hash = r.Sim.TraceHashHex()
+	out.simTime = r.Sim.Now().Duration()
+	out.exhaust = r.Outcome.Exhausted()
+	out.failure = findings(r, h.o.Checks)
+}
+
+// scenarioOfLocked is scenarioOf for a schedule whose configuration was
+// loaded when it was drawn (so the cache is only read, never written, by
+// the batch's goroutines).
+func (h *hunter) scenarioOfLocked(s *schedule) (*scenario.Scenario, error) {
+	c := h.clusters[s.configKey()]
+	if c == nil {
+		return nil, fmt.Errorf("configuration %v does not load", s.params)
+	}
+	sc := *c.sc
+	sc.Faults = append(append([]faults.Fault(nil), c.sc.Faults...), s.faults...)
+	return &sc, nil
+}
+
+// findings is how a run failed, as a finding: scenario.Failure without an
+// event budget's exhaustion (a runaway, reported apart) or an expected
+// finding that did not occur (a demonstration's, not a bug), and only the
+// checks listed when checks is set.
+func findings(r *scenario.Run, checks []string) []string {
+	var out []string
+	for _, f := range scenario.Failure(r) {
+		if f == "budget" || strings.HasPrefix(f, "missing:") || len(checks) > 0 && !containsStr(checks, f) {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// judge merges one run's outcome; done reports a finding.
+func (h *hunter) judge(out *outcome) (done bool, err error) {
+	if out.err != nil {
+		return false, fmt.Errorf("run %d (seed %d): %v", h.res.Runs, out.s.seed, out.err)
+	}
+	idx := h.res.Runs
+	h.res.Runs++
+	h.res.SimTime += out.simTime
+	h.res.ByStrategy[out.s.strategy]++
+	if out.exhaust {
+		h.res.Exhausted++
+	}
+	grew := out.probe != nil && h.reach.merge(out.probe)
+	if grew && containsStrategy(h.o.Strategies, StrategyFeedback) {
+		if len(h.corpus) == maxCorpus {
+			h.corpus = h.corpus[1:]
+		}
+		h.corpus = append(h.corpus, out.s.clone())
+	}
+	found := len(out.failure) > 0
+	if h.o.OnRun != nil {
+		h.o.OnRun(RunInfo{Index: idx, Strategy: out.s.strategy, Seed: out.s.seed, Hash: out.hash, Finding: found, Failure: out.failure, NewCoverage: grew})
+	}
+	if !found {
+		return false, nil
+	}
+	h.res.Found, h.res.Strategy, h.res.Seed, h.res.Failure, h.res.Check = true, out.s.strategy, out.s.seed, out.failure, out.failure[0]
+	h.progress(true)
+	h.repro(out)
+	return true, nil
+}
+
+// runOne builds and executes one run, with Options.Prepare between.
+func (h *hunter) runOne(sc *scenario.Scenario, o scenario.RunOptions) (*scenario.Run, error) {
+	r, err := sc.Build(o)
+	if err != nil {
+		return nil, err
+	}
+	if h.o.Prepare != nil {
+		h.o.Prepare(r)
+	}
+	r.Execute(o)
+	return r, nil
+}

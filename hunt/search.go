@@ -1,0 +1,213 @@
+package hunt
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/electsim/electsim/scenario"
+	"github.com/electsim/electsim/sim"
+)
+
+// progressEvery is how often (wall time) Options.Progress gets a line.
+const progressEvery = 2 * time.Second
+
+// maxCorpus bounds the feedback corpus: past it, a new schedule replaces
+// the oldest.
+const maxCorpus = 512
+
+// Search hunts as o says until it finds a run that breaks the contract (or
+// the base's expectations), runs o.Runs runs, spends o.Budget, or ctx is
+// done. A finding is shrunk to a small scenario (Result.Repro). The error
+// is a *UsageError for bad options or a base that does not load; any other
+// (a schedule whose run cannot be built, a repro.yaml that cannot be
+// written) comes as is, with the result so far.
+func Search(ctx context.Context, o Options) (Result, error) {
+	if err := o.check(); err != nil {
+		return Result{}, err
+	}
+	b, err := loadBase(&o)
+	if err != nil {
+		return Result{}, err
+	}
+	h := &hunter{o: &o, b: b, clusters: map[string]*cluster{}, started: time.Now(),
+		res: Result{ByStrategy: map[Strategy]int{}}}
+	h.d = &drawer{o: &o, b: b, rng: sim.NewRand(o.Seed, "hunt"), dur: b.sc.Duration}
+	if b.nodes {
+		h.d.nmin, h.d.nmax = BaseNodesMin, BaseNodesMax
+	}
+	c0, err := h.cluster(0, nil)
+	if err != nil {
+		return Result{}, usagef("%v", err)
+	}
+	if len(c0.kinds) == 0 {
+		return Result{}, usagef("no fault kind to draw on this cluster (kinds %v)", o.Kinds)
+	}
+	h.reach = newReach(newAlphabet(c0.states))
+	var abort atomic.Bool
+	stop := context.AfterFunc(ctx, func() { abort.Store(true) })
+	defer stop()
+	h.abort = &abort
+	err = h.loop(ctx)
+	h.res.Coverage = h.reach.coverage(len(c0.events)+len(c0.states), len(c0.classesDrawn()), len(h.corpus))
+	if err == nil && h.res.Found && o.Out != "" {
+		err = writeRepro(o.Out, h.res.Repro)
+	}
+	return h.res, err
+}
+
+// writeRepro writes repro.yaml into dir, creating dir, never replacing a
+// file that is there.
+func writeRepro(dir string, repro []byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(filepath.Join(dir, "repro.yaml"), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return fmt.Errorf("not overwriting: %w", err)
+	}
+	if _, err := f.Write(repro); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// hunter is one search's state.
+type hunter struct {
+	o        *Options
+	b        *base
+	d        *drawer
+	clusters map[string]*cluster
+	reach    *reach
+	corpus   []schedule
+	res      Result
+	started  time.Time
+	lastLine time.Time
+	abort    *atomic.Bool
+}
+
+// outcome is one judged run.
+type outcome struct {
+	s       schedule
+	sc      *scenario.Scenario
+	err     error
+	hash    string
+	simTime time.Duration
+	failure []string
+	exhaust bool
+	probe   *probe
+	panic   string // a panic outside the handlers, with its stack
+}
+
+// loop draws and judges batches of Workers runs until a stopping point.
+func (h *hunter) loop(ctx context.Context) error {
+	for {
+		n := h.o.Workers
+		if h.o.Runs > 0 {
+			n = min(n, h.o.Runs-h.res.Runs)
+		}
+		if n <= 0 || ctx.Err() != nil || h.o.Budget > 0 && time.Since(h.started) >= h.o.Budget {
+			return nil
+		}
+		batch := make([]outcome, n)
+		for i := range batch {
+			s, err := h.draw()
+			if err != nil {
+				return err
+			}
+			batch[i].s = s
+		}
+		var wg sync.WaitGroup
+		for i := range batch {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				h.run(&batch[i])
+			}()
+		}
+		wg.Wait()
+		if h.abort.Load() {
+			return nil
+		}
+		for i := range batch {
+			if done, err := h.judge(&batch[i]); done || err != nil {
+				return err
+			}
+		}
+		h.progress(false)
+	}
+}
+
+// draw picks a strategy and draws its schedule.
+func (h *hunter) draw() (schedule, error) {
+	var avail []Strategy
+	for _, st := range h.o.Strategies {
+		if st != StrategyFeedback || len(h.corpus) > 0 {
+			avail = append(avail, st)
+		}
+		if st == StrategyState && len(h.b.desc.States) > 0 {
+			// Declared states are the algorithm's own account of where
+			// its steps can be cut: they get twice the draws.
+			avail = append(avail, st)
+		}
+	}
+	if len(avail) == 0 { // feedback alone starts from swarm schedules
+		avail = []Strategy{StrategySwarm}
+	}
+	st := avail[h.d.rng.Intn(len(avail))]
+	s := schedule{strategy: st, seed: h.d.rng.Uint64()}
+	if st == StrategyFeedback {
+		parent := h.corpus[h.d.rng.Intn(len(h.corpus))].clone()
+		parent.strategy, parent.seed = StrategyFeedback, s.seed
+		c, err := h.cluster(parent.nodes, parent.params)
+		if err != nil {
+			return schedule{}, err
+		}
+		h.d.mutate(&parent, c)
+		return parent, nil
+	}
+	s.nodes = h.d.nodes()
+	if st == StrategyExtremes {
+		// A combination of edges the algorithm refuses is drawn again,
+		// a few times, then dropped.
+		for try := 0; try < 4; try++ {
+			p := h.d.extremes()
+			if _, err := h.cluster(s.nodes, p); err == nil {
+				s.params = p
+				break
+			}
+		}
+	}
+	c, err := h.cluster(s.nodes, s.params)
+	if err != nil {
+		return schedule{}, err
+	}
+	if st == StrategyState && len(c.events)+len(c.states) > 0 {
+		h.d.state(&s, c)
+	} else {
+		h.d.swarm(&s, c)
+	}
+	return s, nil
+}
+
+// progress prints a progress line every progressEvery (or now, with force).
+func (h *hunter) progress(force bool) {
+	w := h.o.Progress
+	if w == nil || !force && time.Since(h.lastLine) < progressEvery {
+		return
+	}
+	h.lastLine = time.Now()
+	el := time.Since(h.started)
+	fmt.Fprintf(w, "hunt: runs %d in %v (%.0f/s), %v simulated; %s\n", h.res.Runs, el.Round(time.Millisecond),
+		float64(h.res.Runs)/max(el.Seconds(), 1e-9), h.res.SimTime.Round(time.Second), h.reach.coverage(0, 0, len(h.corpus)).short())
+}
+
+// short is the coverage in a few words, for progress lines.
+func (c Coverage) short() string {
+	return fmt.Sprintf("%d events, %d pairs, %d transitions reached", len(c.Events), len(c.Pairs), c.Edges)
+}
