@@ -20,7 +20,7 @@ func NewColocated(inner sim.Node, cfg *Config) *Colocated {
 // Busy reports whether the node's worker runs an execution.
 func (c *Colocated) Busy() bool { return c.w.Busy() }
 
-// Scheduler and Worker return the two parts.
+// Scheduler returns the node's scheduler part.
 func (c *Colocated) Scheduler() *Scheduler { return c.s }
 
 // Worker returns the node's worker part.

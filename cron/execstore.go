@@ -14,13 +14,20 @@ type ExecStatus uint8
 
 // The statuses.
 const (
+	// ExecPending: created and enqueued, no heartbeat yet.
 	ExecPending ExecStatus = iota
+	// ExecRunning: a worker heartbeats it.
 	ExecRunning
+	// ExecCompleted: a worker completed it.
 	ExecCompleted
+	// ExecFailed: its run failed; a retry may be on its way.
 	ExecFailed
+	// ExecDead: declared dead (stale heartbeat, last retry failed, or
+	// skipped under concurrency forbid).
 	ExecDead
 )
 
+// String names the status as the seed's ScheduledJob does ("running").
 func (s ExecStatus) String() string {
 	return [...]string{"pending", "running", "completed", "failed", "dead"}[s]
 }

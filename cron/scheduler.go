@@ -45,20 +45,26 @@ type schedEnv struct {
 	s *Scheduler
 }
 
+// ActAsLeader passes the call on and starts a tenure.
 func (e *schedEnv) ActAsLeader(epoch, token int64) {
 	e.Env.ActAsLeader(epoch, token)
 	e.s.lead(token)
 }
 
+// StopLeading passes the call on and ends the tenure.
 func (e *schedEnv) StopLeading(why string) {
 	e.Env.StopLeading(why)
 	e.s.stopped()
 }
 
+// schedHook watches the algorithm's leadership through the engine
+// (sim.LeadershipHook), as cron.Node's hook does.
 type schedHook struct{ s *Scheduler }
 
+// Lead implements sim.LeadershipHook.
 func (h schedHook) Lead(_, token int64) { h.s.lead(token) }
-func (h schedHook) StopLead(string)     { h.s.stopped() }
+// StopLead implements sim.LeadershipHook.
+func (h schedHook) StopLead(string) { h.s.stopped() }
 
 // NewScheduler returns a scheduler running inner; cfg must have been
 // validated with queue mode on.
