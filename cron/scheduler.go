@@ -63,6 +63,7 @@ type schedHook struct{ s *Scheduler }
 
 // Lead implements sim.LeadershipHook.
 func (h schedHook) Lead(_, token int64) { h.s.lead(token) }
+
 // StopLead implements sim.LeadershipHook.
 func (h schedHook) StopLead(string) { h.s.stopped() }
 
