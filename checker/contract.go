@@ -38,7 +38,10 @@ func classOf(r *sim.Record) (contract.FaultClass, bool) {
 	case sim.RecPause:
 		return contract.Pause, true
 	case sim.RecStart:
-		if r.Fact == sim.FactDiskLost {
+		switch {
+		case r.A == 1: // a restart; without its disk also disk_loss (observe)
+			return contract.Restart, true
+		case r.Fact == sim.FactDiskLost:
 			return contract.DiskLoss, true
 		}
 	case sim.RecFault:
@@ -74,8 +77,11 @@ func (f *faultSeen) observe(r *sim.Record) {
 		return
 	}
 	f.observeAt(cls, r.Node, r.At)
-	if r.Type == sim.RecFault && r.Fact == sim.FactLinkLossyChanged { // two classes at once
+	switch { // records that show two classes at once
+	case r.Type == sim.RecFault && r.Fact == sim.FactLinkLossyChanged:
 		f.observeAt(contract.Loss, r.Node, r.At)
+	case cls == contract.Restart && r.Fact == sim.FactDiskLost:
+		f.observeAt(contract.DiskLoss, r.Node, r.At)
 	}
 }
 
@@ -126,8 +132,8 @@ func (c *checker) judge(check string, v *Violation) {
 
 // excuse finds the first of g's exceptions that reached v: a network or
 // service fault anywhere, or a per-node fault on a node v involves (every
-// node when v names none) or on a service node, that first happened no
-// later than v ended.
+// node when v names none), on a service node, or anywhere when g says so
+// (Guarantee.Anywhere), that first happened no later than v ended.
 func (c *checker) excuse(g contract.Guarantee, v *Violation) (contract.FaultClass, sim.NodeID, sim.Time, bool) {
 	f := &c.faults
 	for _, cls := range g.Unless {
@@ -145,7 +151,7 @@ func (c *checker) excuse(g contract.Guarantee, v *Violation) (contract.FaultClas
 		}
 		for id, t := range f.perNode[cls] {
 			node := sim.NodeID(id)
-			if t <= v.End && (len(v.NodeIDs) == 0 || containsID(v.NodeIDs, node) || !containsID(c.in.Candidates, node)) {
+			if t <= v.End && (len(v.NodeIDs) == 0 || containsID(v.NodeIDs, node) || !containsID(c.in.Candidates, node) || g.ExcusesAnywhere(cls)) {
 				return cls, node, t, true
 			}
 		}

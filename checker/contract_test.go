@@ -182,6 +182,33 @@ func TestContractMergeKeepsTheWeakerPromise(t *testing.T) {
 	assert.Len(t, a.Guarantees[0].Unless, 1, "Merge must not change its receiver")
 }
 
+// A per-node class the guarantee lists in Anywhere reaches every finding (a
+// voter that lost its disk breaks a promise about two other nodes); the same
+// class without Anywhere reaches only the nodes involved.
+func TestContractAnywhereReachesEveryFinding(t *testing.T) {
+	wiped := overlapTrace(300, func(b *trace) {
+		b.add(sim.Record{At: at(500), Type: sim.RecStart, Node: 2, Fact: sim.FactDiskLost})
+	})
+	local := contract.Contract{Guarantees: []contract.Guarantee{{Check: CheckSplitBrain, Unless: []contract.FaultClass{contract.DiskLoss}}}}
+	rep, ok, _ := judgeContract(t, wiped, local, Expect{})
+	assert.Equal(t, contract.Breach, splitBrainOf(t, rep).Violations[0].Contract, "n2 is not in the overlap")
+	assert.False(t, ok)
+
+	anywhere := contract.Contract{Guarantees: []contract.Guarantee{{Check: CheckSplitBrain,
+		Unless: []contract.FaultClass{contract.DiskLoss}, Anywhere: []contract.FaultClass{contract.DiskLoss}}}}
+	rep, ok, _ = judgeContract(t, wiped, anywhere, Expect{})
+	v := splitBrainOf(t, rep).Violations[0]
+	assert.Equal(t, contract.Excused, v.Contract)
+	assert.Equal(t, contract.DiskLoss, v.ExcusedBy)
+	assert.Equal(t, "node2", v.ExcusedNode)
+	assert.True(t, ok)
+
+	// Anywhere without the class in Unless excuses nothing.
+	stray := contract.Contract{Guarantees: []contract.Guarantee{{Check: CheckSplitBrain, Anywhere: []contract.FaultClass{contract.DiskLoss}}}}
+	rep, _, _ = judgeContract(t, wiped, stray, Expect{})
+	assert.Equal(t, contract.Breach, splitBrainOf(t, rep).Violations[0].Contract)
+}
+
 // A lossy network excuses only a contract that names loss; a latency
 // change only one that names link; a change of both, either.
 func TestContractLossAndLatencyAreApart(t *testing.T) {

@@ -22,8 +22,8 @@ import (
 // (sim.Fact and record types), never from text.
 type FaultClass uint8
 
-// The fault classes. Per-node classes (crash, disk_loss, pause, clock_rate,
-// clock_step, disk) excuse a finding only when they hit a node the finding
+// The fault classes. Per-node classes (crash, restart, disk_loss, pause,
+// clock_rate, clock_step, disk) excuse a finding only when they hit a node the finding
 // involves or a service node (a lease store, the fenced resource); the
 // network and service classes (partition, link, loss, service_down) excuse
 // any finding. Every class excuses only findings that end at or after its first
@@ -51,6 +51,10 @@ const (
 	// Loss: links lose or duplicate messages (the run's network from the
 	// start, a per-link override, or a link fault).
 	Loss
+	// Restart: a crashed node came back (crash-recovery, with or without
+	// its disk). A crash alone, the node never back, is crash-stop: the
+	// classic algorithms' model, so they name restart, not crash.
+	Restart
 	numClasses
 )
 
@@ -58,7 +62,7 @@ const (
 // by class.
 const NumClasses = int(numClasses)
 
-var classNames = [...]string{"", "crash", "disk_loss", "pause", "partition", "link", "clock_rate", "clock_step", "disk", "service_down", "loss"}
+var classNames = [...]string{"", "crash", "disk_loss", "pause", "partition", "link", "clock_rate", "clock_step", "disk", "service_down", "loss", "restart"}
 
 // one name per class: adding a class without its name does not compile.
 var _ = [1]struct{}{}[len(classNames)-int(numClasses)]
@@ -114,9 +118,32 @@ type Guarantee struct {
 	// leaders the algorithm admits (derived from its parameters; the
 	// algorithm's docs page gives the formula). Zero: none.
 	MaxOverlap time.Duration
+	// Anywhere are per-node classes of Unless that void the guarantee
+	// wherever they hit, not only on the nodes the finding involves: a
+	// quorum member that loses its vote (its disk, or its process when
+	// the algorithm keeps the vote in memory) breaks a promise about two
+	// other nodes, the leaders it voted for.
+	Anywhere []FaultClass
+	// Latency is how the guarantee depends on message latency; the
+	// scenario resolves it against the run's network (Contract.Resolve)
+	// before the checker sees it.
+	Latency LatencyTerms
 	// Source says where the guarantee comes from: a paper section, or a
 	// file and function of the real system. For people.
 	Source string
+}
+
+// ExcusesAnywhere reports whether class c voids g wherever it hits.
+func (g Guarantee) ExcusesAnywhere(c FaultClass) bool {
+	if !g.Excuses(c) {
+		return false
+	}
+	for _, a := range g.Anywhere {
+		if a == c {
+			return true
+		}
+	}
+	return false
 }
 
 // Excuses reports whether class c voids g.
@@ -176,7 +203,15 @@ func (c Contract) Merge(other Contract) Contract {
 			}
 		}
 		m.Unless = unless
+		anywhere := append([]FaultClass(nil), m.Anywhere...)
+		for _, a := range g.Anywhere {
+			if !m.ExcusesAnywhere(a) {
+				anywhere = append(anywhere, a)
+			}
+		}
+		m.Anywhere = anywhere
 		m.MaxOverlap = max(m.MaxOverlap, g.MaxOverlap)
+		m.Latency = m.Latency.weaker(g.Latency)
 		if g.Source != "" && m.Source != g.Source {
 			m.Source += "; " + g.Source
 		}

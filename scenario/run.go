@@ -100,7 +100,8 @@ type Run struct {
 	ExecStore *cron.ExecStore
 	Workers   []sim.NodeID
 	// Contract is what this run's algorithm, with its drawn values, and its
-	// cron layer guarantee (registry.Algorithm.Contract, cron.Config.Contract):
+	// cron layer guarantee (registry.Algorithm.Contract, cron.Config.Contract),
+	// resolved against the run's network (contract.Contract.Resolve):
 	// the checker judges every finding against it.
 	Contract contract.Contract
 	// SettleStart is when the settle phase began.
@@ -205,6 +206,8 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	if r.CronConfig != nil {
 		r.Contract = r.Contract.Merge(r.CronConfig.Contract())
 	}
+	// Latency terms need the network the algorithm's values do not know.
+	r.Contract = r.Contract.Resolve(networkLatency(sc))
 	// Candidates are built afresh on every boot (sim.AddFreshNode): a
 	// crash loses all volatile state by construction.
 	var build func() sim.Node

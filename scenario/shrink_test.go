@@ -8,15 +8,21 @@ import (
 )
 
 // plantedSplitBrain is a bully cluster with ten faults, of which only the
-// 2/3 partition makes the split-brain; the others (pauses, clock and link
-// faults, a crash that is over long before) are noise the shrinker must drop.
+// 2/3 partition makes the split-brain, and with it a job run twice (an
+// unfenced cron: bully's contract excuses the split-brain under a partition,
+// never the double run); the others (pauses, clock and link faults, a crash
+// that is over long before) are noise the shrinker must drop.
 const plantedSplitBrain = `
 name: planted
-description: ten faults, one of which causes a split-brain
+description: ten faults, one of which causes a split-brain and a double run
 seed: 3
 duration: 40s
+start: 2026-11-21T01:59:00Z
 cluster: {nodes: 5}
 algorithm: {name: bully}
+cron:
+  jobs: [{name: tick, schedule: "@every 2s", duration: 500ms}]
+  policy: [none]
 faults:
   - {at: 1s, pause: n1, for: 100ms}
   - {at: 2s, clock: {node: n2, rate: 1.1}, for: 3s}
@@ -40,7 +46,7 @@ func TestShrinkPlantedViolation(t *testing.T) {
 	r, err := sc.Run(RunOptions{Seed: sc.Seed})
 	require.NoError(t, err)
 	require.False(t, r.OK, "the planted scenario must fail: %v", r.Problems)
-	require.Contains(t, Failure(r), "split_brain")
+	require.Contains(t, Failure(r), "double_execution")
 
 	sh, err := Shrink(r, ShrinkOptions{})
 	require.NoError(t, err)
@@ -56,7 +62,7 @@ func TestShrinkPlantedViolation(t *testing.T) {
 	rr, err := back.Run(RunOptions{Seed: back.Seed})
 	require.NoError(t, err)
 	assert.False(t, rr.OK)
-	assert.Contains(t, Failure(rr), "split_brain")
+	assert.Contains(t, Failure(rr), "double_execution")
 	assert.Equal(t, sh.Run.Sim.TraceHashHex(), rr.Sim.TraceHashHex(), "the repro replays bit for bit")
 	t.Logf("repro.yaml:\n%s", repro)
 }

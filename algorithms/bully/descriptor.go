@@ -1,6 +1,7 @@
 package bully
 
 import (
+	"github.com/electsim/electsim/contract"
 	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/sim"
 )
@@ -27,13 +28,7 @@ func Descriptor() registry.Algorithm {
 			{Key: "priorities", Kind: registry.Ints, Doc: "per-candidate priority (higher wins), default the node number"},
 		},
 		Build: func(v registry.Values, n int, _ *sim.Rand) (registry.Factory, error) {
-			c := DefaultConfig()
-			registry.SetDuration(v, "answer_timeout", &c.AnswerTimeout)
-			registry.SetDuration(v, "coordinator_timeout", &c.CoordinatorTimeout)
-			registry.SetDuration(v, "heartbeat", &c.HeartbeatInterval)
-			registry.SetDuration(v, "heartbeat_timeout", &c.HeartbeatTimeout)
-			registry.SetBool(v, "elect_on_start", &c.ElectOnStart)
-			registry.SetBool(v, "persist_epoch", &c.PersistEpoch)
+			c := configOf(v)
 			if v.Has("priorities") {
 				ps := v.Ints("priorities")
 				if err := registry.PerNode("priorities", len(ps), n); err != nil {
@@ -53,5 +48,19 @@ func Descriptor() registry.Algorithm {
 			}
 			return func(p []sim.NodeID, _ registry.Services) sim.Node { return MustNew(c, p) }, nil
 		},
+		Contract: func(v registry.Values) contract.Contract { return Contract(configOf(v)) },
 	}
+}
+
+// configOf is the configuration a scenario's values describe, but for the
+// priorities (Build checks them against the cluster).
+func configOf(v registry.Values) Config {
+	c := DefaultConfig()
+	registry.SetDuration(v, "answer_timeout", &c.AnswerTimeout)
+	registry.SetDuration(v, "coordinator_timeout", &c.CoordinatorTimeout)
+	registry.SetDuration(v, "heartbeat", &c.HeartbeatInterval)
+	registry.SetDuration(v, "heartbeat_timeout", &c.HeartbeatTimeout)
+	registry.SetBool(v, "elect_on_start", &c.ElectOnStart)
+	registry.SetBool(v, "persist_epoch", &c.PersistEpoch)
+	return c
 }

@@ -1,6 +1,7 @@
 package etcdraft
 
 import (
+	"github.com/electsim/electsim/contract"
 	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/sim"
 )
@@ -26,13 +27,7 @@ func Descriptor() registry.Algorithm {
 			{Key: "persist", Kind: registry.Bool, Doc: "persist HardState and entries, default true"},
 		},
 		Build: func(v registry.Values, n int, _ *sim.Rand) (registry.Factory, error) {
-			c := DefaultConfig()
-			registry.SetDuration(v, "tick", &c.TickInterval)
-			registry.SetInt(v, "election_tick", &c.ElectionTick)
-			registry.SetInt(v, "heartbeat_tick", &c.HeartbeatTick)
-			registry.SetBool(v, "prevote", &c.PreVote)
-			registry.SetBool(v, "check_quorum", &c.CheckQuorum)
-			registry.SetBool(v, "persist", &c.Persist)
+			c := configOf(v)
 			if err := c.validate(registry.NameBy(fieldNames)); err != nil {
 				return nil, err
 			}
@@ -42,5 +37,19 @@ func Descriptor() registry.Algorithm {
 			}
 			return func(p []sim.NodeID, _ registry.Services) sim.Node { return MustNew(c, p) }, nil
 		},
+		Contract: func(v registry.Values) contract.Contract { return Contract(configOf(v)) },
 	}
+}
+
+// configOf is the configuration a scenario's values describe: the defaults
+// with every value the scenario sets.
+func configOf(v registry.Values) Config {
+	c := DefaultConfig()
+	registry.SetDuration(v, "tick", &c.TickInterval)
+	registry.SetInt(v, "election_tick", &c.ElectionTick)
+	registry.SetInt(v, "heartbeat_tick", &c.HeartbeatTick)
+	registry.SetBool(v, "prevote", &c.PreVote)
+	registry.SetBool(v, "check_quorum", &c.CheckQuorum)
+	registry.SetBool(v, "persist", &c.Persist)
+	return c
 }

@@ -1,6 +1,7 @@
 package raftelect
 
 import (
+	"github.com/electsim/electsim/contract"
 	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/sim"
 )
@@ -30,23 +31,7 @@ func Descriptor() registry.Algorithm {
 			{Key: "last_log_index", Kind: registry.Ints, Doc: "per-candidate last log index, default all 0"},
 		},
 		Build: func(v registry.Values, n int, _ *sim.Rand) (registry.Factory, error) {
-			c := DefaultConfig()
-			if v.Has("election_timeout") {
-				c.ElectionTimeoutMin, c.ElectionTimeoutMax = v.DurationRange("election_timeout")
-			}
-			registry.SetDuration(v, "heartbeat", &c.HeartbeatInterval)
-			registry.SetBool(v, "prevote", &c.PreVote)
-			registry.SetBool(v, "check_quorum", &c.CheckQuorum)
-			registry.SetBool(v, "persist", &c.Persist)
-			if v.Has("timer_reset") {
-				c.TimerReset = TimerReset(v.String("timer_reset"))
-			}
-			if v.Has("last_log_term") {
-				c.LastLogTerm = v.Ints("last_log_term")
-			}
-			if v.Has("last_log_index") {
-				c.LastLogIndex = v.Ints("last_log_index")
-			}
+			c := configOf(v)
 			if err := registry.PerNode("last_log_term", len(c.LastLogTerm), n); err != nil {
 				return nil, err
 			}
@@ -62,5 +47,29 @@ func Descriptor() registry.Algorithm {
 			}
 			return func(p []sim.NodeID, _ registry.Services) sim.Node { return MustNew(c, p) }, nil
 		},
+		Contract: func(v registry.Values) contract.Contract { return Contract(configOf(v)) },
 	}
+}
+
+// configOf is the configuration a scenario's values describe: the defaults
+// with every value the scenario sets.
+func configOf(v registry.Values) Config {
+	c := DefaultConfig()
+	if v.Has("election_timeout") {
+		c.ElectionTimeoutMin, c.ElectionTimeoutMax = v.DurationRange("election_timeout")
+	}
+	registry.SetDuration(v, "heartbeat", &c.HeartbeatInterval)
+	registry.SetBool(v, "prevote", &c.PreVote)
+	registry.SetBool(v, "check_quorum", &c.CheckQuorum)
+	registry.SetBool(v, "persist", &c.Persist)
+	if v.Has("timer_reset") {
+		c.TimerReset = TimerReset(v.String("timer_reset"))
+	}
+	if v.Has("last_log_term") {
+		c.LastLogTerm = v.Ints("last_log_term")
+	}
+	if v.Has("last_log_index") {
+		c.LastLogIndex = v.Ints("last_log_index")
+	}
+	return c
 }

@@ -1,6 +1,7 @@
 package ring
 
 import (
+	"github.com/electsim/electsim/contract"
 	"strings"
 
 	"github.com/electsim/electsim/registry"
@@ -58,10 +59,7 @@ func Descriptor() registry.Algorithm {
 			if v.Has("initiators") {
 				c.Initiators = v.Nodes("initiators")
 			}
-			registry.SetDuration(v, "ack_timeout", &c.AckTimeout)
-			registry.SetDuration(v, "heartbeat", &c.HeartbeatInterval)
-			registry.SetDuration(v, "heartbeat_timeout", &c.HeartbeatTimeout)
-			registry.SetBool(v, "persist_epoch", &c.PersistEpoch)
+			timingOf(v, &c)
 			if err := c.validate(registry.NameBy(fieldNames)); err != nil {
 				return nil, err
 			}
@@ -70,6 +68,11 @@ func Descriptor() registry.Algorithm {
 				return nil, err
 			}
 			return func(p []sim.NodeID, _ registry.Services) sim.Node { return MustNew(c, p) }, nil
+		},
+		Contract: func(v registry.Values) contract.Contract {
+			c := DefaultConfig()
+			timingOf(v, &c)
+			return Contract(c)
 		},
 		// A random arrangement becomes the order it drew, so a
 		// materialized scenario builds the same ring without the draw.
@@ -80,4 +83,13 @@ func Descriptor() registry.Algorithm {
 			return []registry.Setting{{Key: "arrangement", Remove: true}, {Key: "order", Nodes: Arrange(Random, registry.CandidateIDs(n), r)}}
 		},
 	}
+}
+
+// timingOf sets c's timeouts and persistence from the scenario's values
+// (the ring's order and initiators need the cluster: Build sets them).
+func timingOf(v registry.Values, c *Config) {
+	registry.SetDuration(v, "ack_timeout", &c.AckTimeout)
+	registry.SetDuration(v, "heartbeat", &c.HeartbeatInterval)
+	registry.SetDuration(v, "heartbeat_timeout", &c.HeartbeatTimeout)
+	registry.SetBool(v, "persist_epoch", &c.PersistEpoch)
 }

@@ -1,0 +1,58 @@
+package raftelect
+
+import (
+	"github.com/electsim/electsim/contract"
+)
+
+// The contract's sources, for people (contract.Guarantee.Source).
+const (
+	sourceElectionSafety = "Raft (Ongaro & Ousterhout 2014) §5.2, §5.4 and Figure 2: one vote per term, currentTerm and votedFor on stable storage before answering"
+	sourceCheckQuorum    = "Ongaro's thesis §6.2: a leader steps down after an election timeout without hearing from a majority (leader.go checkQuorum)"
+	sourceStepDown       = "Raft Figure 2, Rules for Servers: a server that sees a higher term converts to follower; a new leader heartbeats every peer at once"
+)
+
+// Contract is what Raft leader election promises with configuration c
+// (docs/algorithms/raft.md, "Contract").
+//
+// election_safety (at most one leader per term) holds under every fault the
+// simulator injects except the loss of stable storage, which Raft's proof
+// assumes (Figure 2): a voter that forgets its vote can vote twice, so a
+// disk_loss anywhere voids it, and with Persist off so does a crash
+// anywhere.
+//
+// split_brain with CheckQuorum: a leader of term t checks every
+// ElectionTimeoutMin (T) whether a majority answered a heartbeat of term t
+// since the last check. A successor L′ elected in a higher term at s′ holds
+// votes from a majority that had all left term t before their grants left,
+// so after s′ − minLatency + maxLatency no majority member's term-t answer
+// can still arrive; the first check at or after that instant is at most T
+// later, and the next one finds no majority and steps down: the overlap is
+// at most 2T + (maxLatency − minLatency), whatever the network does
+// (partitions included). A pause of the old leader (its check cannot run)
+// or a rate fault on its monotonic clock (T stretches) lengthens it.
+//
+// split_brain without CheckQuorum: a leader steps down only when a message
+// of a higher term reaches it. L′ heartbeats every peer as soon as it is
+// elected, so on a network that delivers, the old leader hears it within
+// maxLatency (link faults' latencies included: the scenario resolves the
+// term over them); a partition, message loss or a pause can keep that
+// message from it for ever.
+func Contract(c Config) contract.Contract {
+	lost := []contract.FaultClass{contract.DiskLoss}
+	if !c.Persist {
+		lost = append(lost, contract.Crash)
+	}
+	es := contract.Guarantee{Check: "election_safety", Unless: lost, Anywhere: lost, Source: sourceElectionSafety}
+	sb := contract.Guarantee{Check: "split_brain", Anywhere: lost}
+	if c.CheckQuorum {
+		sb.Unless = append([]contract.FaultClass{contract.Pause, contract.ClockRate}, lost...)
+		sb.MaxOverlap = 2 * c.ElectionTimeoutMin
+		sb.Latency = contract.LatencyTerms{Spread: 1}
+		sb.Source = sourceCheckQuorum
+	} else {
+		sb.Unless = append([]contract.FaultClass{contract.Partition, contract.Loss, contract.Pause}, lost...)
+		sb.Latency = contract.LatencyTerms{Max: 1}
+		sb.Source = sourceStepDown
+	}
+	return contract.Contract{Guarantees: []contract.Guarantee{es, sb}}
+}
