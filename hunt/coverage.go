@@ -136,7 +136,6 @@ func (p *probe) Record(r *sim.Record) {
 	p.last[node] = ev
 }
 
-
 // reach is everything the search has reached.
 type reach struct {
 	a      alphabet
