@@ -23,8 +23,9 @@ type checker struct {
 	runStarts       map[runKey][]sim.Time
 	splitBrain      Check
 	harmfulOverlaps int
-	allOverlaps     []Overlap // every split-brain overlap, listed or not
-	doubled         []SlotRef // every slot applied from more than one run
+	allOverlaps     []Overlap  // every split-brain overlap, listed or not
+	doubled         []SlotRef  // every slot applied from more than one run
+	exec            *execState // queue-mode executions (Input.Exec), nil without
 }
 
 // Run judges a recorded run and returns its report: it streams in.Records
@@ -67,6 +68,9 @@ func (c *checker) run() Report {
 	r.Checks = append(r.Checks, lin, lead, c.checkLiveness())
 	missed, res := c.checkMissedSlots()
 	r.Checks = append(r.Checks, missed, c.checkCrashed())
+	if c.exec != nil {
+		r.Checks = append(r.Checks, c.execChecks()...)
+	}
 	r.Cron = res
 	r.Linearizability = []Linearization{leadR, linR}
 	r.Failovers = c.finishFailovers()

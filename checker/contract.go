@@ -29,53 +29,11 @@ func newFaultSeen(standing []StandingFault) faultSeen {
 	return f
 }
 
-// classOf returns the fault class a record shows, from its type and typed
-// fact alone (never its text), and whether it shows one.
-func classOf(r *sim.Record) (contract.FaultClass, bool) {
-	switch r.Type {
-	case sim.RecCrash:
-		return contract.Crash, true
-	case sim.RecPause:
-		return contract.Pause, true
-	case sim.RecStart:
-		if r.Fact == sim.FactDiskLost {
-			return contract.DiskLoss, true
-		}
-	case sim.RecFault:
-		switch r.Fact {
-		case sim.FactLinksCut:
-			return contract.Partition, true
-		case sim.FactLinkChanged, sim.FactLinkLossyChanged: // the lossy part: observe
-			return contract.Link, true
-		case sim.FactLinkLossy:
-			return contract.Loss, true
-		case sim.FactClockRate:
-			return contract.ClockRate, true
-		case sim.FactClockStep:
-			return contract.ClockStep, true
-		case sim.FactDiskLatency:
-			return contract.Disk, true
-		}
-	case sim.RecEffect:
-		switch r.Fact {
-		case sim.FactServiceDown:
-			return contract.ServiceDown, true
-		case sim.FactLeaseReverted: // a failover lost acknowledged writes: the service's data loss
-			return contract.DiskLoss, true
-		}
-	}
-	return 0, false
-}
-
-// observe notes the fault class r shows, if any.
+// observe notes the fault classes r shows, if any (contract.ClassesOf).
 func (f *faultSeen) observe(r *sim.Record) {
-	cls, ok := classOf(r)
-	if !ok {
-		return
-	}
-	f.observeAt(cls, r.Node, r.At)
-	if r.Type == sim.RecFault && r.Fact == sim.FactLinkLossyChanged { // two classes at once
-		f.observeAt(contract.Loss, r.Node, r.At)
+	cls, n := contract.ClassesOf(r)
+	for _, c := range cls[:n] {
+		f.observeAt(c, r.Node, r.At)
 	}
 }
 

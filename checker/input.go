@@ -96,6 +96,11 @@ type Input struct {
 	// (Violation.Contract). Empty: every finding is uncovered and the
 	// scenario's expect alone judges it.
 	Contract contract.Contract
+	// Exec, if set, is queue-mode cron's: the lost_slot,
+	// duplicate_execution, overlap and late_start checks run
+	// (QueueCheckNames), from the execution facts (sim.FactExecStarted …).
+	Exec *ExecInput
+
 	// Standing are faults the run suffers from its start, by configuration
 	// rather than by a record the checker sees: a network that loses or
 	// duplicates messages (contract.Link), a clock configured off exact

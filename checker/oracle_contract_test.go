@@ -22,7 +22,7 @@ import (
 // split_brain, a random overlap bound.
 func genContract(t *rapid.T) contract.Contract {
 	var c contract.Contract
-	classes := []contract.FaultClass{contract.Crash, contract.DiskLoss, contract.Pause, contract.Partition, contract.Link, contract.Loss, contract.ClockRate, contract.ClockStep}
+	classes := []contract.FaultClass{contract.Crash, contract.Restart, contract.DiskLoss, contract.Pause, contract.Partition, contract.Link, contract.Loss, contract.ClockRate, contract.ClockStep}
 	for _, check := range []string{checker.CheckElectionSafety, checker.CheckSplitBrain, checker.CheckDoubleExecution, checker.CheckStaleWrite} {
 		if !rapid.Bool().Draw(t, "covers "+check) {
 			continue
@@ -31,6 +31,9 @@ func genContract(t *rapid.T) contract.Contract {
 		for _, cls := range classes {
 			if rapid.IntRange(0, 3).Draw(t, "unless "+cls.String()) == 0 {
 				g.Unless = append(g.Unless, cls)
+				if cls.PerNode() && rapid.IntRange(0, 3).Draw(t, "anywhere "+cls.String()) == 0 {
+					g.Anywhere = append(g.Anywhere, cls)
+				}
 			}
 		}
 		if check == checker.CheckSplitBrain {
@@ -57,6 +60,8 @@ func oracleClass(r sim.Record) (contract.FaultClass, bool) {
 		return contract.Pause, true
 	case r.Type == sim.RecStart && r.Fact == sim.FactDiskLost:
 		return contract.DiskLoss, true
+	case r.Type == sim.RecStart && r.A == 1:
+		return contract.Restart, true
 	case r.Type == sim.RecFault && r.Fact == sim.FactLinksCut:
 		return contract.Partition, true
 	case r.Type == sim.RecFault && r.Fact == sim.FactLinkChanged:
@@ -95,6 +100,12 @@ func oracleVerdict(c oCase, check string, f oFinding) contract.Verdict {
 			recs = append(recs, a, b)
 			continue
 		}
+		if r.Type == sim.RecStart && r.A == 1 && r.Fact == sim.FactDiskLost { // a restart that lost its disk
+			a, b := r, r
+			a.Fact = sim.FactNone
+			recs = append(recs, a, b)
+			continue
+		}
 		recs = append(recs, r)
 	}
 	for _, r := range recs {
@@ -114,7 +125,11 @@ func oracleVerdict(c oCase, check string, f oFinding) contract.Verdict {
 		for _, n := range f.nodes {
 			involved = involved || n == r.Node
 		}
-		if network || r.Node < 0 || int(r.Node) >= c.n || involved {
+		anywhere := false
+		for _, a := range g.Anywhere {
+			anywhere = anywhere || a == cls
+		}
+		if network || anywhere || r.Node < 0 || int(r.Node) >= c.n || involved {
 			return contract.Excused
 		}
 	}

@@ -41,6 +41,9 @@ func New(in Input) *Checker {
 	c.tl = &timeline{}
 	ck := &Checker{c: c, openSince: -1}
 	ck.rp = newReplayer(&c.in, c.tl)
+	if c.in.Exec != nil {
+		c.exec = newExecState(&c.in)
+	}
 	if in.OnViolation != nil {
 		ck.epochLeader = map[int64]sim.NodeID{}
 	}
@@ -65,6 +68,9 @@ func (k *Checker) Record(r *sim.Record) {
 		k.rp.grow(m)
 	}
 	c.faults.observe(r)
+	if c.exec != nil {
+		c.exec.observe(r)
+	}
 	if c.in.KeepStory && toldInStories(r) {
 		c.keep(seq, r)
 	}

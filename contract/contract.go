@@ -22,8 +22,8 @@ import (
 // (sim.Fact and record types), never from text.
 type FaultClass uint8
 
-// The fault classes. Per-node classes (crash, disk_loss, pause, clock_rate,
-// clock_step, disk) excuse a finding only when they hit a node the finding
+// The fault classes. Per-node classes (crash, restart, disk_loss, pause,
+// clock_rate, clock_step, disk) excuse a finding only when they hit a node the finding
 // involves or a service node (a lease store, the fenced resource); the
 // network and service classes (partition, link, loss, service_down) excuse
 // any finding. Every class excuses only findings that end at or after its first
@@ -51,6 +51,10 @@ const (
 	// Loss: links lose or duplicate messages (the run's network from the
 	// start, a per-link override, or a link fault).
 	Loss
+	// Restart: a crashed node came back (crash-recovery, with or without
+	// its disk). A crash alone, the node never back, is crash-stop: the
+	// classic algorithms' model, so they name restart, not crash.
+	Restart
 	numClasses
 )
 
@@ -58,7 +62,7 @@ const (
 // by class.
 const NumClasses = int(numClasses)
 
-var classNames = [...]string{"", "crash", "disk_loss", "pause", "partition", "link", "clock_rate", "clock_step", "disk", "service_down", "loss"}
+var classNames = [...]string{"", "crash", "disk_loss", "pause", "partition", "link", "clock_rate", "clock_step", "disk", "service_down", "loss", "restart"}
 
 // one name per class: adding a class without its name does not compile.
 var _ = [1]struct{}{}[len(classNames)-int(numClasses)]

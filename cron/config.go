@@ -76,6 +76,9 @@ type Config struct {
 	TagBase int
 	// ShedLock configures ShedLock mode (NewShedLockNode); unused otherwise.
 	ShedLock ShedLockConfig
+	// Queue configures queue mode (NewScheduler, NewWorker, NewQueue,
+	// NewExecStore); off unless Queue.Workers > 0.
+	Queue QueueConfig
 }
 
 // Validate checks the configuration and fills in defaults.
@@ -124,6 +127,9 @@ func (c *Config) Validate() error {
 	case "", "job", "global":
 	default:
 		return fmt.Errorf("fencing scope %q: want job or global", c.Policy.FencingScope)
+	}
+	if err := c.Queue.validate(c); err != nil {
+		return err
 	}
 	return c.ShedLock.validate()
 }

@@ -23,7 +23,7 @@ var (
 // cronKinds marks the kinds above, for IsKind: one load where six
 // comparisons of package variables were, on every message of a run.
 var cronKinds = func() (t [sim.MaxKinds]bool) {
-	for _, k := range []sim.MsgKind{KindWrite, KindWriteResp, KindClaim, KindClaimResp, KindQuery, KindQueryResp} {
+	for _, k := range append([]sim.MsgKind{KindWrite, KindWriteResp, KindClaim, KindClaimResp, KindQuery, KindQueryResp}, queueKinds...) {
 		t[k] = true
 	}
 	return t

@@ -47,7 +47,19 @@ type Environment struct {
 	// States are the protocol states the candidates' algorithm declares
 	// (registry.Algorithm.States), by index: a trigger's State must be one.
 	States []string
+	// QueueMode is queue-mode cron's nodes, or nil without queue mode.
+	QueueMode *QueueNodes
 }
+
+// QueueNodes are queue-mode cron's nodes beside the candidates (the
+// schedulers): the message queue, the execution store and the workers.
+type QueueNodes struct {
+	Queue, ExecStore sim.NodeID
+	Workers          []sim.NodeID
+}
+
+// busy is what a busy_worker target asks a worker node.
+type busy interface{ Busy() bool }
 
 // StoreService is a lease-holding service node as faults see it: store
 // faults make it unavailable or fail it over, and lease_holder targets ask
@@ -283,6 +295,8 @@ func (in *Injector) checkTargets(ts []Target) error {
 			return fmt.Errorf("target %s: no lease store in this scenario", t)
 		case t.Kind == TargetResource && in.env.Resource == sim.None:
 			return fmt.Errorf("target %s: no fenced resource in this scenario", t)
+		case slices.Contains(queueTargets, t.Kind) && in.env.QueueMode == nil:
+			return fmt.Errorf("target %s: no queue-mode cron in this scenario", t)
 		}
 	}
 	return nil
@@ -575,6 +589,23 @@ func (in *Injector) resolve(t Target, c *ctx) (nodes []sim.NodeID, why, skip str
 			return nil, "", "no service node"
 		}
 		return pick(c.res, pool, 1), "service", ""
+	case TargetWorkers:
+		return slices.Clone(in.env.QueueMode.Workers), "workers", ""
+	case TargetBusyWorker:
+		var up []sim.NodeID
+		for _, id := range in.env.QueueMode.Workers {
+			if b, ok := s.Node(id).(busy); ok && s.IsUp(id) && b.Busy() {
+				up = append(up, id)
+			}
+		}
+		if len(up) == 0 {
+			return nil, "", "no worker is running an execution"
+		}
+		return pick(c.res, up, 1), "busy_worker", ""
+	case TargetQueue:
+		return []sim.NodeID{in.env.QueueMode.Queue}, "queue", ""
+	case TargetExecStore:
+		return []sim.NodeID{in.env.QueueMode.ExecStore}, "exec_store", ""
 	case TargetEventNode:
 		if c.event == sim.None {
 			return nil, "", "no event node"

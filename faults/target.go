@@ -49,10 +49,23 @@ const (
 	// services of whatever algorithm a scenario runs under (simrun -algo),
 	// where store would be refused for an algorithm without a store.
 	TargetService TargetKind = "service"
+	// TargetWorkers is every queue-mode worker (Environment.QueueMode).
+	TargetWorkers TargetKind = "workers"
+	// TargetBusyWorker is one up worker, at random, that is running an
+	// execution (its node reports Busy); nothing if none is.
+	TargetBusyWorker TargetKind = "busy_worker"
+	// TargetQueue is queue mode's message queue node.
+	TargetQueue TargetKind = "queue"
+	// TargetExecStore is queue mode's execution store node.
+	TargetExecStore TargetKind = "exec_store"
 )
 
+// queueTargets are the kinds that need queue mode's nodes.
+var queueTargets = []TargetKind{TargetWorkers, TargetBusyWorker, TargetQueue, TargetExecStore}
+
 var targetKinds = []TargetKind{TargetLeader, TargetLeaseHolder, TargetCandidate, TargetFollowers,
-	TargetRandom, TargetRandomMinority, TargetNode, TargetAll, TargetStore, TargetResource, TargetEventNode, TargetService}
+	TargetRandom, TargetRandomMinority, TargetNode, TargetAll, TargetStore, TargetResource, TargetEventNode, TargetService,
+	TargetWorkers, TargetBusyWorker, TargetQueue, TargetExecStore}
 
 // Target names the nodes a fault acts on, resolved when the fault fires.
 type Target struct {

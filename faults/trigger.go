@@ -116,6 +116,12 @@ func (in *Injector) matches(t Target, event string, subject sim.NodeID) bool {
 		return subject == in.env.Store
 	case TargetResource:
 		return subject == in.env.Resource
+	case TargetWorkers, TargetBusyWorker:
+		return in.env.QueueMode != nil && slices.Contains(in.env.QueueMode.Workers, subject)
+	case TargetQueue:
+		return in.env.QueueMode != nil && subject == in.env.QueueMode.Queue
+	case TargetExecStore:
+		return in.env.QueueMode != nil && subject == in.env.QueueMode.ExecStore
 	}
 	return false
 }

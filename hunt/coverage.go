@@ -90,10 +90,9 @@ func (p *probe) Message(sim.RecordType, sim.DropReason, sim.MsgKind, sim.NodeID,
 
 // Record implements sim.Sink.
 func (p *probe) Record(r *sim.Record) {
-	if c, ok := classOf(r); ok {
-		p.seen[c] = r.At
-		if r.Fact == sim.FactLinkLossyChanged { // latency and loss at once
-			p.seen[contract.Loss] = r.At
+	if cls, n := contract.ClassesOf(r); n > 0 {
+		for _, c := range cls[:n] {
+			p.seen[c] = r.At
 		}
 		return
 	}
@@ -135,44 +134,6 @@ func (p *probe) Record(r *sim.Record) {
 		p.edges[prev*p.a.size()+ev] = true
 	}
 	p.last[node] = ev
-}
-
-// classOf is the fault class a record shows, from its type and typed fact
-// (the checker's reading, docs/checkers.md "Contracts").
-func classOf(r *sim.Record) (contract.FaultClass, bool) {
-	switch r.Type {
-	case sim.RecCrash:
-		return contract.Crash, true
-	case sim.RecPause:
-		return contract.Pause, true
-	case sim.RecStart:
-		if r.Fact == sim.FactDiskLost {
-			return contract.DiskLoss, true
-		}
-	case sim.RecFault:
-		switch r.Fact {
-		case sim.FactLinksCut:
-			return contract.Partition, true
-		case sim.FactLinkChanged, sim.FactLinkLossyChanged:
-			return contract.Link, true
-		case sim.FactLinkLossy:
-			return contract.Loss, true
-		case sim.FactClockRate:
-			return contract.ClockRate, true
-		case sim.FactClockStep:
-			return contract.ClockStep, true
-		case sim.FactDiskLatency:
-			return contract.Disk, true
-		}
-	case sim.RecEffect:
-		switch r.Fact {
-		case sim.FactServiceDown:
-			return contract.ServiceDown, true
-		case sim.FactLeaseReverted: // a failover lost acknowledged writes
-			return contract.DiskLoss, true
-		}
-	}
-	return 0, false
 }
 
 // reach is everything the search has reached.

@@ -12,8 +12,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/electsim/electsim/internal/bugzoo"
-	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/scenario"
 )
 
@@ -48,24 +46,14 @@ func TestSearchDeterministic(t *testing.T) {
 	assert.Equal(t, w1, w2)
 }
 
-// plantedVote registers the bug zoo and returns the planted bug the tests
-// hunt: raft that persists its term but not its vote
-// (zoo-raft-votedfor), which grants a second vote in a term after a crash
-// right after its first. Raft's contract forbids it (election_safety under
-// crashes); raft's own persist=false is no bug under that contract, which
-// excuses every crash then.
-func plantedVote(t *testing.T) string {
-	t.Helper()
-	require.NoError(t, bugzoo.Register(registry.Default))
-	return "zoo-raft-votedfor"
-}
-
-// The planted bug: the state-targeted strategy alone finds it
-// (deterministically, at this seed), and the repro replays the same
-// failure.
+// A planted bug (the zoo's zoo-raft-votedfor: raft whose term and vote
+// never reach its disk) grants a second vote in a term after a crash right
+// after its first. The
+// state-targeted strategy alone finds it (deterministically, at this seed),
+// and the repro replays the same failure.
 func TestStateStrategyFindsUnpersistedVote(t *testing.T) {
 	start := time.Now()
-	res, err := Search(context.Background(), Options{Algo: plantedVote(t),
+	res, err := Search(context.Background(), Options{Algo: "zoo-raft-votedfor",
 		Strategies: []Strategy{StrategyState}, Runs: 5000, Seed: 1, Workers: 1, ShrinkBudget: 10 * time.Second})
 	require.NoError(t, err)
 	require.True(t, res.Found, "not found in %d runs", res.Runs)
@@ -153,7 +141,7 @@ func TestSearchPrepare(t *testing.T) {
 	assert.Equal(t, int64(20), calls.Load())
 
 	calls.Store(0)
-	res, err = Search(context.Background(), Options{Algo: plantedVote(t),
+	res, err = Search(context.Background(), Options{Algo: "zoo-raft-votedfor",
 		Strategies: []Strategy{StrategyState}, Runs: 5000, Seed: 1, Workers: 1, Prepare: prep})
 	require.NoError(t, err)
 	require.True(t, res.Found)
@@ -164,7 +152,7 @@ func TestSearchPrepare(t *testing.T) {
 // unpersisted vote breaks election_safety, which a search for
 // double_execution alone passes over.
 func TestSearchChecksFilter(t *testing.T) {
-	o := Options{Algo: plantedVote(t), Strategies: []Strategy{StrategyState}, Runs: 2000, Seed: 1, Workers: 1,
+	o := Options{Algo: "zoo-raft-votedfor", Strategies: []Strategy{StrategyState}, Runs: 2000, Seed: 1, Workers: 1,
 		ShrinkBudget: time.Second}
 	o.Checks = []string{"election_safety"}
 	res, err := Search(context.Background(), o)

@@ -171,6 +171,9 @@ func (sc *Scenario) YAML() []byte {
 			}
 			w("  shedlock: {%s}\n", strings.Join(sp, ", "))
 		}
+		if c.Mode == "queue" {
+			w("  queue: {%s}\n", queueYAML(cfg.Queue))
+		}
 	}
 	if len(sc.Faults) > 0 || len(sc.Nemeses) > 0 {
 		w("faults:\n")
@@ -303,6 +306,9 @@ func (sc *Scenario) refName(id sim.NodeID) string {
 		if id == extraStoreID(k, sc.Nodes, sc.Cron != nil) {
 			return storeName(k)
 		}
+	}
+	if name, ok := sc.queueNodeName(id); ok {
+		return name
 	}
 	return "resource"
 }

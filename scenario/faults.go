@@ -15,7 +15,8 @@ var faultKinds = []string{"partition", "heal", "pause", "crash", "restart", "res
 // faultFields are the keys a fault entry has besides its kind.
 var faultFields = []string{"name", "at", "for", "after", "delay", "wipe_disk", "target", "to", "groups", "services"}
 
-var targetKinds = []string{"leader", "lease_holder", "candidate", "followers", "random", "random_minority", "all", "store", "resource", "event_node", "service"}
+var targetKinds = []string{"leader", "lease_holder", "candidate", "followers", "random", "random_minority", "all", "store", "resource", "event_node", "service",
+	"workers", "busy_worker", "queue", "exec_store"}
 
 // readFaults reads the faults list into explicit faults and nemeses.
 func (l *loader) readFaults(n *ynode, sc *Scenario) {
@@ -366,6 +367,9 @@ func (l *loader) targetNodeList(n *ynode, path string, sc *Scenario) ([]sim.Node
 // serviceID resolves "store", "store2"… or "resource" to the node ID runs give it
 // (sim.None if the scenario has no such node); svc is false for other names.
 func (sc *Scenario) serviceID(name string) (id sim.NodeID, svc bool) {
+	if id, svc := sc.queueServiceID(name); svc {
+		return id, true
+	}
 	next := sim.NodeID(sc.Nodes)
 	store := sim.None
 	if sc.hasStore() {
@@ -405,6 +409,11 @@ func (l *loader) checkTargetAvailable(n *ynode, path string, t faults.Target, sc
 	case faults.TargetService:
 		if sc.Cron == nil && !sc.hasStore() {
 			l.errAt(n, path, "service: this scenario has no service node (no lease store, no cron section)")
+			return false
+		}
+	case faults.TargetWorkers, faults.TargetBusyWorker, faults.TargetQueue, faults.TargetExecStore:
+		if !sc.queueMode() {
+			l.errAt(n, path, "%s: this scenario has no queue-mode cron (cron.mode: queue)", t.Kind)
 			return false
 		}
 	case faults.TargetEventNode:

@@ -93,6 +93,12 @@ type Run struct {
 	Resource   *cron.Resource
 	// CronConfig is the cron layer's validated configuration (nil if none).
 	CronConfig *cron.Config
+	// Queue, ExecStore and Workers are queue mode's nodes (nil / empty
+	// without cron.mode: queue); Workers are the separate ones, w1..wN
+	// (co-located workers are the candidates).
+	Queue     *cron.Queue
+	ExecStore *cron.ExecStore
+	Workers   []sim.NodeID
 	// Contract is what this run's algorithm, with its drawn values, and its
 	// cron layer guarantee (registry.Algorithm.Contract, cron.Config.Contract),
 	// resolved against the run's network (contract.Contract.Resolve):
@@ -175,6 +181,17 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 		cfg.Resource = r.ResourceID
 		cfg.NotBefore = sc.Start
 		cfg.ShedLock.Store = r.StoreID
+		if sc.queueMode() {
+			base := sc.queueBase()
+			cfg.Queue.Queue, cfg.Queue.ExecStore = base, base+1
+			cfg.Queue.WorkerNodes = nil
+			if cfg.Queue.Colocated {
+				cfg.Queue.WorkerNodes = append(cfg.Queue.WorkerNodes, r.Candidates...)
+			}
+			for k := 1; k <= cfg.Queue.Workers; k++ {
+				cfg.Queue.WorkerNodes = append(cfg.Queue.WorkerNodes, base+1+sim.NodeID(k))
+			}
+		}
 		if err := cfg.Validate(); err != nil {
 			return nil, err
 		}
@@ -203,6 +220,10 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	switch {
 	case shedlock:
 		build = func() sim.Node { return cron.NewShedLockNode(r.CronConfig) }
+	case r.CronConfig != nil && sc.queueMode() && r.CronConfig.Queue.Colocated:
+		build = func() sim.Node { return cron.NewColocated(factory(r.Candidates, r.StoreIDs), r.CronConfig) }
+	case r.CronConfig != nil && sc.queueMode():
+		build = func() sim.Node { return cron.NewScheduler(factory(r.Candidates, r.StoreIDs), r.CronConfig) }
 	case r.CronConfig != nil:
 		build = func() sim.Node { return cron.Wrap(factory(r.Candidates, r.StoreIDs), r.CronConfig) }
 	default:
@@ -254,6 +275,11 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 			return nil, fmt.Errorf("internal: store %d got node ID %d, want %d", k, id, r.StoreIDs[k-1])
 		}
 		r.Stores = append(r.Stores, st)
+	}
+	if sc.queueMode() {
+		if err := r.addQueueNodes(); err != nil {
+			return nil, err
+		}
 	}
 	// Faults the run suffers by configuration, before the checker is
 	// subscribed: they reach the contract's exceptions from time 0.
@@ -344,6 +370,9 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	env.StoreNode = r.Store
 	if d := findAlgo(r.Algorithm); d != nil && !shedlock {
 		env.States = d.States
+	}
+	if r.Queue != nil {
+		env.QueueMode = &faults.QueueNodes{Queue: r.CronConfig.Queue.Queue, ExecStore: r.CronConfig.Queue.ExecStore, Workers: r.CronConfig.Queue.WorkerNodes}
 	}
 	inj, err := faults.New(s, env,
 		sc.Faults, sc.Nemeses)
@@ -455,6 +484,11 @@ func (r *Run) checkerInput(opts RunOptions) checker.Input {
 	}
 	if needsLeaseStore(r.Algorithm) {
 		in.LeaseStore = r.StoreIDs
+	}
+	if r.Queue != nil {
+		q := &r.CronConfig.Queue
+		in.Exec = &checker.ExecInput{StartDeadline: q.StartDeadline, ForbidOverlap: q.Concurrency == cron.ConcurrencyForbid,
+			From: sc.Start, Jobs: r.CronConfig.Jobs}
 	}
 	return in
 }

@@ -9,6 +9,7 @@ package scenario
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -124,8 +125,9 @@ type LinkSpec struct {
 
 // CronSpec is the cron section.
 type CronSpec struct {
-	// Mode is "leader" (default: the algorithm's leader runs jobs) or
-	// "shedlock" (no election; per-job locks at the lease store).
+	// Mode is "leader" (default: the algorithm's leader runs jobs),
+	// "shedlock" (no election; per-job locks at the lease store) or "queue"
+	// (the leader schedules, workers run jobs from a queue: cron.queue).
 	Mode   string
 	Config cron.Config
 
@@ -410,7 +412,7 @@ func (l *loader) readSettle(n *ynode, sc *Scenario) {
 func (l *loader) readCron(n *ynode, sc *Scenario) *CronSpec {
 	m := l.mapOf(n, "cron")
 	cs := &CronSpec{Mode: "leader"}
-	m.oneOf("mode", &cs.Mode, "leader", "shedlock")
+	m.oneOf("mode", &cs.Mode, "leader", "shedlock", "queue")
 	c := &cs.Config
 	items := m.list("jobs")
 	if len(items) == 0 && m.ok && !m.misspelt("jobs") {
@@ -503,6 +505,7 @@ func (l *loader) readCron(n *ynode, sc *Scenario) *CronSpec {
 		sm.oneOf("time", &c.ShedLock.Time, cron.ShedLockAppTime, cron.ShedLockStoreTime)
 		sm.finish()
 	}
+	l.readQueue(m, cs)
 	m.finish()
 	c.NotBefore = sc.Start
 	if len(l.errs) == 0 {
@@ -531,6 +534,10 @@ var checkNames = []string{checker.CheckElectionSafety, checker.CheckSplitBrain, 
 func (l *loader) readExpect(n *ynode, sc *Scenario) {
 	m := l.mapOf(n, "expect")
 	e := &sc.Expect
+	checkNames := checkNames
+	if sc.queueMode() {
+		checkNames = append(slices.Clone(checkNames), checker.QueueCheckNames...) // only queue mode reports them
+	}
 	read := func(key string) []string {
 		names, nodes := m.strList(key)
 		var out []string

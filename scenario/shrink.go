@@ -57,12 +57,12 @@ type Shrunk struct {
 	TimedOut bool
 }
 
-// Failure names how a run failed its expectations, as checker.Report.Judge
-// judges it: each check with a contract breach (whatever expect allows),
-// each check with an unexpected (non-harmless, not allowed, not all
-// excused or within the contract's bound) violation or unknown verdict, and "missing:<check>" for an expected violation that
-// did not occur, sorted. A budget exhaustion is "budget". Empty for a run
-// that met its expectations.
+// Failure names how a run failed its expectations: each check with a
+// contract breach, or with an unexpected violation (non-harmless, not
+// allowed, not inside the contract's exceptions or bound) or unknown
+// verdict, and
+// "missing:<check>" for an expected violation that did not occur, sorted.
+// A budget exhaustion is "budget". Empty for a run that met its expectations.
 func Failure(r *Run) []string {
 	if r.OK {
 		return nil
@@ -70,19 +70,14 @@ func Failure(r *Run) []string {
 	e := r.Scenario.Expect
 	set := map[string]bool{}
 	for _, c := range r.Report.Checks {
-		if c.Breaches > 0 {
-			// allow never hides a broken guarantee: without this a breach
-			// of an allowed check read as "expectations", and hunt (which
-			// counts failures by check) and the shrinker lost it.
-			set[c.Name] = true
-			continue
-		}
 		allowed := containsStr(e.Allow, c.Name) || containsStr(e.MustOccur, c.Name)
 		switch c.Status {
 		case checker.StatusViolated:
-			if allowed || c.Excused+c.WithinBound == c.Count {
-				// Every finding inside the contract's exceptions or bound
-				// is no failure (checker.Report.Judge).
+			switch {
+			case c.Breaches > 0: // a contract breach fails whatever expect allows
+				set[c.Name] = true
+				continue
+			case allowed, c.Excused+c.WithinBound == c.Count: // allowed, or all inside the contract
 				continue
 			}
 			if c.Count > c.HarmlessCount || e.FailOnHarmless {

@@ -89,12 +89,36 @@ const (
 	// observation, not behaviour: the trace hash leaves it out, as it does
 	// notes, so declaring states changes no run's hash.
 	FactProtocolState
+	// The execution lifecycle of queue-mode cron (cron.Scheduler,
+	// cron.Worker, the queue and the execution store): one contiguous block.
+	//
+	// FactExecCreated: on RecEffect of the execution store, it created
+	// execution A for slot B of job index C.
+	FactExecCreated
+	// FactExecStarted: on RecEffect of a worker, its run A (unique per
+	// worker) of slot B of job index C started.
+	FactExecStarted
+	// FactExecCompleted: on RecEffect of a worker, its run A of slot B of
+	// job index C completed (its last write sent, the job succeeded).
+	FactExecCompleted
+	// FactExecFailed: on RecEffect of a worker, its run A of slot B of job
+	// index C failed or timed out and stopped.
+	FactExecFailed
+	// FactExecDead: on RecEffect of the execution store or a worker,
+	// execution A of slot B of job index C was declared dead (stale
+	// heartbeat, retries exhausted, dead-lettered).
+	FactExecDead
+	// FactExecRedelivered: on RecEffect of the queue, the message of
+	// execution A (slot B, job index C) became visible again after its
+	// visibility timeout passed unacknowledged.
+	FactExecRedelivered
 	numFacts
 )
 
 var factNames = [...]string{"", "crashed", "links_cut", "links_restored", "resigning", "service_down", "service_up",
 	"lease_acquired", "lease_renewed", "lease_released", "lease_expired", "lease_reverted", "run_started", "run_skipped", "run_finished",
-	"clock_rate", "clock_step", "link_changed", "disk_latency", "disk_lost", "link_lossy", "link_lossy_changed", "protocol_state"}
+	"clock_rate", "clock_step", "link_changed", "disk_latency", "disk_lost", "link_lossy", "link_lossy_changed", "protocol_state",
+	"exec_created", "exec_started", "exec_completed", "exec_failed", "exec_dead", "exec_redelivered"}
 
 // factNames has one name per Fact: a Fact added without its name, or a
 // name without its Fact, does not compile.

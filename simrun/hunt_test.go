@@ -8,9 +8,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/electsim/electsim/internal/bugzoo"
-	"github.com/electsim/electsim/registry"
 )
 
 // simrun hunt: exit 0 with the runs and coverage when nothing is found, 1
@@ -27,17 +24,17 @@ func TestHuntExitCodes(t *testing.T) {
 
 	out.Reset()
 	errb.Reset()
-	// A planted bug raft's contract forbids: the vote not persisted
-	// (internal/bugzoo, registered by tests only).
-	require.NoError(t, bugzoo.Register(registry.Default))
-	code = run([]string{"hunt", "-algo", "zoo-raft-votedfor", "-strategies", "state", "-runs", "5000",
+	// The Redis ttl lease with its defaults (validity never checked) under
+	// a cron policy the extremes strategy draws without fencing: two holders
+	// act at once and stale writes land, which nothing promises against.
+	code = run([]string{"hunt", "-algo", "lease", "-set", "algorithm.flavor=ttl", "-runs", "3000",
 		"-workers", "1", "-quiet", "-out", filepath.Join(dir, "found")}, &out, &errb)
 	require.Equal(t, exitViolation, code, out.String()+errb.String())
-	assert.Contains(t, out.String(), "found: election_safety")
+	assert.Contains(t, out.String(), "found: split_brain")
 	assert.Contains(t, out.String(), "replay: simrun -scenario "+filepath.Join(dir, "found", "repro.yaml"))
 	repro, err := os.ReadFile(filepath.Join(dir, "found", "repro.yaml"))
 	require.NoError(t, err)
-	assert.Contains(t, string(repro), "name: zoo-raft-votedfor")
+	assert.Contains(t, string(repro), "flavor: ttl")
 
 	for _, args := range [][]string{
 		{"hunt"},

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -279,7 +280,7 @@ func shownViolation(vs []reports.ViolationSummary) (reports.ViolationSummary, bo
 // findings lists a summary's violation counts, e.g. "split_brain 3 (harmless 12)".
 func findings(a reports.AlgoSummary) string {
 	var parts []string
-	for _, k := range checker.CheckNames {
+	for _, k := range append(slices.Clone(checker.CheckNames), checker.QueueCheckNames...) {
 		n, h := a.Violations[k], a.Harmless[k]
 		switch {
 		case n > 0 && h > 0:

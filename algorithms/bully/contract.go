@@ -17,8 +17,8 @@ const sourceModel = "Garcia-Molina 1982, §3 (assumptions: messages to a live no
 //
 // Every fault class outside that model is an exception: partition and loss
 // (lost or duplicated messages) anywhere; and on a node the finding
-// involves: crash (the class cannot tell crash-stop from crash-recovery,
-// and a recovered node bullies its way back with a possibly reused epoch),
+// involves: restart (crash-recovery: a recovered node bullies its way back
+// with a possibly reused epoch; a crash alone, crash-stop, is the model),
 // disk_loss (the epoch counter forgotten), pause (a paused coordinator
 // still believes it leads), clock_rate (a fast clock shortens T below a
 // round trip) and disk (a slow epoch write holds ANSWER and COORDINATOR
@@ -27,7 +27,7 @@ const sourceModel = "Garcia-Molina 1982, §3 (assumptions: messages to a live no
 // assumption itself: the run gets no contract (contract.LatencyTerms.Assume);
 // a link fault within it (class link) is inside the model.
 func Contract(c Config) contract.Contract {
-	outside := []contract.FaultClass{contract.Partition, contract.Loss, contract.Crash, contract.DiskLoss,
+	outside := []contract.FaultClass{contract.Partition, contract.Loss, contract.Restart, contract.DiskLoss,
 		contract.Pause, contract.ClockRate, contract.Disk}
 	sync := contract.LatencyTerms{Assume: (c.AnswerTimeout - 1) / 2}
 	return contract.Contract{Guarantees: []contract.Guarantee{

@@ -37,7 +37,7 @@ const (
 func Contract(c Config) contract.Contract {
 	lost := []contract.FaultClass{contract.DiskLoss}
 	if !c.Persist {
-		lost = append(lost, contract.Crash)
+		lost = append(lost, contract.Restart) // a restarted node forgot its vote; a crash alone forgets nothing that matters
 	}
 	out := contract.Contract{Guarantees: []contract.Guarantee{
 		{Check: "election_safety", Unless: lost, Anywhere: lost, Source: sourceElectionSafety},

@@ -32,9 +32,13 @@ func Contract(v registry.Values) contract.Contract {
 			Source:     "client-go tools/leaderelection/leaderelection.go: renew (wait.Until, RenewDeadline per round), tryAcquireOrRenew (observedTime + LeaseDuration, raw-record comparison), release",
 		}
 	case FlavorTTL, FlavorRedlock:
+		var out contract.Contract
+		if c.Flavor == FlavorTTL {
+			out.Guarantees = append(out.Guarantees, ttlEpochs(c))
+		}
 		max, ok := validityMaxOverlap(c)
 		if !ok {
-			return contract.Contract{} // validity_check never: the application acts on after its lock expired
+			return out // validity_check never: the application acts on after its lock expired
 		}
 		g = contract.Guarantee{MaxOverlap: max, Unless: redisExceptions(c),
 			Source: "Redis \"Distributed Locks with Redis\" (validity time, Redlock quorum); go-redsync mutex.go lockContext/ExtendContext (until); Redis src/db.c keyIsExpired"}
@@ -48,7 +52,30 @@ func Contract(v registry.Values) contract.Contract {
 		return contract.Contract{}
 	}
 	g.Check = checkSplitBrain
+	if c.Flavor == FlavorTTL {
+		return contract.Contract{Guarantees: []contract.Guarantee{ttlEpochs(c), g}}
+	}
 	return contract.Contract{Guarantees: []contract.Guarantee{g}}
+}
+
+// ttlEpochs is the ttl flavour's election_safety: a holder's epoch is the
+// token the one Redis store's acquire script hands out (INCR on the
+// application's counter), so no two holders share one while the store
+// keeps its data. A store restarted without it (disk_loss), or crashed
+// while its persistence can lose an acknowledged write (none, rdb,
+// aof_everysec: redisExceptions), hands an old token out again (Kleppmann,
+// "How to do distributed locking", 2016: the restarted Redis). Redlock
+// promises none: its epoch is the highest counter a quorum returns, not
+// monotonic across quorums (docs/algorithms/lease.md).
+func ttlEpochs(c Config) contract.Guarantee {
+	unless := []contract.FaultClass{contract.DiskLoss}
+	for _, u := range redisExceptions(c) {
+		if u == contract.Crash {
+			unless = append(unless, contract.Crash)
+		}
+	}
+	return contract.Guarantee{Check: "election_safety", Unless: unless,
+		Source: "Redis INCR (the application's fencing counter in its acquire script); redis.conf appendonly/appendfsync, rdb save points"}
 }
 
 // K8sMaxOverlap is the longest two k8s holders can both act with exact

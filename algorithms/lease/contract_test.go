@@ -77,7 +77,13 @@ func TestLeaseContractPerFlavour(t *testing.T) {
 	g, _ := Contract(mapValues{}).For(checkSplitBrain)
 	assert.Equal(t, 8*time.Second, g.MaxOverlap)
 
-	assert.True(t, Contract(mapValues{"flavor": FlavorTTL}).Empty(), "validity_check never: no promise")
+	_, sb := Contract(mapValues{"flavor": FlavorTTL}).For(checkSplitBrain)
+	assert.False(t, sb, "validity_check never: no promise on overlaps")
+	es, ok := Contract(mapValues{"flavor": FlavorTTL}).For("election_safety")
+	require.True(t, ok, "ttl: one store's counter hands out each epoch once")
+	assert.ElementsMatch(t, []contract.FaultClass{contract.DiskLoss, contract.Crash}, es.Unless, "rdb, the default, loses acknowledged writes on a crash")
+	es, _ = Contract(mapValues{"flavor": FlavorTTL, "persistence": string(PersistAOFAlways)}).For("election_safety")
+	assert.Equal(t, []contract.FaultClass{contract.DiskLoss}, es.Unless, "aof_always keeps every acknowledged write")
 	assert.True(t, Contract(mapValues{"flavor": FlavorRedlock, "validity_check": string(CheckNever)}).Empty())
 
 	bea := mapValues{"flavor": FlavorTTL, "validity_check": string(CheckBeforeEachAction)}

@@ -40,7 +40,7 @@ const (
 func Contract(c Config) contract.Contract {
 	lost := []contract.FaultClass{contract.DiskLoss}
 	if !c.Persist {
-		lost = append(lost, contract.Crash)
+		lost = append(lost, contract.Restart) // a restarted node forgot its vote; a crash alone forgets nothing that matters
 	}
 	es := contract.Guarantee{Check: "election_safety", Unless: lost, Anywhere: lost, Source: sourceElectionSafety}
 	sb := contract.Guarantee{Check: "split_brain", Anywhere: lost}

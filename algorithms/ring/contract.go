@@ -19,8 +19,8 @@ const sourceModel = "Chang & Roberts 1979 and LeLann 1977 (a reliable unidirecti
 //
 // The exceptions are every fault class outside that model: partition and
 // loss anywhere (a skipped or unreached node closes a ring of its own);
-// and on a node the finding involves: crash (crash-recovery: a recovered
-// node can reuse a round number), disk_loss (the round counter forgotten),
+// and on a node the finding involves: restart (crash-recovery: a recovered
+// node can reuse a round number; a crash alone, crash-stop, is the model), disk_loss (the round counter forgotten),
 // pause (a paused leader still believes it leads, and is skipped),
 // clock_rate (a fast clock shortens AckTimeout below a round trip) and disk
 // (a slow round write holds the acknowledgement past AckTimeout). Wall
@@ -29,7 +29,7 @@ const sourceModel = "Chang & Roberts 1979 and LeLann 1977 (a reliable unidirecti
 // itself: the run gets no contract (contract.LatencyTerms.Assume); a link
 // fault within it (class link) is inside the model.
 func Contract(c Config) contract.Contract {
-	outside := []contract.FaultClass{contract.Partition, contract.Loss, contract.Crash, contract.DiskLoss,
+	outside := []contract.FaultClass{contract.Partition, contract.Loss, contract.Restart, contract.DiskLoss,
 		contract.Pause, contract.ClockRate, contract.Disk}
 	sync := contract.LatencyTerms{Assume: (c.AckTimeout - 1) / 2}
 	return contract.Contract{Guarantees: []contract.Guarantee{

@@ -1,0 +1,17 @@
+package checker
+
+import "fmt"
+
+// execChecks runs the queue-mode checks (Input.Exec), in QueueCheckNames order.
+func (c *checker) execChecks() []Check {
+	c.exec.finish(c.tl.end)
+	return []Check{c.checkLostSlot(), c.checkDuplicateExecution(), c.checkOverlap(), c.checkLateStart()}
+}
+
+// jobName is job index j's name (from Input.Jobs), or "job<j>".
+func (in *Input) jobName(j int) string {
+	if j >= 0 && j < len(in.Jobs) {
+		return in.Jobs[j].Name
+	}
+	return fmt.Sprintf("job%d", j)
+}

@@ -1,0 +1,220 @@
+package cron
+
+import (
+	"fmt"
+
+	"github.com/electsim/electsim/sim"
+)
+
+// Timer tags of queue mode, relative to Config.TagBase, above the
+// executor's.
+const (
+	tagQueue      = 8 << 20
+	tagWorkerPoll = tagQueue + 0
+	tagWorkerBeat = tagQueue + 1
+	tagWorkerTime = tagQueue + 2
+	tagSchedReap  = tagQueue + 3
+	tagSchedReq   = tagQueue + 4 // + request index
+)
+
+// WorkerStats count what one worker did, for reports: messages taken,
+// heartbeats sent, acknowledgements sent, runs completed and failed.
+type WorkerStats struct {
+	Taken, Heartbeats, Acked, Completed, Failed int
+}
+
+// Worker is a queue-mode worker node: it takes one message at a time from
+// the queue, heartbeats the execution at the store every Heartbeat while
+// it runs, makes the job's writes to the fenced resource with the
+// execution's token (the scheduler's leadership token) through the same
+// executor as a leader-driven run, and acknowledges the message (on
+// receipt, or on completion with AckLate). A worker paused past the
+// visibility timeout resumes and keeps writing.
+type Worker struct {
+	cfg     *Config
+	env     sim.Env
+	ex      executor
+	busy    bool
+	cur     QueueMsg
+	receipt int64
+	run     int64 // the executor's run ID of the current execution
+	poll    int64 // sequence of the outstanding Receive
+	timers  [3]sim.TimerID
+	// Stats are this incarnation's counts.
+	Stats WorkerStats
+}
+
+// NewWorker returns a worker for the validated cfg.
+func NewWorker(cfg *Config) *Worker { return &Worker{cfg: cfg} }
+
+// Busy reports whether the worker is running an execution (the busy_worker
+// fault target).
+func (w *Worker) Busy() bool { return w.busy }
+
+// Start implements sim.Node. A worker keeps nothing across a crash: its
+// message comes back after the visibility timeout.
+func (w *Worker) Start(env sim.Env, _ []byte) {
+	*w = Worker{cfg: w.cfg, env: env}
+	w.ex.cfg, w.ex.env = w.cfg, env // no schedule: a worker runs only what it is given
+	w.ex.onFinish = w.finished
+	// The first poll is spread over one interval so workers do not poll in step.
+	w.timers[0] = env.SetTimer(env.Rand().DurationRange(0, w.cfg.Queue.Poll), w.cfg.TagBase+tagWorkerPoll)
+}
+
+// OnMessage implements sim.Node.
+func (w *Worker) OnMessage(m sim.Message) {
+	switch m.Kind {
+	case KindDeliver:
+		w.deliver(m)
+	case KindWriteResp, KindClaimResp, KindQueryResp:
+		w.ex.onMessage(m)
+	}
+}
+
+// OnTimer implements sim.Node.
+func (w *Worker) OnTimer(id sim.TimerID, tag int) {
+	switch tag - w.cfg.TagBase {
+	case tagWorkerPoll:
+		w.sendPoll()
+	case tagWorkerBeat:
+		if w.busy {
+			w.beat()
+			w.timers[1] = w.env.SetTimer(w.cfg.Queue.Heartbeat, w.cfg.TagBase+tagWorkerBeat)
+		}
+	case tagWorkerTime:
+		if w.busy {
+			w.abort()
+			w.fail(fmt.Sprintf("timed out after %v", w.cfg.Queue.Timeout))
+		}
+	default:
+		w.ex.onTimer(id, tag)
+	}
+}
+
+func (w *Worker) sendPoll() {
+	if w.busy {
+		return
+	}
+	w.poll++
+	w.env.Send(sim.Message{Kind: KindReceive, To: w.cfg.Queue.Queue, B: w.poll})
+	// Polls are jittered (±50%) so that which idle worker takes the next
+	// message varies from slot to slot, as it does between real consumers.
+	p := w.cfg.Queue.Poll
+	w.timers[0] = w.env.SetTimer(w.env.Rand().DurationRange(p/2, p+p/2), w.cfg.TagBase+tagWorkerPoll)
+}
+
+// deliver starts the execution the queue delivered, if it answers this
+// worker's outstanding poll; a late answer's message comes back after its
+// visibility timeout.
+func (w *Worker) deliver(m sim.Message) {
+	qm, ok := m.Body.(*QueueMsg)
+	if !ok || w.busy || m.B != w.poll {
+		return
+	}
+	if qm.Job < 0 || qm.Job >= len(w.cfg.Jobs) {
+		return
+	}
+	w.env.CancelTimer(w.timers[0])
+	w.busy, w.cur, w.receipt = true, *qm, m.A
+	w.Stats.Taken++
+	if w.cfg.Queue.Ack == AckEarly {
+		w.ack()
+	}
+	w.ex.started = w.ex.started[:0] // a worker runs what it is given, again if given again
+	w.ex.startRun(qm.Job, qm.Slot, qm.Token, 0)
+	w.run = w.ex.lastRun
+	w.env.Effect(sim.Effect{Name: "worker.exec_started",
+		Detail: fmt.Sprintf("execution %d of %s attempt %d token %d (receipt %d) as run %d", qm.Exec, SlotName(w.cfg.Jobs[qm.Job].Name, qm.Slot), qm.Attempt, qm.Token, m.A, w.run),
+		A:      w.run, B: qm.Slot, C: int64(qm.Job), Fact: sim.FactExecStarted})
+	w.beat()
+	w.timers[1] = w.env.SetTimer(w.cfg.Queue.Heartbeat, w.cfg.TagBase+tagWorkerBeat)
+	if w.cfg.Queue.Timeout > 0 {
+		w.timers[2] = w.env.SetTimer(w.cfg.Queue.Timeout, w.cfg.TagBase+tagWorkerTime)
+	}
+}
+
+func (w *Worker) beat() {
+	w.Stats.Heartbeats++
+	w.env.Send(sim.Message{Kind: KindExecBeat, To: w.cfg.Queue.ExecStore, A: w.cur.Exec, B: w.run})
+}
+
+func (w *Worker) ack() {
+	w.Stats.Acked++
+	w.env.Send(sim.Message{Kind: KindAck, To: w.cfg.Queue.Queue, A: w.receipt})
+}
+
+// finished is the executor's callback after a run's last write.
+func (w *Worker) finished(r *run) {
+	if !w.busy || r.id != w.run {
+		return
+	}
+	q := &w.cfg.Queue
+	if q.FailRate > 0 && w.env.Rand().Float64() < q.FailRate {
+		w.fail("the job raised")
+		return
+	}
+	w.Stats.Completed++
+	w.env.Effect(sim.Effect{Name: "worker.exec_completed",
+		Detail: fmt.Sprintf("execution %d of %s attempt %d", w.cur.Exec, SlotName(w.cfg.Jobs[w.cur.Job].Name, w.cur.Slot), w.cur.Attempt),
+		A:      w.run, B: w.cur.Slot, C: int64(w.cur.Job), Fact: sim.FactExecCompleted})
+	w.env.Send(sim.Message{Kind: KindExecDone, To: q.ExecStore, Index: execDoneCompleted, A: w.cur.Exec, B: w.run})
+	w.idle()
+}
+
+// abort stops the current run's remaining writes (a timed-out job).
+func (w *Worker) abort() {
+	for k := range w.ex.runs {
+		if r := &w.ex.runs[k]; r.active && r.id == w.run {
+			w.env.CancelTimer(r.timer)
+			r.active = false
+		}
+	}
+}
+
+// fail ends the current execution as failed: retried after its backoff
+// (as Celery's Task.retry publishes a new message with a countdown), or
+// dead after the last attempt.
+func (w *Worker) fail(why string) {
+	q := &w.cfg.Queue
+	w.Stats.Failed++
+	name := SlotName(w.cfg.Jobs[w.cur.Job].Name, w.cur.Slot)
+	w.env.Effect(sim.Effect{Name: "worker.exec_failed",
+		Detail: fmt.Sprintf("execution %d of %s attempt %d: %s", w.cur.Exec, name, w.cur.Attempt, why),
+		A:      w.run, B: w.cur.Slot, C: int64(w.cur.Job), Fact: sim.FactExecFailed})
+	if w.cur.Attempt <= q.MaxRetries {
+		next := QueueMsg{ExecTicket: w.cur.ExecTicket, Delay: int64(q.backoff(w.cur.Attempt + 1))}
+		next.Attempt++
+		w.env.Send(sim.Message{Kind: KindEnqueue, To: q.Queue, A: next.Exec, Body: &next})
+		w.env.Send(sim.Message{Kind: KindExecDone, To: q.ExecStore, Index: execDoneFailed, A: w.cur.Exec, B: w.run})
+	} else {
+		w.env.Effect(sim.Effect{Name: "worker.dead_letter",
+			Detail: fmt.Sprintf("execution %d of %s failed its last attempt %d (max_retries %d)", w.cur.Exec, name, w.cur.Attempt, q.MaxRetries),
+			A:      w.cur.Exec, B: w.cur.Slot, C: int64(w.cur.Job)}) // the store's exec.dead carries the fact
+		w.env.Send(sim.Message{Kind: KindExecDone, To: q.ExecStore, Index: execDoneDead, A: w.cur.Exec, B: w.run})
+	}
+	w.idle()
+}
+
+// idle acknowledges a late-acked message and polls again at once.
+func (w *Worker) idle() {
+	if w.cfg.Queue.Ack == AckLate {
+		w.ack()
+	}
+	w.env.CancelTimer(w.timers[1])
+	w.env.CancelTimer(w.timers[2])
+	w.busy = false
+	w.sendPoll()
+}
+
+// TimerName implements sim.TimerNamer.
+func (w *Worker) TimerName(tag int) string {
+	switch tag - w.cfg.TagBase {
+	case tagWorkerPoll:
+		return "worker.poll"
+	case tagWorkerBeat:
+		return "worker.heartbeat"
+	case tagWorkerTime:
+		return "worker.timeout"
+	}
+	return timerName(w.cfg.TagBase, tag)
+}
