@@ -1,10 +1,12 @@
 package hunt
 
 import (
+	"context"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/electsim/electsim/sim"
 )
@@ -28,4 +30,17 @@ func TestProbeCoverage(t *testing.T) {
 	assert.Equal(t, []string{"term_bumped×crash"}, c.Pairs, "vote_granted came 2s after the crash: no pair")
 	assert.Equal(t, 2, c.Edges, "term_bumped→vote_granted→elected")
 	assert.False(t, r.merge(p), "nothing new the second time")
+}
+
+// A search never reports more (event × fault class) pairs reached than
+// exist: the classes a kind's faults show (classesOfKind) are those the
+// trace shows for them (contract.ClassesOf), a restarted node's restart
+// included.
+func TestCoveragePairsWithinKnown(t *testing.T) {
+	for _, algo := range []string{"raft", "bully"} {
+		res, err := Search(context.Background(), Options{Algo: algo, Runs: 150, Seed: 1, Workers: 1, Quiet: true})
+		require.NoError(t, err)
+		assert.LessOrEqual(t, len(res.Coverage.Pairs), res.Coverage.PairsKnown, "%s: %v", algo, res.Coverage.Pairs)
+		assert.LessOrEqual(t, len(res.Coverage.Events), res.Coverage.EventsKnown, algo)
+	}
 }

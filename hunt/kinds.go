@@ -36,7 +36,9 @@ var DefaultKinds = []string{KindCrash, KindRestart, KindPause, KindPartition, Ki
 func classesOfKind(k string) []contract.FaultClass {
 	switch k {
 	case KindCrash, KindRestart:
-		return []contract.FaultClass{contract.Crash}
+		// The node comes back (after For, or at once): crash, then
+		// restart (crash-recovery), as contract.ClassesOf reads them.
+		return []contract.FaultClass{contract.Crash, contract.Restart}
 	case KindPause:
 		return []contract.FaultClass{contract.Pause}
 	case KindPartition, KindOneWay:
@@ -49,7 +51,9 @@ func classesOfKind(k string) []contract.FaultClass {
 		return []contract.FaultClass{contract.Link, contract.Loss}
 	case KindDisk:
 		return []contract.FaultClass{contract.Disk}
-	case KindWipeDisk, KindStoreFailover:
+	case KindWipeDisk:
+		return []contract.FaultClass{contract.Crash, contract.Restart, contract.DiskLoss}
+	case KindStoreFailover:
 		return []contract.FaultClass{contract.DiskLoss}
 	}
 	return []contract.FaultClass{contract.ServiceDown}
