@@ -20,32 +20,40 @@ type Node struct {
 	ex    executor
 }
 
+// tenures is what watches an algorithm's leadership: the cron node and the
+// queue-mode scheduler both start a tenure when it acts as leader and end
+// it when it stops.
+type tenures interface {
+	lead(token int64)
+	stopped()
+}
+
 // leaderEnv is the Env the wrapped algorithm sees when the engine's Env
 // cannot be hooked (another layer hooked it, or wraps it): the real one,
 // with the leadership observations intercepted. It also serves the cron
 // layer's own reads of the Env.
 type leaderEnv struct {
 	sim.Env
-	n *Node
+	t tenures
 }
 
 func (le *leaderEnv) ActAsLeader(epoch, token int64) {
 	le.Env.ActAsLeader(epoch, token)
-	le.n.lead(token)
+	le.t.lead(token)
 }
 
 func (le *leaderEnv) StopLeading(why string) {
 	le.Env.StopLeading(why)
-	le.n.stopped()
+	le.t.stopped()
 }
 
 // hook watches the algorithm's leadership through the engine
 // (sim.LeadershipHook) when the Env can be hooked, so the algorithm gets
 // the engine's Env itself and its every call costs no forwarding.
-type hook struct{ n *Node }
+type hook struct{ t tenures }
 
-func (h hook) Lead(_, token int64) { h.n.lead(token) }
-func (h hook) StopLead(string)     { h.n.stopped() }
+func (h hook) Lead(_, token int64) { h.t.lead(token) }
+func (h hook) StopLead(string)     { h.t.stopped() }
 
 // Wrap returns a node running inner with the cron layer. cfg must have been
 // validated and is shared, read-only, by every node.
@@ -67,7 +75,7 @@ func (n *Node) Inner() sim.Node { return n.inner }
 // Start implements sim.Node. The cron layer keeps nothing across a crash.
 func (n *Node) Start(env sim.Env, restored []byte) {
 	*n = Node{inner: n.inner, cfg: n.cfg}
-	n.env = leaderEnv{Env: env, n: n}
+	n.env = leaderEnv{Env: env, t: n}
 	n.ex.onDue = n.due
 	n.ex.start(n.cfg, env)
 	if h, ok := env.(sim.LeadershipHooker); ok && h.HookLeadership(hook{n}) {

@@ -28,7 +28,7 @@ type schedReq struct {
 type Scheduler struct {
 	inner     sim.Node
 	cfg       *Config
-	env       schedEnv
+	env       leaderEnv
 	ex        executor
 	leading   bool
 	token     int64
@@ -37,35 +37,6 @@ type Scheduler struct {
 	reap      sim.TimerID
 	reapArmed bool
 }
-
-// schedEnv is the Env the wrapped algorithm sees when the engine's Env
-// cannot be hooked: the real one with its leadership calls observed.
-type schedEnv struct {
-	sim.Env
-	s *Scheduler
-}
-
-// ActAsLeader passes the call on and starts a tenure.
-func (e *schedEnv) ActAsLeader(epoch, token int64) {
-	e.Env.ActAsLeader(epoch, token)
-	e.s.lead(token)
-}
-
-// StopLeading passes the call on and ends the tenure.
-func (e *schedEnv) StopLeading(why string) {
-	e.Env.StopLeading(why)
-	e.s.stopped()
-}
-
-// schedHook watches the algorithm's leadership through the engine
-// (sim.LeadershipHook), as cron.Node's hook does.
-type schedHook struct{ s *Scheduler }
-
-// Lead implements sim.LeadershipHook.
-func (h schedHook) Lead(_, token int64) { h.s.lead(token) }
-
-// StopLead implements sim.LeadershipHook.
-func (h schedHook) StopLead(string) { h.s.stopped() }
 
 // NewScheduler returns a scheduler running inner; cfg must have been
 // validated with queue mode on.
@@ -86,10 +57,10 @@ func (s *Scheduler) Resign() {
 // Start implements sim.Node; the scheduler keeps nothing across a crash.
 func (s *Scheduler) Start(env sim.Env, restored []byte) {
 	*s = Scheduler{inner: s.inner, cfg: s.cfg}
-	s.env = schedEnv{Env: env, s: s}
+	s.env = leaderEnv{Env: env, t: s}
 	s.ex.onDue = s.due
 	s.ex.start(s.cfg, env)
-	if h, ok := env.(sim.LeadershipHooker); ok && h.HookLeadership(schedHook{s}) {
+	if h, ok := env.(sim.LeadershipHooker); ok && h.HookLeadership(hook{s}) {
 		s.inner.Start(env, restored)
 		return
 	}

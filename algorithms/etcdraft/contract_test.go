@@ -28,5 +28,6 @@ func TestContractFollowsTheConfiguration(t *testing.T) {
 	_, ok = k.For("split_brain")
 	assert.False(t, ok, "no split_brain promise without CheckQuorum")
 	es, _ = k.For("election_safety")
-	assert.True(t, es.ExcusesAnywhere(contract.Crash))
+	assert.True(t, es.ExcusesAnywhere(contract.Restart))
+	assert.False(t, es.Excuses(contract.Crash))
 }

@@ -35,5 +35,6 @@ func TestContractFollowsTheConfiguration(t *testing.T) {
 
 	c.Persist = false
 	es, _ = Contract(c).For("election_safety")
-	assert.True(t, es.ExcusesAnywhere(contract.Crash), "a voter that forgets its vote votes twice")
+	assert.True(t, es.ExcusesAnywhere(contract.Restart), "a voter that forgets its vote on a restart votes twice")
+	assert.False(t, es.Excuses(contract.Crash), "a crash alone (never back) forgets nothing that matters")
 }
