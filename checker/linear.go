@@ -31,6 +31,11 @@ func (c *checker) checkLeaderLinearizability() (Check, Linearization) {
 				Nodes: []string{in.name}, NodeIDs: []sim.NodeID{in.node}, Tokens: []int64{in.token},
 				Details: fmt.Sprintf("porcupine linearized %d of %d operations; it cannot place %s at t=%v while the lock is %s",
 					u.prefix, u.size, lockDescribe(in), sim.Time(u.op.Call), lockState(holder, c.in.name))}
+			if holder != sim.None && holder != in.node {
+				// The lock's holder is part of the finding too: a fault on
+				// it (a pause that kept it from releasing) reaches it.
+				v.Nodes, v.NodeIDs = append(v.Nodes, c.in.name(holder)), append(v.NodeIDs, holder)
+			}
 			// The lock is broken exactly where two tenures overlap: tell
 			// that overlap's story, and share its harm verdict.
 			v.Harmless = c.harmfulOverlaps == 0 && c.in.hasResource()
