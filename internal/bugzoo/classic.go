@@ -13,15 +13,11 @@ func classicBugs() []Bug {
 			Summary:  "a bully candidate never hears ANSWER: it takes no higher node for alive and declares itself coordinator when its answer timeout fires",
 			Citation: "nirvik/iWant#1 (a bully node \"thinks no one is there in the network\" and announces itself winner: split brain); exo-explore/exo#2197 (a bully implementation silently dropping replies it judged stale); Garcia-Molina 1982 §3 (a node that hears an answer within T must wait for the coordinator)",
 			Scenario: "bully-deaf-to-answer.yaml",
-			wrap: func(base buildFunc, v registry.Values, n int, r *sim.Rand) (registry.Factory, error) {
-				f, err := base(v, n, r)
-				if err != nil {
-					return nil, err
-				}
+			wrap: onBase(func(f registry.Factory, v registry.Values) registry.Factory {
 				answer := kindNamed("bully.Answer")
 				return wrapFactory(f, func(env sim.Env) layer { return plain{env} },
-					func(_ layer, m *sim.Message) bool { return m.Kind != answer }), nil
-			},
+					func(_ layer, m *sim.Message) bool { return m.Kind != answer })
+			}),
 		},
 	}
 }

@@ -1,7 +1,6 @@
 package bugzoo
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/electsim/electsim/registry"
@@ -17,36 +16,24 @@ func leaseBugs() []Bug {
 			Summary:  "a k8s lease holder's application stops acting one retry period after client-go's OnStoppedLeading (it polls IsLeader every RetryPeriod)",
 			Citation: "kubernetes/kubernetes#44887 (\"not exit at once after renew failed\": the old leader acted past RenewDeadline while a new one acquired after LeaseDuration, two leaders); client-go tools/leaderelection renew(): OnStoppedLeading is the application's only safe stop signal",
 			Scenario: "k8s-late-stop.yaml",
-			wrap: func(base buildFunc, v registry.Values, n int, r *sim.Rand) (registry.Factory, error) {
-				f, err := base(v, n, r)
-				if err != nil {
-					return nil, err
-				}
+			wrap: onBase(func(f registry.Factory, v registry.Values) registry.Factory {
 				delay := 2 * time.Second // client-go's RetryPeriod default
 				if v.Has("retry_period") {
 					delay = v.Duration("retry_period")
 				}
-				return wrapFactory(f, func(env sim.Env) layer { return &lateStop{Env: env, delay: delay} }, nil), nil
-			},
+				return wrapFactory(f, func(env sim.Env) layer { return &lateStop{Env: env, delay: delay} }, nil)
+			}),
 		},
 		{
 			Name: "zoo-redlock-half-quorum", Base: "lease", Catches: "split_brain",
 			Summary:  "a Redlock client takes the lock on half the masters (2 of 5), the quorum computed from the masters it is connected to",
 			Citation: "SPSCommerce/redlock-py#6 (quorum = len(connection_list)/2 + 1: a client connected to 3 of 5 servers locks 2 while another locks the other 3, both hold the lock); the Redlock spec, \"Distributed Locks with Redis\": lock the majority of N instances (at least N/2+1)",
 			Scenario: "redlock-half-quorum.yaml",
-			wrap: func(base buildFunc, v registry.Values, n int, r *sim.Rand) (registry.Factory, error) {
-				f, err := base(v, n, r)
-				if err != nil {
-					return nil, err
-				}
+			wrap: onBase(func(f registry.Factory, v registry.Values) registry.Factory {
 				return hooked(f, func(nd sim.Node) {
-					h, ok := nd.(interface{ ZooRedlockHalfQuorum() })
-					if !ok {
-						panic(fmt.Sprintf("bugzoo: %T has no ZooRedlockHalfQuorum hook", nd))
-					}
-					h.ZooRedlockHalfQuorum()
-				}), nil
-			},
+					hook[interface{ ZooRedlockHalfQuorum() }](nd, "ZooRedlockHalfQuorum hook").ZooRedlockHalfQuorum()
+				})
+			}),
 		},
 	}
 }

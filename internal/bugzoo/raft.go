@@ -2,7 +2,6 @@ package bugzoo
 
 import (
 	"encoding/binary"
-	"fmt"
 
 	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/sim"
@@ -16,62 +15,39 @@ func raftBugs() []Bug {
 			Summary:  "raft persists currentTerm but not votedFor: a voter that restarts votes again in the same term",
 			Citation: "datatechnology/cornerstone#65 (term and votedFor not persisted: \"N2 votes for N1 in term 1, restarts, votes for N3\"); akka-raft#56 (a node forgets whom it voted for; two leaders in one term); Raft paper Figure 2, \"Persistent state on all servers\"",
 			Scenario: "raft-votedfor.yaml",
-			wrap: func(base buildFunc, v registry.Values, n int, r *sim.Rand) (registry.Factory, error) {
-				f, err := base(v, n, r)
-				if err != nil {
-					return nil, err
-				}
-				return wrapFactory(f, func(env sim.Env) layer { return forgetVote{plain{env}} }, nil), nil
-			},
+			wrap: onBase(func(f registry.Factory, v registry.Values) registry.Factory {
+				return wrapFactory(f, func(env sim.Env) layer { return forgetVote{plain{env}} }, nil)
+			}),
 		},
 		{
 			Name: "zoo-etcdraft-unsynced", Base: "etcdraft", Catches: "election_safety",
 			Summary:  "etcdraft sends Ready's messages without making its HardState durable: a restarted voter forgets its term and vote",
 			Citation: "go.etcd.io/raft README, \"Usage\": write HardState and Entries to stable storage before sending messages (the contract an application must keep); vesoft-inc/nebula#3415 (the vote for itself was not saved, so another candidate could win the same term); datatechnology/cornerstone#65",
 			Scenario: "etcdraft-unsynced.yaml",
-			wrap: func(base buildFunc, v registry.Values, n int, r *sim.Rand) (registry.Factory, error) {
-				f, err := base(v, n, r)
-				if err != nil {
-					return nil, err
-				}
-				return wrapFactory(f, func(env sim.Env) layer { return noPersist{plain{env}} }, nil), nil
-			},
+			wrap: onBase(func(f registry.Factory, v registry.Values) registry.Factory {
+				return wrapFactory(f, func(env sim.Env) layer { return noPersist{plain{env}} }, nil)
+			}),
 		},
 		{
 			Name: "zoo-raft-checkquorum-off-by-one", Base: "raft", Catches: "split_brain", NeedsContract: true,
 			Summary:  "raft's CheckQuorum counts the leader twice: a leader cut off with one follower of five keeps leading",
 			Citation: "apache/kafka#16211 (KAFKA-16531: check-quorum's majority miscounted the leader, so a leader outside the voter set mis-judged its quorum); Ongaro's thesis §6.2 (a leader steps down after an election timeout without hearing from a majority)",
 			Scenario: "raft-checkquorum.yaml",
-			wrap: func(base buildFunc, v registry.Values, n int, r *sim.Rand) (registry.Factory, error) {
-				f, err := base(v, n, r)
-				if err != nil {
-					return nil, err
-				}
+			wrap: onBase(func(f registry.Factory, v registry.Values) registry.Factory {
 				return hooked(f, func(nd sim.Node) {
-					h, ok := nd.(interface{ ZooCountLeaderTwice() })
-					if !ok {
-						panic(fmt.Sprintf("bugzoo: %T has no ZooCountLeaderTwice hook", nd))
-					}
-					h.ZooCountLeaderTwice()
-				}), nil
-			},
+					hook[interface{ ZooCountLeaderTwice() }](nd, "ZooCountLeaderTwice hook").ZooCountLeaderTwice()
+				})
+			}),
 		},
 		{
 			Name: "zoo-raft-stale-vote", Base: "raft", Catches: "election_safety",
 			Summary:  "a raft candidate counts a vote granted in an earlier term toward its current campaign",
 			Citation: "andreev-io/little-raft#44 (process_vote_response_as_candidate did not ignore votes with a stale term: two leaders in one term); Raft paper Figure 2 (drop responses of an older term)",
 			Scenario: "raft-stale-vote.yaml",
-			wrap: func(base buildFunc, v registry.Values, n int, r *sim.Rand) (registry.Factory, error) {
-				f, err := base(v, n, r)
-				if err != nil {
-					return nil, err
-				}
+			wrap: onBase(func(f registry.Factory, v registry.Values) registry.Factory {
 				return func(peers []sim.NodeID, svc registry.Services) sim.Node {
 					inner := f(peers, svc)
-					t, ok := inner.(interface{ Term() int64 })
-					if !ok {
-						panic(fmt.Sprintf("bugzoo: %T has no Term()", inner))
-					}
+					t := hook[interface{ Term() int64 }](inner, "Term()")
 					return &node{inner: inner, newLayer: func(env sim.Env) layer { return plain{env} },
 						filter: func(_ layer, m *sim.Message) bool {
 							// The bug: a granted vote of any term counts
@@ -81,29 +57,22 @@ func raftBugs() []Bug {
 							}
 							return true
 						}}
-				}, nil
-			},
+				}
+			}),
 		},
 		{
 			Name: "zoo-raft-count-grants", Base: "raft", Catches: "election_safety",
 			Summary:  "a raft candidate counts granted vote messages, not voters: a duplicated grant counts twice",
 			Citation: "xnnyygn/xraft#27 (\"Duplicate vote response can make illegal leader without a quorum\": RequestVoteResult carries no voter, the candidate counts grants); Raft paper §5.2 (a candidate wins with votes from a majority of servers)",
 			Scenario: "raft-count-grants.yaml",
-			wrap: func(base buildFunc, v registry.Values, n int, r *sim.Rand) (registry.Factory, error) {
-				f, err := base(v, n, r)
-				if err != nil {
-					return nil, err
-				}
+			wrap: onBase(func(f registry.Factory, v registry.Values) registry.Factory {
 				return func(peers []sim.NodeID, svc registry.Services) sim.Node {
 					inner := f(peers, svc)
-					t, ok := inner.(interface{ Term() int64 })
-					if !ok {
-						panic(fmt.Sprintf("bugzoo: %T has no Term()", inner))
-					}
+					t := hook[interface{ Term() int64 }](inner, "Term()")
 					c := &grantCounter{peers: peers, term: t.Term}
 					return &node{inner: inner, newLayer: func(env sim.Env) layer { c.reset(env.ID()); return plain{env} }, filter: c.filter}
-				}, nil
-			},
+				}
+			}),
 		},
 	}
 }

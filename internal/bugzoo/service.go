@@ -1,7 +1,6 @@
 package bugzoo
 
 import (
-	"fmt"
 	"time"
 
 	"github.com/electsim/electsim/registry"
@@ -17,19 +16,11 @@ func serviceBugs() []Bug {
 			Summary:  "an etcd election candidate leads when the key it waits behind is deleted, not when no older key is left",
 			Citation: "etcd client/v3/concurrency election.go Campaign → waitDeletes (loops until no key with a lower create revision remains); etcd-io/etcd#11051 (Campaign returning after a wait although the candidate was not first); ZooKeeper recipes, \"Leader Election\" (lead only when your znode is the smallest)",
 			Scenario: "etcd-lead-on-delete.yaml",
-			wrap: func(base buildFunc, v registry.Values, n int, r *sim.Rand) (registry.Factory, error) {
-				f, err := base(v, n, r)
-				if err != nil {
-					return nil, err
-				}
+			wrap: onBase(func(f registry.Factory, v registry.Values) registry.Factory {
 				return hooked(f, func(nd sim.Node) {
-					h, ok := nd.(interface{ ZooLeadOnPredecessorDelete() })
-					if !ok {
-						panic(fmt.Sprintf("bugzoo: %T has no ZooLeadOnPredecessorDelete hook", nd))
-					}
-					h.ZooLeadOnPredecessorDelete()
-				}), nil
-			},
+					hook[interface{ ZooLeadOnPredecessorDelete() }](nd, "ZooLeadOnPredecessorDelete hook").ZooLeadOnPredecessorDelete()
+				})
+			}),
 		},
 		{
 			Name: "zoo-zk-standard-ignores-suspended", Base: "zookeeper", Catches: "split_brain",

@@ -1,6 +1,8 @@
 package bugzoo
 
 import (
+	"fmt"
+
 	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/sim"
 )
@@ -91,4 +93,27 @@ func hooked(f registry.Factory, set func(sim.Node)) registry.Factory {
 		set(nd)
 		return nd
 	}
+}
+
+// onBase is a Bug.wrap that builds the base algorithm's factory and hands
+// it, with the run's values, to wrap.
+func onBase(wrap func(f registry.Factory, v registry.Values) registry.Factory) func(buildFunc, registry.Values, int, *sim.Rand) (registry.Factory, error) {
+	return func(base buildFunc, v registry.Values, n int, r *sim.Rand) (registry.Factory, error) {
+		f, err := base(v, n, r)
+		if err != nil {
+			return nil, err
+		}
+		return wrap(f, v), nil
+	}
+}
+
+// hook returns nd as T, an accessor or zoo hook the algorithm exports, and
+// panics naming what when the node has none (the algorithm changed under
+// the zoo).
+func hook[T any](nd sim.Node, what string) T {
+	h, ok := nd.(T)
+	if !ok {
+		panic(fmt.Sprintf("bugzoo: %T has no %s", nd, what))
+	}
+	return h
 }
