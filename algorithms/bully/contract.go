@@ -27,11 +27,5 @@ const sourceModel = "Garcia-Molina 1982, §3 (assumptions: messages to a live no
 // assumption itself: the run gets no contract (contract.LatencyTerms.Assume);
 // a link fault within it (class link) is inside the model.
 func Contract(c Config) contract.Contract {
-	outside := []contract.FaultClass{contract.Partition, contract.Loss, contract.Restart, contract.DiskLoss,
-		contract.Pause, contract.ClockRate, contract.Disk}
-	sync := contract.LatencyTerms{Assume: (c.AnswerTimeout - 1) / 2}
-	return contract.Contract{Guarantees: []contract.Guarantee{
-		{Check: "election_safety", Unless: outside, Latency: sync, Source: sourceModel},
-		{Check: "split_brain", Unless: outside, Latency: sync, Source: sourceModel},
-	}}
+	return contract.Synchronous(c.AnswerTimeout, sourceModel)
 }

@@ -20,8 +20,8 @@ const sourceModel = "Chang & Roberts 1979 and LeLann 1977 (a reliable unidirecti
 // The exceptions are every fault class outside that model: partition and
 // loss anywhere (a skipped or unreached node closes a ring of its own);
 // and on a node the finding involves: restart (crash-recovery: a recovered
-// node can reuse a round number; a crash alone, crash-stop, is the model), disk_loss (the round counter forgotten),
-// pause (a paused leader still believes it leads, and is skipped),
+// node can reuse a round number; a crash alone, crash-stop, is the
+// model), disk_loss (the round counter forgotten), pause (a paused leader still believes it leads, and is skipped),
 // clock_rate (a fast clock shortens AckTimeout below a round trip) and disk
 // (a slow round write holds the acknowledgement past AckTimeout). Wall
 // clocks are never read, so clock_step is no exception. A network (or a
@@ -29,11 +29,5 @@ const sourceModel = "Chang & Roberts 1979 and LeLann 1977 (a reliable unidirecti
 // itself: the run gets no contract (contract.LatencyTerms.Assume); a link
 // fault within it (class link) is inside the model.
 func Contract(c Config) contract.Contract {
-	outside := []contract.FaultClass{contract.Partition, contract.Loss, contract.Restart, contract.DiskLoss,
-		contract.Pause, contract.ClockRate, contract.Disk}
-	sync := contract.LatencyTerms{Assume: (c.AckTimeout - 1) / 2}
-	return contract.Contract{Guarantees: []contract.Guarantee{
-		{Check: "election_safety", Unless: outside, Latency: sync, Source: sourceModel},
-		{Check: "split_brain", Unless: outside, Latency: sync, Source: sourceModel},
-	}}
+	return contract.Synchronous(c.AckTimeout, sourceModel)
 }
