@@ -78,11 +78,18 @@ func (n *Node) Start(env sim.Env, restored []byte) {
 	n.env = leaderEnv{Env: env, t: n}
 	n.ex.onDue = n.due
 	n.ex.start(n.cfg, env)
-	if h, ok := env.(sim.LeadershipHooker); ok && h.HookLeadership(hook{n}) {
-		n.inner.Start(env, restored)
+	n.env.startInner(n.inner, restored)
+}
+
+// startInner starts the wrapped algorithm with its leadership watched: by
+// the engine's hook when the Env offers one (the algorithm then gets the
+// engine's Env itself), else through le.
+func (le *leaderEnv) startInner(inner sim.Node, restored []byte) {
+	if h, ok := le.Env.(sim.LeadershipHooker); ok && h.HookLeadership(hook{le.t}) {
+		inner.Start(le.Env, restored)
 		return
 	}
-	n.inner.Start(&n.env, restored)
+	inner.Start(le, restored)
 }
 
 // OnMessage implements sim.Node.

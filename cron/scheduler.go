@@ -60,11 +60,7 @@ func (s *Scheduler) Start(env sim.Env, restored []byte) {
 	s.env = leaderEnv{Env: env, t: s}
 	s.ex.onDue = s.due
 	s.ex.start(s.cfg, env)
-	if h, ok := env.(sim.LeadershipHooker); ok && h.HookLeadership(hook{s}) {
-		s.inner.Start(env, restored)
-		return
-	}
-	s.inner.Start(&s.env, restored)
+	s.env.startInner(s.inner, restored)
 }
 
 // OnMessage implements sim.Node.
