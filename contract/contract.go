@@ -116,7 +116,9 @@ type Guarantee struct {
 	Unless []FaultClass
 	// MaxOverlap, for split_brain, is the longest overlap of two acting
 	// leaders the algorithm admits (derived from its parameters; the
-	// algorithm's docs page gives the formula). Zero: none.
+	// algorithm's docs page gives the formula). Zero: none. Before
+	// Contract.Resolve adds the Latency terms it may be negative (latency
+	// makes up for it; Resolve never leaves it below zero).
 	MaxOverlap time.Duration
 	// Anywhere are per-node classes of Unless that void the guarantee
 	// wherever they hit, not only on the nodes the finding involves: a

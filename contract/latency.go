@@ -50,7 +50,9 @@ type Network struct {
 }
 
 // Resolve returns c for a run on network n: each guarantee's MaxOverlap
-// gains its latency terms (Max × n.Max + Spread × (n.Max − n.Min)), and a
+// gains its latency terms (Max × n.Max + Spread × (n.Max − n.Min)), never
+// below zero (a bound such as max(0, ℓmax − T/3) states MaxOverlap −T/3
+// and Max 1), and a
 // guarantee whose terms n cannot honour (an unbounded network, or a
 // latency above what it assumes) is dropped: the contract then makes no
 // promise on that check, and the scenario's expect judges it. The
@@ -65,7 +67,7 @@ func (c Contract) Resolve(n Network) Contract {
 		if l.Assume > 0 && n.Max > l.Assume {
 			continue
 		}
-		g.MaxOverlap += time.Duration(l.Max)*n.Max + time.Duration(l.Spread)*(n.Max-n.Min)
+		g.MaxOverlap = max(0, g.MaxOverlap+time.Duration(l.Max)*n.Max+time.Duration(l.Spread)*(n.Max-n.Min))
 		g.Latency = LatencyTerms{}
 		out.Guarantees = append(out.Guarantees, g)
 	}

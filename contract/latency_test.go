@@ -67,3 +67,19 @@ func TestExcusesAnywhereNeedsUnless(t *testing.T) {
 	g := Guarantee{Anywhere: []FaultClass{DiskLoss}}
 	assert.False(t, g.ExcusesAnywhere(DiskLoss))
 }
+
+// A bound that latency makes up for (max(0, ℓmax − T/3)) states a negative
+// MaxOverlap; Resolve adds the latency and never leaves it below zero.
+func TestResolveClampsAtZero(t *testing.T) {
+	c := Contract{Guarantees: []Guarantee{{Check: "split_brain", MaxOverlap: -time.Second, Latency: LatencyTerms{Max: 1}}}}
+	for lat, want := range map[time.Duration]time.Duration{
+		10 * time.Millisecond: 0,
+		time.Second:           0,
+		3 * time.Second:       2 * time.Second,
+	} {
+		r := c.Resolve(Network{Max: lat, Bounded: true})
+		if assert.Len(t, r.Guarantees, 1) {
+			assert.Equal(t, want, r.Guarantees[0].MaxOverlap, "latency %v", lat)
+		}
+	}
+}

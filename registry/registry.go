@@ -179,8 +179,9 @@ type Algorithm struct {
 	// finding of a covered check to it, and a finding no exception excuses
 	// fails the run whatever the scenario allows (docs/checkers.md,
 	// "Contracts"). nil: the algorithm promises nothing; its scenarios'
-	// expect blocks alone judge it. Besides the algorithm's own keys, v
-	// answers NetLatencyMax when the run's network has a latency bound.
+	// expect blocks alone judge it. A bound that depends on message latency
+	// states it as contract.LatencyTerms; the scenario resolves them
+	// against its network (contract.Contract.Resolve).
 	Contract func(v Values) contract.Contract
 	// States names the protocol states the algorithm reports, in order:
 	// a candidate that reaches state i records a sim.Effect with
@@ -227,15 +228,6 @@ func checkStates(a *Algorithm) error {
 	}
 	return nil
 }
-
-// NetLatencyMax is the key under which the Values a Contract receives hold
-// the run's configured largest one-way message latency (a Duration), for
-// bounds that depend on it (an etcd keep-alive's answer moves the client's
-// deadline by however late it arrives). Absent: the network gives no bound
-// (a distribution without a maximum, or a Contract called outside a
-// scenario); a contract then makes no promise that needs one. Link faults
-// that change latencies later are the contract's `link` exception.
-const NetLatencyMax = "network.latency_max"
 
 // ContractOf returns a's contract for v (empty without a Contract).
 func (a *Algorithm) ContractOf(v Values) contract.Contract {

@@ -206,7 +206,7 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 		if factory, r.concrete.Algorithm, err = spec.factory(n, params); err != nil {
 			return nil, fmt.Errorf("algorithm %s: %v", spec.Name, err)
 		}
-		r.Contract = findAlgo(spec.Name).ContractOf(contractValues(r.concrete.Algorithm.draw(nil, -1), sc.Network.Latency))
+		r.Contract = findAlgo(spec.Name).ContractOf(r.concrete.Algorithm.draw(nil, -1))
 	}
 	if r.CronConfig != nil {
 		r.Contract = r.Contract.Merge(r.CronConfig.Contract())

@@ -9,12 +9,10 @@ import (
 
 // Contract is what a Consul session lock promises with these values
 // (registry.Algorithm.Contract): no two leaders longer than MaxOverlap
-// (docs/algorithms/consul.md, "Contract"). It needs the run's latency
-// bound (registry.NetLatencyMax): without one it promises nothing.
+// (docs/algorithms/consul.md, "Contract"), which grows by two of the run's
+// longest one-way latencies (contract.LatencyTerms): on a network with no
+// latency bound it promises nothing.
 func Contract(v registry.Values) contract.Contract {
-	if !v.Has(registry.NetLatencyMax) {
-		return contract.Contract{}
-	}
 	c := DefaultConfig()
 	registry.SetDuration(v, "session_ttl", &c.SessionTTL)
 	registry.SetDuration(v, "lock_delay", &c.LockDelay)
@@ -32,7 +30,8 @@ func Contract(v registry.Values) contract.Contract {
 	s.defaults()
 	return contract.Contract{Guarantees: []contract.Guarantee{{
 		Check:      "split_brain",
-		MaxOverlap: MaxOverlap(c, s, v.Duration(registry.NetLatencyMax)),
+		MaxOverlap: overlapBase(c, s),
+		Latency:    contract.LatencyTerms{Max: 2},
 		// crash: a restarted server has no lock-delays (in memory);
 		// clock_step: the lock-delay is judged by the server's wall clock.
 		Unless: []contract.FaultClass{contract.Pause, contract.ClockRate, contract.ClockStep, contract.Link, contract.Loss, contract.Crash, contract.DiskLoss},
@@ -56,6 +55,12 @@ func Contract(v registry.Values) contract.Contract {
 // KeepAliveTimeout; its successor acquires no earlier than the
 // invalidation plus the lock-delay.
 func MaxOverlap(c Config, s ServerConfig, latMax time.Duration) time.Duration {
+	return max(overlapBase(c, s)+2*latMax, 0)
+}
+
+// overlapBase is MaxOverlap less its latency terms, before the clamp at
+// zero: KeepAliveInterval + KeepAliveTimeout − LockDelay − invalidation.
+func overlapBase(c Config, s ServerConfig) time.Duration {
 	inv := 3 * c.SessionTTL / 2
 	if c.Checks != ChecksNone {
 		serf := s.ProbeInterval + time.Duration(s.SuspicionMult)*s.ProbeInterval
@@ -64,5 +69,5 @@ func MaxOverlap(c Config, s ServerConfig, latMax time.Duration) time.Duration {
 		}
 		inv = min(inv, serf)
 	}
-	return max(c.KeepAliveInterval+c.KeepAliveTimeout-c.LockDelay-inv+2*latMax, 0)
+	return c.KeepAliveInterval + c.KeepAliveTimeout - c.LockDelay - inv
 }

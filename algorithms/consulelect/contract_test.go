@@ -45,7 +45,18 @@ func TestConsulMaxOverlapHandComputed(t *testing.T) {
 		sv.SerfTimeout = tc.serf
 		assert.Equal(t, tc.want, consulelect.MaxOverlap(c, sv, 10*ms), tc.name)
 	}
-	assert.True(t, consulelect.Contract(contracttest.Values{}).Empty(), "no latency bound, no promise")
+	assert.True(t, consulelect.Contract(contracttest.Values{}).Resolve(contract.Network{}).Empty(), "no latency bound, no promise")
+	// Resolved on a network, the contract's bound is MaxOverlap's formula
+	// (clamped at zero when the lock-delay outlasts the rest).
+	for _, lat := range []time.Duration{10 * ms, 3000 * ms} {
+		for _, delay := range []time.Duration{0, 15000 * ms, 60000 * ms} {
+			c := consulelect.DefaultConfig()
+			c.LockDelay = delay
+			g, ok := consulelect.Contract(contracttest.Values{"lock_delay": delay}).Resolve(contract.Network{Max: lat, Bounded: true}).For("split_brain")
+			require.True(t, ok)
+			assert.Equal(t, consulelect.MaxOverlap(c, srv, lat), g.MaxOverlap, "latency %v, lock-delay %v", lat, delay)
+		}
+	}
 }
 
 // TestConsulContractHolds: the lock-delay scenario overlaps not at all

@@ -9,18 +9,17 @@ import (
 
 // Contract is what etcd election promises with these values
 // (registry.Algorithm.Contract): no two leaders longer than MaxOverlap
-// (docs/algorithms/etcd.md, "Contract"). It needs the run's latency bound
-// (registry.NetLatencyMax): without one it promises nothing.
+// (docs/algorithms/etcd.md, "Contract"), which grows with the run's
+// longest one-way latency (contract.LatencyTerms): on a network with no
+// latency bound it promises nothing.
 func Contract(v registry.Values) contract.Contract {
-	if !v.Has(registry.NetLatencyMax) {
-		return contract.Contract{}
-	}
 	c := DefaultConfig()
 	registry.SetDuration(v, "ttl", &c.TTL)
 	registry.SetDuration(v, "first_keepalive_timeout", &c.FirstKeepAliveTimeout)
 	return contract.Contract{Guarantees: []contract.Guarantee{{
 		Check:      "split_brain",
-		MaxOverlap: MaxOverlap(c, v.Duration(registry.NetLatencyMax)),
+		MaxOverlap: MaxOverlap(c, 0),
+		Latency:    contract.LatencyTerms{Max: 1},
 		Unless:     []contract.FaultClass{contract.Pause, contract.ClockRate, contract.Link, contract.DiskLoss},
 		Source:     "etcd client/v3/lease.go recvKeepAlive (deadline = reply + TTL), deadlineLoop (1 s); server/lease/lessor.go Renew, runLoop, Promote",
 	}}}

@@ -68,7 +68,10 @@ func TestEtcdContractHolds(t *testing.T) {
 }
 
 func TestEtcdContractNeedsALatencyBound(t *testing.T) {
-	assert.True(t, etcdelect.Contract(contracttest.Values{}).Empty())
+	assert.True(t, etcdelect.Contract(contracttest.Values{}).Resolve(contract.Network{}).Empty())
+	g, ok := etcdelect.Contract(contracttest.Values{}).Resolve(contract.Network{Max: 40 * time.Millisecond, Bounded: true}).For("split_brain")
+	require.True(t, ok)
+	assert.Equal(t, etcdelect.MaxOverlap(etcdelect.DefaultConfig(), 40*time.Millisecond), g.MaxOverlap)
 }
 
 var registerLate sync.Once

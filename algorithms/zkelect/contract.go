@@ -13,13 +13,10 @@ const defaultTickTime = 2 * time.Second
 
 // Contract is what Curator's LeaderLatch over ZooKeeper promises with
 // these values (registry.Algorithm.Contract): no two leaders longer than
-// MaxOverlap (docs/algorithms/zookeeper.md, "Contract"). It needs the
-// run's latency bound (registry.NetLatencyMax): without one it promises
-// nothing.
+// MaxOverlap (docs/algorithms/zookeeper.md, "Contract"), which grows with
+// the run's longest one-way latency (contract.LatencyTerms): on a network
+// with no latency bound it promises nothing.
 func Contract(v registry.Values) contract.Contract {
-	if !v.Has(registry.NetLatencyMax) {
-		return contract.Contract{}
-	}
 	c := DefaultConfig()
 	registry.SetDuration(v, "session_timeout", &c.SessionTimeout)
 	if v.Has("policy") {
@@ -43,7 +40,8 @@ func Contract(v registry.Values) contract.Contract {
 	}
 	return contract.Contract{Guarantees: []contract.Guarantee{{
 		Check:      "split_brain",
-		MaxOverlap: MaxOverlap(c, tick, v.Duration(registry.NetLatencyMax)),
+		MaxOverlap: overlapBase(c, tick),
+		Latency:    contract.LatencyTerms{Max: 1},
 		Unless:     unless,
 		Source:     "Curator LeaderLatch.handleStateChange, Standard/SessionConnectionStateErrorPolicy, ConnectionStateManager.checkSessionExpiration; ZooKeeper ClientCnxn (read timeout 2T/3), ExpiryQueue (expiry ≥ T after the last request)",
 	}}}
@@ -62,9 +60,15 @@ func Contract(v registry.Values) contract.Contract {
 // standard policy gives up at SUSPENDED, the read timeout 2T/3 after the
 // client last heard; the session policy at LOST, a further T of SUSPENDED.
 func MaxOverlap(c Config, tick, latMax time.Duration) time.Duration {
+	return max(overlapBase(c, tick)+latMax, 0)
+}
+
+// overlapBase is MaxOverlap less its one latency term, before the clamp
+// at zero: 2T/3 (session) or −T/3 (standard).
+func overlapBase(c Config, tick time.Duration) time.Duration {
 	t := min(max(c.SessionTimeout, 2*tick), 20*tick)
 	if c.Policy == PolicySession {
-		return 2*t/3 + latMax
+		return 2 * t / 3
 	}
-	return max(latMax-t/3, 0)
+	return -t / 3
 }

@@ -48,8 +48,7 @@ func TestZKMaxOverlapHandComputed(t *testing.T) {
 // lead on a dead session's znode after an outage (CURATOR-696).
 func TestZKContractExceptions(t *testing.T) {
 	unless := func(v contracttest.Values) []contract.FaultClass {
-		v[registry.NetLatencyMax] = 10 * time.Millisecond
-		g, ok := zkelect.Contract(v).For("split_brain")
+		g, ok := zkelect.Contract(v).Resolve(contract.Network{Max: 10 * time.Millisecond, Bounded: true}).For("split_brain")
 		require.True(t, ok)
 		return g.Unless
 	}
@@ -61,7 +60,17 @@ func TestZKContractExceptions(t *testing.T) {
 	assert.Contains(t, old, contract.ServiceDown)
 	assert.Contains(t, old, contract.ClockStep)
 	assert.NotContains(t, unless(contracttest.Values{"curator_version": "5.7"}), contract.ServiceDown)
-	assert.True(t, zkelect.Contract(contracttest.Values{}).Empty(), "no latency bound, no promise")
+	assert.True(t, zkelect.Contract(contracttest.Values{}).Resolve(contract.Network{}).Empty(), "no latency bound, no promise")
+	// Resolved on a network, the contract's bound is MaxOverlap's formula.
+	for _, policy := range []string{zkelect.PolicyStandard, zkelect.PolicySession} {
+		for _, lat := range []time.Duration{10 * time.Millisecond, 3 * time.Second} {
+			c := zkelect.DefaultConfig()
+			c.Policy = policy
+			g, ok := zkelect.Contract(contracttest.Values{"policy": policy}).Resolve(contract.Network{Max: lat, Bounded: true}).For("split_brain")
+			require.True(t, ok)
+			assert.Equal(t, zkelect.MaxOverlap(c, 2*time.Second, lat), g.MaxOverlap, "%s, latency %v", policy, lat)
+		}
+	}
 }
 
 // TestZKContractHolds: the session policy's cut-off leader overlaps within

@@ -25,7 +25,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 func TestRegisteredContractsNameCheckerChecks(t *testing.T) {
 	promised := 0
 	for _, a := range registry.Default.All() {
-		c := a.ContractOf(Values{registry.NetLatencyMax: 10 * time.Millisecond})
+		c := a.ContractOf(Values{}).Resolve(contract.Network{Max: 10 * time.Millisecond, Bounded: true})
 		seen := map[string]bool{}
 		for _, g := range c.Guarantees {
 			assert.Contains(t, checker.CheckNames, g.Check, a.Name)
