@@ -1,7 +1,6 @@
 package checker
 
 import (
-	"fmt"
 
 	"github.com/electsim/electsim/contract"
 	"github.com/electsim/electsim/sim"
@@ -118,21 +117,4 @@ func containsID(ids []sim.NodeID, id sim.NodeID) bool {
 		}
 	}
 	return false
-}
-
-// contractNote is the one line a finding's contract verdict adds to its
-// Details-free reporting (problems, the report's text).
-func contractNote(v Violation) string {
-	switch v.Contract {
-	case contract.Excused:
-		if v.ExcusedNode != "none" && v.ExcusedNode != "" {
-			return fmt.Sprintf("excused by the contract: %s on %s at t=%v", v.ExcusedBy, v.ExcusedNode, v.ExcusedAt)
-		}
-		return fmt.Sprintf("excused by the contract: %s at t=%v", v.ExcusedBy, v.ExcusedAt)
-	case contract.WithinBound:
-		return "within the contract's overlap bound"
-	case contract.Breach:
-		return "breaks the algorithm's contract"
-	}
-	return ""
 }

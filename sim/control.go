@@ -9,8 +9,6 @@ import (
 // The methods in this file are the engine's fault primitives. Each records a
 // trace record; the faults package composes them into scenarios.
 
-func (s *Sim) fault(name, detail string, node NodeID) { s.factFault(name, detail, node, FactNone, nil) }
-
 // factFault records a fault with its typed fact and, for a network fault,
 // the links it changed.
 func (s *Sim) factFault(name, detail string, node NodeID, f Fact, links []Link) {
