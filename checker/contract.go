@@ -1,7 +1,6 @@
 package checker
 
 import (
-
 	"github.com/electsim/electsim/contract"
 	"github.com/electsim/electsim/sim"
 )
