@@ -3,6 +3,7 @@ package hunt
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/scenario"
@@ -24,7 +25,19 @@ const (
 // slots and the leadership history's linearizability are left to the
 // contract (a fault schedule can always starve them), and so are stale
 // writes when the base does not fence.
-func BaseYAML(algo string, fencing bool) []byte {
+func BaseYAML(algo string, fencing bool) []byte { return baseYAML(algo, fencing, 0) }
+
+// baseYAML is BaseYAML for an algorithm whose timescale
+// (registry.Algorithm.Timescale) is ts: beyond the longest fault hunt
+// draws by default (maxFor), the fault phase and the settle phase grow by
+// it, so a fault as long as the algorithm's timeouts fits in the fault
+// phase and the cluster has time to recover after it.
+func baseYAML(algo string, fencing bool, ts time.Duration) []byte {
+	dur, settle, within := 20*time.Second, 8*time.Second, 5*time.Second
+	if ts > maxFor {
+		ts = min(ts, maxTimescale)
+		dur, settle, within = dur+2*ts, settle+ts, within+ts
+	}
 	policy, allow := "[fencing, idempotency]", "[leader_linearizability, liveness, missed_slots]"
 	if !fencing {
 		// Without fencing nothing refuses a stale token's write (the cron
@@ -36,17 +49,17 @@ func BaseYAML(algo string, fencing bool) []byte {
 	return []byte(fmt.Sprintf(`name: hunt-%s
 description: simrun hunt's built-in base cluster for %s
 seed: 1
-duration: 20s
+duration: %s
 cluster: {nodes: %d}
 network: {latency: 1ms..10ms}
 algorithm: {name: %s}
 cron:
   jobs: [{name: tick, schedule: "@every 2s", duration: 100ms..500ms}]
   policy: %s
-settle: {for: 8s, leader_within: 5s}
+settle: {for: %s, leader_within: %s}
 expect:
   allow: %s
-`, algo, algo, BaseNodesMin, algo, policy, allow))
+`, algo, algo, dur, BaseNodesMin, algo, policy, settle, within, allow))
 }
 
 // base is the loaded base scenario and what the search may vary in it.
@@ -86,6 +99,16 @@ func loadBase(o *Options) (*base, error) {
 	}
 	if err != nil {
 		return nil, usagef("%v", err)
+	}
+	if o.Scenario == "" {
+		// Size the built-in base to the algorithm's timeouts.
+		fencing := strings.Contains(string(b.src), "fencing")
+		if r, err := sc.Build(scenario.RunOptions{Seed: 1, Lean: true}); err == nil && r.Timescale > maxFor {
+			src := baseYAML(o.Algo, fencing, r.Timescale)
+			if sc2, err := scenario.ParseWith(b.name, src, b.sets); err == nil {
+				b.src, sc = src, sc2
+			}
+		}
 	}
 	b.sc = sc
 	b.algo = sc.AlgorithmName(o.Algo)

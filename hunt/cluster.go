@@ -23,6 +23,7 @@ type cluster struct {
 	contract   contract.Contract
 	declared   contract.Contract // before its latency terms were resolved
 	kinds      []string          // the fault kinds drawn on it (kindsFor)
+	timescale  time.Duration     // the algorithm's (registry.Algorithm.Timescale; 0: none)
 }
 
 // cluster loads (once) the base with a configuration's overrides.
@@ -77,7 +78,7 @@ func loadCluster(o *Options, b *base, sets []string) (c *cluster, err error) {
 		}
 		c.events = append(c.events, ev)
 	}
-	c.contract, c.declared = r.Contract, r.Declared
+	c.contract, c.declared, c.timescale = r.Contract, r.Declared, r.Timescale
 	c.kinds = kindsFor(o, r.Contract, r.Store != nil)
 	return c, nil
 }

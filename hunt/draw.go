@@ -26,7 +26,24 @@ const (
 	maxDuplicate   = 0.5                    //
 	minFsync       = 50 * time.Millisecond  // a disk fault's fsync latency
 	maxFsync       = 2 * time.Second        //
+	maxTimescale   = 2 * time.Minute        // the longest algorithm timescale hunt sizes faults to
+	longPct        = 25                     // lasting faults drawn as long as the algorithm's timeouts (when beyond maxFor)
 )
+
+// long draws, when the cluster's algorithm declares a timescale beyond
+// maxFor (registry.Algorithm.Timescale: a lease's duration, a session's
+// timeout), whether a lasting fault is a long one, and if so its length:
+// half to one and a half times the timescale. A fault shorter than the
+// algorithm's timeouts cannot make a holder lose its lease while it still
+// acts on it; one of every four lasting faults is long enough to. Nothing
+// is drawn for algorithms without one, so their schedules are unchanged.
+func (d *drawer) long(c *cluster) (time.Duration, bool) {
+	ts := min(c.timescale, maxTimescale)
+	if ts <= maxFor || d.rng.Intn(100) >= longPct {
+		return 0, false
+	}
+	return d.rng.DurationRange(ts/2, ts*3/2).Round(time.Millisecond), true
+}
 
 // drawer draws schedules for one base.
 type drawer struct {
@@ -75,6 +92,9 @@ func (d *drawer) target(c *cluster) faults.Target {
 // fault draws one fault of kind k at time at aimed at t.
 func (d *drawer) fault(c *cluster, k string, at faults.DurRange, t faults.Target) faults.Fault {
 	forD := faults.Dur(d.logDur(minFor, maxFor))
+	if l, ok := d.long(c); ok {
+		forD = faults.Dur(l)
+	}
 	f := faults.Fault{At: at, For: &forD}
 	switch k {
 	case KindCrash:
@@ -219,6 +239,8 @@ func (d *drawer) stateFault(c *cluster) faults.Fault {
 		down := d.logDur(maxShortDown, maxRestart)
 		if d.rng.Intn(100) < stateShortPct {
 			down = d.logDur(minDown, maxShortDown)
+		} else if l, ok := d.long(c); ok {
+			down = l // cut off past the algorithm's timeouts, right after the state
 		}
 		f.For = &faults.DurRange{Min: down, Max: down}
 	}

@@ -191,6 +191,21 @@ type Algorithm struct {
 	// (docs/hunting.md). Each is a lower-case word of letters, digits and
 	// underscores, unique. nil: the algorithm declares none.
 	States []string
+	// Timescale, if set, is the longest timeout of the algorithm with
+	// these values that a fault must outlast to change who leads: a
+	// lease's duration, a session's timeout, an election timeout's
+	// maximum. simrun hunt draws some faults that long and sizes its
+	// built-in base to it (docs/hunting.md, "Fault lengths"). nil: hunt
+	// assumes faults of at most 5 s suffice.
+	Timescale func(v Values) time.Duration
+}
+
+// TimescaleOf returns a's timescale for v (0 without a Timescale).
+func (a *Algorithm) TimescaleOf(v Values) time.Duration {
+	if a.Timescale == nil {
+		return 0
+	}
+	return max(a.Timescale(v), 0)
 }
 
 // MaxStates bounds Algorithm.States.

@@ -109,6 +109,10 @@ type Run struct {
 	// synchronous model assumes, contract.LatencyTerms.Assume, to draw
 	// link faults within it).
 	Declared contract.Contract
+	// Timescale is the algorithm's longest timeout a fault must outlast to
+	// change who leads, with this run's values
+	// (registry.Algorithm.Timescale; 0: not declared).
+	Timescale time.Duration
 	// SettleStart is when the settle phase began.
 	SettleStart sim.Time
 	// Outcome is how the engine stopped.
@@ -206,7 +210,9 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 		if factory, r.concrete.Algorithm, err = spec.factory(n, params); err != nil {
 			return nil, fmt.Errorf("algorithm %s: %v", spec.Name, err)
 		}
-		r.Contract = findAlgo(spec.Name).ContractOf(r.concrete.Algorithm.draw(nil, -1))
+		vals := r.concrete.Algorithm.draw(nil, -1)
+		r.Contract = findAlgo(spec.Name).ContractOf(vals)
+		r.Timescale = findAlgo(spec.Name).TimescaleOf(vals)
 	}
 	if r.CronConfig != nil {
 		r.Contract = r.Contract.Merge(r.CronConfig.Contract())

@@ -1,6 +1,8 @@
 package consulelect
 
 import (
+	"time"
+
 	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/sim"
 )
@@ -17,6 +19,17 @@ func Descriptor() registry.Algorithm {
 	return registry.Algorithm{
 		Name: "consul", Doc: "Consul session locks as api.Lock takes them (algorithms/consulelect)", Package: "consulelect",
 		FieldNames: fieldNames, LeaseStore: true, Contract: Contract,
+		States: States,
+		Timescale: func(v registry.Values) time.Duration {
+			// How long a holder must be cut off before it notices: the
+			// server keeps a session 2×TTL; the client's lock watch fails
+			// only when its connection's keep-alive ping times out.
+			c := DefaultConfig()
+			registry.SetDuration(v, "session_ttl", &c.SessionTTL)
+			registry.SetDuration(v, "keepalive_interval", &c.KeepAliveInterval)
+			registry.SetDuration(v, "keepalive_timeout", &c.KeepAliveTimeout)
+			return max(2*c.SessionTTL, c.KeepAliveInterval+c.KeepAliveTimeout)
+		},
 		NewStore: func(v registry.Values) sim.Node {
 			cfg := ServerConfig{}
 			registry.SetDuration(v, "probe_interval", &cfg.ProbeInterval)

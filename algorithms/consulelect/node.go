@@ -161,6 +161,7 @@ func (n *Node) answered(st step, rep *Response) {
 	switch st {
 	case stepCreate:
 		n.session = rep.Session
+		n.reached(StateSessionCreated)
 		// RenewPeriodic starts with lastRenewTime = now and waits TTL/2.
 		n.lastRenew = n.env.Now()
 		n.arm(&n.renewT, n.cfg.SessionTTL/2, tagRenew)
@@ -192,6 +193,7 @@ func (n *Node) answered(st step, rep *Response) {
 			return
 		}
 		// A free key refused: a lock-delay is in force; a timed wait.
+		n.reached(StateLockDelayActive)
 		n.arm(&n.retry, n.cfg.LockRetryTime, tagRetry)
 	case stepToken:
 		n.tokenRead(rep)
@@ -282,6 +284,7 @@ func (n *Node) renewed(live bool) {
 		return
 	}
 	n.lastRenew = n.env.Now()
+	n.reached(StateRenewed)
 	n.arm(&n.renewT, n.cfg.SessionTTL/2, tagRenew)
 }
 
@@ -357,6 +360,7 @@ func (n *Node) destroy() {
 // acquisition (the tenure's epoch, and where monitorLock starts).
 func (n *Node) lead(index int64) {
 	n.leading, n.token = true, index
+	n.reached(StateLockAcquired)
 	if n.cfg.Token != TokenNone {
 		// api.Lock's Lock returns only leaderCh (a <-chan struct{};
 		// api/lock.go Lock): the application reads the key's LockIndex or

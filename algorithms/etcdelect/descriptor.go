@@ -1,6 +1,8 @@
 package etcdelect
 
 import (
+	"time"
+
 	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/sim"
 )
@@ -14,6 +16,14 @@ func Descriptor() registry.Algorithm {
 	return registry.Algorithm{
 		Name: "etcd", Doc: "etcd v3 concurrency.Election over leases (algorithms/etcdelect)", Package: "etcdelect",
 		FieldNames: fieldNames, LeaseStore: true, Contract: Contract,
+		States: States,
+		Timescale: func(v registry.Values) time.Duration {
+			// How long a leader must be cut off for its session's lease
+			// to expire.
+			c := DefaultConfig()
+			registry.SetDuration(v, "ttl", &c.TTL)
+			return c.TTL
+		},
 		NewStore: func(v registry.Values) sim.Node {
 			cfg := ServerConfig{}
 			registry.SetDuration(v, "promote_extend", &cfg.PromoteExtend)

@@ -122,6 +122,7 @@ func (n *Node) OnMessage(m sim.Message) {
 			return
 		}
 		n.myRev = rep.CreateRev
+		n.reached(StateKeyPut)
 		n.observe()
 		n.rangeBelow()
 	case stepRange:
@@ -131,6 +132,7 @@ func (n *Node) OnMessage(m sim.Message) {
 		}
 		n.request(&Request{Op: OpWatchDelete, Key: rep.Key, Lease: n.lease}, stepWatch)
 	case stepWatch:
+		n.reached(StateKeyDeleted)
 		if n.cfg.zooLeadOnDelete {
 			n.lead() // internal/bugzoo's planted bug (zoohook.go)
 			return
@@ -146,6 +148,7 @@ func (n *Node) OnTimer(id sim.TimerID, tag int) {
 		if id == n.kaTimer && n.lease != 0 {
 			n.kaTimer = 0
 			n.env.Send(requestMessage(n.server, &Request{ID: n.pend.NextID(), Op: OpKeepAlive, Lease: n.lease}))
+			n.reached(StateKeepAliveSent)
 			// nextKeepAlive stays in the past until a reply moves it: the
 			// loop sends again at its next tick.
 			n.arm(&n.kaTimer, n.onTick(keepAliveRetry)+keepAliveRetry-n.env.Now(), tagKeepAlive)
@@ -279,6 +282,7 @@ func (n *Node) rangeBelow() {
 
 func (n *Node) lead() {
 	n.leading = true
+	n.reached(StateLeading)
 	n.env.ActAsLeader(n.myRev, n.myRev)
 	n.believe(n.env.ID(), n.myRev)
 }

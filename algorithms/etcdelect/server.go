@@ -450,6 +450,15 @@ func (s *Server) effect(name string, k kv, f sim.Fact) {
 // nothing, so they are skipped.
 func (s *Server) rearm() {
 	var e coord.Earliest
+	if s.unavailable {
+		// No leader, no lessor revoking: the loop waits for the next
+		// leader (SetUnavailable(false) promotes and re-aims it). Aiming
+		// it at an expired lease while propose refuses to act fired it
+		// again at the same instant, forever (found by simrun hunt:
+		// TestUnavailableStoreDoesNotSpin).
+		s.timer.Point(s.env, e)
+		return
+	}
 	for _, l := range s.leases {
 		if !s.revokingLease(l.ID) {
 			e.Consider(s.tickFrom(max(l.ExpiryNs, s.now())))

@@ -15,6 +15,7 @@ func Descriptor() registry.Algorithm {
 	return registry.Algorithm{
 		Name: "etcdraft", Doc: "the real go.etcd.io/raft/v3 library (algorithms/etcdraft)", Package: "etcdraft",
 		FieldNames: fieldNames,
+		States:     States,
 		// rand.go: library calls hold a process-wide lock while
 		// crypto/rand.Reader points at the calling node's stream.
 		ProcessWide: true,

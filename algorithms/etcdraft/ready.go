@@ -30,13 +30,18 @@ import (
 func (n *Node) handleReady() {
 	for n.rn.HasReady() {
 		rd := n.rn.Ready()
+		bumped := false
 		if !raft.IsEmptyHardState(rd.HardState) {
+			bumped = rd.GetTerm() > n.term
 			n.term = rd.GetTerm()
 		}
 		if rd.SoftState != nil {
 			n.state, n.lead = rd.RaftState, rd.Lead
 		}
 		n.observe()
+		if bumped {
+			n.reached(StateTermBumped)
+		}
 
 		if !raft.IsEmptySnap(rd.Snapshot) {
 			// The adapter never compacts its log, so no leader sends MsgSnap.
@@ -50,9 +55,13 @@ func (n *Node) handleReady() {
 		}
 		if rd.MustSync && n.cfg.Persist {
 			n.env.Persist(n.encodeState())
+			n.reached(StatePersisted)
 		}
 		for _, m := range rd.Messages {
 			n.send(m)
+			if grantsVote(m) {
+				n.reached(StateVoteGranted)
+			}
 		}
 		// Committed entries are the leaders' empty entries: nothing to apply.
 		n.rn.Advance(rd)

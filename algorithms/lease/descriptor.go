@@ -1,6 +1,8 @@
 package lease
 
 import (
+	"time"
+
 	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/sim"
 )
@@ -32,6 +34,18 @@ func Descriptor() registry.Algorithm {
 			return DefaultConfig().Masters
 		},
 		FieldNames: fieldNames,
+		States:     States,
+		Timescale: func(v registry.Values) time.Duration {
+			// How long a holder must be cut off to lose its lease.
+			c := configOf(v)
+			switch c.Flavor {
+			case FlavorK8s:
+				return c.LeaseDuration
+			case FlavorWallTime:
+				return c.LockAtMostFor
+			}
+			return c.TTL
+		},
 		Params: []registry.Param{
 			{Key: "flavor", Kind: registry.Enum, Enum: Flavors, Doc: "k8s (client-go), ttl (Redis SET NX PX, one instance), walltime (ShedLock lock_until) or redlock (go-redsync over independent masters); default k8s"},
 			{Key: "masters", Kind: registry.Int, Min: 1, Max: MaxMasters, Single: true, Doc: "redlock: independent Redis masters (store, store2, …), default 5"},

@@ -82,6 +82,7 @@ func (n *Node) k8sAttempt() {
 		rec.Transitions = n.k.observed.Transitions
 		rec.Token = rec.Transitions
 		n.request(&Request{Op: OpUpdate, Rec: rec, Revision: n.k.observedRev}, stepK8sFastUpdate)
+		n.reached(StateRenewSent)
 		return
 	}
 	n.request(&Request{Op: OpGet}, stepK8sGet)
@@ -124,6 +125,9 @@ func (n *Node) k8sReply(st step, r *Reply) {
 			}
 			rec.Token = rec.Transitions
 			n.request(&Request{Op: OpUpdate, Rec: rec, Revision: cur.Revision}, stepK8sUpdate)
+			if n.phase == phaseLead {
+				n.reached(StateRenewSent) // the slow path's renewal
+			}
 		}
 	case stepK8sCreate, stepK8sUpdate:
 		if r != nil && r.OK {
@@ -177,6 +181,7 @@ func (n *Node) k8sAttemptDone(ok bool) {
 		if ok {
 			// The round succeeded; the next starts RetryPeriod later
 			// (wait.Until is sliding).
+			n.reached(StateRenewed)
 			n.k.roundActive = false
 			n.disarm(&n.deadline)
 			n.k8sReport()

@@ -319,6 +319,7 @@ func (n *Node) jittered() time.Duration {
 func (n *Node) lead(token int64) {
 	n.phase = phaseLead
 	n.leading, n.token, n.leadAt = true, token, n.env.Now()
+	n.reached(StateAcquired)
 	switch {
 	case n.cfg.Token == TokenNone:
 		n.env.ActAsLeader(token, 0) // the default: no token

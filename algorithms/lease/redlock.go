@@ -158,6 +158,7 @@ func (n *Node) redlockRoundDone() {
 			return
 		}
 		n.armValidity(until)
+		n.reached(StateRenewed)
 	}
 }
 
@@ -174,6 +175,7 @@ func (n *Node) redlockTick() {
 			return &Request{ID: id, Op: OpCheckRenew, Holder: n.env.ID(), Identity: n.rl.value, TTL: n.cfg.TTL,
 				ExpiryClock: n.cfg.ExpiryClock, SetIfAbsent: n.cfg.SetNXOnExtend, NowWallNs: n.env.WallNanos()}
 		})
+		n.reached(StateRenewSent)
 	}
 }
 

@@ -41,6 +41,7 @@ func (n *Node) ttlTick() {
 		}
 		n.t.sentAt = n.env.Now()
 		n.request(&Request{Op: OpCheckRenew, Holder: n.env.ID(), TTL: n.cfg.TTL, ExpiryClock: n.cfg.ExpiryClock, NowWallNs: n.env.WallNanos()}, stepTTLRenew)
+		n.reached(StateRenewSent)
 	}
 }
 
@@ -81,6 +82,7 @@ func (n *Node) ttlReply(st step, r *Reply) {
 		default:
 			until := n.t.sentAt + n.cfg.TTL - n.cfg.drift()
 			n.armValidity(until)
+			n.reached(StateRenewed)
 		}
 	}
 }

@@ -55,6 +55,7 @@ func (n *Node) wallTick() {
 		}
 		n.w.atMostUntil = now + int64(n.cfg.LockAtMostFor)
 		n.request(&Request{Op: OpExtend, Holder: n.env.ID(), NowWallNs: now, UntilWallNs: n.w.atMostUntil}, stepWallExtend)
+		n.reached(StateRenewSent)
 	}
 }
 
@@ -78,6 +79,7 @@ func (n *Node) wallReply(st step, r *Reply) {
 		}
 	case stepWallExtend:
 		if r != nil && r.OK {
+			n.reached(StateRenewed)
 			return
 		}
 		n.wallStopKeepAlive("extend failed")

@@ -34,9 +34,12 @@ func Contract(v registry.Values) contract.Contract {
 	}
 	if c.minor() >= 4 && c.minor() <= 6 {
 		// CURATOR-696: after an injected LOST while the ensemble still
-		// holds the session (an outage longer than T), the latch leads
-		// on the old session's znode.
-		unless = append(unless, contract.ServiceDown)
+		// holds the session, the latch leads on the old session's znode.
+		// The ensemble keeps a session the client gave up when it was
+		// down longer than T (service_down), or when it still heard the
+		// client but its answers were lost: a one-way cut (partition) or
+		// lost answers (loss; TestZKCurator696OneWayCut, found by hunt).
+		unless = append(unless, contract.ServiceDown, contract.Partition, contract.Loss)
 	}
 	return contract.Contract{Guarantees: []contract.Guarantee{{
 		Check:      "split_brain",

@@ -124,3 +124,22 @@ func TestZKContractRefutedByLateStop(t *testing.T) {
 		}
 	}
 }
+
+// TestZKCurator696OneWayCut is hunt's finding against Curator 5.5 (the
+// testdata file's comment): a one-way cut of the ensemble's answers keeps
+// the sessions alive on the ensemble while every client gives its own up
+// by its clock, the CURATOR-696 condition (LeaderLatch.checkLeadership
+// before 5.7 leads on a znode whose ephemeralOwner it never reads). Before
+// 5.7 the overlap happens and the contract excuses it by the partition;
+// 5.7 reads the owner, resets, and no two latches lead.
+func TestZKCurator696OneWayCut(t *testing.T) {
+	tl, err := contracttest.Sweep("testdata/curator696-one-way.yaml", nil, 1)
+	require.NoError(t, err)
+	assert.Empty(t, tl.BreachSeeds)
+	assert.Equal(t, 1, tl.Verdicts[contract.Excused], "5.5 leads twice, excused")
+	assert.Positive(t, tl.Excused[contract.Partition])
+
+	tl, err = contracttest.Sweep("testdata/curator696-one-way.yaml", []string{"algorithm.curator_version=5.7"}, 1)
+	require.NoError(t, err)
+	assert.Empty(t, tl.Verdicts, "5.7 reads the znode's owner: no overlap")
+}

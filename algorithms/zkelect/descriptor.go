@@ -1,6 +1,8 @@
 package zkelect
 
 import (
+	"time"
+
 	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/sim"
 )
@@ -15,6 +17,13 @@ func Descriptor() registry.Algorithm {
 	return registry.Algorithm{
 		Name: "zookeeper", Doc: "ZooKeeper with Curator's LeaderLatch (algorithms/zkelect)", Package: "zkelect",
 		FieldNames: fieldNames, LeaseStore: true, Contract: Contract,
+		States: States,
+		Timescale: func(v registry.Values) time.Duration {
+			// How long a leader must be cut off for its session to expire.
+			c := DefaultConfig()
+			registry.SetDuration(v, "session_timeout", &c.SessionTimeout)
+			return c.SessionTimeout
+		},
 		NewStore: func(v registry.Values) sim.Node {
 			cfg := ServerConfig{}
 			registry.SetDuration(v, "tick_time", &cfg.TickTime)

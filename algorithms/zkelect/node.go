@@ -163,6 +163,7 @@ func (n *Node) OnMessage(m sim.Message) {
 		n.createLatchNode() // LeaderLatch.start
 	case stepCreate:
 		n.myNode, n.protect = rep.Node, 0
+		n.reached(StateLatchCreated)
 		n.checkLeadership()
 	case stepChildren:
 		var pred *Znode
@@ -207,6 +208,7 @@ func (n *Node) OnMessage(m sim.Message) {
 	case stepToken:
 		n.tokenRead(rep)
 	case stepWatch:
+		n.reached(StateWatchFired)
 		n.checkLeadership()
 	case stepDeleteOld:
 		n.orphan = ""
@@ -317,6 +319,7 @@ func (n *Node) suspended() {
 		return
 	}
 	n.conn = connSuspended
+	n.reached(StateSuspended)
 	if n.cfg.Policy == PolicyStandard && n.leading {
 		n.leading = false
 		n.env.StopLeading("connection suspended")
@@ -432,6 +435,7 @@ func (n *Node) takeLeadership() {
 		return
 	}
 	n.leading = true
+	n.reached(StateLeading)
 	if n.cfg.Token == TokenCzxid {
 		// isLeader() has fired, but LeaderLatch hands the application no
 		// zxid (its public API has getOurPath(), hasLeadership(), getId();
