@@ -10,6 +10,9 @@ func ClassesOf(r *sim.Record) (cls [2]FaultClass, n int) {
 	one := func(c FaultClass) ([2]FaultClass, int) { return [2]FaultClass{c}, 1 }
 	switch r.Type {
 	case sim.RecCrash:
+		if r.Fact == sim.FactServiceDown { // a service node crashed: it stopped answering
+			return [2]FaultClass{Crash, ServiceDown}, 2
+		}
 		return one(Crash)
 	case sim.RecPause:
 		return one(Pause)

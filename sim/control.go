@@ -112,7 +112,12 @@ func (s *Sim) Crash(id NodeID) {
 	}
 	n.pending = n.pending[:0]
 	n.barrier = 0
-	n.stamp(RecCrash)
+	if r := n.stamp(RecCrash); n.service {
+		// A service that crashed stopped answering: the fact says so, as
+		// a store's outage does (contract.ClassesOf: crash and
+		// service_down).
+		r.Fact = FactServiceDown
+	}
 	s.emit()
 	// Messages buffered by the pause die with the process; they are drops
 	// like any other, so Sent = Delivered + Dropped - Duplicated still holds.

@@ -31,7 +31,8 @@ const (
 	// RecStart brings it back.
 	FactResigning
 	// FactServiceDown: on RecEffect of a service node (a lease store), the
-	// service stopped answering every client.
+	// service stopped answering every client; on RecCrash of a service
+	// node, the same by its crash.
 	FactServiceDown
 	// FactServiceUp: on RecEffect of a service node, it answers again.
 	FactServiceUp

@@ -63,6 +63,25 @@ func TestFaultPrimitivesCarryTypedFacts(t *testing.T) {
 	assert.Equal(t, []sim.Fact{sim.FactDiskLost, sim.FactNone}, starts, "a restart without its disk, then one with it")
 }
 
+// A crashed service stopped answering: its RecCrash says so
+// (FactServiceDown, classes crash and service_down), a candidate's does not.
+func TestServiceCrashIsServiceDown(t *testing.T) {
+	s := sim.New(sim.Config{})
+	rec := &sim.Recorder{}
+	s.AddSink(rec)
+	a := s.AddNode("a", nopNode{})
+	svc := s.AddNode("store", nopNode{}, sim.Service())
+	s.Crash(a)
+	s.Crash(svc)
+	var facts []sim.Fact
+	for _, r := range rec.Records {
+		if r.Type == sim.RecCrash {
+			facts = append(facts, r.Fact)
+		}
+	}
+	assert.Equal(t, []sim.Fact{sim.FactNone, sim.FactServiceDown}, facts)
+}
+
 type nopNode struct{}
 
 func (nopNode) Start(sim.Env, []byte)    {}

@@ -111,3 +111,16 @@ expect:
 	require.NoError(t, err)
 	assert.Len(t, tl.BreachSeeds, 5, "walltime: %v", tl.Verdicts)
 }
+
+// TestWalltimeStoreCrashIsAnOutage is hunt's finding against the
+// walltime flavour (testdata/walltime-store-crash.yaml): a crashed
+// database is a database outage, which ShedLock's model leaves out, so
+// the two holders it leaves acting are excused by service_down (a
+// crashed service's fact), not a breach.
+func TestWalltimeStoreCrashIsAnOutage(t *testing.T) {
+	tl, err := contracttest.Sweep("testdata/walltime-store-crash.yaml", nil, 1)
+	require.NoError(t, err)
+	assert.Empty(t, tl.BreachSeeds)
+	assert.Equal(t, 1, tl.Verdicts[contract.Excused])
+	assert.Positive(t, tl.Excused[contract.ServiceDown])
+}
