@@ -2,6 +2,7 @@ package cron
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/electsim/electsim/sim"
@@ -38,7 +39,14 @@ type Redis struct {
 	fence   int64
 	entries []rbEntry
 	booted  bool
+	// tags maps each delivery's receipt to its task: kombu restores a
+	// message with its delivery tag, so an ack of any delivery of a task
+	// removes it from the unacked set (QoS.ack: ZREM, HDEL by tag).
+	tags []rbTag
 }
+
+// rbTag is one delivery of a task: its receipt and the task's ID.
+type rbTag struct{ receipt, exec int64 }
 
 // NewRedis returns the Redis node for the validated cfg. Its schedule
 // starts as a deployment that has been running: every entry's
@@ -80,7 +88,7 @@ func (r *Redis) expire() {
 	if r.locked && r.env.Now() >= r.lockExpire {
 		r.locked = false
 		r.env.Effect(sim.Effect{Name: "redbeat.lock_expired", Key: LockKeyRedBeat,
-			Detail: fmt.Sprintf("lock of token %x expired (no extend within %v)", r.lockToken, r.cfg.Celery.LockTimeout)})
+			Detail: fmt.Sprintf("lock of token %x found expired (no extend within %v)", r.lockToken, r.cfg.Celery.LockTimeout)})
 	}
 }
 
@@ -140,6 +148,20 @@ func (r *Redis) OnMessage(m sim.Message) {
 			r.entries[j] = rbEntry{present: true, lastRunAt: m.Index}
 			resp.Flag = true
 		}
+	case KindReceive:
+		before := r.Queue.receipt
+		r.Queue.OnMessage(m)
+		if r.Queue.receipt != before {
+			for i := range r.Queue.msgs {
+				if e := &r.Queue.msgs[i]; e.receipt == r.Queue.receipt {
+					r.tags = append(r.tags, rbTag{receipt: e.receipt, exec: e.msg.Exec})
+				}
+			}
+		}
+		return
+	case KindAck:
+		r.ack(m)
+		return
 	case KindEnqueue:
 		if qm, ok := m.Body.(*QueueMsg); ok && qm.Attempt <= 1 && qm.Job >= 0 && qm.Job < len(r.cfg.Jobs) {
 			r.env.Effect(sim.Effect{Name: "broker.published",
@@ -153,6 +175,35 @@ func (r *Redis) OnMessage(m sim.Message) {
 		return
 	}
 	r.env.Send(resp)
+}
+
+// ack removes the task any delivery of which m acknowledges, if it is
+// in flight (a task already restored to the list stays there, as kombu's
+// restore_by_tag has pushed it back), and forgets its delivery tags.
+func (r *Redis) ack(m sim.Message) {
+	exec, found := int64(0), false
+	for _, t := range r.tags {
+		if t.receipt == m.A {
+			exec, found = t.exec, true
+		}
+	}
+	if !found {
+		return
+	}
+	for i := range r.Queue.msgs {
+		if e := &r.Queue.msgs[i]; e.msg.Exec == exec && e.inflight {
+			m.A = e.receipt
+			r.Queue.OnMessage(m)
+			break
+		}
+	}
+	live := false
+	for i := range r.Queue.msgs {
+		live = live || r.Queue.msgs[i].msg.Exec == exec
+	}
+	if !live {
+		r.tags = slices.DeleteFunc(r.tags, func(t rbTag) bool { return t.exec == exec })
+	}
 }
 
 // TimerName implements sim.TimerNamer (the broker's visibility timer).
