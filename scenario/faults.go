@@ -367,10 +367,10 @@ func (l *loader) targetNodeList(n *ynode, path string, sc *Scenario) ([]sim.Node
 // serviceID resolves "store", "store2"… or "resource" to the node ID runs give it
 // (sim.None if the scenario has no such node); svc is false for other names.
 func (sc *Scenario) serviceID(name string) (id sim.NodeID, svc bool) {
-	if id, svc := sc.queueServiceID(name); svc {
+	if id, svc := sc.celeryServiceID(name); svc {
 		return id, true
 	}
-	if id, svc := sc.celeryServiceID(name); svc {
+	if id, svc := sc.queueServiceID(name); svc {
 		return id, true
 	}
 	next := sim.NodeID(sc.Nodes)
