@@ -226,7 +226,8 @@ func (l *loader) readScenario(root *ynode) *Scenario {
 		l.errAt(root, "algorithm", "missing: e.g. {name: raft}; one of %s (or cron.mode: shedlock)", strings.Join(Algorithms(), ", "))
 	}
 	if sc.noElection() && algoNode != nil {
-		l.errAt(algoNode, "algorithm", "%s mode (cron.mode: %s) runs no election algorithm; remove the algorithm section", map[string]string{"shedlock": "ShedLock", "celery": "Celery (RedBeat's lock is the election)"}[sc.Cron.Mode], sc.Cron.Mode)
+		l.errAt(algoNode, "algorithm", "%s", map[string]string{"shedlock": "ShedLock mode (cron.mode: shedlock) runs no election; remove the algorithm section",
+			"celery": "Celery mode (cron.mode: celery) runs no election algorithm (RedBeat's lock is the election); remove the algorithm section"}[sc.Cron.Mode])
 	}
 	l.checkFencingToken(sc)
 	l.readSettle(m.get("settle"), sc)
