@@ -79,6 +79,8 @@ type Config struct {
 	// Queue configures queue mode (NewScheduler, NewWorker, NewQueue,
 	// NewExecStore); off unless Queue.Workers > 0.
 	Queue QueueConfig
+	// Celery configures Celery mode (NewBeat, NewRedis); off unless On.
+	Celery CeleryConfig
 }
 
 // Validate checks the configuration and fills in defaults.
@@ -127,6 +129,9 @@ func (c *Config) Validate() error {
 	case "", "job", "global":
 	default:
 		return fmt.Errorf("fencing scope %q: want job or global", c.Policy.FencingScope)
+	}
+	if err := c.Celery.validate(c); err != nil {
+		return err
 	}
 	if err := c.Queue.validate(c); err != nil {
 		return err

@@ -99,6 +99,9 @@ type QueueConfig struct {
 	// or a new leader would recreate slots it no longer remembers. Default
 	// 2 × Misfire.Lookback.
 	Retain time.Duration
+	// NoExecStore: there is no execution store (Celery mode); workers
+	// send it no heartbeats and no outcomes.
+	NoExecStore bool
 }
 
 // Enabled reports whether queue mode is on.

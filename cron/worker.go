@@ -134,6 +134,9 @@ func (w *Worker) deliver(m sim.Message) {
 }
 
 func (w *Worker) beat() {
+	if w.cfg.Queue.NoExecStore {
+		return // Celery: no execution store to heartbeat
+	}
 	w.Stats.Heartbeats++
 	w.env.Send(sim.Message{Kind: KindExecBeat, To: w.cfg.Queue.ExecStore, A: w.cur.Exec, B: w.run})
 }
@@ -157,7 +160,7 @@ func (w *Worker) finished(r *run) {
 	w.env.Effect(sim.Effect{Name: "worker.exec_completed",
 		Detail: fmt.Sprintf("execution %d of %s attempt %d", w.cur.Exec, SlotName(w.cfg.Jobs[w.cur.Job].Name, w.cur.Slot), w.cur.Attempt),
 		A:      w.run, B: w.cur.Slot, C: int64(w.cur.Job), Fact: sim.FactExecCompleted})
-	w.env.Send(sim.Message{Kind: KindExecDone, To: q.ExecStore, Index: execDoneCompleted, A: w.cur.Exec, B: w.run})
+	w.done(execDoneCompleted)
 	w.idle()
 }
 
@@ -185,14 +188,21 @@ func (w *Worker) fail(why string) {
 		next := QueueMsg{ExecTicket: w.cur.ExecTicket, Delay: int64(q.backoff(w.cur.Attempt + 1))}
 		next.Attempt++
 		w.env.Send(sim.Message{Kind: KindEnqueue, To: q.Queue, A: next.Exec, Body: &next})
-		w.env.Send(sim.Message{Kind: KindExecDone, To: q.ExecStore, Index: execDoneFailed, A: w.cur.Exec, B: w.run})
+		w.done(execDoneFailed)
 	} else {
 		w.env.Effect(sim.Effect{Name: "worker.dead_letter",
 			Detail: fmt.Sprintf("execution %d of %s failed its last attempt %d (max_retries %d)", w.cur.Exec, name, w.cur.Attempt, q.MaxRetries),
 			A:      w.cur.Exec, B: w.cur.Slot, C: int64(w.cur.Job)}) // the store's exec.dead carries the fact
-		w.env.Send(sim.Message{Kind: KindExecDone, To: q.ExecStore, Index: execDoneDead, A: w.cur.Exec, B: w.run})
+		w.done(execDoneDead)
 	}
 	w.idle()
+}
+
+// done reports the execution's outcome to the store, if there is one.
+func (w *Worker) done(status int64) {
+	if !w.cfg.Queue.NoExecStore {
+		w.env.Send(sim.Message{Kind: KindExecDone, To: w.cfg.Queue.ExecStore, Index: status, A: w.cur.Exec, B: w.run})
+	}
 }
 
 // idle acknowledges a late-acked message and polls again at once.

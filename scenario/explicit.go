@@ -100,7 +100,7 @@ func (sc *Scenario) YAML() []byte {
 			w("    - {%s}\n", strings.Join(parts, ", "))
 		}
 	}
-	if sc.Algorithm.Name != "" && (sc.Cron == nil || sc.Cron.Mode != "shedlock") {
+	if sc.Algorithm.Name != "" && !sc.noElection() {
 		parts := []string{"name: " + sc.Algorithm.Name}
 		for _, v := range sc.Algorithm.values {
 			parts = append(parts, v.def.Key+": "+v.yaml())
@@ -173,6 +173,9 @@ func (sc *Scenario) YAML() []byte {
 		}
 		if c.Mode == "queue" {
 			w("  queue: {%s}\n", queueYAML(cfg.Queue))
+		}
+		if c.Mode == "celery" {
+			w("  celery: {%s}\n", celeryYAML(cfg))
 		}
 	}
 	if len(sc.Faults) > 0 || len(sc.Nemeses) > 0 {
@@ -308,6 +311,9 @@ func (sc *Scenario) refName(id sim.NodeID) string {
 		}
 	}
 	if name, ok := sc.queueNodeName(id); ok {
+		return name
+	}
+	if name, ok := sc.celeryNodeName(id); ok {
 		return name
 	}
 	return "resource"

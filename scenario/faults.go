@@ -367,6 +367,9 @@ func (l *loader) targetNodeList(n *ynode, path string, sc *Scenario) ([]sim.Node
 // serviceID resolves "store", "store2"… or "resource" to the node ID runs give it
 // (sim.None if the scenario has no such node); svc is false for other names.
 func (sc *Scenario) serviceID(name string) (id sim.NodeID, svc bool) {
+	if id, svc := sc.celeryServiceID(name); svc {
+		return id, true
+	}
 	if id, svc := sc.queueServiceID(name); svc {
 		return id, true
 	}
@@ -412,6 +415,9 @@ func (l *loader) checkTargetAvailable(n *ynode, path string, t faults.Target, sc
 			return false
 		}
 	case faults.TargetWorkers, faults.TargetBusyWorker, faults.TargetQueue, faults.TargetExecStore:
+		if sc.celeryMode() && t.Kind != faults.TargetExecStore {
+			return true // the workers; queue is the Redis node (lock and broker)
+		}
 		if !sc.queueMode() {
 			l.errAt(n, path, "%s: this scenario has no queue-mode cron (cron.mode: queue)", t.Kind)
 			return false

@@ -99,6 +99,8 @@ type Run struct {
 	Queue     *cron.Queue
 	ExecStore *cron.ExecStore
 	Workers   []sim.NodeID
+	// Redis is Celery mode's Redis node (RedBeat's lock and schedule, the broker).
+	Redis *cron.Redis
 	// Contract is what this run's algorithm, with its drawn values, and its
 	// cron layer guarantee (registry.Algorithm.Contract, cron.Config.Contract),
 	// resolved against the run's network (contract.Contract.Resolve):
@@ -135,6 +137,8 @@ func (sc *Scenario) AlgorithmName(override string) string {
 		return override
 	case sc.Cron != nil && sc.Cron.Mode == "shedlock":
 		return "shedlock"
+	case sc.celeryMode():
+		return "celery"
 	}
 	return sc.Algorithm.Name
 }
@@ -151,6 +155,7 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 		spec = AlgorithmSpec{Name: opts.Algorithm}
 	}
 	shedlock := sc.Cron != nil && sc.Cron.Mode == "shedlock"
+	celery := sc.celeryMode()
 	stores := spec.leaseStores()
 	if shedlock {
 		stores = 1
@@ -196,6 +201,9 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 				cfg.Queue.WorkerNodes = append(cfg.Queue.WorkerNodes, base+1+sim.NodeID(k))
 			}
 		}
+		if celery {
+			sc.celeryNodes(&cfg)
+		}
 		if err := cfg.Validate(); err != nil {
 			return nil, err
 		}
@@ -205,7 +213,7 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	r.concrete = &Scenario{}
 	*r.concrete = *sc
 	r.concrete.Algorithm = spec
-	if !shedlock {
+	if !shedlock && !celery {
 		var err error
 		if factory, r.concrete.Algorithm, err = spec.factory(n, params); err != nil {
 			return nil, fmt.Errorf("algorithm %s: %v", spec.Name, err)
@@ -226,6 +234,8 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	switch {
 	case shedlock:
 		build = func() sim.Node { return cron.NewShedLockNode(r.CronConfig) }
+	case celery:
+		build = func() sim.Node { return cron.NewBeat(r.CronConfig) }
 	case r.CronConfig != nil && sc.queueMode() && r.CronConfig.Queue.Colocated:
 		build = func() sim.Node { return cron.NewColocated(factory(r.Candidates, r.StoreIDs), r.CronConfig) }
 	case r.CronConfig != nil && sc.queueMode():
@@ -284,6 +294,11 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	}
 	if sc.queueMode() {
 		if err := r.addQueueNodes(); err != nil {
+			return nil, err
+		}
+	}
+	if celery {
+		if err := r.addCeleryNodes(); err != nil {
 			return nil, err
 		}
 	}
@@ -505,7 +520,7 @@ func (r *Run) check() {
 	sc := r.Scenario
 	in := r.Checker.Input()
 	in.FaultEnd, in.SettleStart, in.SettleBound = r.SettleStart, r.SettleStart, sc.Settle.LeaderWithin
-	if r.Algorithm == "shedlock" {
+	if r.Algorithm == "shedlock" || r.Algorithm == "celery" {
 		in.SettleBound = 0 // no election, so no leader to wait for
 	}
 	var log []cron.LogEntry

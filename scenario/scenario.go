@@ -220,13 +220,14 @@ func (l *loader) readScenario(root *ynode) *Scenario {
 	switch {
 	case algoNode != nil:
 		sc.Algorithm = l.readAlgorithm(algoNode, "algorithm", sc.Nodes)
-	case sc.Cron != nil && sc.Cron.Mode == "shedlock":
+	case sc.noElection():
 	case m.misspelt("algorithm"):
 	default:
 		l.errAt(root, "algorithm", "missing: e.g. {name: raft}; one of %s (or cron.mode: shedlock)", strings.Join(Algorithms(), ", "))
 	}
-	if sc.Cron != nil && sc.Cron.Mode == "shedlock" && algoNode != nil {
-		l.errAt(algoNode, "algorithm", "ShedLock mode (cron.mode: shedlock) runs no election; remove the algorithm section")
+	if sc.noElection() && algoNode != nil {
+		l.errAt(algoNode, "algorithm", "%s", map[string]string{"shedlock": "ShedLock mode (cron.mode: shedlock) runs no election; remove the algorithm section",
+			"celery": "Celery mode (cron.mode: celery) runs no election algorithm (RedBeat's lock is the election); remove the algorithm section"}[sc.Cron.Mode])
 	}
 	l.checkFencingToken(sc)
 	l.readSettle(m.get("settle"), sc)
@@ -412,7 +413,7 @@ func (l *loader) readSettle(n *ynode, sc *Scenario) {
 func (l *loader) readCron(n *ynode, sc *Scenario) *CronSpec {
 	m := l.mapOf(n, "cron")
 	cs := &CronSpec{Mode: "leader"}
-	m.oneOf("mode", &cs.Mode, "leader", "shedlock", "queue")
+	m.oneOf("mode", &cs.Mode, "leader", "shedlock", "queue", "celery")
 	c := &cs.Config
 	items := m.list("jobs")
 	if len(items) == 0 && m.ok && !m.misspelt("jobs") {
@@ -506,6 +507,7 @@ func (l *loader) readCron(n *ynode, sc *Scenario) *CronSpec {
 		sm.finish()
 	}
 	l.readQueue(m, cs)
+	l.readCelery(m, cs)
 	m.finish()
 	c.NotBefore = sc.Start
 	if len(l.errs) == 0 {
@@ -520,8 +522,8 @@ func (l *loader) readCron(n *ynode, sc *Scenario) *CronSpec {
 // String summarises the scenario in one line.
 func (sc *Scenario) String() string {
 	algo := sc.Algorithm.Name
-	if sc.Cron != nil && sc.Cron.Mode == "shedlock" {
-		algo = "shedlock"
+	if sc.noElection() {
+		algo = sc.Cron.Mode
 	}
 	return fmt.Sprintf("%s: %d nodes, %s, %v", sc.Name, sc.Nodes, algo, sc.Duration)
 }
@@ -535,7 +537,7 @@ func (l *loader) readExpect(n *ynode, sc *Scenario) {
 	m := l.mapOf(n, "expect")
 	e := &sc.Expect
 	checkNames := checkNames
-	if sc.queueMode() {
+	if sc.queueMode() || sc.celeryMode() {
 		checkNames = append(slices.Clone(checkNames), checker.QueueCheckNames...) // only queue mode reports them
 	}
 	read := func(key string) []string {

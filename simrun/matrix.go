@@ -77,7 +77,7 @@ func loadMatrix(path string) (*matrixFile, error) {
 		return nil, fmt.Errorf("%s: %d scenarios × %d algorithms is %d cells, more than %d (MaxGroups): each cell keeps its own distributions", path, len(m.Scenarios), len(m.Algorithms), n, MaxGroups)
 	}
 	for _, a := range m.Algorithms {
-		if !validAlgo(a) || a == "shedlock" {
+		if !validAlgo(a) || a == "shedlock" || a == "celery" {
 			return nil, fmt.Errorf("%s: unknown algorithm %q (one of %s)", path, a, strings.Join(scenario.Algorithms(), ", "))
 		}
 	}

@@ -43,8 +43,8 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		if !validAlgo(a) {
 			return exitUsage, usagef("-algo: unknown algorithm %q (one of %s)", a, strings.Join(scenario.Algorithms(), ", "))
 		}
-		if a != sc.AlgorithmName("") && sc.AlgorithmName("") == "shedlock" {
-			return exitUsage, usagef("-algo: %s is a ShedLock-mode scenario (no election); it cannot run under %s", sc.Name, a)
+		if own := sc.AlgorithmName(""); a != own && (own == "shedlock" || own == "celery") {
+			return exitUsage, usagef("-algo: %s is a %s-mode scenario (no election algorithm); it cannot run under %s", sc.Name, own, a)
 		}
 	}
 	if o.materialize != "" {
@@ -365,7 +365,7 @@ func cellOfVary(o *options, vary []string) int {
 }
 
 func validAlgo(a string) bool {
-	if a == "shedlock" {
+	if a == "shedlock" || a == "celery" {
 		return true
 	}
 	for _, x := range scenario.Algorithms() {

@@ -1,0 +1,126 @@
+package cron
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/electsim/electsim/sim"
+)
+
+// Supervisor policies of a Celery beat process that exited.
+const (
+	// CeleryRestartAlways: a supervisor (systemd Restart=always, a
+	// Kubernetes container's restartPolicy Always) starts the beat again
+	// RestartAfter after it exited.
+	CeleryRestartAlways = "always"
+	// CeleryRestartNever: an exited beat stays down.
+	CeleryRestartNever = "never"
+)
+
+// CeleryConfig configures Celery mode (NewBeat, NewRedis): every candidate
+// runs Celery beat with RedBeat's scheduler (sibson/redbeat
+// redbeat/schedulers.py, 2.4.3 at a7fd9e9), whose Redis lock is the only
+// election; beats publish due tasks to the Redis broker, where Celery
+// workers (NewWorker, with no execution store) take them. Off unless
+// Enabled.
+type CeleryConfig struct {
+	// On turns Celery mode on.
+	On bool
+	// Redis is the Redis node: RedBeat's lock and schedule and the broker
+	// (RedBeat's redbeat_redis_url defaults to broker_url, so the default
+	// deployment shares one Redis).
+	Redis sim.NodeID
+	// MaxInterval is the beat's max loop interval: the longest it sleeps
+	// between ticks, and how long a standby sleeps between lock attempts
+	// (RedBeat passes sleep=scheduler.max_interval to redis-py's Lock).
+	// Default 300s (celery/beat.py DEFAULT_MAX_INTERVAL; beat_max_loop_interval
+	// defaults to 0, "scheduler specific").
+	MaxInterval time.Duration
+	// LockTimeout is redbeat_lock_timeout: the lock's TTL, set again at
+	// every tick. Default 5 × MaxInterval (RedBeatScheduler.__init__:
+	// max_interval * 5), 25 minutes.
+	LockTimeout time.Duration
+	// Restart is CeleryRestartAlways (default) or CeleryRestartNever: what
+	// happens to a beat process that exited on LockNotOwnedError or a Redis
+	// error. Celery does not restart itself; its supervisor does.
+	Restart string
+	// RestartAfter is how long the supervisor waits before starting an
+	// exited beat again. Default 10s (Kubernetes' first crash-loop back-off).
+	RestartAfter time.Duration
+	// RedisTimeout is how long a beat waits for a Redis reply before it
+	// treats the connection as broken (a ConnectionError: the beat exits).
+	// redis-py's socket_timeout defaults to None (wait for TCP); default 30s.
+	RedisTimeout time.Duration
+}
+
+// Enabled reports whether Celery mode is on.
+func (c *CeleryConfig) Enabled() bool { return c.On }
+
+// validate fills in Celery mode's defaults, including the broker's (the
+// queue configuration the Redis node and workers share), and checks them.
+func (c *CeleryConfig) validate(cfg *Config) error {
+	if !c.On {
+		return nil
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	def(&c.MaxInterval, 300*time.Second)
+	def(&c.LockTimeout, 5*c.MaxInterval)
+	def(&c.RestartAfter, 10*time.Second)
+	def(&c.RedisTimeout, 30*time.Second)
+	if c.Restart == "" {
+		c.Restart = CeleryRestartAlways
+	}
+	if c.Restart != CeleryRestartAlways && c.Restart != CeleryRestartNever {
+		return fmt.Errorf("celery restart %q: want %s or %s", c.Restart, CeleryRestartAlways, CeleryRestartNever)
+	}
+	for _, d := range []time.Duration{c.MaxInterval, c.LockTimeout, c.RestartAfter, c.RedisTimeout} {
+		if d < time.Millisecond {
+			return fmt.Errorf("celery durations must be at least 1ms, got %v", d)
+		}
+	}
+	// redis-py's Lock.__init__: "'sleep' must be less than 'timeout'".
+	if c.MaxInterval > c.LockTimeout {
+		return fmt.Errorf("celery max_interval (%v) must not exceed lock_timeout (%v): redis-py's Lock refuses a sleep longer than its timeout", c.MaxInterval, c.LockTimeout)
+	}
+	for _, j := range cfg.Jobs {
+		if err := CelerySchedule(j.Schedule); err != nil {
+			return fmt.Errorf("job %q: %v", j.Name, err)
+		}
+	}
+	q := &cfg.Queue
+	if q.Workers < 1 {
+		return fmt.Errorf("celery workers must be in 1..1000, got %d", q.Workers)
+	}
+	if q.Colocated {
+		return fmt.Errorf("celery mode runs workers beside the beats, not co-located")
+	}
+	def(&q.VisibilityTimeout, time.Hour) // kombu/transport/redis.py Channel.visibility_timeout
+	def(&q.Poll, 100*time.Millisecond)   // kombu waits in BRPOP; a short poll stands for it
+	q.NoExecStore = true
+	return nil
+}
+
+// CelerySchedule refuses schedules Celery beat's crontab cannot express:
+// its crontab has minute resolution, and an @every interval would be
+// Celery's schedule(run_every), which re-anchors at every run
+// (last_run_at + run_every) rather than on a fixed grid.
+func CelerySchedule(expr string) error {
+	e := strings.TrimSpace(expr)
+	if strings.HasPrefix(e, "@every") {
+		return fmt.Errorf("schedule %q: Celery mode takes crontab schedules; an interval re-anchors at each run in Celery (schedule.remaining_estimate from last_run_at), which slots on a fixed grid cannot judge", expr)
+	}
+	if rest, ok := strings.CutPrefix(e, "CRON_TZ="); ok {
+		if _, after, found := strings.Cut(rest, " "); found {
+			e = after
+		}
+	}
+	if !strings.HasPrefix(e, "@") && len(strings.Fields(e)) != 5 {
+		return fmt.Errorf("schedule %q: Celery's crontab has minute resolution; give five fields", expr)
+	}
+	return nil
+}

@@ -1,0 +1,322 @@
+package cron_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+
+	"github.com/electsim/electsim/cron"
+	"github.com/electsim/electsim/sim"
+)
+
+// Sources these tests reproduce (read for this model):
+//   - sibson/redbeat redbeat/schedulers.py, 2.4.3 (unreleased) at a7fd9e9:
+//     acquire_distributed_beat_lock, RedBeatScheduler.__init__/tick/schedule,
+//     RedBeatSchedulerEntry.due_at/_next_instance, LUA_EXTEND_TO_SCRIPT.
+//   - redis/redis-py redis/lock.py, 8.0.0 at 34817ce: Lock.acquire (blocking,
+//     mod_time.sleep(sleep)), Lock.do_extend (LockNotOwnedError).
+//   - celery/celery celery/beat.py and celery/schedules.py, 5.6.2 at 5dc781f:
+//     DEFAULT_MAX_INTERVAL = 300, Service.start, Scheduler.apply_async
+//     (reserve before send), crontab.is_due.
+//   - celery/kombu kombu/transport/redis.py, 5.6.2 at 9ee8595:
+//     Channel.visibility_timeout = 3600, QoS.append/ack/restore_visible.
+
+// cworld is a Celery-mode deployment: beats n1, n2, the resource, Redis
+// and workers, on constant 1 ms links so tick timing is exact.
+type cworld struct {
+	s       *sim.Sim
+	rec     *sim.Recorder
+	cfg     *cron.Config
+	beats   []sim.NodeID
+	res     *cron.Resource
+	redis   *cron.Redis
+	workers []sim.NodeID
+}
+
+func newCWorld(t require.TestingT, seed uint64, cfg cron.Config) *cworld {
+	s := sim.New(sim.Config{Seed: seed, WallStart: start, Link: sim.LinkConfig{Latency: sim.Uniform(time.Millisecond, time.Millisecond)}})
+	w := &cworld{s: s, rec: &sim.Recorder{}}
+	s.AddSink(w.rec)
+	cfg.Resource, cfg.Celery.Redis, cfg.Queue.Queue = 2, 3, 3
+	cfg.Celery.On = true
+	for k := 0; k < cfg.Queue.Workers; k++ {
+		cfg.Queue.WorkerNodes = append(cfg.Queue.WorkerNodes, 4+sim.NodeID(k))
+	}
+	cfg.NotBefore = start
+	require.NoError(t, cfg.Validate())
+	w.cfg = &cfg
+	for i := 0; i < 2; i++ {
+		w.beats = append(w.beats, s.AddFreshNode(nodeName(i), func() sim.Node { return cron.NewBeat(w.cfg) }))
+	}
+	_, w.res = cron.AddResource(s, "resource", cfg.Jobs, cfg.Policy)
+	_, w.redis = cron.AddRedis(s, "redis", w.cfg)
+	for k := 0; k < cfg.Queue.Workers; k++ {
+		w.workers = append(w.workers, s.AddFreshNode("w"+string(rune('1'+k)), func() sim.Node { return cron.NewWorker(w.cfg) }))
+	}
+	return w
+}
+
+// ccfg is a Celery configuration of the given crontab jobs (10 s runs).
+func ccfg(workers int, schedules ...string) cron.Config {
+	var jobs cron.Table
+	for i, s := range schedules {
+		jobs = append(jobs, cron.Job{Name: []string{"report", "cleanup", "export"}[i], Schedule: s, RunMin: 10 * time.Second, RunMax: 10 * time.Second})
+	}
+	return cron.Config{Jobs: jobs, Queue: cron.QueueConfig{Workers: workers}}
+}
+
+// sent lists the beat.sent effects: who published which job's slot, when.
+type sentTask struct {
+	node sim.NodeID
+	at   sim.Time
+	job  int
+	slot time.Time
+}
+
+func (w *cworld) sent() []sentTask {
+	var out []sentTask
+	for _, r := range w.rec.Records {
+		if r.Type == sim.RecEffect && r.Name == "beat.sent" {
+			out = append(out, sentTask{r.Node, r.At, int(r.C), time.Unix(0, r.B).UTC()})
+		}
+	}
+	return out
+}
+
+// firstLead is when node first acted as leader (sim.Never: not at all).
+func (w *cworld) firstLead(node sim.NodeID) sim.Time {
+	for _, r := range w.rec.Records {
+		if r.Type == sim.RecLead && r.Node == node {
+			return r.At
+		}
+	}
+	return sim.Never
+}
+
+func wall(h, m, s int) time.Time { return time.Date(2026, 11, 21, h, m, s, 0, time.UTC) }
+
+func sinceStart(t time.Time) sim.Time { return sim.Time(t.Sub(start)) }
+
+// TestRedBeatStandbyWaitsForLockTimeoutThenPolls: acquire_distributed_beat_lock
+// builds redis_client.lock(timeout=lock_timeout, sleep=max_interval) and
+// Lock.acquire (redis-py lock.py) tries SET NX PX, then sleeps `sleep`, forever;
+// RedBeatScheduler.__init__ defaults lock_timeout to max_interval * 5 and
+// Celery's DEFAULT_MAX_INTERVAL is 300 s. Killed at 02:07:30, the holder last
+// extended at its 02:05 tick: the lock lives to 02:30:00, and the standby,
+// polling every 300 s since boot (01:59), takes it at 02:34:00.
+func TestRedBeatStandbyWaitsForLockTimeoutThenPolls(t *testing.T) {
+	w := newCWorld(t, 1, ccfg(2, "*/5 * * * *"))
+	require.Equal(t, 300*time.Second, w.cfg.Celery.MaxInterval)
+	require.Equal(t, 1500*time.Second, w.cfg.Celery.LockTimeout)
+	w.s.At(sinceStart(wall(2, 7, 30)), func() { w.s.Crash(w.beats[0]) })
+	w.s.RunUntil(sinceStart(wall(2, 50, 0)))
+	require.Equal(t, sim.Time(0), w.firstLead(w.beats[0])/sim.Time(time.Second))
+	got := w.firstLead(w.beats[1])
+	assert.InDelta(t, float64(sinceStart(wall(2, 34, 0))), float64(got), float64(time.Second), "standby took the lock at %v", got)
+	// Must not: the standby leads while the dead holder's lock is still valid.
+	assert.Greater(t, got, sinceStart(wall(2, 30, 0)))
+}
+
+// TestRedBeatCatchUpFiresOnce: crontab.is_due (celery/schedules.py) is due
+// when remaining_estimate(last_run_at) has passed and returns one (True,
+// next) — every slot missed since last_run_at is one task; _next_instance
+// saves last_run_at = now. The standby's first tick at 02:34 publishes
+// one task (the model names it 02:30); 02:10..02:25 are never published,
+// and no slot is published twice.
+func TestRedBeatCatchUpFiresOnce(t *testing.T) {
+	w := newCWorld(t, 2, ccfg(2, "*/5 * * * *"))
+	w.s.At(sinceStart(wall(2, 7, 30)), func() { w.s.Crash(w.beats[0]) })
+	w.s.RunUntil(sinceStart(wall(2, 50, 0)))
+	bySlot := map[time.Time]int{}
+	for _, s := range w.sent() {
+		bySlot[s.slot]++
+		if s.node == w.beats[1] && s.slot.Equal(wall(2, 30, 0)) {
+			assert.InDelta(t, float64(sinceStart(wall(2, 34, 0))), float64(s.at), float64(time.Second), "the catch-up fires at takeover")
+		}
+	}
+	for _, m := range []int{10, 15, 20, 25} {
+		assert.Zero(t, bySlot[wall(2, m, 0)], "02:%d is lost", m)
+	}
+	for slot, n := range bySlot {
+		assert.Equal(t, 1, n, "%v published once", slot) // must not: two tasks for one slot
+	}
+	assert.Equal(t, 1, bySlot[wall(2, 30, 0)])
+	assert.Equal(t, 1, bySlot[wall(2, 45, 0)])
+}
+
+// TestRedBeatPausedMidTickFiresBesideTheStandby: RedBeatScheduler.tick
+// extends the lock once, at its start, then runs maybe_due →
+// apply_async over the entries it loaded (reserve, then send) with no
+// further lock check; _next_instance's HSET is unconditional. Paused 9 ms
+// into its 02:00 tick (after loading both entries, while report's reserve
+// is in flight) for 31 min, the beat resumes at 02:31 after the standby
+// took over at 02:29, and finishes the tick on its stale entries:
+// cleanup is due again and goes out for 02:30, which the standby already
+// sent. Must-refute variant: paused 0.5 s before the tick, the resumed
+// beat's first act is tick()'s extend, which raises LockNotOwnedError —
+// it exits and sends nothing more, and no slot goes out twice.
+func TestRedBeatPausedMidTickFiresBesideTheStandby(t *testing.T) {
+	run := func(pauseAt sim.Time) *cworld {
+		w := newCWorld(t, 3, ccfg(2, "*/5 * * * *", "*/5 * * * *"))
+		w.s.At(pauseAt, func() { w.s.Pause(w.beats[0]) })
+		w.s.At(pauseAt+sim.Time(31*time.Minute), func() { w.s.Resume(w.beats[0]) })
+		w.s.RunUntil(sinceStart(wall(2, 40, 0)))
+		return w
+	}
+	dup := func(w *cworld) (twice []sentTask, afterResume int, resume sim.Time) {
+		seen := map[[2]int64]bool{}
+		for _, r := range w.rec.Records {
+			if r.Type == sim.RecResume {
+				resume = r.At
+			}
+		}
+		for _, s := range w.sent() {
+			k := [2]int64{int64(s.job), s.slot.UnixNano()}
+			if seen[k] {
+				twice = append(twice, s)
+			}
+			seen[k] = true
+			if s.node == w.beats[0] && s.at >= resume {
+				afterResume++
+			}
+		}
+		return twice, afterResume, resume
+	}
+	w := run(sinceStart(wall(2, 0, 0)) + sim.Time(9*time.Millisecond))
+	twice, after, _ := dup(w)
+	require.Len(t, twice, 1)
+	assert.Equal(t, 1, twice[0].job, "cleanup")
+	assert.Equal(t, wall(2, 30, 0), twice[0].slot)
+	assert.Equal(t, 2, after, "report's 02:00 and cleanup's stale fire")
+
+	w = run(sinceStart(wall(2, 0, 0)) - sim.Time(500*time.Millisecond))
+	twice, after, _ = dup(w)
+	assert.Empty(t, twice)
+	assert.Zero(t, after)
+	exited := 0
+	for _, r := range w.rec.Records {
+		if r.Type == sim.RecEffect && r.Name == "beat.exited" && r.Node == w.beats[0] {
+			exited++
+		}
+	}
+	assert.Equal(t, 1, exited, "LockNotOwnedError ends the beat process")
+}
+
+// TestRedBeatSupervisorRestart: the exception leaves Service.start (it
+// catches only KeyboardInterrupt and SystemExit); Celery does not restart
+// itself. With restart always the process comes back as a standby
+// (acquire again) RestartAfter later; with never it sends nothing again.
+func TestRedBeatSupervisorRestart(t *testing.T) {
+	for _, restart := range []string{cron.CeleryRestartAlways, cron.CeleryRestartNever} {
+		cfg := ccfg(1, "*/5 * * * *")
+		cfg.Celery.Restart = restart
+		w := newCWorld(t, 4, cfg)
+		pause := sinceStart(wall(2, 0, 0)) - sim.Time(500*time.Millisecond)
+		w.s.At(pause, func() { w.s.Pause(w.beats[0]) })
+		w.s.At(pause+sim.Time(31*time.Minute), func() { w.s.Resume(w.beats[0]) })
+		w.s.RunUntil(sinceStart(wall(2, 50, 0)))
+		var exitAt sim.Time = sim.Never
+		acquiresAfter := 0
+		for _, r := range w.rec.Records {
+			if r.Type == sim.RecEffect && r.Name == "beat.exited" && r.Node == w.beats[0] {
+				exitAt = r.At
+			}
+			if r.Type == sim.RecDeliver && r.Kind == cron.KindRBAcquire && r.Peer == w.beats[0] && exitAt != sim.Never && r.At > exitAt {
+				acquiresAfter++
+			}
+		}
+		require.NotEqual(t, sim.Never, exitAt, restart)
+		if restart == cron.CeleryRestartAlways {
+			assert.Positive(t, acquiresAfter, "restarted as a standby")
+		} else {
+			assert.Zero(t, acquiresAfter, "stays down")
+		}
+		leading, _, _ := w.s.Leading(w.beats[0])
+		assert.False(t, leading)
+	}
+}
+
+// TestRedBeatTakeoverBoundProperty: for any kill time and max interval,
+// the standby leads no earlier than the holder's last extend plus
+// lock_timeout (it must refute a takeover while the lock is valid) and no
+// later than one acquire sleep after that.
+func TestRedBeatTakeoverBoundProperty(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		maxIv := time.Duration(rapid.IntRange(10, 300).Draw(rt, "max_interval_s")) * time.Second
+		kill := sim.Time(time.Duration(rapid.IntRange(2*60, 20*60).Draw(rt, "kill_s")) * time.Second)
+		cfg := ccfg(1, "* * * * *")
+		cfg.Celery.MaxInterval = maxIv
+		w := newCWorld(rt, 5, cfg)
+		w.s.At(kill, func() { w.s.Crash(w.beats[0]) })
+		w.s.RunUntil(kill + sim.Time(5*maxIv+maxIv+time.Minute))
+		var lastExtend sim.Time
+		for _, r := range w.rec.Records {
+			if r.Type == sim.RecDeliver && r.Kind == cron.KindRBExtend && r.Peer == w.beats[0] && r.At <= kill {
+				lastExtend = r.At
+			}
+		}
+		got := w.firstLead(w.beats[1])
+		lo := lastExtend + sim.Time(5*maxIv)
+		if got < lo || got > lo+sim.Time(maxIv+time.Second) {
+			rt.Fatalf("standby led at %v; lock valid until about %v, poll %v", got, lo, maxIv)
+		}
+	})
+}
+
+// TestKombuVisibilityTimeoutRedeliversLongTask: kombu's Redis transport
+// keeps a delivered, unacked message in the unacked set with its delivery
+// time (QoS.append) and restore_visible puts it back once it is older than
+// visibility_timeout (Channel.visibility_timeout = 3600). With acks_late a
+// 65-minute task is delivered again at +1 h and a second worker runs it;
+// a 55-minute task is not (must-refute); with acks early (task_acks_late
+// False, the default) the message is acknowledged on receipt and never
+// redelivered. The first worker's ack (by delivery tag) then removes the
+// task: no third run.
+func TestKombuVisibilityTimeoutRedeliversLongTask(t *testing.T) {
+	starts := func(d time.Duration, ack string) map[sim.NodeID]int {
+		cfg := ccfg(3, "0 2 * * *")
+		cfg.Jobs[0].RunMin, cfg.Jobs[0].RunMax = d, d
+		cfg.Queue.Ack = ack
+		w := newCWorld(t, 6, cfg)
+		require.Equal(t, time.Hour, w.cfg.Queue.VisibilityTimeout)
+		w.s.RunUntil(sinceStart(wall(5, 30, 0)))
+		out := map[sim.NodeID]int{}
+		for _, r := range w.rec.Records {
+			if r.Type == sim.RecEffect && r.Fact == sim.FactExecStarted {
+				out[r.Node]++
+			}
+		}
+		return out
+	}
+	got := starts(65*time.Minute, cron.AckLate)
+	assert.Len(t, got, 2, "two workers ran it: %v", got)
+	total := 0
+	for _, n := range got {
+		total += n
+	}
+	assert.Equal(t, 2, total, "the first worker's ack removed it: no third run")
+	for _, tc := range []struct {
+		d   time.Duration
+		ack string
+	}{{55 * time.Minute, cron.AckLate}, {65 * time.Minute, cron.AckEarly}} {
+		got := starts(tc.d, tc.ack)
+		assert.Len(t, got, 1, "%v %s", tc.d, tc.ack)
+	}
+}
+
+// TestCelerySchedulesAreCrontabs: Celery's crontab has minute resolution;
+// an @every would be schedule(run_every), anchored on last_run_at.
+func TestCelerySchedulesAreCrontabs(t *testing.T) {
+	for _, ok := range []string{"*/5 * * * *", "0 2 * * *", "@hourly", "CRON_TZ=Europe/Paris 0 2 * * *"} {
+		assert.NoError(t, cron.CelerySchedule(ok), ok)
+	}
+	for _, bad := range []string{"@every 1m", "*/10 * * * * *"} {
+		assert.Error(t, cron.CelerySchedule(bad), bad)
+	}
+	cfg := ccfg(1, "*/5 * * * *")
+	cfg.Celery = cron.CeleryConfig{On: true, MaxInterval: time.Minute, LockTimeout: 30 * time.Second}
+	assert.ErrorContains(t, cfg.Validate(), "must not exceed lock_timeout")
+}
