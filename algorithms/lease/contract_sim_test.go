@@ -124,3 +124,14 @@ func TestWalltimeStoreCrashIsAnOutage(t *testing.T) {
 	assert.Equal(t, 1, tl.Verdicts[contract.Excused])
 	assert.Positive(t, tl.Excused[contract.ServiceDown])
 }
+
+// TestRedlockCountsMastersNotAnswers is hunt's finding against the redlock
+// flavour (testdata/redlock-duplicated-answers.yaml): duplicated answers
+// of two masters made a quorum of five. A master counts once per round,
+// so no two holders act at once and nothing is left to excuse.
+func TestRedlockCountsMastersNotAnswers(t *testing.T) {
+	tl, err := contracttest.Sweep("testdata/redlock-duplicated-answers.yaml", nil, 1)
+	require.NoError(t, err)
+	assert.Empty(t, tl.BreachSeeds)
+	assert.Empty(t, tl.Verdicts, "no overlap at all")
+}
