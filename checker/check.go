@@ -26,6 +26,8 @@ type checker struct {
 	allOverlaps     []Overlap  // every split-brain overlap, listed or not
 	doubled         []SlotRef  // every slot applied from more than one run
 	exec            *execState // queue-mode executions (Input.Exec), nil without
+	workers         []WorkerExecs
+	workersOmitted  int
 }
 
 // Run judges a recorded run and returns its report: it streams in.Records
@@ -80,6 +82,7 @@ func (c *checker) run() Report {
 	c.flapping(&r)
 	r.Overlaps, r.DoubledSlots = c.allOverlaps, c.doubled
 	r.Contract = c.in.Contract
+	r.Workers, r.WorkersOmitted = c.workers, c.workersOmitted
 	for _, ch := range r.Checks {
 		r.Breaches += ch.Breaches
 	}

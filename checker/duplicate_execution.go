@@ -25,6 +25,7 @@ func (c *checker) checkDuplicateExecution() Check {
 		token   int64
 		applied bool
 		first   int
+		writes  []int // the execution's first and last write, for the story
 	}
 	groups := map[slotID][]exec{} // lookups only; output follows order
 	var order []slotID
@@ -39,11 +40,12 @@ func (c *checker) checkDuplicateExecution() Check {
 		for n := range g {
 			if g[n].node == e.Node && g[n].run == e.Run {
 				g[n].applied = g[n].applied || e.Accepted
+				g[n].writes = append(g[n].writes[:1], i)
 				found = true
 			}
 		}
 		if !found {
-			g = append(g, exec{node: e.Node, run: e.Run, token: e.Token, applied: e.Accepted, first: i})
+			g = append(g, exec{node: e.Node, run: e.Run, token: e.Token, applied: e.Accepted, first: i, writes: []int{i}})
 		}
 		groups[k] = g
 	}
@@ -67,10 +69,27 @@ func (c *checker) checkDuplicateExecution() Check {
 		}
 		second := &log[g[1].first]
 		name := cron.SlotName(second.Job, k.slot)
-		v := Violation{At: second.At, End: second.At, Nodes: nodes, NodeIDs: ids, Tokens: tokens, Slot: name, Harmless: applied <= 1,
-			Details: fmt.Sprintf("%s was written by %d executions: %s (policy %s)", name, len(g), strings.Join(parts, ", "), c.in.Policy)}
+		details := fmt.Sprintf("%s was written by %d executions: %s (policy %s)", name, len(g), strings.Join(parts, ", "), c.in.Policy)
+		if w := c.workersText(ids); w != "" {
+			details += "; executions per worker: " + w
+		}
+		v := Violation{At: second.At, End: second.At, Nodes: nodes, NodeIDs: ids, Tokens: tokens, Slot: name, Harmless: applied <= 1, Details: details}
 		if v.Harmless {
 			v.Why = "the resource applied the writes of one execution only"
+		}
+		if c.hasStory() && c.listed(&ch) {
+			var idx []int
+			for _, x := range g {
+				idx = append(idx, x.writes...)
+			}
+			verdict := "duplicate execution"
+			if v.Harmless {
+				verdict += " (harmless: " + v.Why + ")"
+			}
+			v.Explanation = c.story(c.writeStory(idx, k.job, k.slot), verdict)
+			if w := c.workersText(ids); w != "" {
+				v.Explanation += " · executions per worker: " + w
+			}
 		}
 		c.add(&ch, v)
 	}

@@ -218,6 +218,12 @@ type Report struct {
 	// scenario allows.
 	Contract contract.Contract
 	Breaches int
+	// Workers are queue mode's executions per worker node (taken,
+	// heartbeats, acked, redelivered, completed, failed), by node ID, at
+	// most MaxWorkersReported; WorkersOmitted counts the nodes left out.
+	// Nil without queue mode.
+	Workers        []WorkerExecs
+	WorkersOmitted int
 }
 
 // Overlap is one split-brain overlap: Nodes both acted as leader from
