@@ -30,8 +30,8 @@ const recentExecs = 4
 // message, stopped heartbeating and acknowledging, and lost it to the
 // visibility timeout, beside the worker that took it next.
 type WorkerExecs struct {
-	Node                                                  sim.NodeID
-	Name                                                  string
+	Node                                                     sim.NodeID
+	Name                                                     string
 	Taken, Heartbeats, Acked, Redelivered, Completed, Failed int
 }
 
