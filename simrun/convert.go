@@ -61,6 +61,11 @@ func summarize(r *scenario.Run) reports.RunSummary {
 		}
 	}
 	rs.Breaches = r.Report.Breaches
+	for _, w := range r.Report.Workers {
+		rs.Workers = append(rs.Workers, reports.WorkerSummary{Node: w.Name, Taken: w.Taken, Heartbeats: w.Heartbeats,
+			Acked: w.Acked, Redelivered: w.Redelivered, Completed: w.Completed, Failed: w.Failed})
+	}
+	rs.WorkersOmitted = r.Report.WorkersOmitted
 	sort.SliceStable(rs.Violations, func(i, j int) bool { return rs.Violations[i].AtMs < rs.Violations[j].AtMs })
 	return rs
 }
