@@ -9,6 +9,11 @@ import (
 	"github.com/electsim/electsim/sim"
 )
 
+// maxExecsTold bounds the executions one duplicate_execution finding
+// names and tells (a message redelivered on every visibility timeout can
+// make thousands of one slot); the first ones are the story.
+const maxExecsTold = 8
+
 // checkDuplicateExecution finds the slots two or more executions (worker
 // runs, told apart by node and run ID) made writes for, accepted or not.
 // A finding is harmless when the resource applied writes from at most one
@@ -65,7 +70,12 @@ func (c *checker) checkDuplicateExecution() Check {
 			nodes = append(nodes, c.in.name(x.node))
 			ids = append(ids, x.node)
 			tokens = append(tokens, x.token)
-			parts = append(parts, fmt.Sprintf("%s run@%v token %d (applied: %v)", c.in.name(x.node), time.Duration(x.run), x.token, x.applied))
+			if len(parts) < maxExecsTold {
+				parts = append(parts, fmt.Sprintf("%s run@%v token %d (applied: %v)", c.in.name(x.node), time.Duration(x.run), x.token, x.applied))
+			}
+		}
+		if len(g) > maxExecsTold {
+			parts = append(parts, fmt.Sprintf("… %d more", len(g)-maxExecsTold))
 		}
 		second := &log[g[1].first]
 		name := cron.SlotName(second.Job, k.slot)
@@ -79,7 +89,7 @@ func (c *checker) checkDuplicateExecution() Check {
 		}
 		if c.hasStory() && c.listed(&ch) {
 			var idx []int
-			for _, x := range g {
+			for _, x := range g[:min(len(g), maxExecsTold)] {
 				idx = append(idx, x.writes...)
 			}
 			verdict := "duplicate execution"

@@ -131,13 +131,19 @@ func (wc *workerCounts) report(name func(sim.NodeID) string) ([]WorkerExecs, int
 	return out, 0
 }
 
-// workersText renders the counters of nodes, in the order given.
+// workersText renders the counters of nodes, each once, in the order
+// first given.
 func (c *checker) workersText(nodes []sim.NodeID) string {
 	if c.exec == nil {
 		return ""
 	}
 	var parts []string
+	var told []sim.NodeID
 	for _, n := range nodes {
+		if involved(told, n) {
+			continue
+		}
+		told = append(told, n)
 		if t := c.exec.workers.byNode[n]; t != nil {
 			w := t.WorkerExecs
 			w.Name = c.in.name(n)
