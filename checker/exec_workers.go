@@ -59,6 +59,23 @@ type heldExec struct {
 type workerCounts struct {
 	byNode map[sim.NodeID]*workerTally // lookups only; output is sorted
 	order  int64                       // first heartbeats seen so far
+	redel  []Redelivery                // the first MaxRedeliveriesReported
+	nRedel int
+}
+
+// MaxRedeliveriesReported bounds Report.Redeliveries: a message past its
+// visibility timeout on every delivery comes back forever.
+const MaxRedeliveriesReported = 1000
+
+// Redelivery is a message the queue delivered again after its visibility
+// timeout (FactExecRedelivered), with the worker that held it (sim.None
+// if none is known) and the slot of its execution.
+type Redelivery struct {
+	At     sim.Time
+	Holder sim.NodeID
+	Exec   int64
+	Job    int
+	Slot   int64
 }
 
 func (wc *workerCounts) of(n sim.NodeID) *workerTally {
@@ -93,8 +110,14 @@ func (wc *workerCounts) observe(r *sim.Record) {
 	case sim.FactExecFailed:
 		wc.of(r.Node).Failed++
 	case sim.FactExecRedelivered:
+		rd := Redelivery{At: r.At, Holder: sim.None, Exec: r.A, Job: int(r.C), Slot: r.B}
 		if t := wc.holder(r.A); t != nil {
 			t.Redelivered++
+			rd.Holder = t.Node
+		}
+		wc.nRedel++
+		if len(wc.redel) < MaxRedeliveriesReported {
+			wc.redel = append(wc.redel, rd)
 		}
 	}
 }

@@ -224,6 +224,11 @@ type Report struct {
 	// Nil without queue mode.
 	Workers        []WorkerExecs
 	WorkersOmitted int
+	// Redeliveries are the run's first MaxRedeliveriesReported messages
+	// delivered again after their visibility timeout, in time order, with
+	// the worker that held each; RedeliveriesOmitted counts the rest.
+	Redeliveries        []Redelivery
+	RedeliveriesOmitted int
 }
 
 // Overlap is one split-brain overlap: Nodes both acted as leader from

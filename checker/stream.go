@@ -206,7 +206,7 @@ func toldInStories(r *sim.Record) bool {
 		switch r.Fact {
 		case sim.FactLeaseAcquired, sim.FactLeaseExpired, sim.FactLeaseReleased, sim.FactLeaseReverted,
 			sim.FactServiceDown, sim.FactServiceUp, sim.FactRunStarted, sim.FactRunSkipped,
-			sim.FactExecRedelivered, sim.FactExecDead, sim.FactExecCompleted, sim.FactExecAcked:
+			sim.FactExecStarted, sim.FactExecRedelivered, sim.FactExecDead, sim.FactExecCompleted, sim.FactExecFailed, sim.FactExecAcked:
 			return true
 		}
 		return false

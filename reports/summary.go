@@ -418,6 +418,10 @@ type Timeline struct {
 	// Overlaps are split-brain overlaps, one span per node involved.
 	Overlaps []Span
 	Writes   []Mark // cron writes at the resource, by writer
+	// Execs are queue mode's worker runs on their workers' rows, from
+	// start to end (Label: the job); Kind "redelivered" marks a run whose
+	// message the queue delivered again, to another worker, while it ran.
+	Execs []Span
 }
 
 // Span is an interval on one node's row.

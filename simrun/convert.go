@@ -92,9 +92,11 @@ func timeline(r *scenario.Run) *reports.Timeline {
 			delete(open, id)
 		}
 	}
+	ex := newExecSpans(r)
 	for _, rec := range r.Checker.Story() {
 		at := msT(rec.At)
 		name := r.Sim.NodeName(rec.Node)
+		ex.observe(&rec)
 		switch rec.Type {
 		case sim.RecLead:
 			closeTenure(rec.Node, at)
@@ -173,6 +175,7 @@ func timeline(r *scenario.Run) *reports.Timeline {
 	for _, d := range r.Report.DoubledSlots {
 		doubled[d] = true
 	}
+	tl.Execs = ex.finish(tl.EndMs)
 	if r.Resource != nil {
 		for _, e := range r.Resource.Log() {
 			tl.Writes = append(tl.Writes, reports.Mark{Node: r.Sim.NodeName(e.Node), AtMs: msT(e.At), Accepted: e.Accepted,
