@@ -10,22 +10,26 @@ import (
 
 // checker holds one run's inputs and shared analyses while the checks run.
 type checker struct {
-	in              Input
-	tl              *timeline
-	rp              replayed
-	writes          writes
-	kept            []storyRec  // with Input.KeepStory: the records stories tell
-	keptFaults      int         // fault-driven records in kept (MaxStoryFaults)
-	storyDropped    int         // records left out past MaxStoryFaults or MaxStoryRecords
-	writeSends      []writeSend // deliveries of writes to the resource, in order
-	faults          faultSeen   // when each fault class first hit (Input.Contract's exceptions)
-	sentAt          []sim.Time  // per log entry: when its write message was sent, -1 if unknown
-	runStarts       map[runKey][]sim.Time
-	splitBrain      Check
-	harmfulOverlaps int
-	allOverlaps     []Overlap  // every split-brain overlap, listed or not
-	doubled         []SlotRef  // every slot applied from more than one run
-	exec            *execState // queue-mode executions (Input.Exec), nil without
+	in                  Input
+	tl                  *timeline
+	rp                  replayed
+	writes              writes
+	kept                []storyRec  // with Input.KeepStory: the records stories tell
+	keptFaults          int         // fault-driven records in kept (MaxStoryFaults)
+	storyDropped        int         // records left out past MaxStoryFaults or MaxStoryRecords
+	writeSends          []writeSend // deliveries of writes to the resource, in order
+	faults              faultSeen   // when each fault class first hit (Input.Contract's exceptions)
+	sentAt              []sim.Time  // per log entry: when its write message was sent, -1 if unknown
+	runStarts           map[runKey][]sim.Time
+	splitBrain          Check
+	harmfulOverlaps     int
+	allOverlaps         []Overlap  // every split-brain overlap, listed or not
+	doubled             []SlotRef  // every slot applied from more than one run
+	exec                *execState // queue-mode executions (Input.Exec), nil without
+	workers             []WorkerExecs
+	workersOmitted      int
+	redeliveries        []Redelivery
+	redeliveriesOmitted int
 }
 
 // Run judges a recorded run and returns its report: it streams in.Records
@@ -80,6 +84,8 @@ func (c *checker) run() Report {
 	c.flapping(&r)
 	r.Overlaps, r.DoubledSlots = c.allOverlaps, c.doubled
 	r.Contract = c.in.Contract
+	r.Workers, r.WorkersOmitted = c.workers, c.workersOmitted
+	r.Redeliveries, r.RedeliveriesOmitted = c.redeliveries, c.redeliveriesOmitted
 	for _, ch := range r.Checks {
 		r.Breaches += ch.Breaches
 	}

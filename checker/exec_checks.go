@@ -5,6 +5,8 @@ import "fmt"
 // execChecks runs the queue-mode checks (Input.Exec), in QueueCheckNames order.
 func (c *checker) execChecks() []Check {
 	c.exec.finish(c.tl.end)
+	c.workers, c.workersOmitted = c.exec.workers.report(c.in.name)
+	c.redeliveries, c.redeliveriesOmitted = c.exec.workers.redel, c.exec.workers.nRedel-len(c.exec.workers.redel)
 	return []Check{c.checkLostSlot(), c.checkDuplicateExecution(), c.checkOverlap(), c.checkLateStart()}
 }
 

@@ -99,6 +99,7 @@ type execState struct {
 	pending map[slotID]*lostSlot // lookups only: judged due while led, not completed
 	early   map[slotID]bool      // lookups only: slots not yet judged that completed (true) or started (false)
 
+	workers  workerCounts   // per worker node: taken, heartbeats, acked, …
 	overlaps []overlapFound // kept only if positive (finish)
 	lates    []lateFound
 	started1 int // slots whose first start was judged
@@ -209,6 +210,7 @@ func (x *execState) cursorOf(j int) int64 {
 }
 
 func (x *execState) effect(r *sim.Record) {
+	x.workers.observe(r)
 	k := slotID{int(r.C), r.B}
 	switch r.Fact {
 	case sim.FactExecStarted:

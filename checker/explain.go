@@ -176,6 +176,9 @@ func (c *checker) effectText(r *sim.Record, nodes []sim.NodeID, slots []slotID) 
 			}
 		}
 	}
+	if t := c.execText(r, nodes, slots); t != "" {
+		return t
+	}
 	if r.Fact == sim.FactRunStarted && involved(nodes, r.Node) {
 		for _, s := range slots {
 			if int64(s.job) == r.C && s.slot == r.B {

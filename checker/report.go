@@ -218,6 +218,17 @@ type Report struct {
 	// scenario allows.
 	Contract contract.Contract
 	Breaches int
+	// Workers are queue mode's executions per worker node (taken,
+	// heartbeats, acked, redelivered, completed, failed), by node ID, at
+	// most MaxWorkersReported; WorkersOmitted counts the nodes left out.
+	// Nil without queue mode.
+	Workers        []WorkerExecs
+	WorkersOmitted int
+	// Redeliveries are the run's first MaxRedeliveriesReported messages
+	// delivered again after their visibility timeout, in time order, with
+	// the worker that held each; RedeliveriesOmitted counts the rest.
+	Redeliveries        []Redelivery
+	RedeliveriesOmitted int
 }
 
 // Overlap is one split-brain overlap: Nodes both acted as leader from

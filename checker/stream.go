@@ -205,7 +205,8 @@ func toldInStories(r *sim.Record) bool {
 	case sim.RecEffect:
 		switch r.Fact {
 		case sim.FactLeaseAcquired, sim.FactLeaseExpired, sim.FactLeaseReleased, sim.FactLeaseReverted,
-			sim.FactServiceDown, sim.FactServiceUp, sim.FactRunStarted, sim.FactRunSkipped:
+			sim.FactServiceDown, sim.FactServiceUp, sim.FactRunStarted, sim.FactRunSkipped,
+			sim.FactExecStarted, sim.FactExecRedelivered, sim.FactExecDead, sim.FactExecCompleted, sim.FactExecFailed, sim.FactExecAcked:
 			return true
 		}
 		return false

@@ -138,11 +138,14 @@ func (w *Worker) beat() {
 		return // Celery: no execution store to heartbeat
 	}
 	w.Stats.Heartbeats++
+	w.env.Effect(sim.Effect{Name: "worker.heartbeat", A: w.cur.Exec, B: w.cur.Slot, C: int64(w.cur.Job), Fact: sim.FactExecHeartbeat})
 	w.env.Send(sim.Message{Kind: KindExecBeat, To: w.cfg.Queue.ExecStore, A: w.cur.Exec, B: w.run})
 }
 
 func (w *Worker) ack() {
 	w.Stats.Acked++
+	w.env.Effect(sim.Effect{Name: "worker.ack", Detail: fmt.Sprintf("execution %d (receipt %d)", w.cur.Exec, w.receipt),
+		A: w.cur.Exec, B: w.cur.Slot, C: int64(w.cur.Job), Fact: sim.FactExecAcked})
 	w.env.Send(sim.Message{Kind: KindAck, To: w.cfg.Queue.Queue, A: w.receipt})
 }
 

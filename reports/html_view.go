@@ -111,6 +111,20 @@ type violationView struct {
 	Story     []string // the explanation, one event per line
 	Replay    string
 	RunFailed bool
+	// Workers are the run's executions per worker, shown under a finding
+	// of an execution run twice (queue mode), at most maxWorkersShown;
+	// WorkersMore counts the rest.
+	Workers     []WorkerSummary
+	WorkersMore int
+}
+
+// maxWorkersShown bounds the per-worker table under one finding.
+const maxWorkersShown = 16
+
+// workersShown reports whether a finding of kind shows its run's
+// executions per worker: the findings of a slot that ran twice.
+func workersShown(kind string) bool {
+	return kind == "duplicate_execution" || kind == "double_execution"
 }
 
 type failingRun struct {
@@ -346,8 +360,13 @@ func violationGroups(s *Summary, swatch map[string]template.CSS) ([]violationGro
 			if story == "" {
 				story = vs.Details
 			}
-			g.Items = append(g.Items, violationView{Seed: r.Seed, Algorithm: r.Key(), Swatch: swatch[r.Key()],
-				At: "t=" + fmtSec(vs.AtMs) + " s", Story: storyLines(story), Replay: vs.Replay, RunFailed: !r.OK})
+			vv := violationView{Seed: r.Seed, Algorithm: r.Key(), Swatch: swatch[r.Key()],
+				At: "t=" + fmtSec(vs.AtMs) + " s", Story: storyLines(story), Replay: vs.Replay, RunFailed: !r.OK}
+			if workersShown(vs.Kind) {
+				vv.Workers = r.Workers[:min(len(r.Workers), maxWorkersShown)]
+				vv.WorkersMore = len(r.Workers) - len(vv.Workers) + r.WorkersOmitted
+			}
+			g.Items = append(g.Items, vv)
 		}
 	}
 	for _, g := range groups {

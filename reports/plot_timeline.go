@@ -88,6 +88,9 @@ func timelinePlot(tl *Timeline) (*figure, error) {
 	for _, m := range tl.Writes {
 		addRow(m.Node)
 	}
+	for _, sp := range tl.Execs {
+		addRow(sp.Node)
+	}
 	if len(t.names) == 0 {
 		return nil, nil
 	}
@@ -133,6 +136,12 @@ func timelinePlot(tl *Timeline) (*figure, error) {
 	}
 	const titlePt, legendPt = 24.0, 20.0
 	faultItems := faultLegend(tl)
+	if ex := execLegend(tl); len(ex) > 0 {
+		if len(faultItems) > 0 {
+			faultItems = append(faultItems, legendItem{"executions:", func(*draw.Canvas, vg.Point) {}})
+		}
+		faultItems = append(faultItems, ex...)
+	}
 	legends := 1.0
 	if len(faultItems) > 0 {
 		legends = 2
@@ -221,6 +230,12 @@ func (t *timelinePlotter) Plot(c draw.Canvas, p *plot.Plot) {
 				c.FillText(label, mid, sp.Label)
 			}
 		}
+	}
+	// Queue mode's executions, under the writes they made.
+	for _, sp := range t.tl.Execs {
+		y := t.y(sp.Node)
+		pts := rect(sp.FromMs, sp.ToMs, y+tlWriteY-tlExecHalf, y+tlWriteY+tlExecHalf)
+		c.FillPolygon(execFill(sp.Kind), c.ClipPolygonXY(pts))
 	}
 	// Cron writes on top.
 	for _, m := range t.tl.Writes {
@@ -325,6 +340,38 @@ var timelineLegend = []legendItem{
 	{"cron write accepted", func(c *draw.Canvas, at vg.Point) { drawWriteMark(c, at, true) }},
 	{"rejected (fenced)", func(c *draw.Canvas, at vg.Point) { drawWriteMark(c, at, false) }},
 	{"slot run twice", func(c *draw.Canvas, at vg.Point) { drawDoubleMark(c, at) }},
+}
+
+// tlExecHalf is half the height of an execution's bar.
+const tlExecHalf = 0.1
+
+var (
+	execColor      = color.RGBA{0x76, 0xb7, 0xb2, 0xff}
+	execRedelColor = color.RGBA{0xe0, 0x7b, 0x00, 0xff}
+)
+
+// execFill is an execution bar's colour: teal, or orange for a run whose
+// message the queue delivered again while it ran.
+func execFill(kind string) color.RGBA {
+	if kind == "redelivered" {
+		return execRedelColor
+	}
+	return execColor
+}
+
+// execLegend is the legend entries of queue mode's executions, if the
+// timeline shows any.
+func execLegend(tl *Timeline) []legendItem {
+	if len(tl.Execs) == 0 {
+		return nil
+	}
+	items := []legendItem{{"execution (worker)", func(c *draw.Canvas, at vg.Point) { c.FillPolygon(execColor, boxAround(at, 9, 3)) }}}
+	for _, sp := range tl.Execs {
+		if sp.Kind == "redelivered" {
+			return append(items, legendItem{"its message delivered again", func(c *draw.Canvas, at vg.Point) { c.FillPolygon(execRedelColor, boxAround(at, 9, 3)) }})
+		}
+	}
+	return items
 }
 
 // faultLegend is a legend entry per fault kind the timeline shows.

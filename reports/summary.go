@@ -259,6 +259,25 @@ type RunSummary struct {
 	// Breaches counts the run's findings that break the algorithm's
 	// contract (every check, listed or not): a run with one fails.
 	Breaches int `json:"breaches,omitempty"`
+	// Workers are queue mode's executions per worker node, by node ID
+	// (at most checker.MaxWorkersReported; WorkersOmitted counts the rest);
+	// absent outside queue mode.
+	Workers        []WorkerSummary `json:"workers,omitempty"`
+	WorkersOmitted int             `json:"workers_omitted,omitempty"`
+}
+
+// WorkerSummary is what one node did as a queue-mode worker in a run:
+// messages taken, heartbeats and acknowledgements sent, messages it held
+// that the queue delivered again after their visibility timeout, and
+// executions completed and failed.
+type WorkerSummary struct {
+	Node        string `json:"node"`
+	Taken       int    `json:"taken"`
+	Heartbeats  int    `json:"heartbeats"`
+	Acked       int    `json:"acked"`
+	Redelivered int    `json:"redelivered"`
+	Completed   int    `json:"completed"`
+	Failed      int    `json:"failed"`
 }
 
 // FailoverSummary is one fault that removed the acting leader.
@@ -399,6 +418,10 @@ type Timeline struct {
 	// Overlaps are split-brain overlaps, one span per node involved.
 	Overlaps []Span
 	Writes   []Mark // cron writes at the resource, by writer
+	// Execs are queue mode's worker runs on their workers' rows, from
+	// start to end (Label: the job); Kind "redelivered" marks a run whose
+	// message the queue delivered again, to another worker, while it ran.
+	Execs []Span
 }
 
 // Span is an interval on one node's row.

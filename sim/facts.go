@@ -113,13 +113,21 @@ const (
 	// execution A (slot B, job index C) became visible again after its
 	// visibility timeout passed unacknowledged.
 	FactExecRedelivered
+	// FactExecHeartbeat: on RecEffect of a worker, it sent a heartbeat of
+	// execution A (slot B, job index C) to the execution store; its first
+	// one follows the message's receipt at once.
+	FactExecHeartbeat
+	// FactExecAcked: on RecEffect of a worker, it acknowledged the message
+	// of execution A (slot B, job index C) to the queue.
+	FactExecAcked
 	numFacts
 )
 
 var factNames = [...]string{"", "crashed", "links_cut", "links_restored", "resigning", "service_down", "service_up",
 	"lease_acquired", "lease_renewed", "lease_released", "lease_expired", "lease_reverted", "run_started", "run_skipped", "run_finished",
 	"clock_rate", "clock_step", "link_changed", "disk_latency", "disk_lost", "link_lossy", "link_lossy_changed", "protocol_state",
-	"exec_created", "exec_started", "exec_completed", "exec_failed", "exec_dead", "exec_redelivered"}
+	"exec_created", "exec_started", "exec_completed", "exec_failed", "exec_dead", "exec_redelivered",
+	"exec_heartbeat", "exec_acked"}
 
 // factNames has one name per Fact: a Fact added without its name, or a
 // name without its Fact, does not compile.

@@ -61,6 +61,11 @@ func summarize(r *scenario.Run) reports.RunSummary {
 		}
 	}
 	rs.Breaches = r.Report.Breaches
+	for _, w := range r.Report.Workers {
+		rs.Workers = append(rs.Workers, reports.WorkerSummary{Node: w.Name, Taken: w.Taken, Heartbeats: w.Heartbeats,
+			Acked: w.Acked, Redelivered: w.Redelivered, Completed: w.Completed, Failed: w.Failed})
+	}
+	rs.WorkersOmitted = r.Report.WorkersOmitted
 	sort.SliceStable(rs.Violations, func(i, j int) bool { return rs.Violations[i].AtMs < rs.Violations[j].AtMs })
 	return rs
 }
@@ -87,9 +92,11 @@ func timeline(r *scenario.Run) *reports.Timeline {
 			delete(open, id)
 		}
 	}
+	ex := newExecSpans(r)
 	for _, rec := range r.Checker.Story() {
 		at := msT(rec.At)
 		name := r.Sim.NodeName(rec.Node)
+		ex.observe(&rec)
 		switch rec.Type {
 		case sim.RecLead:
 			closeTenure(rec.Node, at)
@@ -168,6 +175,7 @@ func timeline(r *scenario.Run) *reports.Timeline {
 	for _, d := range r.Report.DoubledSlots {
 		doubled[d] = true
 	}
+	tl.Execs = ex.finish(tl.EndMs)
 	if r.Resource != nil {
 		for _, e := range r.Resource.Log() {
 			tl.Writes = append(tl.Writes, reports.Mark{Node: r.Sim.NodeName(e.Node), AtMs: msT(e.At), Accepted: e.Accepted,
