@@ -44,6 +44,9 @@ func (c *Config) missedSlotGuarantee() contract.Guarantee {
 	for i := range c.Jobs {
 		runMax = max(runMax, c.Jobs[i].RunMax, c.Jobs[i].RunMin)
 	}
+	if runMax == 0 {
+		runMax = time.Second // Table.Validate's default run, for jobs not validated
+	}
 	mis := c.Misfire
 	if mis.Threshold == 0 {
 		mis.Threshold = time.Minute // Validate's defaults, for a Config not validated
