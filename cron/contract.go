@@ -12,6 +12,7 @@ import "github.com/electsim/electsim/contract"
 //   - stale_write, with fencing: the resource rejects every token below the
 //     highest it accepted in the fencing scope (Resource.write), which is
 //     exactly what the check looks for.
+//
 //   - double_execution, with idempotency, a slot-keyed misfire policy
 //     (fire_now or skip) and jobs of one write each: a slot's only write is
 //     keyed on (job, slot, step 0) and applied at most once. Nothing else
