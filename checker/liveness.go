@@ -142,6 +142,16 @@ func (c *checker) checkMissedSlots() (Check, *cron.Results) {
 		due := c.in.trueTimeOf(m.Slot)
 		v := Violation{Kind: CheckMissedSlots, At: due, End: due, Slot: cron.SlotName(m.Job, m.Slot),
 			Details: fmt.Sprintf("%s (due at t≈%v by an exact clock) was never applied; %s", cron.SlotName(m.Job, m.Slot), due, c.leaderAt(due))}
+		if g, ok := c.in.Contract.For(CheckMissedSlots); ok {
+			// Under the contract the finding lasts until the slot's
+			// deadline and involves the nodes due to run it.
+			v.End, v.NodeIDs = c.slotDeadline(due, g)
+			v.Duration = (v.End - due).Duration()
+			for _, n := range v.NodeIDs {
+				v.Nodes = append(v.Nodes, c.in.name(n))
+			}
+			v.Details += fmt.Sprintf("; deadline t=%v", v.End)
+		}
 		if c.wants(&ch) {
 			v.Explanation = c.story(c.context(due-sim.Time(30*time.Second), due+sim.Time(30*time.Second), c.in.Candidates, []slotID{{job, m.Slot}}), "slot missed")
 		}

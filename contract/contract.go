@@ -126,6 +126,20 @@ type Guarantee struct {
 	// the algorithm keeps the vote in memory) breaks a promise about two
 	// other nodes, the leaders it voted for.
 	Anywhere []FaultClass
+	// Deadline, for missed_slots, is how long a run of a slot may take,
+	// from the moment it should start (the slot falling due on a leader
+	// that keeps leading, or a new tenure starting within Recovery of it)
+	// until its write is applied when no fault intervenes; the checker
+	// dates a missed slot's finding at that deadline, so a fault up to it
+	// can excuse the finding, and a deadline past the run's end leaves the
+	// finding within bound (docs/cron.md, "Missed slots"). Before
+	// Contract.Resolve it holds the latency-free part; Resolve adds the
+	// Latency terms to it (not to MaxOverlap) when it is set.
+	Deadline time.Duration
+	// Recovery, for missed_slots, is how long after a slot fell due a new
+	// tenure still recovers it (the misfire threshold, within the
+	// lookback).
+	Recovery time.Duration
 	// Latency is how the guarantee depends on message latency; the
 	// scenario resolves it against the run's network (Contract.Resolve)
 	// before the checker sees it.
@@ -213,6 +227,8 @@ func (c Contract) Merge(other Contract) Contract {
 		}
 		m.Anywhere = anywhere
 		m.MaxOverlap = max(m.MaxOverlap, g.MaxOverlap)
+		m.Deadline = max(m.Deadline, g.Deadline) // a later deadline lets more faults excuse
+		m.Recovery = max(m.Recovery, g.Recovery)
 		m.Latency = m.Latency.weaker(g.Latency)
 		if g.Source != "" && m.Source != g.Source {
 			m.Source += "; " + g.Source
@@ -234,7 +250,9 @@ const (
 	Breach
 	// Excused: a fault of an excepted class reached the finding.
 	Excused
-	// WithinBound: a split-brain overlap no longer than MaxOverlap.
+	// WithinBound: a split-brain overlap no longer than MaxOverlap, or a
+	// missed slot whose deadline (Guarantee.Deadline) the run ended
+	// before: the cron layer was not yet due to have applied it.
 	WithinBound
 )
 

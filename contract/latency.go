@@ -50,7 +50,7 @@ type Network struct {
 }
 
 // Resolve returns c for a run on network n: each guarantee's MaxOverlap
-// gains its latency terms (Max × n.Max + Spread × (n.Max − n.Min)), never
+// (its Deadline, when it has one) gains its latency terms (Max × n.Max + Spread × (n.Max − n.Min)), never
 // below zero (a bound such as max(0, ℓmax − T/3) states MaxOverlap −T/3
 // and Max 1), and a
 // guarantee whose terms n cannot honour (an unbounded network, or a
@@ -67,7 +67,12 @@ func (c Contract) Resolve(n Network) Contract {
 		if l.Assume > 0 && n.Max > l.Assume {
 			continue
 		}
-		g.MaxOverlap = max(0, g.MaxOverlap+time.Duration(l.Max)*n.Max+time.Duration(l.Spread)*(n.Max-n.Min))
+		terms := time.Duration(l.Max)*n.Max + time.Duration(l.Spread)*(n.Max-n.Min)
+		if g.Deadline > 0 {
+			g.Deadline += terms // a missed slot's deadline: latency delays the write, never the overlap
+		} else {
+			g.MaxOverlap = max(0, g.MaxOverlap+terms)
+		}
 		g.Latency = LatencyTerms{}
 		out.Guarantees = append(out.Guarantees, g)
 	}

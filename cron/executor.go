@@ -84,19 +84,25 @@ func (e *executor) start(cfg *Config, env sim.Env) {
 // rearmFromNow points every job's schedule at its first slot after the wall
 // clock's current reading and re-arms the slot timers.
 func (e *executor) rearmFromNow() {
-	now := time.Unix(0, e.env.WallNanos()).UTC()
 	for j := range e.jobs {
-		js := &e.jobs[j]
-		js.next = 0
-		if n := e.cfg.Jobs[j].sched.Next(now); !n.IsZero() {
-			js.next = n.UnixNano()
-		}
-		if js.next == 0 && js.armed {
-			e.env.CancelTimer(js.timer)
-			js.armed = false
-		}
-		e.arm(j)
+		e.rearmJobFromNow(j)
 	}
+}
+
+// rearmJobFromNow points job j's schedule at its first slot after the
+// wall clock's current reading and re-arms its slot timer.
+func (e *executor) rearmJobFromNow(j int) {
+	now := time.Unix(0, e.env.WallNanos()).UTC()
+	js := &e.jobs[j]
+	js.next = 0
+	if n := e.cfg.Jobs[j].sched.Next(now); !n.IsZero() {
+		js.next = n.UnixNano()
+	}
+	if js.next == 0 && js.armed {
+		e.env.CancelTimer(js.timer)
+		js.armed = false
+	}
+	e.arm(j)
 }
 
 // arm sets the job's slot timer for its next slot, as measured now on the

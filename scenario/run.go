@@ -222,7 +222,10 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 		r.Contract = findAlgo(spec.Name).ContractOf(vals)
 		r.Timescale = findAlgo(spec.Name).TimescaleOf(vals)
 	}
-	if r.CronConfig != nil {
+	switch {
+	case r.CronConfig != nil && shedlock:
+		r.Contract = r.Contract.Merge(r.CronConfig.ShedLockContract())
+	case r.CronConfig != nil:
 		r.Contract = r.Contract.Merge(r.CronConfig.Contract())
 	}
 	// Latency terms need the network the algorithm's values do not know.
