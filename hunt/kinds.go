@@ -37,8 +37,9 @@ func classesOfKind(k string) []contract.FaultClass {
 	switch k {
 	case KindCrash, KindRestart:
 		// The node comes back (after For, or at once): crash, then
-		// restart (crash-recovery), as contract.ClassesOf reads them.
-		return []contract.FaultClass{contract.Crash, contract.Restart}
+		// restart (crash-recovery), as contract.ClassesOf reads them; a
+		// crashed service (the resource, a lease store) is also down.
+		return []contract.FaultClass{contract.Crash, contract.Restart, contract.ServiceDown}
 	case KindPause:
 		return []contract.FaultClass{contract.Pause}
 	case KindPartition, KindOneWay:
@@ -52,7 +53,7 @@ func classesOfKind(k string) []contract.FaultClass {
 	case KindDisk:
 		return []contract.FaultClass{contract.Disk}
 	case KindWipeDisk:
-		return []contract.FaultClass{contract.Crash, contract.Restart, contract.DiskLoss}
+		return []contract.FaultClass{contract.Crash, contract.Restart, contract.ServiceDown, contract.DiskLoss}
 	case KindStoreFailover:
 		return []contract.FaultClass{contract.DiskLoss}
 	}
