@@ -138,7 +138,7 @@ func (h *hunter) loop(ctx context.Context) error {
 			}()
 		}
 		wg.Wait()
-		if h.abort.Load() {
+		if h.abort.Load() || ctx.Err() != nil { // a runner may end its runs when ctx is done
 			return nil
 		}
 		for i := range batch {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/electsim/electsim/scenario"
@@ -31,6 +32,10 @@ func runAs(prog string, args []string, stdout, stderr io.Writer) int {
 			return marginAs(prog, args[1:], stdout, stderr)
 		case "hunt":
 			return huntAs(prog, args[1:], stdout, stderr)
+		case huntWorkerCmd:
+			if os.Getenv(envWorker) == "1" { // hidden: a hunt's worker process (huntpool.go)
+				return huntWorker(os.Stdin, os.Stdout, stderr) // the replies' pipe, not a terminal's escaping writer
+			}
 		case "list":
 			return listAs(prog, args[1:], stdout, stderr)
 		case "help":
