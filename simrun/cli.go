@@ -16,7 +16,7 @@ import (
 var subcommands = []struct{ name, synopsis, doc string }{
 	{"merge", "merge [-out DIR] [-json FILE] [-quiet] [-runs=false] DIR|summary.json...", "combine shard outputs into one summary and report"},
 	{"margin", "margin -scenario FILE -rate PATH [-rates LIST] [-seeds K] [-out DIR]", "clock-drift margin study: simulated overlaps beside the analytic bound"},
-	{"hunt", "hunt -algo NAME [-set path=value]... [-scenario F] [-budget 60s] [-runs N] [-seed N] [-workers N] [-out DIR] [-quiet]", "search fault schedules and parameters for a contract breach"},
+	{"hunt", "hunt -algo NAME [-set path=value]... [-scenario F] [-budget 60s] [-runs N] [-seed N] [-workers N] [-isolate] [-out DIR] [-quiet]", "search fault schedules and parameters for a contract breach"},
 	{"list", "list [-dir DIR]", "the shipped scenarios and the algorithms with their parameters"},
 	{"help", "help [COMMAND]", "this text, or COMMAND's (the same as COMMAND -h)"},
 }

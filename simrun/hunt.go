@@ -46,7 +46,7 @@ func huntAs(prog string, args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&iso.isolate, "isolate", false, "run the runs in worker processes, so a run that overflows its stack, hangs or exits is the hunt's crashed finding (default: on for an algorithm not built into electsim)")
 	fs.DurationVar(&iso.handlerMax, "handler-timeout", 10*time.Second, "in worker processes, abort a handler that has not returned after `D` of wall time (the run is the crashed finding)")
 	usage := func(w io.Writer) {
-		fmt.Fprintf(w, "usage: %s hunt -algo NAME [-set path=value]... [-scenario F] [-budget 60s] [-runs N] [-seed N] [-workers N] [-out DIR] [-quiet]\n\n", prog)
+		fmt.Fprintf(w, "usage: %s hunt -algo NAME [-set path=value]... [-scenario F] [-budget 60s] [-runs N] [-seed N] [-workers N] [-isolate] [-out DIR] [-quiet]\n\n", prog)
 		fmt.Fprintln(w, "Searches fault schedules and parameter values for a run that breaks the\nalgorithm's safety contract (docs/hunting.md). Exit status: 0 nothing found\nwithin the budget, 1 found (repro.yaml written), 2 bad usage.\n\nflags:")
 	}
 	if code, done := parseFlags(fs, args, cmd, usage, stdout, stderr); done {
