@@ -25,7 +25,7 @@ type view struct {
 	Harmless    int // harmless findings, counted apart: they are not violations
 	// Verdicts splits the violations' runs (per check) by the contract's
 	// verdict, "breach 1, excused 2"; empty when the contract covers none.
-	Verdicts string
+	Verdicts    string
 	Failing     []failingRun
 	FailingMore int
 	// AllRunsIn names where every run is: the JSON summary, or the runs
