@@ -18,6 +18,10 @@
 //     (protocol state × fault class) pair or a new transition between
 //     protocol states, as a coverage-guided fuzzer keeps its corpus.
 //
+// With Options.Runner the runs execute as Jobs in worker processes
+// (simrun hunt's -isolate): a run that overflows its stack, never returns
+// or calls os.Exit is then that run's crashed finding, not the search's end.
+//
 // The search is deterministic for a given Options.Seed, Options.Workers and
 // Options.Runs: runs are drawn and judged in batches of Workers, in order.
 // A wall-clock Budget may end it after a different number of runs.

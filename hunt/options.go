@@ -78,6 +78,12 @@ type Options struct {
 	// way). With Workers > 1 it is called from several goroutines at once.
 	// The repro file does not carry what it does.
 	Prepare func(*scenario.Run)
+	// Runner, if set, executes the runs, and a finding's replay and
+	// shrink, in worker processes (see Runner): a run that ends its
+	// process is then that run's crashed finding. nil runs them in this
+	// process. Prepare, a function, cannot reach a worker: the two do
+	// not go together.
+	Runner Runner
 }
 
 // RunInfo is one judged run, for OnRun.
@@ -149,6 +155,8 @@ func (o *Options) check() error {
 		return usagef("give a budget or a number of runs: the search needs a stopping point")
 	case o.Workers < 0 || o.Workers > MaxWorkers:
 		return usagef("workers must be within [1, %d], got %d", MaxWorkers, o.Workers)
+	case o.Runner != nil && o.Prepare != nil:
+		return usagef("Prepare runs in this process; it does not go with a Runner")
 	case o.Algo == "" && o.Scenario == "":
 		return usagef("name the algorithm to hunt (-algo NAME) or a base scenario (-scenario FILE)")
 	}

@@ -1,63 +1,145 @@
 package hunt
 
 import (
+	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/electsim/electsim/scenario"
 )
 
-// repro replays a finding with its fault history, shrinks it and fills the
-// result's reproduction, replay line and explanation.
+// ReproJob is a finding to replay with its fault history and shrink
+// (Runner.Reproduce, ReproduceJob): the run's Job and what the
+// reproduction's header says about where it comes from.
+type ReproJob struct {
+	Run Job `json:"run"`
+	// Program, Algo and HuntSeed name the search; RunIndex counts the
+	// finding's run from 1; Strategy drew it; Failure is how it failed.
+	Program  string   `json:"program"`
+	Algo     string   `json:"algo"`
+	HuntSeed uint64   `json:"hunt_seed"`
+	RunIndex int      `json:"run_index"`
+	Strategy Strategy `json:"strategy"`
+	Failure  []string `json:"failure"`
+	// BaseName is the base scenario's name (the repro's is derived from
+	// it); Replay the command that replays the repro.
+	BaseName string `json:"base_name"`
+	Replay   string `json:"replay"`
+	// ShrinkBudget bounds the shrink's wall time.
+	ShrinkBudget time.Duration `json:"shrink_budget_ns"`
+}
+
+// ReproResult is a finding's reproduction (Result.Repro, Explicit and
+// Explanation).
+type ReproResult struct {
+	Repro       string `json:"repro,omitempty"`
+	Explicit    string `json:"explicit,omitempty"`
+	Explanation string `json:"explanation,omitempty"`
+}
+
+// ReproduceJob replays and shrinks j in this process (a worker's side of
+// Runner.Reproduce).
+func ReproduceJob(j ReproJob) ReproResult {
+	sc, err := scenario.Parse(j.Run.Name, []byte(j.Run.Scenario))
+	if err != nil {
+		return ReproResult{Explanation: fmt.Sprintf("the finding did not replay: %v", err)}
+	}
+	return reproduce(sc, &j, nil)
+}
+
+// repro replays a finding with its fault history, shrinks it (through
+// Options.Runner when set) and fills the result's reproduction, replay
+// line and explanation.
 func (h *hunter) repro(out *outcome) {
 	res := &h.res
 	res.Replay = h.o.Program + " -scenario repro.yaml"
-	if out.panic != "" && out.sc != nil {
-		// The run did not finish: its schedule, as a scenario with the
-		// run's seed, is the reproduction (nothing to shrink it with).
+	if out.sc == nil {
+		return
+	}
+	j := ReproJob{Program: h.o.Program, Algo: h.b.algo, HuntSeed: h.o.Seed, RunIndex: h.res.Runs, Strategy: out.s.strategy,
+		Failure: out.failure, BaseName: h.b.sc.Name, Replay: res.Replay, ShrinkBudget: h.o.ShrinkBudget,
+		Run: Job{Seed: out.s.seed, Algorithm: h.b.over}}
+	unshrunk := func(note string) []byte {
+		// The run's schedule, as a scenario with the run's seed, is the
+		// reproduction.
 		sc := *out.sc
 		sc.Seed, sc.Name = out.s.seed, reproName(h.b.sc.Name)
+		return withHeader(note, &j, sc.YAML())
+	}
+	if out.panic != "" {
 		res.Explanation = "crashed: " + out.panic
-		res.Repro = withHeader("Not shrunk: the run panicked outside the algorithm's handlers.", h, out, sc.YAML())
+		note := "Not shrunk: the run panicked outside the algorithm's handlers."
+		if out.died {
+			note = "Not shrunk: the run's worker process died (a stack overflow, a handler that never returned, or os.Exit);\n" +
+				"replayed in one process, it ends that process the same way. simrun hunt ran it isolated (docs/hunting.md, \"Isolation\")."
+		}
+		res.Repro = unshrunk(note)
 		return
 	}
-	r, err := h.runOne(out.sc, scenario.RunOptions{Seed: out.s.seed, Algorithm: h.b.over, Story: true})
-	if err != nil {
-		res.Explanation = fmt.Sprintf("the finding did not replay: %v", err)
-		return
-	}
-	explicit := r.Explicit()
-	explicit.Name = reproName(h.b.sc.Name)
-	res.Explicit = explicit.YAML()
-	res.Explanation = explain(r)
 	if h.o.Progress != nil {
 		fmt.Fprintf(h.o.Progress, "hunt: shrinking seed %d (%s), at most %v...\n", out.s.seed, strings.Join(out.failure, ", "), h.o.ShrinkBudget)
 	}
-	sh, err := scenario.Shrink(r, scenario.ShrinkOptions{Budget: h.o.ShrinkBudget, Prepare: h.o.Prepare})
+	var rr ReproResult
+	if h.o.Runner != nil {
+		j.Run = h.job(out.sc, &out.s, h.states)
+		var err error
+		if rr, err = h.o.Runner.Reproduce(context.Background(), j); err != nil {
+			res.Explanation = fmt.Sprintf("%s (the replay did not finish: %v)", strings.Join(out.failure, ", "), err)
+			res.Repro = unshrunk(fmt.Sprintf("Not shrunk: the worker process replaying the finding did not finish: %v", err))
+			return
+		}
+	} else {
+		rr = reproduce(out.sc, &j, h.o.Prepare)
+	}
+	res.Repro, res.Explicit, res.Explanation = bytesOf(rr.Repro), bytesOf(rr.Explicit), rr.Explanation
+}
+
+// bytesOf is s as bytes, nil when empty.
+func bytesOf(s string) []byte {
+	if s == "" {
+		return nil
+	}
+	return []byte(s)
+}
+
+// reproduce replays j's run of sc with its fault history and shrinks it.
+func reproduce(sc *scenario.Scenario, j *ReproJob, prepare func(*scenario.Run)) (res ReproResult) {
+	r, err := runWith(sc, scenario.RunOptions{Seed: j.Run.Seed, Algorithm: j.Run.Algorithm, Story: true}, prepare)
 	if err != nil {
-		res.Repro = withHeader(fmt.Sprintf("explicit (unshrunk) reproduction: %v", err), h, out, res.Explicit)
-		return
+		res.Explanation = fmt.Sprintf("the finding did not replay: %v", err)
+		return res
+	}
+	explicit := r.Explicit()
+	explicit.Name = reproName(j.BaseName)
+	res.Explicit = string(explicit.YAML())
+	res.Explanation = explain(r)
+	sh, err := scenario.Shrink(r, scenario.ShrinkOptions{Budget: j.ShrinkBudget, Prepare: prepare})
+	if err != nil {
+		res.Repro = string(withHeader(fmt.Sprintf("explicit (unshrunk) reproduction: %v", err), j, []byte(res.Explicit)))
+		return res
 	}
 	repro := *sh.Scenario
-	repro.Name = reproName(h.b.sc.Name)
+	repro.Name = reproName(j.BaseName)
 	note := fmt.Sprintf("Shrunk from %d to %d fault(s), %v to %v, %d to %d node(s) in %d trial runs.",
 		sh.FaultsBefore, sh.FaultsAfter, sh.DurationBefore, sh.DurationAfter, sh.NodesBefore, sh.NodesAfter, sh.Runs)
 	if sh.TimedOut {
 		note += "\nThe shrink ran out of time; a smaller reproduction may exist."
 	}
-	res.Repro = withHeader(note, h, out, repro.YAML())
+	res.Repro = string(withHeader(note, j, repro.YAML()))
 	if e := explain(sh.Run); e != "" {
 		res.Explanation = e
 	}
+	return res
 }
 
 // withHeader prefixes a reproduction with comments saying where it comes
 // from and how to replay it.
-func withHeader(note string, h *hunter, out *outcome, body []byte) []byte {
+func withHeader(note string, j *ReproJob, body []byte) []byte {
 	header := fmt.Sprintf(`repro.yaml — found by %s hunt (algorithm %s, -seed %d, run %d, strategy %s)
 It fails the same way (%s) and replays bit for bit:
   %s
-%s`, h.o.Program, h.b.algo, h.o.Seed, h.res.Runs, out.s.strategy, strings.Join(out.failure, ", "), h.res.Replay, note)
+%s`, j.Program, j.Algo, j.HuntSeed, j.RunIndex, j.Strategy, strings.Join(j.Failure, ", "), j.Replay, note)
 	var b strings.Builder
 	for _, line := range strings.Split(header, "\n") {
 		b.WriteString("# " + line + "\n")

@@ -102,12 +102,17 @@ func (h *hunter) judge(out *outcome) (done bool, err error) {
 
 // runOne builds and executes one run, with Options.Prepare between.
 func (h *hunter) runOne(sc *scenario.Scenario, o scenario.RunOptions) (*scenario.Run, error) {
+	return runWith(sc, o, h.o.Prepare)
+}
+
+// runWith builds and executes one run, with prepare (if set) between.
+func runWith(sc *scenario.Scenario, o scenario.RunOptions, prepare func(*scenario.Run)) (*scenario.Run, error) {
 	r, err := sc.Build(o)
 	if err != nil {
 		return nil, err
 	}
-	if h.o.Prepare != nil {
-		h.o.Prepare(r)
+	if prepare != nil {
+		prepare(r)
 	}
 	r.Execute(o)
 	return r, nil

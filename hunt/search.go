@@ -47,6 +47,7 @@ func Search(ctx context.Context, o Options) (Result, error) {
 	if len(c0.kinds) == 0 {
 		return Result{}, usagef("no fault kind to draw on this cluster (kinds %v)", o.Kinds)
 	}
+	h.states = c0.states
 	h.reach = newReach(newAlphabet(c0.states))
 	var abort atomic.Bool
 	stop := context.AfterFunc(ctx, func() { abort.Store(true) })
@@ -84,6 +85,7 @@ type hunter struct {
 	d        *drawer
 	clusters map[string]*cluster
 	reach    *reach
+	states   []string // the algorithm's protocol states (the alphabet's tail)
 	corpus   []schedule
 	res      Result
 	started  time.Time
@@ -102,6 +104,7 @@ type outcome struct {
 	exhaust bool
 	probe   *probe
 	panic   string // a panic outside the handlers, with its stack
+	died    bool   // the run's worker process died (panic: its fatal error and stack)
 }
 
 // loop draws and judges batches of Workers runs until a stopping point.
@@ -127,11 +130,15 @@ func (h *hunter) loop(ctx context.Context) error {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				h.run(&batch[i])
+				if h.o.Runner != nil {
+					h.runIsolated(ctx, i, &batch[i])
+				} else {
+					h.run(&batch[i])
+				}
 			}()
 		}
 		wg.Wait()
-		if h.abort.Load() {
+		if h.abort.Load() || ctx.Err() != nil { // a runner may end its runs when ctx is done
 			return nil
 		}
 		for i := range batch {

@@ -230,6 +230,7 @@ func (a *AlgoSummary) addRun(r *RunSummary) {
 	for _, k := range harmful {
 		a.Violations[k]++
 	}
+	a.addVerdicts(r)
 	for _, k := range harmless {
 		if !slices.Contains(harmful, k) {
 			a.Harmless[k]++
@@ -280,6 +281,7 @@ func (a *AlgoSummary) merge(b *AlgoSummary) {
 		}
 	}
 	addCounts(&a.Violations, b.Violations)
+	a.mergeVerdicts(b)
 	addCounts(&a.Harmless, b.Harmless)
 	addCounts(&a.Unknown, b.Unknown)
 	for _, f := range b.Findings {
@@ -292,6 +294,7 @@ func (a *AlgoSummary) merge(b *AlgoSummary) {
 
 // finish computes the derived statistics from the counts.
 func (a *AlgoSummary) finish() {
+	a.finishVerdicts()
 	a.FailoverMs = a.FailoverDist.Stats()
 	a.LeaderlessMs = a.LeaderlessDist.Stats()
 	a.ElectionsPerFailover, a.MessagesPerFailover = 0, 0

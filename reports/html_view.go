@@ -23,6 +23,9 @@ type view struct {
 	Groups      []violationGroup
 	Violations  int // harmful findings (expected ones included)
 	Harmless    int // harmless findings, counted apart: they are not violations
+	// Verdicts splits the violations' runs (per check) by the contract's
+	// verdict, "breach 1, excused 2"; empty when the contract covers none.
+	Verdicts    string
 	Failing     []failingRun
 	FailingMore int
 	// AllRunsIn names where every run is: the JSON summary, or the runs
@@ -83,6 +86,7 @@ type countView struct {
 	Kind     string
 	Count    int
 	Harmless bool
+	Verdicts string // the count by contract verdict (VerdictCounts.String); empty if the contract covers none
 }
 
 // violationGroup is the violations of one check, harmful or harmless.
@@ -97,6 +101,9 @@ type violationGroup struct {
 	InFailing int
 	Items     []violationView
 	More      int
+	// Verdicts is the group's runs by contract verdict (harmful groups
+	// whose check a contract covers).
+	Verdicts string
 }
 
 // Open reports whether the group starts unfolded: harmful findings in
@@ -116,6 +123,11 @@ type violationView struct {
 	// WorkersMore counts the rest.
 	Workers     []WorkerSummary
 	WorkersMore int
+	// Verdict is the contract's verdict on the finding (breach, excused,
+	// within_bound; empty: no contract covers it) and ExcusedBy the fault
+	// class that excused it.
+	Verdict   string
+	ExcusedBy string
 }
 
 // maxWorkersShown bounds the per-worker table under one finding.
@@ -231,6 +243,7 @@ func buildView(path string, s *Summary, plots []Plot, dir string, x HTMLExtras) 
 		return nil, err
 	}
 	v.Groups, v.Violations, v.Harmless = violationGroups(s, swatch)
+	v.Verdicts = groupVerdicts(s, v.Groups)
 	for _, r := range s.Runs {
 		if r.OK || len(v.Failing) == maxFailingRuns {
 			continue
@@ -296,6 +309,11 @@ func algoRow(a AlgoSummary, swatch template.CSS) algoView {
 		row.Failover = [5]string{n, fmtNum(f.P50), fmtNum(f.P90), fmtNum(f.P99), fmtNum(f.Max)}
 	}
 	row.Violations = kindCounts(a.Violations, false)
+	for i := range row.Violations {
+		if c := a.ViolationsByVerdict[row.Violations[i].Kind]; c.Covered() {
+			row.Violations[i].Verdicts = c.String()
+		}
+	}
 	row.Violations = append(row.Violations, kindCounts(a.Harmless, true)...)
 	return row
 }
@@ -361,7 +379,8 @@ func violationGroups(s *Summary, swatch map[string]template.CSS) ([]violationGro
 				story = vs.Details
 			}
 			vv := violationView{Seed: r.Seed, Algorithm: r.Key(), Swatch: swatch[r.Key()],
-				At: "t=" + fmtSec(vs.AtMs) + " s", Story: storyLines(story), Replay: vs.Replay, RunFailed: !r.OK}
+				At: "t=" + fmtSec(vs.AtMs) + " s", Story: storyLines(story), Replay: vs.Replay, RunFailed: !r.OK,
+				Verdict: vs.Contract, ExcusedBy: vs.ExcusedBy}
 			if workersShown(vs.Kind) {
 				vv.Workers = r.Workers[:min(len(r.Workers), maxWorkersShown)]
 				vv.WorkersMore = len(r.Workers) - len(vv.Workers) + r.WorkersOmitted

@@ -165,6 +165,9 @@ func checkPart(i int, p *Summary) error {
 		if a.BreachRuns < 0 || a.BreachRuns > a.Runs-a.OK {
 			return fmt.Errorf("reports: merge: summary %d: %s has %d runs breaking the contract but only %d failed", i, a.Key(), a.BreachRuns, a.Runs-a.OK)
 		}
+		if err := checkVerdicts(i, &a); err != nil {
+			return err
+		}
 		groups[a.Key()] = a.Runs
 	}
 	kept := map[string]int{}

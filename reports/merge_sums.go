@@ -72,6 +72,15 @@ func checkSums(parts []*Summary) error {
 					return err
 				}
 			}
+			for k, v := range a.ViolationsByVerdict {
+				for _, c := range v.counts() {
+					t := s.maps["violations_by_verdict."+k+"."+c.key]
+					if err := add(i, a.Key()+" violations_by_verdict", &t, int64(*c.n)); err != nil {
+						return err
+					}
+					s.maps["violations_by_verdict."+k+"."+c.key] = t
+				}
+			}
 			for name, m := range map[string]map[string]int{"violations": a.Violations, "harmless": a.Harmless, "unknown": a.Unknown} {
 				for k, v := range m {
 					t := s.maps[name+"."+k]

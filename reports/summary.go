@@ -181,8 +181,13 @@ type AlgoSummary struct {
 	// run that did not meet the expectations (absent if none did).
 	FirstSeed        uint64  `json:"first_seed"`
 	FirstFailingSeed *uint64 `json:"first_failing_seed,omitempty"`
-	// Violations counts runs with a (non-harmless) violation, by check.
-	Violations map[string]int `json:"violations"`
+	// Violations counts runs with a (non-harmless) violation, by check,
+	// whatever the contract's verdict on it; ViolationsByVerdict splits
+	// each count by that verdict (VerdictCounts; absent in a summary
+	// from before the split, and when no run has a violation).
+	Violations          map[string]int           `json:"violations"`
+	ViolationsByVerdict map[string]VerdictCounts `json:"violations_by_verdict,omitempty"`
+	verdictsUnknown     bool                     // merged with a group without the split (mergeVerdicts)
 	// Harmless counts runs with only harmless findings, by check.
 	Harmless map[string]int `json:"harmless,omitempty"`
 	// BreachRuns counts runs with a finding that breaks the algorithm's

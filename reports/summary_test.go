@@ -56,6 +56,7 @@ func TestAggregateExact(t *testing.T) {
 	two := uint64(2)
 	assert.Equal(t, AlgoSummary{Algorithm: "raft", Runs: 2, OK: 1, FirstSeed: 1, FirstFailingSeed: &two,
 		Violations: map[string]int{"double_execution": 1, "split_brain": 1}, Harmless: map[string]int{"split_brain": 1},
+		ViolationsByVerdict: map[string]VerdictCounts{"double_execution": {NoContract: 1}, "split_brain": {NoContract: 1}},
 		Findings: []FindingTally{
 			{Kind: "double_execution", Findings: 2, Runs: 1, InFailing: 2},
 			{Kind: "split_brain", Findings: 1, Runs: 1, InFailing: 1},

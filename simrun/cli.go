@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/electsim/electsim/scenario"
@@ -15,7 +16,7 @@ import (
 var subcommands = []struct{ name, synopsis, doc string }{
 	{"merge", "merge [-out DIR] [-json FILE] [-quiet] [-runs=false] DIR|summary.json...", "combine shard outputs into one summary and report"},
 	{"margin", "margin -scenario FILE -rate PATH [-rates LIST] [-seeds K] [-out DIR]", "clock-drift margin study: simulated overlaps beside the analytic bound"},
-	{"hunt", "hunt -algo NAME [-set path=value]... [-scenario F] [-budget 60s] [-runs N] [-seed N] [-workers N] [-out DIR] [-quiet]", "search fault schedules and parameters for a contract breach"},
+	{"hunt", "hunt -algo NAME [-set path=value]... [-scenario F] [-budget 60s] [-runs N] [-seed N] [-workers N] [-isolate] [-out DIR] [-quiet]", "search fault schedules and parameters for a contract breach"},
 	{"list", "list [-dir DIR]", "the shipped scenarios and the algorithms with their parameters"},
 	{"help", "help [COMMAND]", "this text, or COMMAND's (the same as COMMAND -h)"},
 }
@@ -31,6 +32,10 @@ func runAs(prog string, args []string, stdout, stderr io.Writer) int {
 			return marginAs(prog, args[1:], stdout, stderr)
 		case "hunt":
 			return huntAs(prog, args[1:], stdout, stderr)
+		case huntWorkerCmd:
+			if os.Getenv(envWorker) == "1" { // hidden: a hunt's worker process (huntpool.go)
+				return huntWorker(os.Stdin, os.Stdout, stderr) // the replies' pipe, not a terminal's escaping writer
+			}
 		case "list":
 			return listAs(prog, args[1:], stdout, stderr)
 		case "help":

@@ -12,8 +12,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/electsim/electsim/checker"
 	"github.com/electsim/electsim/hunt"
+	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/reports"
+	"github.com/electsim/electsim/scenario"
 )
 
 // huntAs is simrun hunt (docs/hunting.md): it searches fault schedules and
@@ -26,6 +29,7 @@ func huntAs(prog string, args []string, stdout, stderr io.Writer) int {
 	var o hunt.Options
 	var out, strategies, kinds, checks string
 	var quiet bool
+	var iso options // -isolate and -handler-timeout, as a sweep reads them
 	fs.StringVar(&o.Algo, "algo", "", "the algorithm `NAME` to hunt (with -scenario: overrides the file's)")
 	fs.Var((*listFlag)(&o.Sets), "set", "override a base value, `path=value` (repeatable); a parameter set here is never varied")
 	fs.StringVar(&o.Scenario, "scenario", "", "base scenario `FILE` (default: the built-in base cluster)")
@@ -39,8 +43,10 @@ func huntAs(prog string, args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&o.ShrinkBudget, "shrink-time", 20*time.Second, "wall-clock `budget` for minimising a finding")
 	fs.StringVar(&out, "out", "", "output `DIR` for repro.yaml (default a new out/hunt-<algo>/NNN)")
 	fs.BoolVar(&quiet, "quiet", false, "print nothing but the verdict line and errors")
+	fs.BoolVar(&iso.isolate, "isolate", false, "run the runs in worker processes, so a run that overflows its stack, hangs or exits is the hunt's crashed finding (default: on for an algorithm not built into electsim)")
+	fs.DurationVar(&iso.handlerMax, "handler-timeout", 10*time.Second, "in worker processes, abort a handler that has not returned after `D` of wall time (the run is the crashed finding)")
 	usage := func(w io.Writer) {
-		fmt.Fprintf(w, "usage: %s hunt -algo NAME [-set path=value]... [-scenario F] [-budget 60s] [-runs N] [-seed N] [-workers N] [-out DIR] [-quiet]\n\n", prog)
+		fmt.Fprintf(w, "usage: %s hunt -algo NAME [-set path=value]... [-scenario F] [-budget 60s] [-runs N] [-seed N] [-workers N] [-isolate] [-out DIR] [-quiet]\n\n", prog)
 		fmt.Fprintln(w, "Searches fault schedules and parameter values for a run that breaks the\nalgorithm's safety contract (docs/hunting.md). Exit status: 0 nothing found\nwithin the budget, 1 found (repro.yaml written), 2 bad usage.\n\nflags:")
 	}
 	if code, done := parseFlags(fs, args, cmd, usage, stdout, stderr); done {
@@ -53,6 +59,10 @@ func huntAs(prog string, args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		return fail("unexpected argument %q; run '%s -h' for usage", fs.Arg(0), cmd)
 	}
+	if iso.handlerMax <= 0 {
+		return fail("-handler-timeout must be positive")
+	}
+	fs.Visit(func(f *flag.Flag) { iso.isolateSet = iso.isolateSet || f.Name == "isolate" })
 	for _, s := range splitList(strategies) {
 		o.Strategies = append(o.Strategies, hunt.Strategy(s))
 	}
@@ -80,6 +90,21 @@ func huntAs(prog string, args []string, stdout, stderr io.Writer) int {
 		}
 		cancel()
 	}()
+	if isolate, auto := huntIsolation(&iso, o); isolate {
+		pool, err := newHuntPool(prog, iso.handlerMax)
+		if err != nil {
+			return fail("%v", err)
+		}
+		defer pool.Close()
+		o.Runner = pool
+		if !quiet {
+			why := "-isolate"
+			if auto {
+				why = "not built into electsim: a run that overflows its stack, hangs or exits is the crashed finding, not the hunt's end; -isolate=false runs it in this process"
+			}
+			fmt.Fprintf(stderr, "%s: runs in %s (%s)\n", cmd, reports.Plural(max(o.Workers, 1), "worker process", "worker processes"), why)
+		}
+	}
 	start := time.Now()
 	res, err := hunt.Search(ctx, o)
 	cancel()
@@ -123,13 +148,33 @@ func huntAs(prog string, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "found: %s after %s in %v (strategy %s, run seed %d)\n", strings.Join(res.Failure, ", "),
 		reports.Plural(res.Runs, "run", "runs"), el.Round(time.Millisecond), res.Strategy, res.Seed)
 	fmt.Fprintf(stdout, "repro: %s\nreplay: %s -scenario %s\n", repro, prog, repro)
-	if !quiet && res.Explanation != "" {
+	if res.Check == checker.CheckCrashed && res.Explanation != "" {
+		// A crash's explanation is its fatal error and stack: what
+		// the user needs even with -quiet.
+		fmt.Fprintf(stdout, "explanation: %s\n", res.Explanation)
+	} else if !quiet && res.Explanation != "" {
 		fmt.Fprintf(stdout, "explanation: %s\n", res.Explanation)
 	}
 	if !quiet {
 		fmt.Fprintf(stdout, "coverage: %s\n", res.Coverage)
 	}
 	return exitViolation
+}
+
+// huntIsolation decides whether hunt o runs its runs in worker processes,
+// as a sweep decides (isolation): -isolate when given; otherwise when the
+// hunted algorithm is not built into electsim (and not inside a worker or
+// a test binary). auto reports the automatic choice.
+func huntIsolation(iso *options, o hunt.Options) (isolate, auto bool) {
+	algo := o.Algo
+	if algo == "" && o.Scenario != "" {
+		if src, err := scenario.ReadFile(o.Scenario); err == nil {
+			if sc, err := scenario.ParseWith(o.Scenario, src, o.Sets); err == nil {
+				algo = sc.AlgorithmName("")
+			}
+		}
+	}
+	return isolation(iso, []string{algo}, 2, os.Getenv(envWorker) == "1", registry.Default.Lookup)
 }
 
 // splitList splits a comma-separated flag value, dropping empty items.

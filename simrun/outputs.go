@@ -277,16 +277,22 @@ func shownViolation(vs []reports.ViolationSummary) (reports.ViolationSummary, bo
 	return reports.ViolationSummary{}, false
 }
 
-// findings lists a summary's violation counts, e.g. "split_brain 3 (harmless 12)".
+// findings lists a summary's violation counts, e.g. "split_brain 3
+// [breach 1, excused 2] (+12 harmless)": the runs with a violation of each
+// check, split by the contract's verdict when a contract covers the check.
 func findings(a reports.AlgoSummary) string {
 	var parts []string
 	for _, k := range append(slices.Clone(checker.CheckNames), checker.QueueCheckNames...) {
 		n, h := a.Violations[k], a.Harmless[k]
+		vs := ""
+		if c := a.ViolationsByVerdict[k]; c.Covered() { // the runs by contract verdict, when a contract covers k
+			vs = " [" + c.String() + "]"
+		}
 		switch {
 		case n > 0 && h > 0:
-			parts = append(parts, fmt.Sprintf("%s %d (+%d harmless)", k, n, h))
+			parts = append(parts, fmt.Sprintf("%s %d%s (+%d harmless)", k, n, vs, h))
 		case n > 0:
-			parts = append(parts, fmt.Sprintf("%s %d", k, n))
+			parts = append(parts, fmt.Sprintf("%s %d%s", k, n, vs))
 		case h > 0:
 			parts = append(parts, fmt.Sprintf("%s %d harmless", k, h))
 		}

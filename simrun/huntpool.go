@@ -1,0 +1,309 @@
+package simrun
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/electsim/electsim/hunt"
+)
+
+// Isolated hunts. simrun hunt of an algorithm not built into electsim (or
+// with -isolate) runs its runs in worker processes, one per -workers slot:
+// each is this executable as `simrun hunt-worker` (a hidden command), fed
+// one job at a time on stdin (a hunt.Job or a hunt.ReproJob as a JSON
+// line) and answering on stdout. A worker that dies during a job (a stack
+// overflow, the -handler-timeout watchdog, os.Exit) makes that run the
+// hunt's crashed finding, with the fatal error and the top of the stack
+// read from its stderr; the slot's next job starts a new worker.
+// docs/hunting.md, "Isolation".
+
+// huntWorkerCmd is the hidden command a hunt's worker process runs (only
+// with SIMRUN_WORKER=1 in its environment).
+const huntWorkerCmd = "hunt-worker"
+
+// huntReplyMark starts a worker's reply line on stdout: a handler may
+// print there too, and a reply is found by its mark wherever the line
+// holds it. Printable: simrun's writers escape control characters.
+const huntReplyMark = "@@simrun-hunt-reply@@ "
+
+// maxHuntLine bounds a request or reply line (a scenario file is at most
+// 1 MiB, scenario.MaxFileBytes; as a JSON string a little more).
+const maxHuntLine = 8 << 20
+
+// huntRequest is one job for a worker: a run or a finding's reproduction.
+type huntRequest struct {
+	Run   *hunt.Job      `json:"run,omitempty"`
+	Repro *hunt.ReproJob `json:"repro,omitempty"`
+}
+
+// huntReply is a worker's answer to a huntRequest.
+type huntReply struct {
+	Run   *hunt.JobResult   `json:"run,omitempty"`
+	Repro *hunt.ReproResult `json:"repro,omitempty"`
+}
+
+// huntWorker is a worker process's loop: the stack limit and the handler
+// watchdog (workerGuard), then one reply per request until stdin closes.
+func huntWorker(stdin io.Reader, stdout, stderr io.Writer) int {
+	g := newWorkerGuard()
+	defer g.close()
+	var beat = &g.beat
+	if !g.on {
+		beat = nil
+	}
+	in := bufio.NewScanner(stdin)
+	in.Buffer(make([]byte, 64<<10), maxHuntLine)
+	for in.Scan() {
+		var req huntRequest
+		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
+			fmt.Fprintf(stderr, "simrun hunt-worker: bad request: %v\n", err)
+			return exitUsage
+		}
+		var rep huntReply
+		switch {
+		case req.Run != nil:
+			r := hunt.RunJob(*req.Run, beat, nil)
+			rep.Run = &r
+		case req.Repro != nil:
+			r := hunt.ReproduceJob(*req.Repro)
+			rep.Repro = &r
+		}
+		b, err := json.Marshal(rep)
+		if err != nil {
+			fmt.Fprintf(stderr, "simrun hunt-worker: %v\n", err)
+			return exitUsage
+		}
+		// A newline first: a handler's unterminated print does not glue
+		// itself to the mark's line.
+		if _, err := fmt.Fprintf(stdout, "\n%s%s\n", huntReplyMark, b); err != nil {
+			return exitUsage
+		}
+	}
+	if err := in.Err(); err != nil {
+		fmt.Fprintf(stderr, "simrun hunt-worker: %v\n", err)
+		return exitUsage
+	}
+	return exitOK
+}
+
+// huntPool is hunt.Runner over worker processes.
+type huntPool struct {
+	exe, prog  string
+	handlerMax time.Duration // the workers' watchdog (-handler-timeout)
+	mu         sync.Mutex    // guards slots
+	slots      map[int]*huntSlot
+}
+
+// huntSlot is one slot's worker process (nil cmd: none running).
+type huntSlot struct {
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Scanner
+	stderr tailBuffer
+}
+
+// newHuntPool is a pool of workers running this executable.
+func newHuntPool(prog string, handlerMax time.Duration) (*huntPool, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	return &huntPool{exe: exe, prog: prog, handlerMax: handlerMax, slots: map[int]*huntSlot{}}, nil
+}
+
+// slot returns slot i (one caller at a time per slot: the search's).
+func (p *huntPool) slot(i int) *huntSlot {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := p.slots[i]
+	if s == nil {
+		s = &huntSlot{}
+		p.slots[i] = s
+	}
+	return s
+}
+
+// start starts s's worker process if none is running.
+func (p *huntPool) start(s *huntSlot) error {
+	if s.cmd != nil {
+		return nil
+	}
+	cmd := exec.Command(p.exe, huntWorkerCmd)
+	cmd.Args[0] = p.prog
+	// One worker process is one worker (procsweep.go explains GOMAXPROCS).
+	cmd.Env = append(os.Environ(), envWorker+"=1", "SIMRUN_AS_MAIN=1", "GOMAXPROCS=1", envTimeout+"="+p.handlerMax.String())
+	cmd.Stderr = &s.stderr
+	ownGroup(cmd) // the search stops its workers itself; a terminal's Ctrl-C must not reach them
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	s.cmd, s.in = cmd, in
+	s.out = bufio.NewScanner(out)
+	s.out.Buffer(make([]byte, 64<<10), maxHuntLine)
+	return nil
+}
+
+// errDied is a worker that died during a job; its message is the fatal
+// error, its stack the top of the dying goroutine's.
+type errDied struct{ value, stack string }
+
+func (e *errDied) Error() string { return e.value }
+
+// call sends req to slot i's worker and reads its reply, within limit
+// (0: none) and until ctx is done. A worker that dies, overruns or is
+// stopped is reaped: the slot's next call starts another.
+func (p *huntPool) call(ctx context.Context, i int, req huntRequest, limit time.Duration) (huntReply, error) {
+	s := p.slot(i)
+	if err := p.start(s); err != nil {
+		return huntReply{}, err
+	}
+	b, err := json.Marshal(req)
+	if err != nil {
+		return huntReply{}, err
+	}
+	s.stderr.Reset()
+	var overran atomic.Bool
+	var kill sync.Once
+	stop := func() { kill.Do(func() { _ = s.cmd.Process.Kill() }) }
+	defer context.AfterFunc(ctx, stop)()
+	if limit > 0 {
+		t := time.AfterFunc(limit, func() { overran.Store(true); stop() })
+		defer t.Stop()
+	}
+	if _, err := s.in.Write(append(b, '\n')); err == nil {
+		for s.out.Scan() {
+			line := s.out.Text()
+			if k := strings.Index(line, huntReplyMark); k >= 0 {
+				var rep huntReply
+				if err := json.Unmarshal([]byte(line[k+len(huntReplyMark):]), &rep); err != nil {
+					p.reap(s)
+					return huntReply{}, fmt.Errorf("hunt worker reply: %v", err)
+				}
+				return rep, nil
+			}
+		}
+	}
+	// No reply: the worker ended during the job.
+	code := p.reap(s)
+	switch {
+	case ctx.Err() != nil:
+		return huntReply{}, ctx.Err()
+	case overran.Load():
+		return huntReply{}, &errDied{value: fmt.Sprintf("the worker process did not finish within %v", limit)}
+	}
+	value, stack := workerDeath(s.stderr.String(), code)
+	return huntReply{}, &errDied{value: value, stack: stack}
+}
+
+// reap waits for s's worker to end (killing it if it has not) and
+// returns its exit status.
+func (p *huntPool) reap(s *huntSlot) int {
+	_ = s.in.Close()
+	_ = s.cmd.Process.Kill()
+	err := s.cmd.Wait()
+	s.cmd = nil
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	return 0
+}
+
+// Run implements hunt.Runner.
+func (p *huntPool) Run(ctx context.Context, slot int, j hunt.Job) hunt.JobResult {
+	rep, err := p.call(ctx, slot, huntRequest{Run: &j}, 0)
+	var died *errDied
+	switch {
+	case errors.As(err, &died):
+		crash := "the worker process running this run died: " + died.value
+		if died.stack != "" {
+			crash += "\n\n" + died.stack
+		}
+		return hunt.JobResult{Died: true, Failure: []string{"crashed"}, Crash: crash}
+	case err != nil:
+		return hunt.JobResult{Err: err.Error()}
+	case rep.Run == nil:
+		return hunt.JobResult{Err: "the hunt worker answered no run"}
+	}
+	return *rep.Run
+}
+
+// Reproduce implements hunt.Runner, in slot 0 (the search's runs are done
+// when it reproduces), within the shrink budget and some slack for the
+// replay.
+func (p *huntPool) Reproduce(ctx context.Context, j hunt.ReproJob) (hunt.ReproResult, error) {
+	rep, err := p.call(ctx, 0, huntRequest{Repro: &j}, j.ShrinkBudget+p.handlerMax+30*time.Second)
+	switch {
+	case err != nil:
+		return hunt.ReproResult{}, err
+	case rep.Repro == nil:
+		return hunt.ReproResult{}, errors.New("the hunt worker answered no reproduction")
+	}
+	return *rep.Repro, nil
+}
+
+// Close ends every worker: its stdin closes, so its loop ends.
+func (p *huntPool) Close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, s := range p.slots {
+		if s.cmd != nil {
+			_ = s.in.Close()
+			_ = s.cmd.Wait()
+			s.cmd = nil
+		}
+	}
+}
+
+// tailBuffer keeps the last MiB or so written to it (a worker's stderr
+// since its current job began).
+type tailBuffer struct {
+	mu sync.Mutex
+	b  []byte
+}
+
+// tailMax bounds a tailBuffer: past twice it, the older half goes.
+const tailMax = 1 << 20
+
+// Write implements io.Writer.
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.b = append(t.b, p...)
+	if len(t.b) > 2*tailMax {
+		t.b = append(t.b[:0], t.b[len(t.b)-tailMax:]...)
+	}
+	return len(p), nil
+}
+
+// Reset empties t.
+func (t *tailBuffer) Reset() {
+	t.mu.Lock()
+	t.b = t.b[:0]
+	t.mu.Unlock()
+}
+
+// String is what t holds.
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.b)
+}
