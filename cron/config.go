@@ -79,6 +79,9 @@ type Config struct {
 	// Queue configures queue mode (NewScheduler, NewWorker, NewQueue,
 	// NewExecStore); off unless Queue.Workers > 0.
 	Queue QueueConfig
+	// Kube configures Kubernetes mode (NewControllerManager, NewAPIServer,
+	// NewKubelet); off unless Kube.Kubelets > 0.
+	Kube KubeConfig
 }
 
 // Validate checks the configuration and fills in defaults.
@@ -129,6 +132,9 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("fencing scope %q: want job or global", c.Policy.FencingScope)
 	}
 	if err := c.Queue.validate(c); err != nil {
+		return err
+	}
+	if err := c.Kube.validate(c); err != nil {
 		return err
 	}
 	return c.ShedLock.validate()
