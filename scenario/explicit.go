@@ -174,6 +174,9 @@ func (sc *Scenario) YAML() []byte {
 		if c.Mode == "queue" {
 			w("  queue: {%s}\n", queueYAML(cfg.Queue))
 		}
+		if c.Mode == "kubernetes" {
+			w("  kubernetes: {%s}\n", kubeYAML(cfg.Kube))
+		}
 	}
 	if len(sc.Faults) > 0 || len(sc.Nemeses) > 0 {
 		w("faults:\n")
@@ -308,6 +311,9 @@ func (sc *Scenario) refName(id sim.NodeID) string {
 		}
 	}
 	if name, ok := sc.queueNodeName(id); ok {
+		return name
+	}
+	if name, ok := sc.kubeNodeName(id); ok {
 		return name
 	}
 	return "resource"

@@ -370,6 +370,9 @@ func (sc *Scenario) serviceID(name string) (id sim.NodeID, svc bool) {
 	if id, svc := sc.queueServiceID(name); svc {
 		return id, true
 	}
+	if id, svc := sc.kubeServiceID(name); svc {
+		return id, true
+	}
 	next := sim.NodeID(sc.Nodes)
 	store := sim.None
 	if sc.hasStore() {
@@ -411,7 +414,12 @@ func (l *loader) checkTargetAvailable(n *ynode, path string, t faults.Target, sc
 			l.errAt(n, path, "service: this scenario has no service node (no lease store, no cron section)")
 			return false
 		}
-	case faults.TargetWorkers, faults.TargetBusyWorker, faults.TargetQueue, faults.TargetExecStore:
+	case faults.TargetWorkers, faults.TargetBusyWorker:
+		if !sc.queueMode() && !sc.kubeMode() {
+			l.errAt(n, path, "%s: this scenario has no workers (cron.mode: queue or kubernetes)", t.Kind)
+			return false
+		}
+	case faults.TargetQueue, faults.TargetExecStore:
 		if !sc.queueMode() {
 			l.errAt(n, path, "%s: this scenario has no queue-mode cron (cron.mode: queue)", t.Kind)
 			return false

@@ -99,6 +99,9 @@ type Run struct {
 	Queue     *cron.Queue
 	ExecStore *cron.ExecStore
 	Workers   []sim.NodeID
+	// APIServer is Kubernetes mode's API server (nil without cron.mode:
+	// kubernetes); its kubelets are Workers.
+	APIServer *cron.APIServer
 	// Contract is what this run's algorithm, with its drawn values, and its
 	// cron layer guarantee (registry.Algorithm.Contract, cron.Config.Contract),
 	// resolved against the run's network (contract.Contract.Resolve):
@@ -192,6 +195,9 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 				cfg.Queue.WorkerNodes = append(cfg.Queue.WorkerNodes, base+1+sim.NodeID(k))
 			}
 		}
+		if sc.kubeMode() {
+			sc.kubeNodeIDs(&cfg)
+		}
 		if err := cfg.Validate(); err != nil {
 			return nil, err
 		}
@@ -224,6 +230,8 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 		build = func() sim.Node { return cron.NewColocated(factory(r.Candidates, r.StoreIDs), r.CronConfig) }
 	case r.CronConfig != nil && sc.queueMode():
 		build = func() sim.Node { return cron.NewScheduler(factory(r.Candidates, r.StoreIDs), r.CronConfig) }
+	case r.CronConfig != nil && sc.kubeMode():
+		build = func() sim.Node { return cron.NewControllerManager(factory(r.Candidates, r.StoreIDs), r.CronConfig) }
 	case r.CronConfig != nil:
 		build = func() sim.Node { return cron.Wrap(factory(r.Candidates, r.StoreIDs), r.CronConfig) }
 	default:
@@ -278,6 +286,11 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	}
 	if sc.queueMode() {
 		if err := r.addQueueNodes(); err != nil {
+			return nil, err
+		}
+	}
+	if sc.kubeMode() {
+		if err := r.addKubeNodes(); err != nil {
 			return nil, err
 		}
 	}
@@ -373,6 +386,11 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	}
 	if r.Queue != nil {
 		env.QueueMode = &faults.QueueNodes{Queue: r.CronConfig.Queue.Queue, ExecStore: r.CronConfig.Queue.ExecStore, Workers: r.CronConfig.Queue.WorkerNodes}
+	}
+	if r.APIServer != nil {
+		// The kubelets are the workers (target: workers, busy_worker); the
+		// queue and execution-store roles are refused at load time.
+		env.QueueMode = &faults.QueueNodes{Queue: sim.None, ExecStore: sim.None, Workers: r.CronConfig.Kube.KubeletNodes}
 	}
 	inj, err := faults.New(s, env,
 		sc.Faults, sc.Nemeses)
@@ -488,6 +506,11 @@ func (r *Run) checkerInput(opts RunOptions) checker.Input {
 	if r.Queue != nil {
 		q := &r.CronConfig.Queue
 		in.Exec = &checker.ExecInput{StartDeadline: q.StartDeadline, ForbidOverlap: q.Concurrency == cron.ConcurrencyForbid,
+			From: sc.Start, Jobs: r.CronConfig.Jobs}
+	}
+	if r.APIServer != nil {
+		k := &r.CronConfig.Kube
+		in.Exec = &checker.ExecInput{StartDeadline: k.StartDeadline, ForbidOverlap: k.Concurrency == cron.KubeForbid,
 			From: sc.Start, Jobs: r.CronConfig.Jobs}
 	}
 	return in

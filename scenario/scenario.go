@@ -127,7 +127,8 @@ type LinkSpec struct {
 type CronSpec struct {
 	// Mode is "leader" (default: the algorithm's leader runs jobs),
 	// "shedlock" (no election; per-job locks at the lease store) or "queue"
-	// (the leader schedules, workers run jobs from a queue: cron.queue).
+	// (the leader schedules, workers run jobs from a queue: cron.queue) or
+	// "kubernetes" (the CronJob and Job controllers: cron.kubernetes).
 	Mode   string
 	Config cron.Config
 
@@ -412,7 +413,7 @@ func (l *loader) readSettle(n *ynode, sc *Scenario) {
 func (l *loader) readCron(n *ynode, sc *Scenario) *CronSpec {
 	m := l.mapOf(n, "cron")
 	cs := &CronSpec{Mode: "leader"}
-	m.oneOf("mode", &cs.Mode, "leader", "shedlock", "queue")
+	m.oneOf("mode", &cs.Mode, "leader", "shedlock", "queue", "kubernetes")
 	c := &cs.Config
 	items := m.list("jobs")
 	if len(items) == 0 && m.ok && !m.misspelt("jobs") {
@@ -506,6 +507,7 @@ func (l *loader) readCron(n *ynode, sc *Scenario) *CronSpec {
 		sm.finish()
 	}
 	l.readQueue(m, cs)
+	l.readKube(m, cs)
 	m.finish()
 	c.NotBefore = sc.Start
 	if len(l.errs) == 0 {
@@ -535,7 +537,7 @@ func (l *loader) readExpect(n *ynode, sc *Scenario) {
 	m := l.mapOf(n, "expect")
 	e := &sc.Expect
 	checkNames := checkNames
-	if sc.queueMode() {
+	if sc.queueMode() || sc.kubeMode() {
 		checkNames = append(slices.Clone(checkNames), checker.QueueCheckNames...) // only queue mode reports them
 	}
 	read := func(key string) []string {
