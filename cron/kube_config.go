@@ -18,6 +18,12 @@ const (
 	KubeReplace = "replace"
 )
 
+// Pod replacement policies of a Job (spec.podReplacementPolicy).
+const (
+	KubeReplaceTerminating = "TerminatingOrFailed"
+	KubeReplaceFailed      = "Failed"
+)
+
 // Limits of Kubernetes mode: every input size is bounded.
 const (
 	// MaxKubelets bounds the kubelet nodes.
@@ -72,6 +78,11 @@ type KubeConfig struct {
 	// NoExecute taint before eviction: the DefaultTolerationSeconds
 	// admission plugin's default 300s.
 	TolerationSeconds time.Duration
+	// PodReplacementPolicy is the Job's spec.podReplacementPolicy:
+	// KubeReplaceTerminating (default: TerminatingOrFailed, a replacement
+	// as soon as a Pod is Terminating) or KubeReplaceFailed (only once it
+	// has failed, which a Pod on an unreachable node cannot report).
+	PodReplacementPolicy string
 	// PodFailRate is the probability that a Pod's container exits non-zero
 	// after its writes (restartPolicy: Never). Default 0.
 	PodFailRate float64
@@ -111,6 +122,9 @@ func (k *KubeConfig) validate(c *Config) error {
 	def(&k.NodeMonitorGrace, 40*time.Second)
 	def(&k.TolerationSeconds, 300*time.Second)
 	def(&k.StartDeadline, time.Minute)
+	if k.PodReplacementPolicy == "" {
+		k.PodReplacementPolicy = KubeReplaceTerminating
+	}
 	if k.Concurrency == "" {
 		k.Concurrency = KubeAllow
 	}
@@ -119,6 +133,8 @@ func (k *KubeConfig) validate(c *Config) error {
 		return fmt.Errorf("kubernetes kubelets must be in 1..%d, got %d", MaxKubelets, k.Kubelets)
 	case k.Concurrency != KubeAllow && k.Concurrency != KubeForbid && k.Concurrency != KubeReplace:
 		return fmt.Errorf("kubernetes concurrency %q: want %s, %s or %s", k.Concurrency, KubeAllow, KubeForbid, KubeReplace)
+	case k.PodReplacementPolicy != KubeReplaceTerminating && k.PodReplacementPolicy != KubeReplaceFailed:
+		return fmt.Errorf("kubernetes pod_replacement_policy %q: want %s or %s", k.PodReplacementPolicy, KubeReplaceTerminating, KubeReplaceFailed)
 	case k.BackoffLimit < 0 || k.BackoffLimit > MaxKubePodsPerJob-2:
 		return fmt.Errorf("kubernetes backoff_limit must be in 0..%d, got %d", MaxKubePodsPerJob-2, k.BackoffLimit)
 	case k.SuccessfulHistory < 0 || k.FailedHistory < 0 || k.SuccessfulHistory+k.FailedHistory > MaxKubeJobsPerCronJob/2:

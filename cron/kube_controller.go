@@ -341,7 +341,7 @@ func (c *ControllerManager) jobController(v *KubeSnapshot) {
 			continue
 		}
 		var live []*KubePod
-		succeeded, failed, seen := 0, 0, 0
+		succeeded, failed, seen, terminating := 0, 0, 0, 0
 		var lastFail int64
 		for pi := range v.Pods {
 			p := &v.Pods[pi]
@@ -357,6 +357,8 @@ func (c *ControllerManager) jobController(v *KubeSnapshot) {
 				lastFail = max(lastFail, p.EndedAt)
 			case !p.Deleting:
 				live = append(live, p)
+			default:
+				terminating++
 			}
 		}
 		finish := func(reason string) {
@@ -379,6 +381,9 @@ func (c *ControllerManager) jobController(v *KubeSnapshot) {
 			for _, p := range live[1:] {
 				c.send(KindKubeDeletePod, sim.Message{Body: p.Name})
 			}
+		case len(live) == 0 && terminating > 0 && k.PodReplacementPolicy == KubeReplaceFailed:
+			// podReplacementPolicy Failed: wait until the Terminating
+			// Pod has failed (onlyReplaceFailedPods).
 		case len(live) == 0:
 			e := slices.IndexFunc(c.expect, func(e kubeExpect) bool { return e.name == jb.Name })
 			if e >= 0 && seen < c.expect[e].pods {

@@ -43,6 +43,7 @@ func (l *loader) readKube(m *mapReader, cs *CronSpec) {
 		k.TolerationSeconds = time.Duration(secs) * time.Second
 	}
 	km.oneOf("concurrency_policy", &k.Concurrency, cron.KubeAllow, cron.KubeForbid, cron.KubeReplace)
+	km.oneOf("pod_replacement_policy", &k.PodReplacementPolicy, cron.KubeReplaceTerminating, cron.KubeReplaceFailed)
 	km.integer("backoff_limit", &k.BackoffLimit, 0, cron.MaxKubePodsPerJob-2)
 	km.integer("successful_jobs_history_limit", &k.SuccessfulHistory, 0, cron.MaxKubeJobsPerCronJob/4)
 	km.integer("failed_jobs_history_limit", &k.FailedHistory, 0, cron.MaxKubeJobsPerCronJob/4)
@@ -171,6 +172,9 @@ func kubeYAML(k cron.KubeConfig) string {
 	secs("toleration_seconds", k.TolerationSeconds)
 	if k.Concurrency != "" {
 		parts = append(parts, "concurrency_policy: "+k.Concurrency)
+	}
+	if k.PodReplacementPolicy != "" {
+		parts = append(parts, "pod_replacement_policy: "+k.PodReplacementPolicy)
 	}
 	parts = append(parts, fmt.Sprintf("backoff_limit: %d", k.BackoffLimit),
 		fmt.Sprintf("successful_jobs_history_limit: %d", k.SuccessfulHistory),
