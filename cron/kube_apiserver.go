@@ -182,8 +182,16 @@ func (a *APIServer) deleteJob(name string) {
 	for i := range a.pods {
 		if a.pods[i].JobName == name {
 			a.pods[i].Deleting = true
+			a.watch(a.pods[i])
 		}
 	}
+}
+
+// watch tells a Pod's kubelet of a change to it at once (the kubelet's
+// watch on its Pods); an unreachable kubelet misses it and learns it from
+// its next status answer.
+func (a *APIServer) watch(p KubePod) {
+	a.env.Send(sim.Message{Kind: KindKubeBind, To: p.Node, Body: &p})
 }
 
 // createPod creates the Job's next Pod and binds it to a ready kubelet.
@@ -225,7 +233,7 @@ func (a *APIServer) createPod(m sim.Message) {
 		ev.Detail += " while an earlier Pod of the Job is Terminating"
 	}
 	a.env.Effect(ev)
-	a.env.Send(sim.Message{Kind: KindKubeBind, To: node, Body: &p})
+	a.watch(p)
 }
 
 // pickKubelet is the scheduler: the ready kubelet (status updated within
@@ -265,6 +273,7 @@ func (a *APIServer) evict(name string) {
 		return
 	}
 	a.pods[i].Deleting = true
+	a.watch(a.pods[i])
 	a.Stats.Evictions++
 	a.env.Effect(sim.Effect{Name: "kube.pod_evicted", Detail: name + " on " + KubeletName(a.cfg, a.pods[i].Node), B: a.pods[i].Slot, C: int64(a.pods[i].Job)})
 }

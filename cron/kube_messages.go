@@ -13,7 +13,7 @@ import "github.com/electsim/electsim/sim"
 //	KubeCreatePod:     Index=pods the creator saw, Body=string Job name
 //	KubeDeletePod:     Body=string Pod name (an eviction: deletionTimestamp set)
 //	KubeFinishJob:     Flag=failed, Body=*KubeFinish
-//	KubeBind:          Body=*KubePod; the API server tells a kubelet of a Pod bound to it
+//	KubeBind:          Body=*KubePod; the API server tells a kubelet of a Pod bound to it, or deleted
 //	KubeNodeStatus:    Body=[]KubePodStatus; a kubelet's status update and lease renewal
 //	KubeNodeStatusResp: Body=[]KubePod bound to the kubelet
 var (
