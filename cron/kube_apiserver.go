@@ -178,7 +178,7 @@ func (a *APIServer) deleteJob(name string) {
 	}
 	a.env.Effect(sim.Effect{Name: "kube.job_deleted", Detail: name, A: a.jobs[k].UID, B: a.jobs[k].Slot, C: int64(a.jobs[k].Job)})
 	a.jobs = slices.Delete(a.jobs, k, k+1)
-	a.pods = slices.DeleteFunc(a.pods, func(p KubePod) bool { return p.JobName == name && p.Phase >= PodSucceeded })
+	a.pods = slices.DeleteFunc(a.pods, func(p KubePod) bool { return p.JobName == name && (p.Phase >= PodSucceeded || p.Node == sim.None) })
 	for i := range a.pods {
 		if a.pods[i].JobName == name {
 			a.pods[i].Deleting = true
@@ -191,6 +191,9 @@ func (a *APIServer) deleteJob(name string) {
 // watch on its Pods); an unreachable kubelet misses it and learns it from
 // its next status answer.
 func (a *APIServer) watch(p KubePod) {
+	if p.Node == sim.None {
+		return
+	}
 	a.env.Send(sim.Message{Kind: KindKubeBind, To: p.Node, Body: &p})
 }
 
@@ -210,10 +213,6 @@ func (a *APIServer) createPod(m sim.Message) {
 		return
 	}
 	node := a.pickKubelet()
-	if node == sim.None {
-		a.env.Effect(sim.Effect{Name: "kube.pod_unschedulable", Detail: name + ": no ready node", A: jb.UID, B: jb.Slot, C: int64(jb.Job)})
-		return
-	}
 	jb.PodSeq++
 	p := KubePod{Name: fmt.Sprintf("%s-%d", name, jb.PodSeq), JobName: name, Job: jb.Job, Slot: jb.Slot, Token: jb.Token, Node: node}
 	terminating := false
@@ -225,6 +224,9 @@ func (a *APIServer) createPod(m sim.Message) {
 	jb.Pods = append(jb.Pods, p.Name)
 	a.pods = append(a.pods, p)
 	ev := sim.Effect{Name: "kube.pod_created", Detail: fmt.Sprintf("%s on %s", p.Name, KubeletName(a.cfg, node)), A: jb.UID, B: jb.Slot, C: int64(jb.Job)}
+	if node == sim.None {
+		ev.Name = "kube.pod_unschedulable"
+	}
 	if terminating {
 		// podReplacementPolicy TerminatingOrFailed: a replacement beside a
 		// Pod that may still run on an unreachable node.
@@ -232,8 +234,13 @@ func (a *APIServer) createPod(m sim.Message) {
 		ev.Name, ev.Fact = "kube.pod_replacement", sim.FactExecRedelivered
 		ev.Detail += " while an earlier Pod of the Job is Terminating"
 	}
+	if node == sim.None {
+		ev.Detail = p.Name + ": Pending, no ready node"
+	}
 	a.env.Effect(ev)
-	a.watch(p)
+	if node != sim.None {
+		a.watch(p)
+	}
 }
 
 // pickKubelet is the scheduler: the ready kubelet (status updated within
@@ -272,6 +279,10 @@ func (a *APIServer) evict(name string) {
 	if i < 0 || a.pods[i].Deleting {
 		return
 	}
+	if a.pods[i].Node == sim.None { // never bound: nothing runs it
+		a.pods[i].Phase, a.pods[i].EndedAt = PodFailed, a.env.WallNanos()
+		return
+	}
 	a.pods[i].Deleting = true
 	a.watch(a.pods[i])
 	a.Stats.Evictions++
@@ -303,6 +314,15 @@ func (a *APIServer) nodeStatus(m sim.Message) {
 	now := a.env.WallNanos()
 	a.beats[ki]++
 	a.beatAt[ki] = now
+	// A ready kubelet: the scheduler binds the Pods left Pending.
+	for i := range a.pods {
+		if p := &a.pods[i]; p.Node == sim.None && !p.Deleting {
+			if p.Node = a.pickKubelet(); p.Node != sim.None {
+				a.env.Effect(sim.Effect{Name: "kube.pod_bound", Detail: p.Name + " on " + KubeletName(a.cfg, p.Node), B: p.Slot, C: int64(p.Job)})
+				a.watch(*p)
+			}
+		}
+	}
 	sts, _ := m.Body.([]KubePodStatus)
 	for _, st := range sts {
 		i := a.pod(st.Name)

@@ -71,11 +71,16 @@ type ControllerManager struct {
 }
 
 // kubeExpect is the Job controller's expectation: it created a Pod of Job
-// name and waits to see pods of them.
+// name and waits to see pods of them, at most kubeExpectationsTimeout
+// (a create the API server refused is never seen).
 type kubeExpect struct {
 	name string
 	pods int
+	at   time.Duration
 }
+
+// kubeExpectationsTimeout is the controller framework's ExpectationsTimeout.
+const kubeExpectationsTimeout = 5 * time.Minute
 
 // NewControllerManager returns a controller-manager running inner; cfg
 // must have been validated with Kubernetes mode on.
@@ -386,7 +391,7 @@ func (c *ControllerManager) jobController(v *KubeSnapshot) {
 			// Pod has failed (onlyReplaceFailedPods).
 		case len(live) == 0:
 			e := slices.IndexFunc(c.expect, func(e kubeExpect) bool { return e.name == jb.Name })
-			if e >= 0 && seen < c.expect[e].pods {
+			if e >= 0 && seen < c.expect[e].pods && c.env.Now()-c.expect[e].at < kubeExpectationsTimeout {
 				continue // its own create not yet observed
 			}
 			if failed > 0 && now < lastFail+int64(podBackoff(failed)) {
@@ -396,7 +401,7 @@ func (c *ControllerManager) jobController(v *KubeSnapshot) {
 				c.expect = append(c.expect, kubeExpect{name: jb.Name})
 				e = len(c.expect) - 1
 			}
-			c.expect[e].pods = seen + 1
+			c.expect[e].pods, c.expect[e].at = seen+1, c.env.Now()
 			c.send(KindKubeCreatePod, sim.Message{Index: int64(seen), Body: jb.Name})
 		}
 	}

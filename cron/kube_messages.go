@@ -73,7 +73,7 @@ type KubePod struct {
 	Job      int
 	Slot     int64
 	Token    int64
-	Node     sim.NodeID // the kubelet it is bound to
+	Node     sim.NodeID // the kubelet it is bound to; sim.None: Pending, unscheduled
 	Phase    int
 	Deleting bool  // deletionTimestamp set (evicted, or its Job deleted): Terminating
 	EndedAt  int64 // when it succeeded or failed, API server wall ns

@@ -344,3 +344,37 @@ func TestKubeUnreachableNodeRunsTwice(t *testing.T) {
 	assert.Empty(t, failed.facts(sim.FactExecRedelivered, s))
 	assert.Equal(t, 1, failed.maxConcurrent(s))
 }
+
+// With no ready kubelet the Pod stays Pending (the scheduler cannot bind
+// it) and is bound when a kubelet reports again; the Job controller makes
+// no second Pod meanwhile. Must-refute: with kubelets up it is bound at
+// once.
+func TestKubePendingPodIsBoundLater(t *testing.T) {
+	run := func(down bool) *kworld {
+		w := newKWorld(t, 14, kcfg("0 2 * * *", 5*time.Second, 1, cron.Policy{}, kube(nil)), [][]tenure{{{0, 5 * time.Minute, 1}}}, true)
+		if down {
+			w.s.At(at(5*time.Second), func() {
+				for _, k := range w.kubelets {
+					w.s.Crash(k)
+				}
+			})
+			w.s.At(at(2*time.Minute), func() {
+				for _, k := range w.kubelets {
+					w.s.Restart(k, false)
+				}
+			})
+		}
+		w.s.RunUntil(at(5 * time.Minute))
+		return w
+	}
+	s := slotAt(2, 0, 0)
+	d := run(true)
+	require.Len(t, d.effects("kube.pod_unschedulable", s), 1)
+	require.Len(t, d.effects("kube.pod_bound", s), 1)
+	started := d.facts(sim.FactExecStarted, s)
+	require.Len(t, started, 1, "one Pod, started once a kubelet was back")
+	assert.GreaterOrEqual(t, started[0].At, at(2*time.Minute))
+	u := run(false)
+	assert.Empty(t, u.effects("kube.pod_unschedulable", s))
+	assert.Len(t, u.facts(sim.FactExecStarted, s), 1)
+}
