@@ -90,13 +90,14 @@ func TestPropertyRefutedKubeMostRecentOffByOne(t *testing.T) {
 	proptest.Refute(t, 300, func(t *rapid.T) { checkMostRecent(t, drawMostRecentCase(t), 99) })
 }
 
-// drawSplit draws two controller-managers' tenures over 5 minutes that
-// overlap for a random stretch (a lease split), and a seed.
+// drawSplit draws two controller-managers' tenures that both hold at
+// 02:00 (a lease split) and end at random within the next three minutes,
+// and a seed.
 func drawSplit(t *rapid.T) ([][]tenure, uint64, int) {
-	a0 := time.Duration(rapid.Int64Range(0, int64(2*time.Minute)).Draw(t, "a_from"))
-	a1 := a0 + time.Duration(rapid.Int64Range(int64(30*time.Second), int64(3*time.Minute)).Draw(t, "a_len"))
-	b0 := time.Duration(rapid.Int64Range(0, int64(3*time.Minute)).Draw(t, "b_from"))
-	b1 := b0 + time.Duration(rapid.Int64Range(int64(30*time.Second), int64(2*time.Minute)).Draw(t, "b_len"))
+	a0 := time.Duration(rapid.Int64Range(0, int64(55*time.Second)).Draw(t, "a_from"))
+	a1 := time.Minute + time.Duration(rapid.Int64Range(int64(time.Second), int64(3*time.Minute)).Draw(t, "a_past_0200"))
+	b0 := time.Duration(rapid.Int64Range(0, int64(55*time.Second)).Draw(t, "b_from"))
+	b1 := time.Minute + time.Duration(rapid.Int64Range(int64(time.Second), int64(3*time.Minute)).Draw(t, "b_past_0200"))
 	writes := rapid.IntRange(1, 10).Draw(t, "writes")
 	return [][]tenure{{{a0, a1, 1}}, {{b0, b1, 2}}}, rapid.Uint64Range(1, 1<<20).Draw(t, "seed"), writes
 }

@@ -416,7 +416,7 @@ func (l *loader) checkTargetAvailable(n *ynode, path string, t faults.Target, sc
 		}
 	case faults.TargetWorkers, faults.TargetBusyWorker:
 		if !sc.queueMode() && !sc.kubeMode() {
-			l.errAt(n, path, "%s: this scenario has no workers (cron.mode: queue or kubernetes)", t.Kind)
+			l.errAt(n, path, "%s: this scenario has no queue-mode cron (cron.mode: queue) or kubelets (cron.mode: kubernetes)", t.Kind)
 			return false
 		}
 	case faults.TargetQueue, faults.TargetExecStore:
