@@ -66,6 +66,7 @@ type ControllerManager struct {
 	armed   bool
 	waits   []kubeWait
 	expect  []kubeExpect
+	ending  []string // Jobs it sent a finish for, until its view shows them finished
 	nodes   []kubeNodeSeen
 	missed  []int64 // per CronJob: the last scheduled time reported missed or skipped
 }
@@ -141,7 +142,7 @@ func (c *ControllerManager) lead(token int64) {
 	}
 	c.leading, c.token = true, token
 	c.tenure++
-	c.view, c.waits, c.expect = nil, nil, nil
+	c.view, c.waits, c.expect, c.ending = nil, nil, nil, nil
 	c.nodes = make([]kubeNodeSeen, len(c.cfg.Kube.KubeletNodes))
 	c.missed = make([]int64, len(c.cfg.Jobs))
 	c.sync()
@@ -149,7 +150,7 @@ func (c *ControllerManager) lead(token int64) {
 
 func (c *ControllerManager) stopped() {
 	c.leading = false
-	c.view, c.waits, c.expect = nil, nil, nil
+	c.view, c.waits, c.expect, c.ending = nil, nil, nil, nil
 	if c.armed {
 		c.env.CancelTimer(c.timer)
 		c.armed = false
@@ -340,9 +341,10 @@ func (c *ControllerManager) jobController(v *KubeSnapshot) {
 	k := &c.cfg.Kube
 	now := c.env.WallNanos()
 	c.expect = slices.DeleteFunc(c.expect, func(e kubeExpect) bool { return findJob(v, e.name) == nil })
+	c.ending = slices.DeleteFunc(c.ending, func(n string) bool { x := findJob(v, n); return x == nil || x.Cond != JobActive })
 	for ji := range v.Jobs {
 		jb := &v.Jobs[ji]
-		if jb.Cond != JobActive {
+		if jb.Cond != JobActive || slices.Contains(c.ending, jb.Name) {
 			continue
 		}
 		var live []*KubePod
@@ -367,6 +369,7 @@ func (c *ControllerManager) jobController(v *KubeSnapshot) {
 			}
 		}
 		finish := func(reason string) {
+			c.ending = append(c.ending, jb.Name)
 			c.env.Effect(sim.Effect{Name: "kube.job_finishing", Detail: jb.Name + ": " + reason, A: jb.UID, B: jb.Slot, C: int64(jb.Job)})
 			c.send(KindKubeFinishJob, sim.Message{Flag: reason != "", Body: &KubeFinish{Name: jb.Name, Reason: reason}})
 			for _, p := range live {
