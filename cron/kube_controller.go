@@ -368,21 +368,30 @@ func (c *ControllerManager) jobController(v *KubeSnapshot) {
 				terminating++
 			}
 		}
+		// finish deletes the Job's running Pods and marks it finished. A
+		// failure is declared only once no Pod of it runs or terminates
+		// (syncJob with delayTerminalCondition, on by default since
+		// JobPodReplacementPolicy and JobManagedBy: FailureTarget first,
+		// Failed when the Pods are gone): a Job whose Pod is stuck
+		// Terminating on an unreachable node stays active meanwhile.
 		finish := func(reason string) {
-			c.ending = append(c.ending, jb.Name)
-			c.env.Effect(sim.Effect{Name: "kube.job_finishing", Detail: jb.Name + ": " + reason, A: jb.UID, B: jb.Slot, C: int64(jb.Job)})
-			c.send(KindKubeFinishJob, sim.Message{Flag: reason != "", Body: &KubeFinish{Name: jb.Name, Reason: reason}})
 			for _, p := range live {
 				c.send(KindKubeDeletePod, sim.Message{Body: p.Name})
 			}
+			if reason != "" && (len(live) > 0 || terminating > 0) {
+				return
+			}
+			c.ending = append(c.ending, jb.Name)
+			c.env.Effect(sim.Effect{Name: "kube.job_finishing", Detail: jb.Name + ": " + reason, A: jb.UID, B: jb.Slot, C: int64(jb.Job)})
+			c.send(KindKubeFinishJob, sim.Message{Flag: reason != "", Body: &KubeFinish{Name: jb.Name, Reason: reason}})
 		}
 		switch {
 		case succeeded > 0:
 			finish("")
-		case k.ActiveDeadline > 0 && now-jb.Start >= int64(k.ActiveDeadline):
-			finish("DeadlineExceeded")
-		case failed > k.BackoffLimit:
+		case failed > k.BackoffLimit: // exceedsBackoffLimit, checked before the deadline
 			finish("BackoffLimitExceeded")
+		case k.ActiveDeadline > 0 && now-jb.Start >= int64(k.ActiveDeadline): // pastActiveDeadline
+			finish("DeadlineExceeded")
 		case len(live) > 1:
 			// Too many Pods (two controllers' Job controllers both
 			// created one): delete the newest.

@@ -378,3 +378,44 @@ func TestKubePendingPodIsBoundLater(t *testing.T) {
 	assert.Empty(t, u.effects("kube.pod_unschedulable", s))
 	assert.Len(t, u.facts(sim.FactExecStarted, s), 1)
 }
+
+// job_controller.go syncJob with delayTerminalCondition (the v1.31+
+// default): a Job past activeDeadlineSeconds is Failed only once its Pods
+// are gone. Its Pod's kubelet is cut off the API server, so the deletion
+// never reaches it: the Job stays active and, under Forbid, the next
+// times are skipped until the node returns. Must-refute: reachable, the
+// Job fails at its deadline (02:01:30) and 02:01, the most recent time
+// then, gets its Job at once.
+func TestKubeDeadlineWaitsForTerminatingPod(t *testing.T) {
+	run := func(cut bool) *kworld {
+		k := kube(func(k *cron.KubeConfig) { k.ActiveDeadline, k.Concurrency = 90*time.Second, cron.KubeForbid })
+		w := newKWorld(t, 15, kcfg("* * * * *", 10*time.Minute, 1, cron.Policy{}, k), [][]tenure{{{0, 8 * time.Minute, 1}}}, true)
+		if cut {
+			w.s.At(at(70*time.Second), func() {
+				for _, kl := range w.kubelets {
+					if w.s.Node(kl).(*cron.Kubelet).Busy() {
+						w.s.Cut(kl, w.apiID)
+						w.s.Cut(w.apiID, kl)
+						w.s.After(4*time.Minute, func() { w.s.Connect(kl, w.apiID); w.s.Connect(w.apiID, kl) })
+					}
+				}
+			})
+		}
+		w.s.RunUntil(at(8 * time.Minute))
+		return w
+	}
+	s := slotAt(2, 0, 0)
+	c := run(true)
+	dead := c.facts(sim.FactExecDead, s)
+	require.Len(t, dead, 1)
+	assert.GreaterOrEqual(t, dead[0].At, at(310*time.Second), "Failed only after the node came back and its Pod was gone")
+	for _, m := range []int{1, 2, 3} {
+		assert.Empty(t, c.facts(sim.FactExecCreated, slotAt(2, m, 0)), "02:0%d skipped: 02:00's Job still active", m)
+	}
+	assert.NotEmpty(t, c.effects("kube.job_already_active", slotAt(2, 3, 0)))
+	r := run(false)
+	dead = r.facts(sim.FactExecDead, s)
+	require.Len(t, dead, 1)
+	assert.Less(t, dead[0].At, at(160*time.Second), "Failed at its deadline, 90 s after its creation at 02:00")
+	assert.Len(t, r.facts(sim.FactExecCreated, slotAt(2, 1, 0)), 1, "02:01 created once 02:00 failed")
+}
