@@ -81,6 +81,9 @@ type Config struct {
 	Queue QueueConfig
 	// Celery configures Celery mode (NewBeat, NewRedis); off unless On.
 	Celery CeleryConfig
+	// Kube configures Kubernetes mode (NewControllerManager, NewAPIServer,
+	// NewKubelet); off unless Kube.Kubelets > 0.
+	Kube KubeConfig
 }
 
 // Validate checks the configuration and fills in defaults.
@@ -134,6 +137,9 @@ func (c *Config) Validate() error {
 		return err
 	}
 	if err := c.Queue.validate(c); err != nil {
+		return err
+	}
+	if err := c.Kube.validate(c); err != nil {
 		return err
 	}
 	return c.ShedLock.validate()

@@ -1,6 +1,10 @@
 package cron
 
-import "github.com/electsim/electsim/sim"
+import (
+	"slices"
+
+	"github.com/electsim/electsim/sim"
+)
 
 // Message kinds of the cron layer; their fields are registered by name
 // (sim.Fields). Field use:
@@ -23,7 +27,7 @@ var (
 // cronKinds marks the kinds above, for IsKind: one load where six
 // comparisons of package variables were, on every message of a run.
 var cronKinds = func() (t [sim.MaxKinds]bool) {
-	for _, k := range append([]sim.MsgKind{KindWrite, KindWriteResp, KindClaim, KindClaimResp, KindQuery, KindQueryResp}, queueKinds...) {
+	for _, k := range slices.Concat([]sim.MsgKind{KindWrite, KindWriteResp, KindClaim, KindClaimResp, KindQuery, KindQueryResp}, queueKinds, kubeKinds) {
 		t[k] = true
 	}
 	return t

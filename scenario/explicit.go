@@ -177,6 +177,9 @@ func (sc *Scenario) YAML() []byte {
 		if c.Mode == "celery" {
 			w("  celery: {%s}\n", celeryYAML(cfg))
 		}
+		if c.Mode == "kubernetes" {
+			w("  kubernetes: {%s}\n", kubeYAML(cfg.Kube))
+		}
 	}
 	if len(sc.Faults) > 0 || len(sc.Nemeses) > 0 {
 		w("faults:\n")
@@ -314,6 +317,9 @@ func (sc *Scenario) refName(id sim.NodeID) string {
 		return name
 	}
 	if name, ok := sc.celeryNodeName(id); ok {
+		return name
+	}
+	if name, ok := sc.kubeNodeName(id); ok {
 		return name
 	}
 	return "resource"

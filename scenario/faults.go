@@ -373,6 +373,9 @@ func (sc *Scenario) serviceID(name string) (id sim.NodeID, svc bool) {
 	if id, svc := sc.queueServiceID(name); svc {
 		return id, true
 	}
+	if id, svc := sc.kubeServiceID(name); svc {
+		return id, true
+	}
 	next := sim.NodeID(sc.Nodes)
 	store := sim.None
 	if sc.hasStore() {
@@ -414,9 +417,17 @@ func (l *loader) checkTargetAvailable(n *ynode, path string, t faults.Target, sc
 			l.errAt(n, path, "service: this scenario has no service node (no lease store, no cron section)")
 			return false
 		}
-	case faults.TargetWorkers, faults.TargetBusyWorker, faults.TargetQueue, faults.TargetExecStore:
-		if sc.celeryMode() && t.Kind != faults.TargetExecStore {
-			return true // the workers; queue is the Redis node (lock and broker)
+	case faults.TargetWorkers, faults.TargetBusyWorker:
+		if sc.celeryMode() {
+			return true // Celery's workers
+		}
+		if !sc.queueMode() && !sc.kubeMode() {
+			l.errAt(n, path, "%s: this scenario has no queue-mode cron (cron.mode: queue), kubelets (cron.mode: kubernetes) or Celery workers (cron.mode: celery)", t.Kind)
+			return false
+		}
+	case faults.TargetQueue, faults.TargetExecStore:
+		if sc.celeryMode() && t.Kind == faults.TargetQueue {
+			return true // the Redis node (lock and broker)
 		}
 		if !sc.queueMode() {
 			l.errAt(n, path, "%s: this scenario has no queue-mode cron (cron.mode: queue)", t.Kind)

@@ -22,7 +22,7 @@ func (l *loader) readQueue(m *mapReader, cs *CronSpec) {
 	case qn == nil:
 		return
 	case cs.Mode != "queue":
-		l.errAt(m.keyNode("queue"), "cron.queue", "only used with mode: queue (this cron section runs jobs on the %s)", map[string]string{"leader": "elected leader", "shedlock": "lock holder"}[cs.Mode])
+		l.errAt(m.keyNode("queue"), "cron.queue", "only used with mode: queue (this cron section runs jobs on the %s)", map[string]string{"leader": "elected leader", "shedlock": "lock holder", "kubernetes": "kubelets", "celery": "Celery workers"}[cs.Mode])
 		return
 	}
 	q := &cs.Config.Queue

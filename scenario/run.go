@@ -101,6 +101,9 @@ type Run struct {
 	Workers   []sim.NodeID
 	// Redis is Celery mode's Redis node (RedBeat's lock and schedule, the broker).
 	Redis *cron.Redis
+	// APIServer is Kubernetes mode's API server (nil without cron.mode:
+	// kubernetes); its kubelets are Workers.
+	APIServer *cron.APIServer
 	// Contract is what this run's algorithm, with its drawn values, and its
 	// cron layer guarantee (registry.Algorithm.Contract, cron.Config.Contract),
 	// resolved against the run's network (contract.Contract.Resolve):
@@ -204,6 +207,9 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 		if celery {
 			sc.celeryNodes(&cfg)
 		}
+		if sc.kubeMode() {
+			sc.kubeNodeIDs(&cfg)
+		}
 		if err := cfg.Validate(); err != nil {
 			return nil, err
 		}
@@ -243,6 +249,8 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 		build = func() sim.Node { return cron.NewColocated(factory(r.Candidates, r.StoreIDs), r.CronConfig) }
 	case r.CronConfig != nil && sc.queueMode():
 		build = func() sim.Node { return cron.NewScheduler(factory(r.Candidates, r.StoreIDs), r.CronConfig) }
+	case r.CronConfig != nil && sc.kubeMode():
+		build = func() sim.Node { return cron.NewControllerManager(factory(r.Candidates, r.StoreIDs), r.CronConfig) }
 	case r.CronConfig != nil:
 		build = func() sim.Node { return cron.Wrap(factory(r.Candidates, r.StoreIDs), r.CronConfig) }
 	default:
@@ -302,6 +310,11 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	}
 	if celery {
 		if err := r.addCeleryNodes(); err != nil {
+			return nil, err
+		}
+	}
+	if sc.kubeMode() {
+		if err := r.addKubeNodes(); err != nil {
 			return nil, err
 		}
 	}
@@ -397,6 +410,11 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	}
 	if r.Queue != nil {
 		env.QueueMode = &faults.QueueNodes{Queue: r.CronConfig.Queue.Queue, ExecStore: r.CronConfig.Queue.ExecStore, Workers: r.CronConfig.Queue.WorkerNodes}
+	}
+	if r.APIServer != nil {
+		// The kubelets are the workers (target: workers, busy_worker); the
+		// queue and execution-store roles are refused at load time.
+		env.QueueMode = &faults.QueueNodes{Queue: sim.None, ExecStore: sim.None, Workers: r.CronConfig.Kube.KubeletNodes}
 	}
 	inj, err := faults.New(s, env,
 		sc.Faults, sc.Nemeses)
@@ -512,6 +530,11 @@ func (r *Run) checkerInput(opts RunOptions) checker.Input {
 	if r.Queue != nil {
 		q := &r.CronConfig.Queue
 		in.Exec = &checker.ExecInput{StartDeadline: q.StartDeadline, ForbidOverlap: q.Concurrency == cron.ConcurrencyForbid,
+			From: sc.Start, Jobs: r.CronConfig.Jobs}
+	}
+	if r.APIServer != nil {
+		k := &r.CronConfig.Kube
+		in.Exec = &checker.ExecInput{StartDeadline: k.StartDeadline, ForbidOverlap: k.Concurrency == cron.KubeForbid,
 			From: sc.Start, Jobs: r.CronConfig.Jobs}
 	}
 	return in

@@ -127,7 +127,8 @@ type LinkSpec struct {
 type CronSpec struct {
 	// Mode is "leader" (default: the algorithm's leader runs jobs),
 	// "shedlock" (no election; per-job locks at the lease store) or "queue"
-	// (the leader schedules, workers run jobs from a queue: cron.queue).
+	// (the leader schedules, workers run jobs from a queue: cron.queue) or
+	// "kubernetes" (the CronJob and Job controllers: cron.kubernetes).
 	Mode   string
 	Config cron.Config
 
@@ -413,7 +414,7 @@ func (l *loader) readSettle(n *ynode, sc *Scenario) {
 func (l *loader) readCron(n *ynode, sc *Scenario) *CronSpec {
 	m := l.mapOf(n, "cron")
 	cs := &CronSpec{Mode: "leader"}
-	m.oneOf("mode", &cs.Mode, "leader", "shedlock", "queue", "celery")
+	m.oneOf("mode", &cs.Mode, "leader", "shedlock", "queue", "celery", "kubernetes")
 	c := &cs.Config
 	items := m.list("jobs")
 	if len(items) == 0 && m.ok && !m.misspelt("jobs") {
@@ -508,6 +509,7 @@ func (l *loader) readCron(n *ynode, sc *Scenario) *CronSpec {
 	}
 	l.readQueue(m, cs)
 	l.readCelery(m, cs)
+	l.readKube(m, cs)
 	m.finish()
 	c.NotBefore = sc.Start
 	if len(l.errs) == 0 {
@@ -537,7 +539,7 @@ func (l *loader) readExpect(n *ynode, sc *Scenario) {
 	m := l.mapOf(n, "expect")
 	e := &sc.Expect
 	checkNames := checkNames
-	if sc.queueMode() || sc.celeryMode() {
+	if sc.queueMode() || sc.celeryMode() || sc.kubeMode() {
 		checkNames = append(slices.Clone(checkNames), checker.QueueCheckNames...) // only queue mode reports them
 	}
 	read := func(key string) []string {

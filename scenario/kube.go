@@ -1,0 +1,190 @@
+package scenario
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/electsim/electsim/cron"
+	"github.com/electsim/electsim/sim"
+)
+
+// readKube reads cron.kubernetes, the Kubernetes CronJob deployment
+// (cron.mode: kubernetes): kubelets, the CronJob's startingDeadlineSeconds,
+// concurrencyPolicy and history limits, the Job's backoffLimit and
+// activeDeadlineSeconds, and the node lifecycle timings.
+func (l *loader) readKube(m *mapReader, cs *CronSpec) {
+	kn := m.get("kubernetes")
+	switch {
+	case kn == nil && cs.Mode == "kubernetes":
+		l.errAt(m.n, "cron.kubernetes", "missing: mode kubernetes needs a kubernetes section, e.g. {kubelets: 2}")
+		return
+	case kn == nil:
+		return
+	case cs.Mode != "kubernetes":
+		l.errAt(m.keyNode("kubernetes"), "cron.kubernetes", "only used with mode: kubernetes (this cron section is mode %s)", cs.Mode)
+		return
+	}
+	k := &cs.Config.Kube
+	*k = cron.DefaultKube(0)
+	km := l.mapOf(kn, "cron.kubernetes")
+	if !km.integer("kubelets", &k.Kubelets, 1, cron.MaxKubelets) && !km.has("kubelets") && km.ok {
+		l.errAt(kn, "cron.kubernetes.kubelets", "missing: how many kubelet nodes run Pods (kubelet1..kubeletN)")
+	}
+	var secs int
+	if km.integer("starting_deadline_seconds", &secs, 0, 1<<30) {
+		k.StartingDeadline = time.Duration(secs) * time.Second
+	}
+	if km.integer("active_deadline_seconds", &secs, 0, 1<<30) {
+		k.ActiveDeadline = time.Duration(secs) * time.Second
+	}
+	if km.integer("toleration_seconds", &secs, 1, 1<<30) {
+		k.TolerationSeconds = time.Duration(secs) * time.Second
+	}
+	km.oneOf("concurrency_policy", &k.Concurrency, cron.KubeAllow, cron.KubeForbid, cron.KubeReplace)
+	km.oneOf("pod_replacement_policy", &k.PodReplacementPolicy, cron.KubeReplaceTerminating, cron.KubeReplaceFailed)
+	km.integer("backoff_limit", &k.BackoffLimit, 0, cron.MaxKubePodsPerJob-2)
+	km.integer("successful_jobs_history_limit", &k.SuccessfulHistory, 0, cron.MaxKubeJobsPerCronJob/4)
+	km.integer("failed_jobs_history_limit", &k.FailedHistory, 0, cron.MaxKubeJobsPerCronJob/4)
+	km.dur("sync_every", &k.SyncEvery)
+	km.dur("node_status_every", &k.NodeStatusEvery)
+	km.dur("node_monitor_grace", &k.NodeMonitorGrace)
+	km.dur("start_deadline", &k.StartDeadline)
+	if p := km.probability("pod_fail_rate"); p != nil {
+		k.PodFailRate = *p
+	}
+	for _, key := range []string{"sync_every", "node_status_every", "node_monitor_grace", "start_deadline"} {
+		var d time.Duration
+		if km.has(key) && km.dur(key, &d) && d < time.Millisecond {
+			l.errAt(km.get(key), join("cron.kubernetes", key), "must be at least 1ms, got %s", fmtDur(d))
+		}
+	}
+	grace, every := k.NodeMonitorGrace, k.NodeStatusEvery
+	if grace == 0 {
+		grace = 40 * time.Second
+	}
+	if every == 0 {
+		every = 10 * time.Second
+	}
+	if grace <= every && (km.has("node_monitor_grace") || km.has("node_status_every")) {
+		at, key := km.get("node_monitor_grace"), "cron.kubernetes.node_monitor_grace"
+		if at == nil {
+			at, key = km.get("node_status_every"), "cron.kubernetes.node_status_every"
+		}
+		l.errAt(at, key, "node_monitor_grace (%s) must exceed node_status_every (%s), or every node looks unreachable between two status updates", fmtDur(grace), fmtDur(every))
+	}
+	km.finish()
+}
+
+// kubeMode reports whether the scenario runs cron in Kubernetes mode.
+func (sc *Scenario) kubeMode() bool { return sc.Cron != nil && sc.Cron.Mode == "kubernetes" }
+
+// kubeBase is the API server's node ID: after the candidates, the lease
+// stores and the resource (queue mode's first ID; the modes exclude each
+// other). The kubelets have the IDs after it.
+func (sc *Scenario) kubeBase() sim.NodeID { return sc.queueBase() }
+
+// kubeletName names kubelet k (1-based).
+func kubeletName(k int) string { return fmt.Sprintf("kubelet%d", k) }
+
+// kubeServiceID resolves "apiserver" and "kubelet1".."kubeletN" (svc false
+// for other names; sim.None when the scenario has no Kubernetes mode or no
+// such kubelet).
+func (sc *Scenario) kubeServiceID(name string) (sim.NodeID, bool) {
+	switch {
+	case name == "apiserver":
+		if !sc.kubeMode() {
+			return sim.None, true
+		}
+		return sc.kubeBase(), true
+	case strings.HasPrefix(name, "kubelet"):
+		k, err := strconv.Atoi(strings.TrimPrefix(name, "kubelet"))
+		if err != nil || k < 1 {
+			return sim.None, false
+		}
+		if !sc.kubeMode() || k > sc.Cron.Config.Kube.Kubelets {
+			return sim.None, true
+		}
+		return sc.kubeBase() + sim.NodeID(k), true
+	}
+	return sim.None, false
+}
+
+// kubeNodeName names Kubernetes mode's node id, false for other IDs.
+func (sc *Scenario) kubeNodeName(id sim.NodeID) (string, bool) {
+	if !sc.kubeMode() {
+		return "", false
+	}
+	switch base := sc.kubeBase(); {
+	case id == base:
+		return "apiserver", true
+	case id > base && int(id-base) <= sc.Cron.Config.Kube.Kubelets:
+		return kubeletName(int(id - base)), true
+	}
+	return "", false
+}
+
+// kubeNodeIDs sets the node IDs of cfg's Kubernetes mode, as kubeBase
+// promises.
+func (sc *Scenario) kubeNodeIDs(cfg *cron.Config) {
+	base := sc.kubeBase()
+	cfg.Kube.APIServer = base
+	cfg.Kube.KubeletNodes = nil
+	for k := 1; k <= cfg.Kube.Kubelets; k++ {
+		cfg.Kube.KubeletNodes = append(cfg.Kube.KubeletNodes, base+sim.NodeID(k))
+	}
+}
+
+// addKubeNodes adds the API server and the kubelets (built afresh on
+// every boot), at the IDs kubeNodeIDs gave them.
+func (r *Run) addKubeNodes() error {
+	s, cfg := r.Sim, r.CronConfig
+	var id sim.NodeID
+	if id, r.APIServer = cron.AddAPIServer(s, "apiserver", cfg); id != cfg.Kube.APIServer {
+		return fmt.Errorf("internal: the API server got node ID %d, want %d", id, cfg.Kube.APIServer)
+	}
+	for k := 1; k <= cfg.Kube.Kubelets; k++ {
+		id := s.AddFreshNode(kubeletName(k), func() sim.Node { return cron.NewKubelet(cfg) }, sim.Fsync(r.Scenario.Fsync))
+		if id != cfg.Kube.KubeletNodes[k-1] {
+			return fmt.Errorf("internal: kubelet %d got node ID %d, want %d", k, id, cfg.Kube.KubeletNodes[k-1])
+		}
+		r.Workers = append(r.Workers, id)
+	}
+	return nil
+}
+
+// kubeYAML writes the fields of a kubernetes section.
+func kubeYAML(k cron.KubeConfig) string {
+	parts := []string{fmt.Sprintf("kubelets: %d", k.Kubelets)}
+	secs := func(key string, d time.Duration) {
+		if d != 0 {
+			parts = append(parts, fmt.Sprintf("%s: %d", key, int64(d/time.Second)))
+		}
+	}
+	add := func(key string, d time.Duration) {
+		if d != 0 {
+			parts = append(parts, key+": "+dur(d))
+		}
+	}
+	secs("starting_deadline_seconds", k.StartingDeadline)
+	secs("active_deadline_seconds", k.ActiveDeadline)
+	secs("toleration_seconds", k.TolerationSeconds)
+	if k.Concurrency != "" {
+		parts = append(parts, "concurrency_policy: "+k.Concurrency)
+	}
+	if k.PodReplacementPolicy != "" {
+		parts = append(parts, "pod_replacement_policy: "+k.PodReplacementPolicy)
+	}
+	parts = append(parts, fmt.Sprintf("backoff_limit: %d", k.BackoffLimit),
+		fmt.Sprintf("successful_jobs_history_limit: %d", k.SuccessfulHistory),
+		fmt.Sprintf("failed_jobs_history_limit: %d", k.FailedHistory))
+	add("sync_every", k.SyncEvery)
+	add("node_status_every", k.NodeStatusEvery)
+	add("node_monitor_grace", k.NodeMonitorGrace)
+	add("start_deadline", k.StartDeadline)
+	if k.PodFailRate != 0 {
+		parts = append(parts, "pod_fail_rate: "+strconv.FormatFloat(k.PodFailRate, 'g', -1, 64))
+	}
+	return strings.Join(parts, ", ")
+}
