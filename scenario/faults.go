@@ -296,6 +296,7 @@ func (l *loader) readTarget(n *ynode, path string, sc *Scenario) (faults.Target,
 			return faults.Nodes(id), true
 		}
 		if id, svc := sc.serviceID(s); svc && id != sim.None {
+			sc.namesService = true
 			return faults.Nodes(id), true // store2, store3, …: Redlock's other masters
 		}
 		if _, err := strconv.Atoi(strings.TrimPrefix(s, "n")); err == nil {
@@ -350,6 +351,7 @@ func (l *loader) targetNodeList(n *ynode, path string, sc *Scenario) ([]sim.Node
 				ok = false
 				continue
 			}
+			sc.namesService = true
 			out = append(out, id)
 			continue
 		}

@@ -125,10 +125,9 @@ func (sc *Scenario) kubeNodeName(id sim.NodeID) (string, bool) {
 	return "", false
 }
 
-// kubeNodeIDs sets the node IDs of cfg's Kubernetes mode, as kubeBase
-// promises.
-func (sc *Scenario) kubeNodeIDs(cfg *cron.Config) {
-	base := sc.kubeBase()
+// kubeNodeIDs sets the node IDs of cfg's Kubernetes mode from base, the
+// API server's (kubeBase for the file's own algorithm).
+func (sc *Scenario) kubeNodeIDs(cfg *cron.Config, base sim.NodeID) {
 	cfg.Kube.APIServer = base
 	cfg.Kube.KubeletNodes = nil
 	for k := 1; k <= cfg.Kube.Kubelets; k++ {

@@ -74,8 +74,12 @@ func (l *loader) readQueue(m *mapReader, cs *CronSpec) {
 // queueBase is the first node ID of queue mode's nodes: after the
 // candidates, the lease stores and the resource. The queue has it, the
 // execution store the next, workers w1..wN the ones after.
-func (sc *Scenario) queueBase() sim.NodeID {
-	return sim.NodeID(sc.Nodes + sc.storeCount() + 1)
+func (sc *Scenario) queueBase() sim.NodeID { return sc.queueBaseWith(sc.storeCount()) }
+
+// queueBaseWith is queueBase for a run with stores lease stores (a run of
+// another algorithm, -algo, may have more or fewer than the file's).
+func (sc *Scenario) queueBaseWith(stores int) sim.NodeID {
+	return sim.NodeID(sc.Nodes + stores + 1)
 }
 
 // queueMode reports whether the scenario runs cron in queue mode.

@@ -163,6 +163,10 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	if shedlock {
 		stores = 1
 	}
+	if own := sc.storeCount(); stores != own && sc.namesService {
+		return nil, fmt.Errorf("algorithm %s: its runs have %d lease store(s) where %s's have %d, which moves the service nodes this scenario's faults name (store2, resource in a partition, queue, w1, apiserver, …); name the algorithm in the file instead (algorithm: {name: %s})",
+			spec.Name, stores, sc.Algorithm.Name, own, spec.Name)
+	}
 	hasStore := stores > 0
 
 	total := sc.Duration + sc.Settle.For
@@ -194,7 +198,7 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 		cfg.NotBefore = sc.Start
 		cfg.ShedLock.Store = r.StoreID
 		if sc.queueMode() {
-			base := sc.queueBase()
+			base := sc.queueBaseWith(stores)
 			cfg.Queue.Queue, cfg.Queue.ExecStore = base, base+1
 			cfg.Queue.WorkerNodes = nil
 			if cfg.Queue.Colocated {
@@ -208,7 +212,7 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 			sc.celeryNodes(&cfg)
 		}
 		if sc.kubeMode() {
-			sc.kubeNodeIDs(&cfg)
+			sc.kubeNodeIDs(&cfg, sc.queueBaseWith(stores))
 		}
 		if err := cfg.Validate(); err != nil {
 			return nil, err

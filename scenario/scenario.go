@@ -89,6 +89,12 @@ type Scenario struct {
 	// MaxEventRate bounds each run's events per simulated second (default
 	// DefaultMaxEventRate).
 	MaxEventRate uint64
+	// namesService: a fault names a service node (store2, resource in a
+	// partition's groups, queue, w1, apiserver, …), resolved to its node
+	// ID at load with the file's algorithm's lease stores: a run of an
+	// algorithm with another number of stores would aim it at another
+	// node, so Build refuses that override.
+	namesService bool
 }
 
 // ClockSpec is one node's initial clock: a wall-clock offset and rates
