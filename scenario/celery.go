@@ -105,13 +105,7 @@ func (sc *Scenario) celeryNodeName(id sim.NodeID) (string, bool) {
 	if !sc.celeryMode() {
 		return "", false
 	}
-	switch base := sc.celeryBase(); {
-	case id == base:
-		return "redis", true
-	case id > base && int(id-base) <= sc.Cron.Config.Queue.Workers:
-		return workerName(int(id - base)), true
-	}
-	return "", false
+	return blockName(id, sc.celeryBase(), "redis", sc.Cron.Config.Queue.Workers, workerName)
 }
 
 // celeryNodes sets cfg's Celery-mode node IDs, as celeryBase promises.

@@ -116,13 +116,7 @@ func (sc *Scenario) kubeNodeName(id sim.NodeID) (string, bool) {
 	if !sc.kubeMode() {
 		return "", false
 	}
-	switch base := sc.kubeBase(); {
-	case id == base:
-		return "apiserver", true
-	case id > base && int(id-base) <= sc.Cron.Config.Kube.Kubelets:
-		return kubeletName(int(id - base)), true
-	}
-	return "", false
+	return blockName(id, sc.kubeBase(), "apiserver", sc.Cron.Config.Kube.Kubelets, kubeletName)
 }
 
 // kubeNodeIDs sets the node IDs of cfg's Kubernetes mode from base, the

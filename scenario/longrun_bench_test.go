@@ -81,11 +81,23 @@ func liveHeap() uint64 {
 	return m.HeapAlloc
 }
 
-// longDay loads the shipped long-run example with its duration set.
-func longDay(tb testing.TB, d time.Duration) *Scenario {
-	sc, err := LoadWith(shipped("long-day.yaml"), []string{"duration=" + d.String()})
+// longDay loads the shipped long-run example with its duration set (and
+// any other -set overrides).
+func longDay(tb testing.TB, d time.Duration, sets ...string) *Scenario {
+	sc, err := LoadWith(shipped("long-day.yaml"), append([]string{"duration=" + d.String()}, sets...))
 	require.NoError(tb, err)
 	return sc
+}
+
+// longDayDays is the long benchmarks' second size in days: LONGDAY_DAYS,
+// default 30.
+func longDayDays(b *testing.B) int {
+	days := 30
+	if v := os.Getenv("LONGDAY_DAYS"); v != "" {
+		_, err := fmt.Sscan(v, &days)
+		require.NoError(b, err)
+	}
+	return days
 }
 
 // BenchmarkLongDay runs long-day.yaml, all checks on, for 1 simulated day
@@ -96,11 +108,7 @@ func longDay(tb testing.TB, d time.Duration) *Scenario {
 //
 //	go test ./scenario -run '^$' -bench LongDay -benchtime 1x
 func BenchmarkLongDay(b *testing.B) {
-	days := 30
-	if v := os.Getenv("LONGDAY_DAYS"); v != "" {
-		_, err := fmt.Sscan(v, &days)
-		require.NoError(b, err)
-	}
+	days := longDayDays(b)
 	for _, n := range []int{1, days} {
 		b.Run(fmt.Sprintf("days=%d", n), func(b *testing.B) {
 			sc := longDay(b, time.Duration(n)*24*time.Hour)

@@ -2,7 +2,6 @@ package scenario
 
 import (
 	"fmt"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"testing"
@@ -20,11 +19,7 @@ import (
 var queueDaySets = []string{"cron.mode=queue", "cron.queue={workers: 3, ack: late, heartbeat: 1s, visibility_timeout: 5m}"}
 
 // queueDay loads long-day.yaml in queue mode with its duration set.
-func queueDay(tb testing.TB, d time.Duration) *Scenario {
-	sc, err := LoadWith(shipped("long-day.yaml"), append([]string{"duration=" + d.String()}, queueDaySets...))
-	require.NoError(tb, err)
-	return sc
-}
+func queueDay(tb testing.TB, d time.Duration) *Scenario { return longDay(tb, d, queueDaySets...) }
 
 // BenchmarkLongDayQueue is BenchmarkLongDay with workers, a queue and an
 // execution store (queueDaySets): long-day.yaml for 1 simulated day and
@@ -35,11 +30,7 @@ func queueDay(tb testing.TB, d time.Duration) *Scenario {
 //
 //	go test ./scenario -run '^$' -bench LongDayQueue -benchtime 1x
 func BenchmarkLongDayQueue(b *testing.B) {
-	days := 30
-	if v := os.Getenv("LONGDAY_DAYS"); v != "" {
-		_, err := fmt.Sscan(v, &days)
-		require.NoError(b, err)
-	}
+	days := longDayDays(b)
 	for _, n := range []int{1, days} {
 		b.Run(fmt.Sprintf("days=%d", n), func(b *testing.B) {
 			sc := queueDay(b, time.Duration(n)*24*time.Hour)
