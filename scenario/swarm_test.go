@@ -56,6 +56,9 @@ func TestSwarmEveryAlgorithm(t *testing.T) {
 
 func swarmEveryAlgorithm(t *testing.T, sc *Scenario, set string) {
 	seeds := swarmSeeds(t)
+	if raceEnabled && os.Getenv("ELECTSIM_SWARM_SEEDS") == "" {
+		seeds = 3 // sequential runs: the race detector has nothing to check in them; the plain run keeps 20
+	}
 	algos := Algorithms()
 	require.GreaterOrEqual(t, len(algos), 8, "the built-in algorithms")
 	for _, a := range algos {
