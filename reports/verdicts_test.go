@@ -122,8 +122,8 @@ func TestMergeViolationsByVerdict(t *testing.T) {
 			a.ViolationsByVerdict["split_brain"] = c
 		}, "violations_by_verdict.split_brain.excused is -1"},
 		"more than the runs": {func(a *AlgoSummary) {
-			a.ViolationsByVerdict["split_brain"] = VerdictCounts{Excused: 1 << 62, WithinBound: -(1 << 62) + 2}
-		}, "violations_by_verdict.split_brain.excused is 4611686018427387904, of 2 runs"},
+			a.ViolationsByVerdict["split_brain"] = VerdictCounts{Excused: 1 << 30, WithinBound: -(1 << 30) + 2}
+		}, "violations_by_verdict.split_brain.excused is 1073741824, of 2 runs"},
 		"breach beyond breach_runs": {func(a *AlgoSummary) {
 			a.BreachRuns = 0
 		}, "1 runs breach the contract on election_safety but breach_runs is 0"},
