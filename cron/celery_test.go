@@ -244,6 +244,9 @@ func TestRedBeatSupervisorRestart(t *testing.T) {
 // lock_timeout (it must refute a takeover while the lock is valid) and no
 // later than one acquire sleep after that.
 func TestRedBeatTakeoverBoundProperty(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sequential; the plain run checks it (race_on_test.go)")
+	}
 	rapid.Check(t, func(rt *rapid.T) {
 		maxIv := time.Duration(rapid.IntRange(10, 300).Draw(rt, "max_interval_s")) * time.Second
 		kill := sim.Time(time.Duration(rapid.IntRange(2*60, 20*60).Draw(rt, "kill_s")) * time.Second)
@@ -276,6 +279,9 @@ func TestRedBeatTakeoverBoundProperty(t *testing.T) {
 // redelivered. The first worker's ack (by delivery tag) then removes the
 // task: no third run.
 func TestKombuVisibilityTimeoutRedeliversLongTask(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sequential; the plain run checks it (race_on_test.go)")
+	}
 	starts := func(d time.Duration, ack string) map[sim.NodeID]int {
 		cfg := ccfg(3, "0 2 * * *")
 		cfg.Jobs[0].RunMin, cfg.Jobs[0].RunMax = d, d

@@ -213,6 +213,9 @@ func TestPropertyFencedRaftNoStaleWriteNoDoubleExecution(t *testing.T) {
 // leader, so both verdicts occur; the property counts them so it cannot
 // pass by never seeing a violation.
 func TestPropertyLinearizabilityAgreesWithExactChecks(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sequential; the plain run checks it (race_on_test.go)")
+	}
 	seen := map[checker.Status]int{}
 	// A case takes about a millisecond, and about one in forty draws a
 	// double execution: 1,000 cases see some 25.
