@@ -99,8 +99,8 @@ const (
 // hours holds the same few execution records and queued messages, and its
 // live heap grows by no more than what it reports.
 func TestQueueLongRunMemoryFlat(t *testing.T) {
-	if testing.Short() {
-		t.Skip("15 simulated hours of long-day.yaml in queue mode (about 3 s)")
+	if testing.Short() || raceEnabled {
+		t.Skip("15 simulated hours of long-day.yaml in queue mode (about 3 s; heap sizes under -race say nothing)")
 	}
 	var live [2]uint64
 	for i, h := range []int{3, 12} {
@@ -123,8 +123,8 @@ func TestQueueLongRunMemoryFlat(t *testing.T) {
 // Must-refute for the bound above: a store told to retain records for a
 // day holds every slot of the run, and passes it.
 func TestQueueLongRunMemoryBoundCanFail(t *testing.T) {
-	if testing.Short() {
-		t.Skip("4 simulated hours of long-day.yaml in queue mode")
+	if testing.Short() || raceEnabled {
+		t.Skip("4 simulated hours of long-day.yaml in queue mode (heap sizes under -race say nothing)")
 	}
 	sc, err := LoadWith(shipped("long-day.yaml"), append(append([]string{"duration=4h"}, queueDaySets...), "cron.queue.retain=24h"))
 	require.NoError(t, err)

@@ -28,6 +28,9 @@ var anySeed = []string{
 // (ELECTSIM_SEEDS, default 3).
 func extraSeeds(t *testing.T) int {
 	s := os.Getenv("ELECTSIM_SEEDS")
+	if s == "" && raceEnabled {
+		return 1 // sequential sweeps; the plain run keeps 3
+	}
 	if s == "" {
 		return 3
 	}

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -33,6 +34,9 @@ import (
 //     run the job twice).
 func TestServiceStories(t *testing.T) {
 	seeds := envInt(t, "ELECTSIM_STORY_SEEDS", 200)
+	if raceEnabled && os.Getenv("ELECTSIM_STORY_SEEDS") == "" {
+		seeds = 10 // sequential runs; the plain run keeps 200
+	}
 	type variant struct {
 		set   []string
 		check func(t *testing.T, seed uint64, r *Run)
