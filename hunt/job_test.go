@@ -68,6 +68,9 @@ func TestSearchDeterministicThroughRunner(t *testing.T) {
 // A finding through the runner is replayed and shrunk by it, to the same
 // reproduction an in-process search writes.
 func TestRunnerReproducesFinding(t *testing.T) {
+	if raceEnabled {
+		t.Skip("a one-worker search until found; the plain run checks it (race_on_test.go)")
+	}
 	o := Options{Algo: "zoo-raft-votedfor", Strategies: []Strategy{StrategyState}, Runs: 5000, Seed: 1, Workers: 1,
 		ShrinkBudget: 10 * time.Second, Quiet: true}
 	in, err := Search(context.Background(), o)

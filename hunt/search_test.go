@@ -152,6 +152,9 @@ func TestSearchPrepare(t *testing.T) {
 // unpersisted vote breaks election_safety, which a search for
 // double_execution alone passes over.
 func TestSearchChecksFilter(t *testing.T) {
+	if raceEnabled {
+		t.Skip("a one-worker search until found; the plain run checks it (race_on_test.go)")
+	}
 	o := Options{Algo: "zoo-raft-votedfor", Strategies: []Strategy{StrategyState}, Runs: 2000, Seed: 1, Workers: 1,
 		ShrinkBudget: time.Second}
 	o.Checks = []string{"election_safety"}
