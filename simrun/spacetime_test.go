@@ -37,6 +37,9 @@ func chromium(t *testing.T) string {
 // The report's space-time diagram, loaded in headless Chromium, draws one
 // arrow per message of the featured run: every delivery and every loss.
 func TestSpaceTimeRendersEveryMessage(t *testing.T) {
+	if raceEnabled {
+		t.Skip("a page in a headless browser; the plain run checks it, and -race checks the sweep elsewhere")
+	}
 	browser := chromium(t)
 	dir := t.TempDir()
 	code, _, e := simrun(t, "-scenario", partition, "-out", dir, "-quiet", "-shrink=false")
@@ -61,6 +64,9 @@ func TestSpaceTimeRendersEveryMessage(t *testing.T) {
 // opens on that fault: the page draws the lead-up and what followed, and
 // its view window lies inside what is drawn, around the fault.
 func TestSpaceTimeOpensOnALateFirstFault(t *testing.T) {
+	if raceEnabled {
+		t.Skip("a page in a headless browser; the plain run checks it, and -race checks the sweep elsewhere")
+	}
 	browser := chromium(t)
 	dir := t.TempDir()
 	code, _, e := simrun(t, "-scenario", partition, "-set", "duration=10m", "-set", "faults[0].at=5m", "-out", dir, "-quiet", "-shrink=false")
