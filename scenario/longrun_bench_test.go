@@ -107,11 +107,18 @@ func longDayDays(b *testing.B) int {
 // compare peak-rss-MB of the two sizes.
 //
 //	go test ./scenario -run '^$' -bench LongDay -benchtime 1x
-func BenchmarkLongDay(b *testing.B) {
+func BenchmarkLongDay(b *testing.B) { benchLongDay(b, nil, nil) }
+
+// benchLongDay runs long-day.yaml with sets for 1 and longDayDays days,
+// all checks on, and reports wall time, heap, RSS, events, allocations
+// and collections per run; extra (if set) sees every run after it ended
+// and reports its own metrics at the end (BenchmarkLongDayQueue's store
+// and queue sizes).
+func benchLongDay(b *testing.B, sets []string, extra func(b *testing.B, r *Run, last bool)) {
 	days := longDayDays(b)
 	for _, n := range []int{1, days} {
 		b.Run(fmt.Sprintf("days=%d", n), func(b *testing.B) {
-			sc := longDay(b, time.Duration(n)*24*time.Hour)
+			sc := longDay(b, time.Duration(n)*24*time.Hour, sets...)
 			hours := float64(n * 24)
 			var peak, live, events, rss, allocated, gcs uint64
 			rssOK := true
@@ -137,6 +144,9 @@ func BenchmarkLongDay(b *testing.B) {
 				require.True(b, r.OK, "%v", r.Problems)
 				live = max(live, liveHeap()) // the run (its report included) is still reachable here
 				events += r.Sim.Stats().Events
+				if extra != nil {
+					extra(b, r, false)
+				}
 				runtime.KeepAlive(r)
 				b.StartTimer()
 			}
@@ -154,6 +164,9 @@ func BenchmarkLongDay(b *testing.B) {
 			// it keeps live (docs/checkers.md, "Memory over a long run").
 			b.ReportMetric(float64(allocated)/float64(b.N)/(1<<20), "alloc-MB/run")
 			b.ReportMetric(float64(gcs)/float64(b.N), "gcs/run")
+			if extra != nil {
+				extra(b, nil, true)
+			}
 		})
 	}
 }

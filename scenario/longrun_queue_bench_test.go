@@ -1,9 +1,7 @@
 package scenario
 
 import (
-	"fmt"
 	"runtime"
-	"runtime/debug"
 	"testing"
 	"time"
 
@@ -30,53 +28,16 @@ func queueDay(tb testing.TB, d time.Duration) *Scenario { return longDay(tb, d, 
 //
 //	go test ./scenario -run '^$' -bench LongDayQueue -benchtime 1x
 func BenchmarkLongDayQueue(b *testing.B) {
-	days := longDayDays(b)
-	for _, n := range []int{1, days} {
-		b.Run(fmt.Sprintf("days=%d", n), func(b *testing.B) {
-			sc := queueDay(b, time.Duration(n)*24*time.Hour)
-			hours := float64(n * 24)
-			var peak, live, events, rss, allocated, gcs uint64
-			var records, queued int
-			rssOK := true
-			for i := 0; i < b.N; i++ {
-				b.StopTimer()
-				runtime.GC()
-				debug.FreeOSMemory()
-				rssOK = rssOK && resetPeakRSS()
-				var before, after runtime.MemStats
-				runtime.ReadMemStats(&before)
-				h := startHeapPeak()
-				b.StartTimer()
-				r, err := sc.Run(RunOptions{Seed: uint64(i + 1), Lean: true})
-				b.StopTimer()
-				peak = max(peak, h.finish())
-				runtime.ReadMemStats(&after)
-				allocated += after.TotalAlloc - before.TotalAlloc
-				gcs += uint64(after.NumGC - before.NumGC)
-				if v, ok := peakRSS(); ok && rssOK {
-					rss = max(rss, v)
-				}
-				require.NoError(b, err)
-				require.True(b, r.OK, "%v", r.Problems)
-				live = max(live, liveHeap())
-				events += r.Sim.Stats().Events
-				records, queued = max(records, r.ExecStore.Records()), max(queued, r.Queue.Len())
-				runtime.KeepAlive(r)
-				b.StartTimer()
-			}
-			b.ReportMetric(b.Elapsed().Seconds()/float64(b.N)/hours, "wall-s/sim-hour")
-			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
-			b.ReportMetric(float64(live)/(1<<20), "live-heap-MB")
-			if rssOK && rss > 0 {
-				b.ReportMetric(float64(rss)/(1<<20), "peak-rss-MB")
-			}
-			b.ReportMetric(float64(events)/float64(b.N), "events/run")
-			b.ReportMetric(float64(allocated)/float64(b.N)/(1<<20), "alloc-MB/run")
-			b.ReportMetric(float64(gcs)/float64(b.N), "gcs/run")
-			b.ReportMetric(float64(records), "store-records")
-			b.ReportMetric(float64(queued), "queue-msgs")
-		})
-	}
+	var records, queued int
+	benchLongDay(b, queueDaySets, func(b *testing.B, r *Run, last bool) {
+		if !last {
+			records, queued = max(records, r.ExecStore.Records()), max(queued, r.Queue.Len())
+			return
+		}
+		b.ReportMetric(float64(records), "store-records")
+		b.ReportMetric(float64(queued), "queue-msgs")
+		records, queued = 0, 0
+	})
 }
 
 // queueDayBounds are what the queue-mode nodes of queueDay may hold at
