@@ -28,12 +28,7 @@ func (k sink) Record(r *sim.Record) { k.in.observe(r) }
 func (in *Injector) observe(r *sim.Record) {
 	var event string
 	subject := r.Node
-	switch r.Type {
-	case sim.RecLead:
-		event = EventElected
-	case sim.RecStepDown:
-		event = EventSteppedDown
-	case sim.RecEffect:
+	if r.Type == sim.RecEffect {
 		// Typed facts, emitted once by their owners (sim.Fact); a lease
 		// service names the record an effect concerns in Key.
 		switch r.Fact {
@@ -42,25 +37,16 @@ func (in *Injector) observe(r *sim.Record) {
 				return
 			}
 			event = statePrefix + in.env.States[r.A]
-		case sim.FactRunStarted:
-			event = EventJobStarted
-		case sim.FactRunFinished:
-			event = EventJobFinished
 		case sim.FactLeaseAcquired, sim.FactLeaseRenewed, sim.FactLeaseReleased, sim.FactLeaseExpired, sim.FactLeaseReverted:
 			if r.Node != in.env.Store || r.Key != in.env.LeaseKey {
 				return
 			}
 			in.followHolder(r)
-			switch r.Fact {
-			case sim.FactLeaseRenewed:
-				event = EventRenew
-			case sim.FactLeaseAcquired:
-				event = EventAcquired
-			case sim.FactLeaseExpired:
-				event = EventExpired
-			}
 			subject = sim.NodeID(r.A)
 		}
+	}
+	if i, ok := EventOf(r); ok {
+		event = events[i]
 	}
 	if event == "" || in.settled {
 		return

@@ -51,17 +51,9 @@ func newAlphabet(states []string) alphabet {
 
 func (a alphabet) size() int { return len(a.names) }
 
-// The built-in events' positions in faults.Events.
-const (
-	evElected = iota
-	evSteppedDown
-	evRenew
-	evAcquired
-	evExpired
-	evJobStarted
-	evJobFinished
-	numBuiltin
-)
+// numBuiltin is how many built-in events lead the alphabet (faults.Events);
+// the declared protocol states follow.
+var numBuiltin = len(faults.Events())
 
 // probe is a run's coverage sink: it sees every record but deliveries and
 // timers (sim.LeanSink), and keeps the run's events, pairs and edges.
@@ -97,28 +89,10 @@ func (p *probe) Record(r *sim.Record) {
 		return
 	}
 	ev := -1
-	switch r.Type {
-	case sim.RecLead:
-		ev = evElected
-	case sim.RecStepDown:
-		ev = evSteppedDown
-	case sim.RecEffect:
-		switch r.Fact {
-		case sim.FactLeaseRenewed:
-			ev = evRenew
-		case sim.FactLeaseAcquired:
-			ev = evAcquired
-		case sim.FactLeaseExpired:
-			ev = evExpired
-		case sim.FactRunStarted:
-			ev = evJobStarted
-		case sim.FactRunFinished:
-			ev = evJobFinished
-		case sim.FactProtocolState:
-			if r.A >= 0 && int(r.A) < p.a.size()-numBuiltin {
-				ev = numBuiltin + int(r.A)
-			}
-		}
+	if i, ok := faults.EventOf(r); ok {
+		ev = i // the alphabet's built-in events are faults.Events(), in order
+	} else if r.Type == sim.RecEffect && r.Fact == sim.FactProtocolState && r.A >= 0 && int(r.A) < p.a.size()-numBuiltin {
+		ev = numBuiltin + int(r.A)
 	}
 	if ev < 0 {
 		return
