@@ -127,14 +127,7 @@ func (r *Run) addCeleryNodes() error {
 		return fmt.Errorf("internal: redis got node ID %d, want %d", id, cfg.Celery.Redis)
 	}
 	r.Redis, r.Queue = redis, redis.Queue
-	for k := 1; k <= cfg.Queue.Workers; k++ {
-		id := s.AddFreshNode(workerName(k), func() sim.Node { return cron.NewWorker(cfg) }, sim.Fsync(r.Scenario.Fsync))
-		if id != cfg.Queue.WorkerNodes[k-1] {
-			return fmt.Errorf("internal: worker %d got node ID %d, want %d", k, id, cfg.Queue.WorkerNodes[k-1])
-		}
-		r.Workers = append(r.Workers, id)
-	}
-	return nil
+	return r.addWorkers(workerName, func() sim.Node { return cron.NewWorker(cfg) }, cfg.Queue.WorkerNodes)
 }
 
 // celeryYAML writes the fields of a celery section that differ from zero.

@@ -137,14 +137,7 @@ func (r *Run) addKubeNodes() error {
 	if id, r.APIServer = cron.AddAPIServer(s, "apiserver", cfg); id != cfg.Kube.APIServer {
 		return fmt.Errorf("internal: the API server got node ID %d, want %d", id, cfg.Kube.APIServer)
 	}
-	for k := 1; k <= cfg.Kube.Kubelets; k++ {
-		id := s.AddFreshNode(kubeletName(k), func() sim.Node { return cron.NewKubelet(cfg) }, sim.Fsync(r.Scenario.Fsync))
-		if id != cfg.Kube.KubeletNodes[k-1] {
-			return fmt.Errorf("internal: kubelet %d got node ID %d, want %d", k, id, cfg.Kube.KubeletNodes[k-1])
-		}
-		r.Workers = append(r.Workers, id)
-	}
-	return nil
+	return r.addWorkers(kubeletName, func() sim.Node { return cron.NewKubelet(cfg) }, cfg.Kube.KubeletNodes)
 }
 
 // kubeYAML writes the fields of a kubernetes section.

@@ -128,10 +128,17 @@ func (r *Run) addQueueNodes() error {
 		return fmt.Errorf("internal: the execution store got node ID %d, want %d", id, cfg.Queue.ExecStore)
 	}
 	sep := cfg.Queue.WorkerNodes[len(cfg.Queue.WorkerNodes)-cfg.Queue.Workers:] // after the co-located candidates, if any
-	for k := 1; k <= cfg.Queue.Workers; k++ {
-		id := s.AddFreshNode(workerName(k), func() sim.Node { return cron.NewWorker(cfg) }, sim.Fsync(r.Scenario.Fsync))
-		if id != sep[k-1] {
-			return fmt.Errorf("internal: worker %d got node ID %d, want %d", k, id, sep[k-1])
+	return r.addWorkers(workerName, func() sim.Node { return cron.NewWorker(cfg) }, sep)
+}
+
+// addWorkers adds one worker node per ID of want (queue mode's and Celery
+// mode's workers, Kubernetes mode's kubelets), named by name(k) and built
+// afresh on every boot like the candidates, checking each gets its ID.
+func (r *Run) addWorkers(name func(int) string, build func() sim.Node, want []sim.NodeID) error {
+	for k, w := range want {
+		id := r.Sim.AddFreshNode(name(k+1), build, sim.Fsync(r.Scenario.Fsync))
+		if id != w {
+			return fmt.Errorf("internal: %s got node ID %d, want %d", name(k+1), id, w)
 		}
 		r.Workers = append(r.Workers, id)
 	}
