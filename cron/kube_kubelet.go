@@ -17,11 +17,10 @@ const (
 
 // kubeletPod is a Pod a kubelet runs or ran in this incarnation.
 type kubeletPod struct {
-	pod      KubePod
-	run      int64 // the executor's run ID; 0 once it ended
-	phase    int
-	reported bool // its final phase reached the API server (a status answer came back)
-	gone     bool // killed after its deletion: report it gone
+	pod   KubePod
+	run   int64 // the executor's run ID; 0 once it ended
+	phase int
+	gone  bool // killed after its deletion: report it gone
 }
 
 // Kubelet is a Kubernetes worker node: it runs the Pods bound to it —

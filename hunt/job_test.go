@@ -19,7 +19,6 @@ import (
 type jsonRunner struct {
 	t    *testing.T
 	kill func(Job) bool
-	runs int
 }
 
 func roundTrip[T any](t *testing.T, v T) T {

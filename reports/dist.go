@@ -55,7 +55,6 @@ type Dist struct {
 	sumHi    uint64 // the sum, in units of 1/distSumScale, as a 128-bit integer
 	sumLo    uint64
 	exact    []float64
-	sorted   bool
 	bucketed bool
 	zeros    int64   // bucketed: values below distTiny
 	offset   int     // bucketed: the bucket index of counts[0]

@@ -15,20 +15,19 @@ import (
 
 // paramValue is a parameter as written in a file.
 type paramValue struct {
-	def    *registry.Param
-	at     *ynode
-	durLo  time.Duration
-	durHi  time.Duration
-	fLo    float64
-	fHi    float64
-	b      bool
-	s      string
-	nodes  []sim.NodeID
-	ints   []int64
-	intLo  int
-	intHi  int
-	isSet  bool
-	isDraw bool
+	def   *registry.Param
+	at    *ynode
+	durLo time.Duration
+	durHi time.Duration
+	fLo   float64
+	fHi   float64
+	b     bool
+	s     string
+	nodes []sim.NodeID
+	ints  []int64
+	intLo int
+	intHi int
+	isSet bool
 }
 
 // drawn is a parameter's concrete value for one run.
@@ -229,15 +228,6 @@ func (a AlgorithmSpec) factory(n int, r *sim.Rand) (NodeFactory, AlgorithmSpec, 
 		return f(p, svc)
 	}
 	return wrap, c, nil
-}
-
-func (a AlgorithmSpec) hasKey(k string) bool {
-	for _, v := range a.values {
-		if v.def.Key == k {
-			return true
-		}
-	}
-	return false
 }
 
 // readAlgorithm reads the algorithm section.

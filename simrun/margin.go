@@ -19,15 +19,6 @@ import (
 // every run's longest overlap.
 const MaxMarginSeeds = 100_000
 
-// runMargin is simrun margin: a clock-drift margin study. It runs the
-// scenario with a clock rate (the value at -rate, a scenario path) set to
-// each of -rates, and puts every run's longest split-brain overlap beside
-// the algorithm's analytic worst case at that rate
-// (registry.Algorithm.DriftMargin). It exits 1 when a simulated overlap
-// exceeds the bound: the model and the analysis disagree.
-func runMargin(args []string, stdout, stderr io.Writer) int {
-	return marginAs(defaultProgram, args, stdout, stderr)
-}
 
 // marginAs is runMargin for the program named prog.
 func marginAs(prog string, args []string, stdout, stderr io.Writer) int {

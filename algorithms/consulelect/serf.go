@@ -182,9 +182,3 @@ func (s *Server) hear(node sim.NodeID) {
 	s.serf = append(s.serf, member{node: node, heardNs: s.now()})
 }
 
-func (s *Server) heardAt(node sim.NodeID) int64 {
-	if m := s.member(node); m != nil {
-		return m.heardNs
-	}
-	return s.now()
-}

@@ -61,9 +61,6 @@ func (c *cluster) counts() counts {
 	return counts{int(st.Sent[ring.KindElection]), int(st.Sent[ring.KindCoordinator]), int(st.Sent[ring.KindAck])}
 }
 
-func (a counts) minus(b counts) counts {
-	return counts{a.election - b.election, a.coordinator - b.coordinator, a.ack - b.ack}
-}
 
 // requireSettled asserts that want is the only node acting as leader and that
 // every live node believes in it for the same round; it returns the round.
