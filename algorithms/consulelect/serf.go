@@ -181,4 +181,3 @@ func (s *Server) hear(node sim.NodeID) {
 	}
 	s.serf = append(s.serf, member{node: node, heardNs: s.now()})
 }
-

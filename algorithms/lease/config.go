@@ -214,7 +214,7 @@ func (c Config) StorePersistence(k int) Persistence {
 }
 
 // MaxMasters bounds Config.Masters.
-const MaxMasters = 15 // at most 32: redlockState.seen is a bit per master
+const MaxMasters = 15 // at most 32: redlockState.answered is a bit per master
 
 // stores is how many store nodes the flavour talks to.
 func (c Config) stores() int {

@@ -2,6 +2,7 @@ package lease
 
 import (
 	"encoding/hex"
+	"math/bits"
 	"slices"
 	"time"
 
@@ -56,8 +57,7 @@ type redlockState struct {
 	round    int64         // request ID of the round in flight (0: none)
 	op       redlockOp     // what the round does
 	start    time.Duration // monotonic reading before the round was sent
-	answered int           // masters that answered this round
-	seen     uint32        // which of them (bit i: n.stores[i]; MaxMasters ≤ 32)
+	answered uint32        // the masters that answered this round (bit i: n.stores[i]; MaxMasters ≤ 32)
 	ok       int           // masters that applied it
 	token    int64         // highest fence value an applied SET NX returned
 	holder   sim.NodeID    // a holder named by a refusing master
@@ -98,7 +98,7 @@ func (n *Node) redlockRound(op redlockOp, timeout time.Duration, req func(id int
 	n.reqSeq++
 	id := n.reqSeq
 	n.rl.round, n.rl.op, n.rl.start = id, op, n.env.Now()
-	n.rl.answered, n.rl.seen, n.rl.ok, n.rl.token, n.rl.holder = 0, 0, 0, 0, sim.None
+	n.rl.answered, n.rl.ok, n.rl.token, n.rl.holder = 0, 0, 0, sim.None
 	n.arm(&n.rl.timer, timeout, tagRound)
 	for _, st := range n.stores {
 		r := req(id)
@@ -113,7 +113,7 @@ func (n *Node) redlockReply(from sim.NodeID, r *Reply) {
 	if n.rl.round == 0 || r.ID != n.rl.round || i < 0 {
 		return // stale: an earlier round, timed out or abandoned
 	}
-	if n.rl.seen&(1<<i) != 0 {
+	if n.rl.answered&(1<<i) != 0 {
 		// A second copy of a master's answer (the network duplicated it):
 		// go-redsync's actOnPoolsAsync takes exactly one result per pool,
 		// the return of that pool's one request, so a master counts once.
@@ -121,8 +121,7 @@ func (n *Node) redlockReply(from sim.NodeID, r *Reply) {
 		// "quorum" (found by simrun hunt: TestRedlockCountsMastersNotAnswers).
 		return
 	}
-	n.rl.seen |= 1 << i
-	n.rl.answered++
+	n.rl.answered |= 1 << i
 	switch {
 	case r.OK:
 		n.rl.ok++
@@ -130,7 +129,7 @@ func (n *Node) redlockReply(from sim.NodeID, r *Reply) {
 	case r.Found && r.Rec.Holder != sim.None:
 		n.rl.holder = r.Rec.Holder
 	}
-	if n.rl.answered == len(n.stores) {
+	if bits.OnesCount32(n.rl.answered) == len(n.stores) {
 		n.redlockRoundDone()
 	}
 }

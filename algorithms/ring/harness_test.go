@@ -61,7 +61,6 @@ func (c *cluster) counts() counts {
 	return counts{int(st.Sent[ring.KindElection]), int(st.Sent[ring.KindCoordinator]), int(st.Sent[ring.KindAck])}
 }
 
-
 // requireSettled asserts that want is the only node acting as leader and that
 // every live node believes in it for the same round; it returns the round.
 func (c *cluster) requireSettled(t *testing.T, want sim.NodeID) int64 {
