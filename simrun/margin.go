@@ -19,7 +19,6 @@ import (
 // every run's longest overlap.
 const MaxMarginSeeds = 100_000
 
-
 // marginAs is runMargin for the program named prog.
 func marginAs(prog string, args []string, stdout, stderr io.Writer) int {
 	cmd := prog + " margin"
