@@ -91,10 +91,12 @@ func loadBase(o *Options) (*base, error) {
 		b.name, b.src, b.nodes = "hunt-"+o.Algo, BaseYAML(o.Algo, true), true
 	}
 	sc, err := scenario.ParseWith(b.name, b.src, b.sets)
+	fencing := true
 	if err != nil && o.Scenario == "" {
 		// The algorithm's leaders hand no fencing token with these values
 		// (registry.Algorithm.Token): the base fences nothing.
-		b.src = BaseYAML(o.Algo, false)
+		fencing = false
+		b.src = BaseYAML(o.Algo, fencing)
 		sc, err = scenario.ParseWith(b.name, b.src, b.sets)
 	}
 	if err != nil {
@@ -102,7 +104,6 @@ func loadBase(o *Options) (*base, error) {
 	}
 	if o.Scenario == "" {
 		// Size the built-in base to the algorithm's timeouts.
-		fencing := strings.Contains(string(b.src), "fencing")
 		if r, err := sc.Build(scenario.RunOptions{Seed: 1, Lean: true}); err == nil && r.Timescale > maxFor {
 			src := baseYAML(o.Algo, fencing, r.Timescale)
 			if sc2, err := scenario.ParseWith(b.name, src, b.sets); err == nil {
