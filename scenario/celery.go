@@ -24,15 +24,8 @@ func (sc *Scenario) noElection() bool {
 // celery): RedBeat's lock and loop, the supervisor, the Redis broker's
 // visibility timeout and task_acks_late, and the workers.
 func (l *loader) readCelery(m *mapReader, cs *CronSpec) {
-	cn := m.get("celery")
-	switch {
-	case cn == nil && cs.Mode == "celery":
-		l.errAt(m.n, "cron.celery", "missing: mode celery needs a celery section, e.g. {workers: 2}")
-		return
-	case cn == nil:
-		return
-	case cs.Mode != "celery":
-		l.errAt(m.keyNode("celery"), "cron.celery", "only used with mode: celery (this cron section is mode %s)", cs.Mode)
+	cn := l.modeSection(m, cs, "celery", "{workers: 2}")
+	if cn == nil {
 		return
 	}
 	c, q := &cs.Config.Celery, &cs.Config.Queue

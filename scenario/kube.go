@@ -15,15 +15,8 @@ import (
 // concurrencyPolicy and history limits, the Job's backoffLimit and
 // activeDeadlineSeconds, and the node lifecycle timings.
 func (l *loader) readKube(m *mapReader, cs *CronSpec) {
-	kn := m.get("kubernetes")
-	switch {
-	case kn == nil && cs.Mode == "kubernetes":
-		l.errAt(m.n, "cron.kubernetes", "missing: mode kubernetes needs a kubernetes section, e.g. {kubelets: 2}")
-		return
-	case kn == nil:
-		return
-	case cs.Mode != "kubernetes":
-		l.errAt(m.keyNode("kubernetes"), "cron.kubernetes", "only used with mode: kubernetes (this cron section is mode %s)", cs.Mode)
+	kn := l.modeSection(m, cs, "kubernetes", "{kubelets: 2}")
+	if kn == nil {
 		return
 	}
 	k := &cs.Config.Kube

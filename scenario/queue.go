@@ -14,15 +14,8 @@ import (
 // workers, the queue's visibility timeout, ack mode and durability, the
 // store's heartbeat policy, retries and the job deadline.
 func (l *loader) readQueue(m *mapReader, cs *CronSpec) {
-	qn := m.get("queue")
-	switch {
-	case qn == nil && cs.Mode == "queue":
-		l.errAt(m.n, "cron.queue", "missing: mode queue needs a queue section, e.g. {workers: 3}")
-		return
-	case qn == nil:
-		return
-	case cs.Mode != "queue":
-		l.errAt(m.keyNode("queue"), "cron.queue", "only used with mode: queue (this cron section runs jobs on the %s)", map[string]string{"leader": "elected leader", "shedlock": "lock holder", "kubernetes": "kubelets", "celery": "Celery workers"}[cs.Mode])
+	qn := l.modeSection(m, cs, "queue", "{workers: 3}")
+	if qn == nil {
 		return
 	}
 	q := &cs.Config.Queue

@@ -495,10 +495,7 @@ func (l *loader) readCron(n *ynode, sc *Scenario) *CronSpec {
 		l.errAt(m.get("write_timeout"), "cron.write_timeout", "must be at least 1ms, got %s", fmtDur(c.WriteTimeout))
 	}
 	m.integer("write_retries", &c.WriteRetries, 0, 100)
-	if sn := m.get("shedlock"); sn != nil {
-		if cs.Mode != "shedlock" {
-			l.errAt(m.keyNode("shedlock"), "cron.shedlock", "only used with mode: shedlock (this cron section runs jobs on the elected leader)")
-		}
+	if sn := l.modeSection(m, cs, "shedlock", ""); sn != nil {
 		sm := l.mapOf(sn, "cron.shedlock")
 		okMost := sm.dur("lock_at_most_for", &c.ShedLock.LockAtMostFor)
 		if sm.dur("lock_at_least_for", &c.ShedLock.LockAtLeastFor) {
