@@ -78,9 +78,18 @@ type JobResult struct {
 	Err string `json:"err,omitempty"`
 }
 
-// RunJob executes j in this process (a worker's side of Runner.Run). beat
-// and abort, if set, go to the run (scenario.RunOptions.Beat, Abort).
-func RunJob(j Job, beat *atomic.Int64, abort *atomic.Bool) (res JobResult) {
+// Hooks are a worker process's handles on a run it executes (RunJob);
+// each is optional.
+type Hooks struct {
+	// They go to the run (scenario.RunOptions).
+	Beat  *atomic.Int64
+	Abort *atomic.Bool
+	Guard sim.Guard
+}
+
+// RunJob executes j in this process (a worker's side of Runner.Run) with
+// the worker's hooks.
+func RunJob(j Job, h Hooks) (res JobResult) {
 	defer func() {
 		if p := recover(); p != nil {
 			res = JobResult{Failure: []string{"crashed"}, Crash: fmt.Sprintf("panic: %v\n\n%s", p, debug.Stack())}
@@ -92,7 +101,7 @@ func RunJob(j Job, beat *atomic.Int64, abort *atomic.Bool) (res JobResult) {
 	}
 	p := newProbe(newAlphabet(j.States))
 	ro := scenario.RunOptions{Seed: j.Seed, Algorithm: j.Algorithm, Lean: true, Sinks: []sim.Sink{p},
-		Replay: "(hunt run; the repro replays it)", Beat: beat, Abort: abort}
+		Replay: "(hunt run; the repro replays it)", Beat: h.Beat, Abort: h.Abort, Guard: h.Guard}
 	r, err := sc.Build(ro)
 	if err != nil {
 		return JobResult{Err: err.Error()}

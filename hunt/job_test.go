@@ -34,7 +34,7 @@ func (r *jsonRunner) Run(_ context.Context, _ int, j Job) JobResult {
 	if r.kill != nil && r.kill(j) {
 		return JobResult{Died: true, Failure: []string{"crashed"}, Crash: "fatal error: stack overflow\n\nmain.recurse()"}
 	}
-	return roundTrip(r.t, RunJob(j, nil, nil))
+	return roundTrip(r.t, RunJob(j, Hooks{}))
 }
 
 func (r *jsonRunner) Reproduce(_ context.Context, j ReproJob) (ReproResult, error) {

@@ -50,6 +50,9 @@ type RunOptions struct {
 	// Beat is passed to sim.Config.Beat: a watchdog (simrun's worker
 	// processes) reads it to tell a handler that never returns.
 	Beat *atomic.Int64
+	// Guard is passed to sim.Config.Guard: simrun's worker processes
+	// check that no handler starts a goroutine.
+	Guard sim.Guard
 	// Lean drops what only a run's explicit replay needs: the injector
 	// keeps no history of the faults it injected (faults.Injector.ForgetHistory),
 	// so a long run's memory does not grow with them. Run.Explicit and
@@ -173,7 +176,7 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	drop := pickFloat(sc.Network.DropLo, sc.Network.DropHi, params, 0)
 	dup := pickFloat(sc.Network.DupLo, sc.Network.DupHi, params, 0)
 	s := sim.New(sim.Config{
-		Seed: opts.Seed, WallStart: sc.Start, MaxTime: total + time.Minute, MaxEvents: sc.MaxEvents, MaxEventRate: sc.MaxEventRate, Beat: opts.Beat, Abort: opts.Abort,
+		Seed: opts.Seed, WallStart: sc.Start, MaxTime: total + time.Minute, MaxEvents: sc.MaxEvents, MaxEventRate: sc.MaxEventRate, Beat: opts.Beat, Abort: opts.Abort, Guard: opts.Guard,
 		Link: sim.LinkConfig{Latency: sc.Network.Latency, FIFO: sc.Network.FIFO, Drop: drop, Duplicate: dup},
 	})
 	r.Sim = s

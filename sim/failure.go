@@ -64,6 +64,17 @@ func contract(format string, args ...any) {
 	panic(&ContractError{Msg: fmt.Sprintf(format, args...)})
 }
 
+// guard runs Config.Guard's Check after a handler returned; its error
+// stops the run there as a refused call would.
+func (s *Sim) guard() {
+	if s.cfg.Guard == nil {
+		return
+	}
+	if err := s.cfg.Guard.Check(); err != nil {
+		contract("%v", err)
+	}
+}
+
 // budgetStop is the panic value a bound checked at the call that exceeds
 // it uses to stop the handler: the run ends with that budget outcome, not
 // as crashed.
@@ -93,6 +104,9 @@ func (s *Sim) recoverRun(o *Outcome) {
 	s.booting = nil
 	s.checkAt = 0
 	s.outcome, *o = OutcomeCrashed, OutcomeCrashed
+	if s.cfg.Guard != nil {
+		s.cfg.Guard.Crashed(f)
+	}
 }
 
 // attribute names the handler that failed: the node being started, else

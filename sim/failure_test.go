@@ -196,3 +196,64 @@ func TestBeatShowsProgressAndIdle(t *testing.T) {
 	assert.GreaterOrEqual(t, inside[0], int64(0))
 	assert.Greater(t, inside[len(inside)-1], inside[0], "it moves with the run (one 100 ms window at a time)")
 }
+
+// testGuard is a sim.Guard whose Check errs at its at-th call (never when
+// at is 0) and which records what it was told.
+type testGuard struct {
+	at, calls int
+	crashed   *sim.Failure
+	ended     int
+}
+
+func (g *testGuard) Check() error {
+	g.calls++
+	if g.calls == g.at {
+		return fmt.Errorf("check %d failed", g.calls)
+	}
+	return nil
+}
+
+func (g *testGuard) Crashed(f *sim.Failure) { g.crashed = f }
+func (g *testGuard) Ended()                 { g.ended++ }
+
+// docs/engine.md, "When a handler fails": Config.Guard's Check is asked
+// after every handler returns (Start included), and its error stops the
+// run at that handler, crashed, with a contract Failure naming it; Crashed
+// is told that Failure before Run returns, and End calls Ended once. A
+// guard that never errs changes nothing: the trace hash is the unguarded
+// run's.
+func TestGuardStopsTheRunAtTheHandlerItBlames(t *testing.T) {
+	plain := buggyPair(sim.Config{Seed: 3}, nil)
+	require.Equal(t, sim.OutcomeHorizon, plain.RunUntil(sim.Time(time.Second)))
+	plain.End()
+
+	quietG := &testGuard{}
+	quiet := buggyPair(sim.Config{Seed: 3, Guard: quietG}, nil)
+	require.Equal(t, sim.OutcomeHorizon, quiet.RunUntil(sim.Time(time.Second)))
+	assert.Equal(t, 0, quietG.ended, "not before End")
+	quiet.End()
+	assert.Equal(t, 1, quietG.ended)
+	assert.Equal(t, plain.TraceHashHex(), quiet.TraceHashHex())
+	assert.Equal(t, int(quiet.Stats().Events), quietG.calls, "one check per handler call")
+	assert.Nil(t, quietG.crashed)
+
+	for _, tc := range []struct {
+		at      int
+		handler string
+	}{
+		{1, "Start"}, // a's Start
+		{7, "OnMessage(test.Ping from a)"},
+		{8, "OnMessage(test.Ping from b)"},
+	} {
+		g := &testGuard{at: tc.at}
+		s := buggyPair(sim.Config{Seed: 3, Guard: g}, nil)
+		require.Equal(t, sim.OutcomeCrashed, s.RunUntil(sim.Time(time.Second)), "check %d", tc.at)
+		f := s.Failure()
+		require.NotNil(t, f)
+		assert.Same(t, f, g.crashed, "Crashed is told the run's Failure")
+		assert.True(t, f.Contract)
+		assert.Equal(t, tc.handler, f.Handler, "check %d", tc.at)
+		assert.Equal(t, fmt.Sprintf("check %d failed", tc.at), f.Value)
+		assert.Equal(t, tc.at, g.calls, "the run stops at the failing check")
+	}
+}

@@ -219,6 +219,7 @@ func (n *nodeState) boot(restart bool) {
 	n.s.stats.Events++
 	n.s.booting = n
 	n.node.Start(n, restored)
+	n.s.guard()
 	n.s.booting = nil
 }
 

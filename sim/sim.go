@@ -69,6 +69,28 @@ type Config struct {
 	// A run it stops is abandoned, not a result: its outcome depends on
 	// when the flag was set.
 	Abort *atomic.Bool
+	// Guard, if set, checks what the engine cannot see from inside
+	// (simrun's worker processes: that no handler started a goroutine,
+	// docs/engine.md "When a handler fails"). See Guard.
+	Guard Guard
+}
+
+// Guard is a host's check on a run's handlers (Config.Guard). It must
+// answer the same for the same run, or the run is not deterministic.
+type Guard interface {
+	// Check is called after every handler call (Start, OnMessage,
+	// OnTimer) returns. A non-nil error breaks the engine's contract
+	// there: the run stops at that event, crashed, with a Failure marked
+	// Contract that names the handler and holds the error.
+	Check() error
+	// Crashed is told the Failure as soon as the run stops crashed,
+	// before Run returns (a worker process whose Check failed ends
+	// itself there, before anything it runs next lets a stray goroutine
+	// run).
+	Crashed(f *Failure)
+	// Ended is called by End, after the run's last handler and before
+	// anything judges the run.
+	Ended()
 }
 
 // DefaultMaxEventRate is Config.MaxEventRate's default: far above any
@@ -600,6 +622,9 @@ func (s *Sim) run(limit Time, quiesce bool) (o Outcome) {
 // End records the run's end in the trace with its outcome; call it once after
 // the last Run so the trace (and hash) say how the run ended.
 func (s *Sim) End() {
+	if s.cfg.Guard != nil {
+		s.cfg.Guard.Ended()
+	}
 	s.rec = Record{At: s.now, Type: RecEnd, Node: None, Peer: None, Detail: s.outcome.String(), A: int64(s.stats.Events)}
 	s.emit()
 }

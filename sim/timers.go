@@ -164,6 +164,7 @@ func (s *Sim) fireTimer(e *event) {
 	}
 	s.firingTag = tag // for a Failure: the slot may be re-armed with another tag
 	n.node.OnTimer(id, tag)
+	s.guard()
 }
 
 // reprojectTimers re-queues every armed timer of n after its monotonic rate

@@ -117,5 +117,6 @@ func (s *Sim) deliver(e *event, network bool) {
 	// the slot is freed after, so a send in the handler cannot reuse it.
 	ref := e.ref
 	dst.node.OnMessage(slot.m)
+	s.guard() // before the free: a Failure names the message
 	s.freeMsg(ref)
 }

@@ -72,7 +72,7 @@ func huntWorker(stdin io.Reader, stdout, stderr io.Writer) int {
 		var rep huntReply
 		switch {
 		case req.Run != nil:
-			r := hunt.RunJob(*req.Run, beat, nil)
+			r := hunt.RunJob(*req.Run, hunt.Hooks{Beat: beat, Guard: g.gor.arm()})
 			rep.Run = &r
 		case req.Repro != nil:
 			r := hunt.ReproduceJob(*req.Repro)
@@ -106,6 +106,7 @@ type huntPool struct {
 
 // huntSlot is one slot's worker process (nil cmd: none running).
 type huntSlot struct {
+	exact  bool // its workers check every handler for goroutines (goguard.go)
 	cmd    *exec.Cmd
 	in     io.WriteCloser
 	out    *bufio.Scanner
@@ -142,6 +143,9 @@ func (p *huntPool) start(s *huntSlot) error {
 	cmd.Args[0] = p.prog
 	// One worker process is one worker (procsweep.go explains GOMAXPROCS).
 	cmd.Env = append(os.Environ(), envWorker+"=1", "SIMRUN_AS_MAIN=1", "GOMAXPROCS=1", envTimeout+"="+p.handlerMax.String())
+	if s.exact {
+		cmd.Env = append(cmd.Env, envGuardExact+"=1")
+	}
 	cmd.Stderr = &s.stderr
 	ownGroup(cmd) // the search stops its workers itself; a terminal's Ctrl-C must not reach them
 	in, err := cmd.StdinPipe()
@@ -208,6 +212,11 @@ func (p *huntPool) call(ctx context.Context, i int, req huntRequest, limit time.
 		return huntReply{}, ctx.Err()
 	case overran.Load():
 		return huntReply{}, &errDied{value: fmt.Sprintf("the worker process did not finish within %v", limit)}
+	case code == exitGoroutineSuspect && !s.exact:
+		// A handler may have started a goroutine: the job again, in a
+		// worker that checks after every handler (goguard.go).
+		s.exact = true
+		return p.call(ctx, i, req, limit)
 	}
 	value, stack := workerDeath(s.stderr.String(), code)
 	return huntReply{}, &errDied{value: value, stack: stack}

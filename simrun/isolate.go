@@ -87,15 +87,17 @@ type workerGuard struct {
 	stop    chan struct{}
 	done    chan struct{}
 	timeout time.Duration
+	gor     *goroutineGuard // that no handler starts a goroutine (goguard.go)
 }
 
 // newWorkerGuard starts the guard in a worker process (SIMRUN_WORKER=1):
 // the stack limit, the skip list and the watchdog.
 func newWorkerGuard() *workerGuard {
-	g := &workerGuard{}
+	g := &workerGuard{gor: newGoroutineGuard(false)}
 	if os.Getenv(envWorker) != "1" {
 		return g
 	}
+	g.gor = newGoroutineGuard(true)
 	g.on, g.skip = true, workerSkips()
 	g.beat.Store(-1)
 	debug.SetMaxStack(workerMaxStack)

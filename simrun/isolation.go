@@ -8,10 +8,12 @@ import (
 
 // isolation decides whether a sweep of runs runs in worker processes for
 // isolation (docs/output.md, -isolate): as -isolate says when it was given;
-// otherwise, automatically, when the sweep has more than one run of an
-// algorithm not built into electsim (registry.Algorithm.InProcess unset: a
-// user's algorithm, whose stack overflow or endless handler would
-// otherwise end the whole sweep). auto reports the automatic choice. A
+// otherwise, automatically, when the sweep has a run of an algorithm not
+// built into electsim (registry.Algorithm.InProcess unset: a user's
+// algorithm, whose stack overflow or endless handler would otherwise end
+// the whole sweep, and whose goroutines only a worker process can catch:
+// goguard.go). Even one run: in this process, a goroutine its handler
+// starts would make the result vary from one run to the next. auto reports the automatic choice. A
 // worker process never isolates again, and inside a test binary (which
 // cannot serve as simrun's worker unless its TestMain says so) only an
 // explicit -isolate does.
@@ -23,7 +25,7 @@ func isolation(o *options, algos []string, runs int, worker bool, lookup func(st
 	if o.isolateSet {
 		return o.isolate, false
 	}
-	if runs < 2 || inTestBinary() {
+	if runs < 1 || inTestBinary() {
 		return false, false
 	}
 	for _, a := range algos {

@@ -9,8 +9,9 @@ import (
 )
 
 // A user's algorithm (InProcess unset) is swept in worker processes unless
-// -isolate=false; electsim's own are not unless -isolate; one run, a worker
-// process and (without -isolate) a test binary never isolate.
+// -isolate=false, even for one run; electsim's own are not unless
+// -isolate; a worker process and (without -isolate) a test binary never
+// isolate.
 func TestIsolationDefaults(t *testing.T) {
 	const user = "user-algo"
 	lookup := func(name string) (*registry.Algorithm, bool) {
@@ -38,7 +39,7 @@ func TestIsolationDefaults(t *testing.T) {
 		{"user", options{}, []string{user}, 10, false, true, true},
 		{"user beside builtin", options{}, []string{"raft", user}, 10, false, true, true},
 		{"user -isolate=false", options{isolateSet: true}, []string{user}, 10, false, false, false},
-		{"user, one run", options{}, []string{user}, 1, false, false, false},
+		{"user, one run", options{}, []string{user}, 1, false, true, true},
 		{"user, in a worker", options{}, []string{user}, 10, true, false, false},
 	} {
 		iso, auto := isolation(&tc.o, tc.algos, tc.runs, tc.worker, lookup)

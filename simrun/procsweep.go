@@ -230,6 +230,7 @@ type child struct {
 	cur    *job            // the run announced and not yet finished
 	tail   strings.Builder // its stderr since the current run was announced
 	skip   []job           // runs that killed an earlier process of this slot
+	exact  bool            // its workers check every handler for goroutines (goguard.go)
 	died   []reports.RunSummary
 }
 
@@ -245,6 +246,9 @@ func superviseChild(o *options, scs []*scenario.Scenario, jobs jobList, exe stri
 		// garbage collector (two children with the default GOMAXPROCS
 		// contend for both cores, measured 14 s against 10.7 s per child).
 		cmd.Env = append(os.Environ(), envWorker+"=1", "SIMRUN_AS_MAIN=1", "GOMAXPROCS=1", envTimeout+"="+o.handlerMax.String())
+		if k.exact {
+			cmd.Env = append(cmd.Env, envGuardExact+"=1")
+		}
 		if len(k.skip) > 0 {
 			keys := make([]string, len(k.skip))
 			for i, j := range k.skip {
@@ -293,6 +297,13 @@ func superviseChild(o *options, scs []*scenario.Scenario, jobs jobList, exe stri
 				return nil
 			}
 			return fmt.Errorf("%v: %s", err, strings.TrimSpace(k.stderr.String()))
+		}
+		if code == exitGoroutineSuspect && !k.exact {
+			// A handler may have started a goroutine: the shard again,
+			// in a worker that checks after every handler and reports
+			// the first that did (goguard.go).
+			k.exact = true
+			continue
 		}
 		value, stack := workerDeath(k.tail.String(), code)
 		mu.Lock()

@@ -145,11 +145,15 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 				why := "its nodes share process-wide state"
 				switch {
 				case autoIsolated:
-					why = "not built into electsim: a run that overflows its stack or hangs is reported, not fatal; -isolate=false runs it in this process"
+					why = "not built into electsim: a run that overflows its stack, hangs or starts a goroutine is reported, not fatal; -isolate=false runs it in this process"
 				case isolate:
 					why = "-isolate"
 				}
-				fmt.Fprintf(stderr, "simrun: %s in %d worker processes (%s)\n", strings.Join(algos, ", "), processCount(o.workers, jobs), why)
+				procs := "worker processes"
+				if processCount(o.workers, jobs) == 1 {
+					procs = "worker process"
+				}
+				fmt.Fprintf(stderr, "simrun: %s in %d %s (%s)\n", strings.Join(algos, ", "), processCount(o.workers, jobs), procs, why)
 			}
 			if res, err = processSweep(o, scs, jobs, first, prog, rf); err != nil {
 				abort()
@@ -240,8 +244,11 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		fj, ok := featured(o, s, res.died)
 		featuredJob = fj
 		if !ok {
+			// Each run is a crashed finding (exit 1, not bad input), but
+			// with no run to re-run for the report nothing is written.
 			abort()
-			return exitViolation, fmt.Errorf("every run killed its worker process, so there is no run to feature in a report; the runs' crashes: %s", diedSummary(s))
+			fmt.Fprintf(stderr, "%s: every run killed its worker process, so there is no run to feature in a report and nothing was written; the runs' crashes: %s\n", o.prog, diedSummary(s))
+			return exitViolation, nil
 		}
 		fsc = scs[fj.cell]
 		// After a signal the featured run (one the sweep finished) is cut

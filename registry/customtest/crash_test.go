@@ -22,7 +22,11 @@ import (
 // (so some seeds hit it and others not) it misbehaves as the "bug"
 // parameter says: "panic" indexes out of range, "unknown" sends to a node
 // that does not exist, "persist" writes 32 MiB, "recurse" overflows its
-// stack, "loop" never returns, "exit" calls os.Exit(0).
+// stack, "loop" never returns, "exit" calls os.Exit(0), "goroutine" starts
+// a goroutine that calls env after the handler returned, and "waited"
+// starts one that calls env and waits for it to finish (which breaks the
+// contract the same way, though the goroutine is gone when the handler
+// returns).
 type buggy struct {
 	lowest
 	bug   string
@@ -47,6 +51,13 @@ func (b *buggy) OnTimer(id sim.TimerID, tag int) {
 		case "loop":
 			for b.env.Now() > 0 { // waits for its clock to move, which it never does inside a handler
 			}
+		case "goroutine":
+			env := b.env
+			go func() { env.Send(sim.Message{Kind: kindHello, To: 0}) }()
+		case "waited":
+			done := make(chan struct{})
+			go func() { b.env.Send(sim.Message{Kind: kindHello, To: 0}); close(done) }()
+			<-done
 		}
 	}
 	b.lowest.OnTimer(id, tag)
@@ -58,7 +69,7 @@ func (b *buggy) recurse(n int) int { return b.recurse(n+1) + 1 }
 func buggyDescriptor() registry.Algorithm {
 	a := lowestDescriptor()
 	a.Name, a.Doc, a.Package = "buggy", "throwaway: lowest with a seed-dependent bug", "buggy"
-	a.Params = append(a.Params, registry.Param{Key: "bug", Kind: registry.Enum, Enum: []string{"panic", "unknown", "persist", "recurse", "loop", "exit"}, Doc: "panic, unknown, persist, recurse, loop or exit"})
+	a.Params = append(a.Params, registry.Param{Key: "bug", Kind: registry.Enum, Enum: []string{"panic", "unknown", "persist", "recurse", "loop", "exit", "goroutine", "waited"}, Doc: "panic, unknown, persist, recurse, loop, exit, goroutine or waited"})
 	build := a.Build
 	a.Build = func(v registry.Values, n int, r *sim.Rand) (registry.Factory, error) {
 		f, err := build(v, n, r)
@@ -185,6 +196,10 @@ func TestIsolatedSweepSurvivesWorkerDeaths(t *testing.T) {
 		"recurse": {"fatal error: stack overflow", "20s"},
 		"loop":    {"fatal error: a handler did not return within 300ms (-handler-timeout)", "300ms"},
 		"exit":    {"the worker process exited with status 0 during the run", "10s"},
+		// A goroutine a handler starts is caught when that handler
+		// returns, whether it is still to run or already done.
+		"goroutine": {"fatal error: n2 OnTimer(tag=1) broke the engine's contract: started 1 goroutine", "10s"},
+		"waited":    {"fatal error: n2 OnTimer(tag=1) broke the engine's contract: started 1 goroutine", "10s"},
 	} {
 		want := tc.want
 		t.Run(bug, func(t *testing.T) {
@@ -212,7 +227,9 @@ func TestIsolatedSweepSurvivesWorkerDeaths(t *testing.T) {
 				assert.Equal(t, "crashed", v.Kind)
 				assert.Contains(t, v.Details, want)
 				assert.Contains(t, v.Replay, "-set algorithm.bug="+bug+" -seed "+uitoa(r.Seed))
-				if bug != "exit" {
+				switch bug {
+				case "exit", "waited": // no stack to show: the process exited, the goroutine ended
+				default:
 					assert.Contains(t, v.Stack, "customtest.(*buggy).", "the stack shows the user's handler")
 				}
 			}
@@ -223,4 +240,84 @@ func TestIsolatedSweepSurvivesWorkerDeaths(t *testing.T) {
 			assert.Contains(t, out.String(), want)
 		})
 	}
+}
+
+// docs/engine.md, "When a handler fails": a handler that starts a
+// goroutine is reported the same way for the same seed, whatever the
+// worker count and however often it runs: the same seeds crash, each at the
+// handler that started the goroutine, with the same words.
+func TestGoroutineReportIsDeterministic(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts worker processes")
+	}
+	dir := t.TempDir()
+	sc := filepath.Join(dir, "buggy.yaml")
+	require.NoError(t, os.WriteFile(sc, []byte(buggyYAML), 0o644))
+	for _, bug := range []string{"goroutine", "waited"} {
+		var first map[uint64]string
+		for i, workers := range []string{"1", "2", "1", "2"} {
+			js := filepath.Join(dir, bug+workers+uitoa(uint64(i))+".json")
+			var out, errb bytes.Buffer
+			code := simrun.Main([]string{"-scenario", sc, "-set", "algorithm.bug=" + bug, "-seeds", "12", "-isolate", "-workers", workers,
+				"-shrink=false", "-out", filepath.Join(dir, "o-"+bug+uitoa(uint64(i))), "-json", js}, &out, &errb)
+			require.Equal(t, 1, code, "%s\n%s", out.String(), errb.String())
+			s := readSummaryFile(t, js)
+			got := map[uint64]string{}
+			for _, r := range s.Runs {
+				got[r.Seed] = r.Outcome
+				if r.WorkerDied {
+					got[r.Seed] += ": " + r.Violations[0].Details
+				}
+			}
+			require.Len(t, got, 12)
+			if first == nil {
+				first = got
+				continue
+			}
+			assert.Equal(t, first, got, "%s, sweep %d (-workers %s)", bug, i, workers)
+		}
+		crashed := 0
+		for _, v := range first {
+			if strings.HasPrefix(v, "crashed") {
+				crashed++
+				assert.Contains(t, v, "n2 OnTimer(tag=1) broke the engine's contract: started 1 goroutine")
+			}
+		}
+		assert.Greater(t, crashed, 0, "%s: some seeds hit the bug", bug)
+	}
+}
+
+// One run of a user algorithm runs in a worker process too (simrun
+// isolates it by default outside tests; -isolate here): a seed whose
+// handler starts a goroutine exits 1 with the crash and its replay
+// command and writes nothing (there is no run to feature in a report);
+// a seed that does not is an ordinary clean run.
+func TestSingleRunOfUserAlgorithmIsGuarded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts worker processes")
+	}
+	dir := t.TempDir()
+	sc := filepath.Join(dir, "buggy.yaml")
+	require.NoError(t, os.WriteFile(sc, []byte(buggyYAML), 0o644))
+	outcomes := map[int]int{}
+	for seed := uint64(1); seed <= 6; seed++ {
+		var out, errb bytes.Buffer
+		folder := filepath.Join(dir, "o"+uitoa(seed))
+		code := simrun.Main([]string{"-scenario", sc, "-set", "algorithm.bug=goroutine", "-seed", uitoa(seed), "-isolate", "-shrink=false", "-out", folder}, &out, &errb)
+		outcomes[code]++
+		assert.Contains(t, errb.String(), "in 1 worker process (-isolate)")
+		switch code {
+		case 0:
+			assert.FileExists(t, filepath.Join(folder, "report.html"))
+		case 1:
+			assert.Contains(t, errb.String(), "every run killed its worker process")
+			assert.Contains(t, errb.String(), "n2 OnTimer(tag=1) broke the engine's contract: started 1 goroutine")
+			assert.Contains(t, errb.String(), "-set algorithm.bug=goroutine -seed "+uitoa(seed)+")")
+			assert.NoDirExists(t, folder, "nothing written")
+		default:
+			t.Fatalf("seed %d: exit %d\n%s\n%s", seed, code, out.String(), errb.String())
+		}
+	}
+	assert.Positive(t, outcomes[0], "some seeds do not hit the bug")
+	assert.Positive(t, outcomes[1], "and some do")
 }

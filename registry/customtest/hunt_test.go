@@ -15,7 +15,8 @@ import (
 )
 
 // docs/hunting.md, "Isolation": simrun hunt of a user algorithm whose
-// handler overflows its stack, never returns or calls os.Exit (the buggy
+// handler overflows its stack, never returns, calls os.Exit or starts a
+// goroutine (the buggy
 // algorithm, crash_test.go) runs its runs in worker processes: the run
 // that kills its worker is the hunt's crashed finding, with its seed, the
 // fatal error and the user's frames, a repro.yaml with that seed and the
@@ -27,9 +28,10 @@ func TestHuntIsolatesBuggyAlgorithm(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for bug, tc := range map[string]struct{ want, timeout string }{
-		"recurse": {"fatal error: stack overflow", "20s"},
-		"loop":    {"fatal error: a handler did not return within 300ms (-handler-timeout)", "300ms"},
-		"exit":    {"the worker process exited with status 0 during the run", "10s"},
+		"recurse":   {"fatal error: stack overflow", "20s"},
+		"loop":      {"fatal error: a handler did not return within 300ms (-handler-timeout)", "300ms"},
+		"exit":      {"the worker process exited with status 0 during the run", "10s"},
+		"goroutine": {"fatal error: n2 OnTimer(tag=1) broke the engine's contract: started 1 goroutine", "10s"},
 	} {
 		t.Run(bug, func(t *testing.T) {
 			hunt := func(out string) (int, string, string) {
