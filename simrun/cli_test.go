@@ -30,6 +30,7 @@ const bullyPartition = "../scenarios/bully-partition.yaml"
 // command to run or starts an error line: replay lines (in the output, the
 // summary, the report and repro.yaml), the shrunk line, usage and errors.
 func TestCommandsNameTheProgram(t *testing.T) {
+	skipUnderRace(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "o")
 	// A real failure, so that it is shrunk (a missing expected finding is

@@ -108,6 +108,7 @@ func TestHostileNamedPipes(t *testing.T) {
 // (a gzip bomb of long whitespace-padded lines) is refused once it passes
 // reports.MaxRunsFileBytes, not read to the end.
 func TestHostileRunsFileBomb(t *testing.T) {
+	skipUnderRace(t)
 	if testing.Short() {
 		t.Skip("runs simrun as child processes")
 	}
@@ -156,6 +157,7 @@ func TestHostileSeedAndTimeOverflow(t *testing.T) {
 // A forged partial record (runs_done beyond runs_planned) is refused by
 // merge, not merged into a negative count.
 func TestHostileForgedPartial(t *testing.T) {
+	skipUnderRace(t)
 	if testing.Short() {
 		t.Skip("runs simrun as child processes")
 	}
@@ -178,6 +180,7 @@ func TestHostileForgedPartial(t *testing.T) {
 // a -set key holding "clear screen", a name holding U+202E (named as
 // \u202e, not by its first byte, "â").
 func TestHostileTerminalInjection(t *testing.T) {
+	skipUnderRace(t)
 	if testing.Short() {
 		t.Skip("runs simrun as child processes")
 	}
@@ -225,6 +228,7 @@ func TestHostileTerminalInjection(t *testing.T) {
 // folder: a forged path (relative with "..", or absolute) is not read, even
 // when a valid runs file waits there (the old merge read and merged it).
 func TestHostileMergeRunsFileOutsideShard(t *testing.T) {
+	skipUnderRace(t)
 	if testing.Short() {
 		t.Skip("runs simrun as child processes")
 	}

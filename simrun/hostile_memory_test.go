@@ -69,6 +69,7 @@ func deadPID(t *testing.T) int {
 // simrun in another container sharing the volume does) is not removed by
 // the next run; one whose lock is free is. A staged file likewise.
 func TestStaleTemporaryLockedByOtherNamespace(t *testing.T) {
+	skipUnderRace(t)
 	if testing.Short() {
 		t.Skip("runs helper processes")
 	}

@@ -184,6 +184,7 @@ func TestRefusedFolderCommitWritesNothing(t *testing.T) {
 // outside out/; and -out (or -json) naming an input, or a folder holding
 // one, is refused rather than replacing it.
 func TestMergeHostileOutputs(t *testing.T) {
+	skipUnderRace(t)
 	dir := t.TempDir()
 	for i, s := range []string{"s0", "s1"} {
 		var stderr bytes.Buffer

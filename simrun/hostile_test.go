@@ -64,6 +64,7 @@ func runChild(t *testing.T, dir string, args ...string) (int, string, int64) {
 // and nothing in the working folder changes (a victim folder
 // beside it included).
 func TestHostileInputs(t *testing.T) {
+	skipUnderRace(t)
 	if testing.Short() {
 		t.Skip("runs simrun as child processes")
 	}
@@ -154,6 +155,7 @@ func keys(n int) string {
 // the in-flight bound, 2.1 GB). Measured: 62,502 and 4,000 events, ending
 // budget_exhausted:in_flight, 120 and 150 MB.
 func TestRunawayTimersBounded(t *testing.T) {
+	skipUnderRace(t)
 	dir := t.TempDir()
 	bully, err := filepath.Abs("../scenarios/bully-partition.yaml")
 	require.NoError(t, err)

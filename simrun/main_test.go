@@ -147,6 +147,7 @@ func TestShardMergeEqualsUnsharded(t *testing.T) {
 // as the unsharded sweep: the first notable ones in seed order. The old
 // merge kept the first ones it read (shard 0's seeds 1, 3, …, 199).
 func TestShardMergeKeepsTheSameNotableRuns(t *testing.T) {
+	skipUnderRace(t)
 	dir := t.TempDir()
 	args := []string{"-scenario", partition, "-seeds", "300", "-quiet", "-shrink=false", "-set", "expect.failover_under=1ms"}
 	code, _, e := simrun(t, append(args, "-out", filepath.Join(dir, "all"))...)
@@ -197,6 +198,7 @@ func TestJSONDeterministic(t *testing.T) {
 // -materialize writes the explicit scenario a seed runs; running that file
 // gives the original seed's trace hash.
 func TestMaterializeRoundTrip(t *testing.T) {
+	skipUnderRace(t)
 	dir := t.TempDir()
 	file := filepath.Join(dir, "swarm-7.yaml")
 	code, out, e := simrun(t, "-scenario", "../scenarios/swarm.yaml", "-seed", "7", "-materialize", file)
@@ -220,6 +222,7 @@ func TestMaterializeRoundTrip(t *testing.T) {
 // with an answer timeout below a round trip (outside its contract's
 // synchronous model, so its split-brain is judged by expect alone).
 func TestShrinkWritesRepro(t *testing.T) {
+	skipUnderRace(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	code, stdout, e := simrun(t, "-scenario", "../scenarios/bully-partition.yaml", "-set", "expect.violations=[]", "-set", "expect.allow=[]",

@@ -56,6 +56,7 @@ func latest(t *testing.T, base string) string {
 // out/bully-partition. (A real failure, bully's split-brain with nothing
 // allowed: a missing expected finding is not shrunk.)
 func TestPrintedCommandsKeepEarlierResults(t *testing.T) {
+	skipUnderRace(t)
 	sc, err := filepath.Abs(bullyPartition)
 	require.NoError(t, err)
 	t.Chdir(t.TempDir())

@@ -65,6 +65,7 @@ func TestVaryTwoDimensions(t *testing.T) {
 // beside the values) and -shard/merge (the merged grid equals the
 // unsharded one).
 func TestVaryComposes(t *testing.T) {
+	skipUnderRace(t)
 	dir := t.TempDir()
 	seeds := "6"
 	if raceEnabled {
