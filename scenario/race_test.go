@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"path/filepath"
 	"sync"
 	"testing"
 
@@ -44,4 +45,35 @@ func TestParallelRunsOfOneScenario(t *testing.T) {
 	}
 	wg.Wait()
 	require.Equal(t, want, got)
+}
+
+// Two goroutines running the same seed of one loaded Scenario at once
+// share no mutable state (go test -race reports any) and agree on the
+// trace and the verdict, for every shipped scenario: every cron mode
+// (leader, shedlock, queue, kubernetes, celery) and every algorithm model
+// the catalogue runs. This is the race stage's test of the run path:
+// .ci/run races only this package's parallel tests, because the rest run
+// one goroutine (the package starts none) and cannot race.
+func TestParallelRunsOfEveryShippedScenario(t *testing.T) {
+	for _, path := range shippedScenarios(t) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			sc, err := Load(path)
+			require.NoError(t, err)
+			got := make([]string, 2)
+			var wg sync.WaitGroup
+			for i := range got {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					r, err := sc.Run(RunOptions{Seed: 1})
+					if err == nil {
+						got[i] = r.Sim.TraceHashHex() + r.Report.String()
+					}
+				}()
+			}
+			wg.Wait()
+			require.NotEmpty(t, got[0])
+			require.Equal(t, got[0], got[1])
+		})
+	}
 }
