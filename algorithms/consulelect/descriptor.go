@@ -40,8 +40,11 @@ func Descriptor() registry.Algorithm {
 			return NewServer(cfg)
 		},
 		Params: []registry.Param{
-			{Key: "session_ttl", Kind: registry.Duration, Doc: "session TTL, renewed every TTL/2, invalidated 2·TTL after the last renewal, within [10s, 24h], default 15s"},
-			{Key: "lock_delay", Kind: registry.Duration, Doc: "the session's lock-delay: an invalidated session's keys cannot be locked for this long (server wall clock), within [0, 60s], default 15s"},
+			// The ranges Session.Apply accepts (Config.Validate): the TTL
+			// within [SessionTTLMin, SessionTTLMax], the lock-delay up to
+			// structs.MaxLockDelay; hunt's extremes draw their edges.
+			{Key: "session_ttl", Kind: registry.Duration, MinDur: 10 * time.Second, MaxDur: 24 * time.Hour, Doc: "session TTL, renewed every TTL/2, invalidated 2·TTL after the last renewal, within [10s, 24h], default 15s"},
+			{Key: "lock_delay", Kind: registry.Duration, MaxDur: 60 * time.Second, Doc: "the session's lock-delay: an invalidated session's keys cannot be locked for this long (server wall clock), within [0, 60s], default 15s"},
 			{Key: "checks", Kind: registry.Enum, Enum: []string{ChecksSerf, ChecksNone}, Doc: "health checks the session is bound to: serf (its node's serfHealth, the default) or none (TTL only)"},
 			{Key: "lock_retry_time", Kind: registry.Duration, Doc: "wait after Acquire failed on a free key (lock-delay), default 5s"},
 			{Key: "lock_wait_time", Kind: registry.Duration, Doc: "the wait of Lock's blocking queries on the key (api.DefaultLockWaitTime), default 15s"},

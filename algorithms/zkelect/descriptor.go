@@ -30,7 +30,10 @@ func Descriptor() registry.Algorithm {
 			return NewServer(cfg)
 		},
 		Params: []registry.Param{
-			{Key: "session_timeout", Kind: registry.Duration, Doc: "requested session timeout, negotiated into [2, 20] ticks, default 60s"},
+			// The negotiable range at the default tickTime (2 s): ZooKeeperServer
+			// processConnectRequest clamps a request into [minSessionTimeout,
+			// maxSessionTimeout], 2 and 20 ticks unless zoo.cfg says otherwise.
+			{Key: "session_timeout", Kind: registry.Duration, MinDur: 4 * time.Second, MaxDur: 40 * time.Second, Doc: "requested session timeout, negotiated into [2, 20] ticks, default 60s"},
 			{Key: "policy", Kind: registry.Enum, Enum: []string{PolicyStandard, PolicySession}, Doc: "LeaderLatch's connection-state error policy: standard (give up on SUSPENDED) or session (keep until LOST), default standard"},
 			{Key: "request_timeout", Kind: registry.Duration, Doc: "create/children/watch timeout, then sent again, default 5s"},
 			{Key: "rejoin_delay", Kind: registry.Duration, Doc: "wait before a new session after LOST, default 0"},
