@@ -31,19 +31,7 @@ func TestParallelRunsOfOneScenario(t *testing.T) {
 		require.NoError(t, err)
 		want[i] = r.Sim.TraceHashHex() + r.Report.String()
 	}
-	got := make([]string, 4)
-	var wg sync.WaitGroup
-	for i := range got {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r, err := sc.Run(RunOptions{Seed: uint64(i + 1)})
-			if err == nil {
-				got[i] = r.Sim.TraceHashHex() + r.Report.String()
-			}
-		}()
-	}
-	wg.Wait()
+	got := runTogether(sc, []uint64{1, 2, 3, 4})
 	require.Equal(t, want, got)
 }
 
@@ -59,21 +47,29 @@ func TestParallelRunsOfEveryShippedScenario(t *testing.T) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			sc, err := Load(path)
 			require.NoError(t, err)
-			got := make([]string, 2)
-			var wg sync.WaitGroup
-			for i := range got {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					r, err := sc.Run(RunOptions{Seed: 1})
-					if err == nil {
-						got[i] = r.Sim.TraceHashHex() + r.Report.String()
-					}
-				}()
-			}
-			wg.Wait()
+			got := runTogether(sc, []uint64{1, 1})
 			require.NotEmpty(t, got[0])
 			require.Equal(t, got[0], got[1])
 		})
 	}
+}
+
+// runTogether runs sc once per seed, each in its own goroutine at the same
+// time, and returns each run's trace hash and verdict ("" if it failed to
+// build).
+func runTogether(sc *Scenario, seeds []uint64) []string {
+	got := make([]string, len(seeds))
+	var wg sync.WaitGroup
+	for i, seed := range seeds {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := sc.Run(RunOptions{Seed: seed})
+			if err == nil {
+				got[i] = r.Sim.TraceHashHex() + r.Report.String()
+			}
+		}()
+	}
+	wg.Wait()
+	return got
 }

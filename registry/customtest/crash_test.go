@@ -173,6 +173,20 @@ func TestBuggyAlgorithmCrashesItsRunNotTheSweep(t *testing.T) {
 	}
 }
 
+// isolatedBuggy is the prologue of a test that starts worker processes: it
+// skips under -short, else writes the buggy scenario into a fresh folder
+// and returns the folder and the file.
+func isolatedBuggy(t *testing.T) (dir, sc string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts worker processes")
+	}
+	dir = t.TempDir()
+	sc = filepath.Join(dir, "buggy.yaml")
+	require.NoError(t, os.WriteFile(sc, []byte(buggyYAML), 0o644))
+	return dir, sc
+}
+
 func uitoa(u uint64) string {
 	b, _ := json.Marshal(u)
 	return string(b)
@@ -184,12 +198,7 @@ func uitoa(u uint64) string {
 // reported crashed with its seed, replay command and the fatal error; a
 // new worker runs the rest; the sweep finishes and exits 1.
 func TestIsolatedSweepSurvivesWorkerDeaths(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts worker processes")
-	}
-	dir := t.TempDir()
-	sc := filepath.Join(dir, "buggy.yaml")
-	require.NoError(t, os.WriteFile(sc, []byte(buggyYAML), 0o644))
+	dir, sc := isolatedBuggy(t)
 	// The watchdog's bound leaves the overflow (64 MB of stack) time to
 	// happen on a loaded machine.
 	for bug, tc := range map[string]struct{ want, timeout string }{
@@ -247,12 +256,7 @@ func TestIsolatedSweepSurvivesWorkerDeaths(t *testing.T) {
 // worker count and however often it runs: the same seeds crash, each at the
 // handler that started the goroutine, with the same words.
 func TestGoroutineReportIsDeterministic(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts worker processes")
-	}
-	dir := t.TempDir()
-	sc := filepath.Join(dir, "buggy.yaml")
-	require.NoError(t, os.WriteFile(sc, []byte(buggyYAML), 0o644))
+	dir, sc := isolatedBuggy(t)
 	for _, bug := range []string{"goroutine", "waited"} {
 		var first map[uint64]string
 		for i, workers := range []string{"1", "2", "1", "2"} {
@@ -293,12 +297,7 @@ func TestGoroutineReportIsDeterministic(t *testing.T) {
 // command and writes nothing (there is no run to feature in a report);
 // a seed that does not is an ordinary clean run.
 func TestSingleRunOfUserAlgorithmIsGuarded(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts worker processes")
-	}
-	dir := t.TempDir()
-	sc := filepath.Join(dir, "buggy.yaml")
-	require.NoError(t, os.WriteFile(sc, []byte(buggyYAML), 0o644))
+	dir, sc := isolatedBuggy(t)
 	outcomes := map[int]int{}
 	for seed := uint64(1); seed <= 6; seed++ {
 		var out, errb bytes.Buffer
