@@ -140,7 +140,7 @@ func processSweep(o *options, scs []*scenario.Scenario, jobs jobList, first uint
 		sup.Add(1)
 		go func() {
 			defer sup.Done()
-			errs[j] = superviseChild(o, scs, jobs, exe, k, &mu, report)
+			errs[j] = superviseChild(o, scs, jobs, exe, k, &mu, report, prog.note)
 		}()
 	}
 	sup.Wait()
@@ -237,8 +237,9 @@ type child struct {
 // superviseChild runs k's worker process until it exits normally: when
 // it dies during a run it announced (a stack overflow, the watchdog), that
 // run becomes a crashed summary and a new process runs the same shard
-// without it.
-func superviseChild(o *options, scs []*scenario.Scenario, jobs jobList, exe string, k *child, mu *sync.Mutex, report func()) error {
+// without it; when its goroutine guard suspects a handler, a new process
+// runs the same shard checking exactly (note says so).
+func superviseChild(o *options, scs []*scenario.Scenario, jobs jobList, exe string, k *child, mu *sync.Mutex, report func(), note func(string)) error {
 	for {
 		cmd := exec.Command(exe, k.args...)
 		cmd.Args[0] = o.prog // a child built on Main goes by the parent's name in the replay lines it writes
@@ -303,6 +304,7 @@ func superviseChild(o *options, scs []*scenario.Scenario, jobs jobList, exe stri
 			// in a worker that checks after every handler and reports
 			// the first that did (goguard.go).
 			k.exact = true
+			note("a handler may have started a goroutine: a worker process runs its seeds again, checking after every handler (docs/engine.md, \"When a handler fails\")")
 			continue
 		}
 		value, stack := workerDeath(k.tail.String(), code)

@@ -174,6 +174,20 @@ func progressStatus(n, total int, el, left float64) string {
 	return s
 }
 
+// note prints one line about the sweep between progress reports (a bar's
+// line ended first), unless quiet.
+func (p *progress) note(line string) {
+	if p.quiet {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tty && p.printed {
+		fmt.Fprintln(p.w)
+	}
+	fmt.Fprintf(p.w, "simrun: %s\n", line)
+}
+
 // finish ends the bar's line if a sweep stopped early.
 func (p *progress) finish() {
 	if p.tty && p.printed && int(p.n.Load()) < p.total {

@@ -265,6 +265,7 @@ func TestGoroutineReportIsDeterministic(t *testing.T) {
 			code := simrun.Main([]string{"-scenario", sc, "-set", "algorithm.bug=" + bug, "-seeds", "12", "-isolate", "-workers", workers,
 				"-shrink=false", "-out", filepath.Join(dir, "o-"+bug+uitoa(uint64(i))), "-json", js}, &out, &errb)
 			require.Equal(t, 1, code, "%s\n%s", out.String(), errb.String())
+			assert.Contains(t, errb.String(), "a handler may have started a goroutine: a worker process runs its seeds again")
 			s := readSummaryFile(t, js)
 			got := map[uint64]string{}
 			for _, r := range s.Runs {
