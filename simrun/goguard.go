@@ -64,6 +64,7 @@ type goroutineGuard struct {
 	base      uint64 // created count: at the run's start (cheap), at the last check (exact)
 	live      int    // live goroutines at the run's start
 	tripped   bool   // exact: a handler of this run started a goroutine
+	checked   bool   // a handler of this run has been checked
 }
 
 // newGoroutineGuard returns a guard that checks when on. It first lets the
@@ -93,7 +94,7 @@ func (g *goroutineGuard) arm() sim.Guard {
 	if !g.on {
 		return nil
 	}
-	g.base, g.live, g.tripped = g.created(), runtime.NumGoroutine(), false
+	g.base, g.live, g.tripped, g.checked = g.created(), runtime.NumGoroutine(), false, false
 	return g
 }
 
@@ -110,7 +111,8 @@ func (g *goroutineGuard) Check() error {
 		}
 		return nil
 	}
-	n := g.created()
+	n, first := g.created(), !g.checked
+	g.checked = true
 	if n == g.base {
 		return nil
 	}
@@ -120,7 +122,13 @@ func (g *goroutineGuard) Check() error {
 	if started == 1 {
 		what = "goroutine"
 	}
-	return fmt.Errorf("started %d %s (a handler must act only through env: docs/engine.md, \"The node contract\")", started, what)
+	// The guard is armed before the run is built: at the first check, the
+	// algorithm's Build (its factory) may have started them instead.
+	where := ""
+	if first {
+		where = ", or the algorithm's Build did before it"
+	}
+	return fmt.Errorf("started %d %s%s (a handler must act only through env: docs/engine.md, \"The node contract\")", started, what, where)
 }
 
 // Ended implements sim.Guard: in the cheap step, a goroutine created and

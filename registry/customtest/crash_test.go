@@ -69,7 +69,7 @@ func (b *buggy) recurse(n int) int { return b.recurse(n+1) + 1 }
 func buggyDescriptor() registry.Algorithm {
 	a := lowestDescriptor()
 	a.Name, a.Doc, a.Package = "buggy", "throwaway: lowest with a seed-dependent bug", "buggy"
-	a.Params = append(a.Params, registry.Param{Key: "bug", Kind: registry.Enum, Enum: []string{"panic", "unknown", "persist", "recurse", "loop", "exit", "goroutine", "waited"}, Doc: "panic, unknown, persist, recurse, loop, exit, goroutine or waited"})
+	a.Params = append(a.Params, registry.Param{Key: "bug", Kind: registry.Enum, Enum: []string{"panic", "unknown", "persist", "recurse", "loop", "exit", "goroutine", "waited", "build"}, Doc: "panic, unknown, persist, recurse, loop, exit, goroutine, waited or build"})
 	build := a.Build
 	a.Build = func(v registry.Values, n int, r *sim.Rand) (registry.Factory, error) {
 		f, err := build(v, n, r)
@@ -81,6 +81,9 @@ func buggyDescriptor() registry.Algorithm {
 			bug = v.String("bug")
 		}
 		return func(p []sim.NodeID, svc registry.Services) sim.Node {
+			if bug == "build" { // while the run is built, before any handler
+				go func() {}()
+			}
 			return &buggy{lowest: *f(p, svc).(*lowest), bug: bug}
 		}, nil
 	}
@@ -320,4 +323,18 @@ func TestSingleRunOfUserAlgorithmIsGuarded(t *testing.T) {
 	}
 	assert.Positive(t, outcomes[0], "some seeds do not hit the bug")
 	assert.Positive(t, outcomes[1], "and some do")
+}
+
+// A goroutine the algorithm starts while the run is built, before any
+// handler, is caught too; the first handler is the first place the guard
+// looks, so the report names it and says Build may have done it instead.
+func TestGoroutineInBuildIsCaught(t *testing.T) {
+	dir, sc := isolatedBuggy(t)
+	var out, errb bytes.Buffer
+	code := simrun.Main([]string{"-scenario", sc, "-set", "algorithm.bug=build", "-seeds", "3", "-isolate", "-workers", "1",
+		"-shrink=false", "-out", filepath.Join(dir, "o")}, &out, &errb)
+	require.Equal(t, 1, code, "%s\n%s", out.String(), errb.String())
+	assert.Contains(t, errb.String(), "every run killed its worker process")
+	assert.Equal(t, 3, strings.Count(errb.String(), "broke the engine's contract: started 3 goroutines, or the algorithm's Build did before it"), errb.String(), "one per node the factory built")
+	assert.NoDirExists(t, filepath.Join(dir, "o"), "nothing written")
 }
