@@ -41,7 +41,7 @@ func (r *jsonRunner) Reproduce(_ context.Context, j ReproJob) (ReproResult, erro
 	if r.kill != nil && r.kill(j.Run) {
 		return ReproResult{}, errors.New("worker died")
 	}
-	return roundTrip(r.t, ReproduceJob(roundTrip(r.t, j))), nil
+	return roundTrip(r.t, ReproduceJob(roundTrip(r.t, j), nil)), nil
 }
 
 // A search whose runs cross a process boundary (the run's scenario as

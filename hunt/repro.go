@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/electsim/electsim/scenario"
+	"github.com/electsim/electsim/sim"
 )
 
 // ReproJob is a finding to replay with its fault history and shrink
@@ -39,13 +40,14 @@ type ReproResult struct {
 }
 
 // ReproduceJob replays and shrinks j in this process (a worker's side of
-// Runner.Reproduce).
-func ReproduceJob(j ReproJob) ReproResult {
+// Runner.Reproduce); guard, if set, gives the replay and each trial run
+// a fresh guard (scenario.RunOptions.Guard).
+func ReproduceJob(j ReproJob, guard func() sim.Guard) ReproResult {
 	sc, err := scenario.Parse(j.Run.Name, []byte(j.Run.Scenario))
 	if err != nil {
 		return ReproResult{Explanation: fmt.Sprintf("the finding did not replay: %v", err)}
 	}
-	return reproduce(sc, &j, nil)
+	return reproduce(sc, &j, nil, guard)
 }
 
 // repro replays a finding with its fault history, shrinks it (through
@@ -90,7 +92,7 @@ func (h *hunter) repro(out *outcome) {
 			return
 		}
 	} else {
-		rr = reproduce(out.sc, &j, h.o.Prepare)
+		rr = reproduce(out.sc, &j, h.o.Prepare, nil)
 	}
 	res.Repro, res.Explicit, res.Explanation = bytesOf(rr.Repro), bytesOf(rr.Explicit), rr.Explanation
 }
@@ -103,9 +105,14 @@ func bytesOf(s string) []byte {
 	return []byte(s)
 }
 
-// reproduce replays j's run of sc with its fault history and shrinks it.
-func reproduce(sc *scenario.Scenario, j *ReproJob, prepare func(*scenario.Run)) (res ReproResult) {
-	r, err := runWith(sc, scenario.RunOptions{Seed: j.Run.Seed, Algorithm: j.Run.Algorithm, Story: true}, prepare)
+// reproduce replays j's run of sc with its fault history and shrinks it;
+// guard, if set, guards the replay and each trial.
+func reproduce(sc *scenario.Scenario, j *ReproJob, prepare func(*scenario.Run), guard func() sim.Guard) (res ReproResult) {
+	ro := scenario.RunOptions{Seed: j.Run.Seed, Algorithm: j.Run.Algorithm, Story: true}
+	if guard != nil {
+		ro.Guard = guard()
+	}
+	r, err := runWith(sc, ro, prepare)
 	if err != nil {
 		res.Explanation = fmt.Sprintf("the finding did not replay: %v", err)
 		return res
@@ -114,7 +121,7 @@ func reproduce(sc *scenario.Scenario, j *ReproJob, prepare func(*scenario.Run)) 
 	explicit.Name = reproName(j.BaseName)
 	res.Explicit = string(explicit.YAML())
 	res.Explanation = explain(r)
-	sh, err := scenario.Shrink(r, scenario.ShrinkOptions{Budget: j.ShrinkBudget, Prepare: prepare})
+	sh, err := scenario.Shrink(r, scenario.ShrinkOptions{Budget: j.ShrinkBudget, Prepare: prepare, Guard: guard})
 	if err != nil {
 		res.Repro = string(withHeader(fmt.Sprintf("explicit (unshrunk) reproduction: %v", err), j, []byte(res.Explicit)))
 		return res

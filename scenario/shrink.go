@@ -24,6 +24,18 @@ type ShrinkOptions struct {
 	// that plants a bug in a run's resource, simrun hunt's
 	// hunt.Options.Prepare). The shrunk file does not carry what it does.
 	Prepare func(*Run)
+	// Guard, if set, gives each trial run its guard (RunOptions.Guard),
+	// armed afresh: simrun's worker processes check the trials of a
+	// user's algorithm for goroutines as they check its runs.
+	Guard func() sim.Guard
+}
+
+// guarded is o with a fresh guard from newGuard, if set.
+func guarded(o RunOptions, newGuard func() sim.Guard) RunOptions {
+	if newGuard != nil {
+		o.Guard = newGuard()
+	}
+	return o
 }
 
 // runWith builds and executes one run of sc, calling prepare (if set)
@@ -125,7 +137,7 @@ func Shrink(r *Run, o ShrinkOptions) (*Shrunk, error) {
 		o.MaxRuns = 2000
 	}
 	want := Failure(r)
-	sh := &shrinkState{want: want, seed: r.Seed, deadline: time.Now().Add(o.Budget), maxRuns: o.MaxRuns, prepare: o.Prepare}
+	sh := &shrinkState{want: want, seed: r.Seed, deadline: time.Now().Add(o.Budget), maxRuns: o.MaxRuns, prepare: o.Prepare, guard: o.Guard}
 	cur := r.Explicit()
 	cur.Expect = r.Scenario.Expect
 	res := &Shrunk{Failure: want, FaultsBefore: len(cur.Faults), DurationBefore: cur.Duration, NodesBefore: cur.Nodes}
@@ -140,7 +152,7 @@ func Shrink(r *Run, o ShrinkOptions) (*Shrunk, error) {
 	cur, run = sh.removeNodes(cur, run)
 	// The tries judged without a story; the minimal run is run once more
 	// with it, so its violations come explained (runs are deterministic).
-	if full, err := runWith(cur, RunOptions{Seed: sh.seed, Story: true}, sh.prepare); err == nil {
+	if full, err := runWith(cur, guarded(RunOptions{Seed: sh.seed, Story: true}, sh.guard), sh.prepare); err == nil {
 		run = full
 	}
 	res.Scenario, res.Run = cur, run
@@ -151,6 +163,7 @@ func Shrink(r *Run, o ShrinkOptions) (*Shrunk, error) {
 
 type shrinkState struct {
 	prepare  func(*Run)
+	guard    func() sim.Guard
 	want     []string
 	seed     uint64
 	deadline time.Time
@@ -173,7 +186,7 @@ func (s *shrinkState) try(sc *Scenario) (*Run, bool) {
 		return nil, false
 	}
 	s.runs++
-	r, err := runWith(sc, RunOptions{Seed: s.seed}, s.prepare)
+	r, err := runWith(sc, guarded(RunOptions{Seed: s.seed}, s.guard), s.prepare)
 	if err != nil || r.OK {
 		return nil, false
 	}

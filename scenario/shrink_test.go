@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/electsim/electsim/sim"
 )
 
 // plantedSplitBrain is a bully cluster with ten faults, of which only the
@@ -85,5 +87,41 @@ func TestMaterializeReplaysEveryShippedScenario(t *testing.T) {
 		require.NoError(t, err, f)
 		assert.Equal(t, r.Sim.TraceHashHex(), r2.Sim.TraceHashHex(), f)
 		assert.Equal(t, r.OK, r2.OK, f)
+	}
+}
+
+// countingGuard is a sim.Guard that counts its checks and ends.
+type countingGuard struct{ checks, ends int }
+
+func (g *countingGuard) Check() error         { g.checks++; return nil }
+func (g *countingGuard) Crashed(*sim.Failure) {}
+func (g *countingGuard) Ended()               { g.ends++ }
+
+// ShrinkOptions.Guard gives every trial run (and the final full run) a
+// fresh guard that checks its handlers, as simrun's worker processes need
+// for a user's algorithm; a guard that never errs changes no trial, so the
+// shrink ends where an unguarded one does.
+func TestShrinkGuardsEveryTrial(t *testing.T) {
+	sc, err := Parse("planted.yaml", []byte(plantedSplitBrain))
+	require.NoError(t, err)
+	r, err := sc.Run(RunOptions{Seed: sc.Seed})
+	require.NoError(t, err)
+	plain, err := Shrink(r, ShrinkOptions{})
+	require.NoError(t, err)
+
+	var guards []*countingGuard
+	sh, err := Shrink(r, ShrinkOptions{Guard: func() sim.Guard {
+		g := &countingGuard{}
+		guards = append(guards, g)
+		return g
+	}})
+	require.NoError(t, err)
+	assert.Equal(t, plain.Run.Sim.TraceHashHex(), sh.Run.Sim.TraceHashHex())
+	assert.Equal(t, plain.Runs, sh.Runs)
+	require.NotEmpty(t, guards)
+	assert.GreaterOrEqual(t, len(guards), sh.Runs, "one guard per trial run")
+	for i, g := range guards {
+		assert.Positive(t, g.checks, "guard %d checked no handler", i)
+		assert.Equal(t, 1, g.ends, "guard %d", i)
 	}
 }

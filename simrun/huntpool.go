@@ -75,7 +75,7 @@ func huntWorker(stdin io.Reader, stdout, stderr io.Writer) int {
 			r := hunt.RunJob(*req.Run, hunt.Hooks{Beat: beat, Guard: g.gor.arm()})
 			rep.Run = &r
 		case req.Repro != nil:
-			r := hunt.ReproduceJob(*req.Repro)
+			r := hunt.ReproduceJob(*req.Repro, g.gor.arm)
 			rep.Repro = &r
 		}
 		b, err := json.Marshal(rep)
