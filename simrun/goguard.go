@@ -80,11 +80,21 @@ func newGoroutineGuard(on bool) *goroutineGuard {
 	runtime.GC()
 	runtime.GC()
 	g.sample = []metrics.Sample{{Name: goroutinesCreated}}
+	metrics.Read(g.sample)
+	if g.sample[0].Value.Kind() != metrics.KindUint64 {
+		// A runtime without the metric (go.mod asks for Go 1.26, which
+		// has it): only the live count is checked, never exactly.
+		g.sample, g.exact = nil, false
+	}
 	return g
 }
 
-// created is the runtime's count of goroutines created so far.
+// created is the runtime's count of goroutines created so far (0 without
+// the metric).
 func (g *goroutineGuard) created() uint64 {
+	if g.sample == nil {
+		return 0
+	}
 	metrics.Read(g.sample)
 	return g.sample[0].Value.Uint64()
 }
