@@ -68,6 +68,7 @@ func canonical(t *testing.T, s *reports.Summary) string {
 }
 
 func TestExitCodes(t *testing.T) {
+	skipUnderRace(t)
 	dir := t.TempDir()
 	code, out, _ := simrun(t, "-scenario", partition, "-out", filepath.Join(dir, "ok"))
 	assert.Equal(t, exitOK, code, out)
@@ -117,6 +118,7 @@ func TestSetValidation(t *testing.T) {
 // A sweep split into shards and merged equals the unsharded sweep, apart
 // from timing.
 func TestShardMergeEqualsUnsharded(t *testing.T) {
+	skipUnderRace(t)
 	dir := t.TempDir()
 	args := []string{"-scenario", partition, "-seed", "5", "-seeds", "7", "-algo", "raft,bully", "-quiet", "-shrink=false"}
 	code, _, e := simrun(t, append(args, "-out", filepath.Join(dir, "all"))...)

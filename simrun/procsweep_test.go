@@ -95,6 +95,7 @@ func TestWorkerProcessesKeepTheSameNotableRuns(t *testing.T) {
 // one seed in this process. Worker processes shard the seeds, so more
 // processes than seeds made empty shards, and the sweep exited 2.
 func TestWorkerProcessesWithFewSeeds(t *testing.T) {
+	skipUnderRace(t)
 	if testing.Short() {
 		t.Skip("runs simrun worker processes")
 	}

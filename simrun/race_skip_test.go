@@ -4,7 +4,8 @@ import "testing"
 
 // skipUnderRace skips a test under -race whose concurrency is the sweep
 // machinery other tests race (TestJSONDeterministic, TestRunsFileInJobOrder,
-// the worker-process, signal and hunt tests): it checks files, names or a
+// the worker-process, signal and hunt tests): it checks files, names,
+// labels, exit codes, how many processes a sweep takes or a
 // sequential step (shrink, merge, materialize), which the plain run proves
 // at full size. It keeps .ci/run's race stage within its time.
 func skipUnderRace(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 // nothing; gc-pause-fenced's lease reads an INCR counter: an application
 // addition. Fails on the old code, whose summary had no token field.
 func TestSummaryLabelsTheFencingToken(t *testing.T) {
+	skipUnderRace(t)
 	dir := t.TempDir()
 	js := filepath.Join(dir, "s.json")
 	code, out, _ := simrun(t, "-scenario", partition, "-algo", "raft,zookeeper", "-seeds", "1", "-quiet", "-shrink=false", "-json", js, "-out", filepath.Join(dir, "o"))

@@ -23,6 +23,7 @@ const leaderCrash = "../scenarios/leader-crash.yaml"
 // each with its cell's values, the grid recorded, the heat table printed
 // with Wilson intervals, the heatmap drawn and the report's table written.
 func TestVaryTwoDimensions(t *testing.T) {
+	skipUnderRace(t)
 	dir := t.TempDir()
 	code, out, e := simrun(t, "-scenario", partition, "-seeds", "4", "-out", dir, "-shrink=false",
 		"-vary", "algorithm.election_timeout=150ms..151ms,150ms..175ms,150ms..300ms",
