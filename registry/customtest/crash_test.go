@@ -240,7 +240,12 @@ func TestIsolatedSweepSurvivesWorkerDeaths(t *testing.T) {
 				assert.Contains(t, v.Details, want)
 				assert.Contains(t, v.Replay, "-set algorithm.bug="+bug+" -seed "+uitoa(r.Seed))
 				switch bug {
-				case "exit", "waited": // no stack to show: the process exited, the goroutine ended
+				case "exit", "waited", "goroutine":
+					// No user frames to require: the process exited; the
+					// guard's stack ends at the engine, and a goroutine's
+					// "created by" line shows only while it is still alive,
+					// which the scheduler decides (the report's words do
+					// not depend on it).
 				default:
 					assert.Contains(t, v.Stack, "customtest.(*buggy).", "the stack shows the user's handler")
 				}
