@@ -62,8 +62,13 @@ func runAs(prog string, args []string, stdout, stderr io.Writer) int {
 		code, err = runScenario(o, stdout, stderr)
 	}
 	if err != nil {
+		// An error with a status other than 0 keeps it (every run killed
+		// its worker: a finding, 1, with nothing to write); with 0 it is
+		// bad usage or input.
 		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
-		return exitUsage
+		if code == exitOK {
+			code = exitUsage
+		}
 	}
 	return code
 }

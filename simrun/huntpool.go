@@ -141,11 +141,7 @@ func (p *huntPool) start(s *huntSlot) error {
 	}
 	cmd := exec.Command(p.exe, huntWorkerCmd)
 	cmd.Args[0] = p.prog
-	// One worker process is one worker (procsweep.go explains GOMAXPROCS).
-	cmd.Env = append(os.Environ(), envWorker+"=1", "SIMRUN_AS_MAIN=1", "GOMAXPROCS=1", envTimeout+"="+p.handlerMax.String())
-	if s.exact {
-		cmd.Env = append(cmd.Env, envGuardExact+"=1")
-	}
+	cmd.Env = workerEnv(p.handlerMax, s.exact)
 	cmd.Stderr = &s.stderr
 	ownGroup(cmd) // the search stops its workers itself; a terminal's Ctrl-C must not reach them
 	in, err := cmd.StdinPipe()

@@ -39,6 +39,18 @@ const (
 	envTimeout = "SIMRUN_HANDLER_TIMEOUT" // the watchdog's bound (a time.Duration)
 )
 
+// workerEnv is a worker process's environment: this process's, marked as
+// a worker running Main, on one core (procsweep.go explains GOMAXPROCS),
+// with its watchdog's bound and, when exact, its goroutine guard in the
+// exact step (goguard.go).
+func workerEnv(handlerMax time.Duration, exact bool) []string {
+	env := append(os.Environ(), envWorker+"=1", "SIMRUN_AS_MAIN=1", "GOMAXPROCS=1", envTimeout+"="+handlerMax.String())
+	if exact {
+		env = append(env, envGuardExact+"=1")
+	}
+	return env
+}
+
 // workerMaxStack is a worker's stack limit (Go's default is 1 GB): a
 // handler that recurses forever dies of a stack overflow in a fraction of
 // a second and 64 MB, not 1 GB.

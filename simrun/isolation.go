@@ -13,10 +13,10 @@ import (
 // algorithm, whose stack overflow or endless handler would otherwise end
 // the whole sweep, and whose goroutines only a worker process can catch:
 // goguard.go). Even one run: in this process, a goroutine its handler
-// starts would make the result vary from one run to the next. auto reports the automatic choice. A
-// worker process never isolates again, and inside a test binary (which
-// cannot serve as simrun's worker unless its TestMain says so) only an
-// explicit -isolate does.
+// starts would make the result vary from one run to the next. auto
+// reports the automatic choice. A worker process never isolates again,
+// and inside a test binary (which cannot serve as simrun's worker unless
+// its TestMain says so) only an explicit -isolate does.
 // lookup finds an algorithm by name (registry.Default.Lookup).
 func isolation(o *options, algos []string, runs int, worker bool, lookup func(string) (*registry.Algorithm, bool)) (isolate, auto bool) {
 	if worker {

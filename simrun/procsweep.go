@@ -246,10 +246,7 @@ func superviseChild(o *options, scs []*scenario.Scenario, jobs jobList, exe stri
 		// One worker process is one worker: one core for its runs and its
 		// garbage collector (two children with the default GOMAXPROCS
 		// contend for both cores, measured 14 s against 10.7 s per child).
-		cmd.Env = append(os.Environ(), envWorker+"=1", "SIMRUN_AS_MAIN=1", "GOMAXPROCS=1", envTimeout+"="+o.handlerMax.String())
-		if k.exact {
-			cmd.Env = append(cmd.Env, envGuardExact+"=1")
-		}
+		cmd.Env = workerEnv(o.handlerMax, k.exact)
 		if len(k.skip) > 0 {
 			keys := make([]string, len(k.skip))
 			for i, j := range k.skip {

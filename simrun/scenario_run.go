@@ -247,8 +247,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 			// Each run is a crashed finding (exit 1, not bad input), but
 			// with no run to re-run for the report nothing is written.
 			abort()
-			fmt.Fprintf(stderr, "%s: every run killed its worker process, so there is no run to feature in a report and nothing was written; the runs' crashes: %s\n", o.prog, diedSummary(s))
-			return exitViolation, nil
+			return exitViolation, fmt.Errorf("every run killed its worker process, so there is no run to feature in a report and nothing was written; the runs' crashes: %s", diedSummary(s))
 		}
 		fsc = scs[fj.cell]
 		// After a signal the featured run (one the sweep finished) is cut

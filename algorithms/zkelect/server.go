@@ -125,7 +125,7 @@ func (s *Server) OnMessage(m sim.Message) {
 	}
 	switch req.Op {
 	case OpConnect:
-		t := min(max(req.Timeout, 2*s.cfg.TickTime), 20*s.cfg.TickTime)
+		t := negotiate(req.Timeout, s.cfg.TickTime)
 		s.nextSession++
 		s.sessions = append(s.sessions, session{ID: s.nextSession, TimeoutNs: int64(t), Client: m.From})
 		s.touch(len(s.sessions) - 1)
@@ -381,4 +381,11 @@ func (s *Server) find(path string) int {
 		}
 	}
 	return -1
+}
+
+// negotiate is the session timeout a server grants a request: clamped to
+// [minSessionTimeout, maxSessionTimeout], 2 and 20 ticks by default
+// (ZooKeeperServer.processConnectRequest).
+func negotiate(requested, tick time.Duration) time.Duration {
+	return min(max(requested, 2*tick), 20*tick)
 }
