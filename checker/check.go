@@ -18,7 +18,7 @@ type checker struct {
 	keptFaults          int         // fault-driven records in kept (MaxStoryFaults)
 	storyDropped        int         // records left out past MaxStoryFaults or MaxStoryRecords
 	writeSends          []writeSend // deliveries of writes to the resource, in order
-	faults              faultSeen   // when each fault class first hit (Input.Contract's exceptions)
+	faults              faultSpans  // every fault's class, place and span (Input.Contract's exceptions)
 	sentAt              []sim.Time  // per log entry: when its write message was sent, -1 if unknown
 	runStarts           map[runKey][]sim.Time
 	splitBrain          Check

@@ -1,53 +1,42 @@
 package checker
 
 import (
+	"time"
+
 	"github.com/electsim/electsim/contract"
 	"github.com/electsim/electsim/sim"
 )
 
-// faultSeen records, per fault class, when the run first suffered it: per
-// node for the per-node classes, once for the network and service classes.
-// Its size is classes × nodes, whatever the run's length, because a
-// contract's exception needs only "had it happened by then".
-type faultSeen struct {
-	perNode [contract.NumClasses][]sim.Time // sim.Never: not yet
-	global  [contract.NumClasses]sim.Time
+// Excuse is the fault that excused a finding (or, for a split_brain
+// overlap a pause explains, stretched its bound): which fault of the run,
+// of which class, where, and when (docs/checkers.md, "Excuses").
+type Excuse struct {
+	// Class is the fault's class.
+	Class contract.FaultClass
+	// Node is the node it hit (a service that stopped answering, for
+	// service_down), sim.None for a fault of the network or of every node.
+	Node sim.NodeID
+	// NodeName is Node's name ("network" for a network fault, "every
+	// node" for a standing per-node one).
+	NodeName string
+	// Ordinal is the fault's 1-based position among the run's faults, in
+	// trace order (standing faults first).
+	Ordinal int
+	// Start is when it struck, End when it ended (sim.Never: it lasted to
+	// the end of the run, or its effect lasts: a stepped clock, a lost
+	// disk).
+	Start, End sim.Time
+	// Before is how long before the finding began the fault ended; zero
+	// when it was still acting during the finding.
+	Before time.Duration
+	// Stretch, for a split_brain overlap within a bound stretched by
+	// pauses, is how much the pauses added to the bound.
+	Stretch time.Duration
 }
 
-func newFaultSeen(standing []StandingFault) faultSeen {
-	var f faultSeen
-	for i := range f.global {
-		f.global[i] = sim.Never
-	}
-	for _, sf := range standing {
-		if sf.Class > 0 && int(sf.Class) < contract.NumClasses {
-			f.observeAt(sf.Class, sf.Node, 0)
-		}
-	}
-	return f
-}
-
-// observe notes the fault classes r shows, if any (contract.ClassesOf).
-func (f *faultSeen) observe(r *sim.Record) {
-	cls, n := contract.ClassesOf(r)
-	for _, c := range cls[:n] {
-		f.observeAt(c, r.Node, r.At)
-	}
-}
-
-// observeAt notes that class cls hit node (every node: sim.None) at t.
-func (f *faultSeen) observeAt(cls contract.FaultClass, node sim.NodeID, t sim.Time) {
-	if !cls.PerNode() || node < 0 {
-		f.global[cls] = min(f.global[cls], t)
-		return
-	}
-	s := f.perNode[cls]
-	for int(node) >= len(s) {
-		s = append(s, sim.Never)
-	}
-	s[node] = min(s[node], t)
-	f.perNode[cls] = s
-}
+// electionChecks are the checks whose findings concern the election alone:
+// the fenced resource and the cron layer's services never excuse them.
+var electionChecks = []string{CheckElectionSafety, CheckSplitBrain, CheckLeaderLinearizability, CheckLiveness}
 
 // judge sets v's contract verdict under the guarantee on ch's check, if
 // the contract has one.
@@ -78,41 +67,138 @@ func (c *checker) judge(check string, v *Violation) {
 		v.Contract = contract.WithinBound
 		return
 	}
-	if cls, node, at, ok := c.excuse(g, v); ok {
-		v.Contract, v.ExcusedBy, v.ExcusedAt = contract.Excused, cls, at
-		v.ExcusedNode = c.in.name(node)
-		return
+	void, stretch := c.excuses(check, g, v)
+	switch {
+	case void != nil:
+		v.Contract = contract.Excused
+		c.setExcuse(v, *void)
+	case stretch != nil && check == CheckSplitBrain && v.Duration <= g.MaxOverlap+stretch.Stretch:
+		v.Contract = contract.WithinBound
+		c.setExcuse(v, *stretch)
+	default:
+		v.Contract = contract.Breach
+		if stretch != nil {
+			v.Excuse = stretch // the pauses did not explain all of it: kept for the explanation
+		}
 	}
-	v.Contract = contract.Breach
 }
 
-// excuse finds the first of g's exceptions that reached v: a network or
-// service fault anywhere, or a per-node fault on a node v involves (every
-// node when v names none), on a service node, or anywhere when g says so
-// (Guarantee.Anywhere), that first happened no later than v ended.
-func (c *checker) excuse(g contract.Guarantee, v *Violation) (contract.FaultClass, sim.NodeID, sim.Time, bool) {
-	f := &c.faults
-	for _, cls := range g.Unless {
-		if cls <= 0 || int(cls) >= contract.NumClasses {
+func (c *checker) setExcuse(v *Violation, e Excuse) {
+	v.Excuse = &e
+	v.ExcusedBy, v.ExcusedAt = e.Class, e.Start
+	v.ExcusedNode = e.NodeName
+}
+
+// excuses finds, among the run's faults of g's exception classes that
+// reached v (excuse), the one that voids g for it, else the pauses that
+// stretch its bound (contract.Guarantee.Stretches), summed into one
+// Excuse named after the longest. Either may be nil.
+func (c *checker) excuses(check string, g contract.Guarantee, v *Violation) (void, stretch *Excuse) {
+	inv := c.involved(check, v)
+	var best *faultSpan
+	var longest *faultSpan
+	var added time.Duration
+	for i := range c.faults.spans {
+		s := &c.faults.spans[i]
+		if !g.Excuses(s.class) || !c.reaches(g, s, v, inv) {
 			continue
 		}
-		if !cls.PerNode() {
-			if t := f.global[cls]; t <= v.End {
-				return cls, sim.None, t, true
+		if g.Stretches(s.class) && check == CheckSplitBrain {
+			d := time.Duration(min(s.end, v.End) - s.start)
+			added += d
+			if longest == nil || d > time.Duration(min(longest.end, v.End)-longest.start) {
+				longest = s
 			}
 			continue
 		}
-		if t := f.global[cls]; t <= v.End { // a standing per-node class: every node
-			return cls, sim.None, t, true
-		}
-		for id, t := range f.perNode[cls] {
-			node := sim.NodeID(id)
-			if t <= v.End && (len(v.NodeIDs) == 0 || containsID(v.NodeIDs, node) || !containsID(c.in.Candidates, node) || g.ExcusesAnywhere(cls)) {
-				return cls, node, t, true
-			}
+		if best == nil || closer(s, best) {
+			best = s
 		}
 	}
-	return 0, sim.None, 0, false
+	if best != nil {
+		e := c.excuseOf(best, v)
+		return &e, nil
+	}
+	if longest != nil {
+		e := c.excuseOf(longest, v)
+		e.Stretch = added
+		return nil, &e
+	}
+	return nil, nil
+}
+
+// closer reports whether a is nearer the finding than b: it ended later
+// (one still acting is nearest), then it came first.
+func closer(a, b *faultSpan) bool {
+	if a.end != b.end {
+		return a.end > b.end
+	}
+	return a.ord < b.ord
+}
+
+func (c *checker) excuseOf(s *faultSpan, v *Violation) Excuse {
+	e := Excuse{Class: s.class, Node: s.node, Ordinal: s.ord, Start: s.start, End: s.end}
+	switch {
+	case s.node >= 0:
+		e.NodeName = c.in.name(s.node)
+	case s.class.PerNode():
+		e.NodeName = "every node"
+	default:
+		e.NodeName = "network"
+	}
+	if s.end < v.At {
+		e.Before = time.Duration(v.At - s.end)
+	}
+	return e
+}
+
+// reaches reports whether fault s reached finding v: it acted while v
+// lasted or ended at most g.Aftermath before v began (at any time before v
+// ended for a class g says voids it anywhere: a forgotten vote stays
+// forgotten), and it acted on a node v involves (inv), on a link such a
+// node used, or, for a class g names in Anywhere, on any node.
+func (c *checker) reaches(g contract.Guarantee, s *faultSpan, v *Violation, inv []sim.NodeID) bool {
+	anywhere := g.ExcusesAnywhere(s.class)
+	if s.start > v.End {
+		return false
+	}
+	if !anywhere && s.end != sim.Never && s.end.Add(g.Aftermath) < v.At {
+		return false
+	}
+	switch {
+	case s.node >= 0:
+		return anywhere || containsID(inv, s.node)
+	case s.class.PerNode() || s.links == nil:
+		return true // every node, or every link
+	}
+	for _, l := range s.links {
+		if (containsID(inv, l.From) || containsID(inv, l.To)) && c.faults.used.either(l.From, l.To) {
+			return true
+		}
+	}
+	return false
+}
+
+// involved lists the nodes a finding of check involves: the nodes it
+// names (every candidate when it names none) and the services they depend
+// on: the lease stores (a coordination service) for an election finding;
+// for a finding of the cron layer also every other service (the fenced
+// resource, the queue, the execution store, the workers).
+func (c *checker) involved(check string, v *Violation) []sim.NodeID {
+	out := append([]sim.NodeID(nil), v.NodeIDs...)
+	if len(out) == 0 {
+		out = append(out, c.in.Candidates...)
+	}
+	out = append(out, c.in.LeaseStore...)
+	if contains(electionChecks, check) {
+		return out
+	}
+	for id := range c.in.Names {
+		if n := sim.NodeID(id); !containsID(c.in.Candidates, n) && !containsID(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func containsID(ids []sim.NodeID, id sim.NodeID) bool {

@@ -25,11 +25,22 @@ func overlapTrace(overlapMs int64, before func(b *trace)) []sim.Record {
 	return b.recs
 }
 
+// judgeContract judges recs under c and e. A guarantee that states no
+// Aftermath gets one second: these traces' faults end within a second of
+// the findings they are meant to excuse.
 func judgeContract(t *testing.T, recs []sim.Record, c contract.Contract, e Expect, standing ...StandingFault) (Report, bool, []string) {
 	t.Helper()
+	c = c.WithAftermath(time.Second)
 	rep := Run(Input{Records: recs, Candidates: []sim.NodeID{0, 1, 2}, Contract: c, Standing: standing})
 	ok, problems := rep.Judge(e)
 	return rep, ok, problems
+}
+
+// judgeWithStore judges recs under c with node store as the candidates'
+// lease store (Input.LeaseStore), a second of Aftermath as judgeContract.
+func judgeWithStore(t *testing.T, recs []sim.Record, c contract.Contract, store sim.NodeID) Report {
+	t.Helper()
+	return Run(Input{Records: recs, Candidates: []sim.NodeID{0, 1, 2}, Contract: c.WithAftermath(time.Second), LeaseStore: []sim.NodeID{store}})
 }
 
 func splitBrainOf(t *testing.T, rep Report) Check {
@@ -61,7 +72,7 @@ func TestContractBreachFailsWhateverExpectAllows(t *testing.T) {
 
 func TestContractExcusesAFaultOnAnInvolvedNode(t *testing.T) {
 	c := contract.Contract{Guarantees: []contract.Guarantee{{Check: CheckSplitBrain, Unless: []contract.FaultClass{contract.Pause}}}}
-	rep, ok, problems := judgeContract(t, overlapTrace(300, func(b *trace) { b.pause(500, 0).resume(900, 0) }), c, Expect{})
+	rep, ok, problems := judgeContract(t, overlapTrace(300, func(b *trace) { b.pause(500, 0).resume(900, 0) }), c, Expect{ContractOnly: true})
 	ch := splitBrainOf(t, rep)
 	v := ch.Violations[0]
 	assert.Equal(t, contract.Excused, v.Contract)
@@ -94,30 +105,36 @@ func TestContractExceptionMustReachTheFinding(t *testing.T) {
 	typed := overlapTrace(300, func(b *trace) {
 		b.add(sim.Record{At: at(500), Type: sim.RecFault, Node: 0, Fact: sim.FactClockRate})
 	})
-	rep, ok, _ = judgeContract(t, typed, c, Expect{})
+	rep, ok, _ = judgeContract(t, typed, c, Expect{ContractOnly: true})
 	assert.Equal(t, contract.Excused, splitBrainOf(t, rep).Violations[0].Contract)
 	assert.True(t, ok)
 }
 
 func TestContractNetworkAndServiceFaultsReachEveryFinding(t *testing.T) {
 	c := contract.Contract{Guarantees: []contract.Guarantee{{Check: CheckSplitBrain, Unless: []contract.FaultClass{contract.Partition, contract.Crash}}}}
-	cut := overlapTrace(300, func(b *trace) { b.net(500, true, sim.Link{From: 2, To: 1}) })
-	rep, ok, _ := judgeContract(t, cut, c, Expect{})
+	cut := overlapTrace(300, func(b *trace) {
+		b.add(sim.Record{At: at(400), Type: sim.RecDeliver, Node: 1, Peer: 2}) // n2 and n1 talk: the link is used
+		b.net(500, true, sim.Link{From: 2, To: 1})
+	})
+	rep, ok, _ := judgeContract(t, cut, c, Expect{ContractOnly: true})
 	assert.Equal(t, contract.Excused, splitBrainOf(t, rep).Violations[0].Contract)
 	assert.True(t, ok)
 
-	// A crash of a service node (not a candidate: node 3) reaches every
-	// finding; a crash of an uninvolved candidate does not.
+	// A crash of the lease store the candidates depend on (node 3) reaches
+	// their findings; a crash of another service (the fenced resource) or
+	// of an uninvolved candidate does not.
 	svc := overlapTrace(300, func(b *trace) { b.add(sim.Record{At: at(500), Type: sim.RecCrash, Node: 3}) })
-	rep, _, _ = judgeContract(t, svc, c, Expect{})
+	rep = judgeWithStore(t, svc, c, 3)
 	assert.Equal(t, contract.Excused, splitBrainOf(t, rep).Violations[0].Contract)
+	rep, _, _ = judgeContract(t, svc, c, Expect{})
+	assert.Equal(t, contract.Breach, splitBrainOf(t, rep).Violations[0].Contract, "node 3 is no service the election depends on")
 	cand := overlapTrace(300, func(b *trace) { b.crash(500, 2, false) })
 	rep, _, _ = judgeContract(t, cand, c, Expect{})
 	assert.Equal(t, contract.Breach, splitBrainOf(t, rep).Violations[0].Contract)
 
 	// A standing fault (a lossy network from the start) reaches every finding.
 	lossy := contract.Contract{Guarantees: []contract.Guarantee{{Check: CheckSplitBrain, Unless: []contract.FaultClass{contract.Loss}}}}
-	rep, ok, _ = judgeContract(t, overlapTrace(300, nil), lossy, Expect{}, StandingFault{Class: contract.Loss, Node: sim.None})
+	rep, ok, _ = judgeContract(t, overlapTrace(300, nil), lossy, Expect{ContractOnly: true}, StandingFault{Class: contract.Loss, Node: sim.None})
 	assert.Equal(t, contract.Excused, splitBrainOf(t, rep).Violations[0].Contract)
 	assert.True(t, ok)
 }
@@ -130,19 +147,20 @@ func TestContractLossyFailoverIsDiskLoss(t *testing.T) {
 		b.add(sim.Record{At: at(500), Type: sim.RecEffect, Node: 3, Fact: sim.FactLeaseReverted})
 	})
 	c := contract.Contract{Guarantees: []contract.Guarantee{{Check: CheckSplitBrain, Unless: []contract.FaultClass{contract.DiskLoss}}}}
-	rep, ok, _ := judgeContract(t, lossy, c, Expect{})
+	rep := judgeWithStore(t, lossy, c, 3)
 	v := splitBrainOf(t, rep).Violations[0]
 	assert.Equal(t, contract.Excused, v.Contract)
 	assert.Equal(t, contract.DiskLoss, v.ExcusedBy)
+	ok, _ := rep.Judge(Expect{ContractOnly: true})
 	assert.True(t, ok)
 	c.Guarantees[0].Unless = []contract.FaultClass{contract.Pause}
-	rep, _, _ = judgeContract(t, lossy, c, Expect{})
+	rep = judgeWithStore(t, lossy, c, 3)
 	assert.Equal(t, contract.Breach, splitBrainOf(t, rep).Violations[0].Contract)
 }
 
 func TestContractOverlapBound(t *testing.T) {
 	c := contract.Contract{Guarantees: []contract.Guarantee{{Check: CheckSplitBrain, MaxOverlap: 300 * time.Millisecond}}}
-	rep, ok, _ := judgeContract(t, overlapTrace(300, nil), c, Expect{})
+	rep, ok, _ := judgeContract(t, overlapTrace(300, nil), c, Expect{ContractOnly: true})
 	assert.Equal(t, contract.WithinBound, splitBrainOf(t, rep).Violations[0].Contract)
 	assert.True(t, ok)
 	rep, ok, _ = judgeContract(t, overlapTrace(301, nil), c, Expect{})
@@ -196,7 +214,7 @@ func TestContractAnywhereReachesEveryFinding(t *testing.T) {
 
 	anywhere := contract.Contract{Guarantees: []contract.Guarantee{{Check: CheckSplitBrain,
 		Unless: []contract.FaultClass{contract.DiskLoss}, Anywhere: []contract.FaultClass{contract.DiskLoss}}}}
-	rep, ok, _ = judgeContract(t, wiped, anywhere, Expect{})
+	rep, ok, _ = judgeContract(t, wiped, anywhere, Expect{ContractOnly: true})
 	v := splitBrainOf(t, rep).Violations[0]
 	assert.Equal(t, contract.Excused, v.Contract)
 	assert.Equal(t, contract.DiskLoss, v.ExcusedBy)

@@ -45,7 +45,7 @@ func (c *checker) checkLeaderLinearizability() (Check, Linearization) {
 				// ... and its contract verdict, when the contract covers
 				// split_brain but says nothing of the lock.
 				if _, own := c.in.Contract.For(CheckLeaderLinearizability); !own {
-					v.Contract, v.ExcusedBy, v.ExcusedNode, v.ExcusedAt = sb.Contract, sb.ExcusedBy, sb.ExcusedNode, sb.ExcusedAt
+					v.Contract, v.Excuse, v.ExcusedBy, v.ExcusedNode, v.ExcusedAt = sb.Contract, sb.Excuse, sb.ExcusedBy, sb.ExcusedNode, sb.ExcusedAt
 					v.judged = sb.Contract != contract.Uncovered
 				}
 			}

@@ -39,6 +39,7 @@ func genContract(t *rapid.T) contract.Contract {
 		if check == checker.CheckSplitBrain {
 			g.MaxOverlap = time.Duration(rapid.SampledFrom([]int64{0, 1, 2, 4}).Draw(t, "maxOverlapMs")) * time.Millisecond
 		}
+		g.Aftermath = time.Duration(rapid.SampledFrom([]int64{0, 1, 3, 1000}).Draw(t, "aftermathMs")) * time.Millisecond
 		c.Guarantees = append(c.Guarantees, g)
 	}
 	return c
@@ -47,43 +48,115 @@ func genContract(t *rapid.T) contract.Contract {
 // oFinding is what a contract verdict needs of a finding.
 type oFinding struct {
 	nodes    []sim.NodeID
-	end      sim.Time
+	at, end  sim.Time
 	duration time.Duration
 }
 
-// oracleClass names the fault class a record shows, "" if none.
-func oracleClass(r sim.Record) (contract.FaultClass, bool) {
-	switch {
-	case r.Type == sim.RecCrash:
-		return contract.Crash, true
-	case r.Type == sim.RecPause:
-		return contract.Pause, true
-	case r.Type == sim.RecStart && r.Fact == sim.FactDiskLost:
-		return contract.DiskLoss, true
-	case r.Type == sim.RecStart && r.A == 1:
-		return contract.Restart, true
-	case r.Type == sim.RecFault && r.Fact == sim.FactLinksCut:
-		return contract.Partition, true
-	case r.Type == sim.RecFault && r.Fact == sim.FactLinkChanged:
-		return contract.Link, true
-	case r.Type == sim.RecFault && r.Fact == sim.FactLinkLossy:
-		return contract.Loss, true
-	case r.Type == sim.RecFault && r.Fact == sim.FactClockRate:
-		return contract.ClockRate, true
-	case r.Type == sim.RecFault && r.Fact == sim.FactClockStep:
-		return contract.ClockStep, true
-	case r.Type == sim.RecFault && r.Fact == sim.FactDiskLatency:
-		return contract.Disk, true
-	case r.Type == sim.RecEffect && r.Fact == sim.FactServiceDown:
-		return contract.ServiceDown, true
+// oFault is one fault the oracle found: its class, the node it hit
+// (sim.None: every node or the network), its links (nil: every link), and
+// from when to when (sim.Never: it lasted).
+type oFault struct {
+	cls        contract.FaultClass
+	node       sim.NodeID
+	links      []sim.Link
+	start, end sim.Time
+}
+
+// oracleFaults lists the trace's faults with their ends, by scanning
+// forward from each fault's first record for the record that ends it:
+// written without the checker's span bookkeeping.
+func oracleFaults(recs []sim.Record) []oFault {
+	var out []oFault
+	endOf := func(i int, ends func(r sim.Record) bool) sim.Time {
+		for _, r := range recs[i+1:] {
+			if ends(r) {
+				return r.At
+			}
+		}
+		return sim.Never
 	}
-	return 0, false
+	for i, r := range recs {
+		node, at := r.Node, r.At
+		same := func(t sim.RecordType, f sim.Fact) func(sim.Record) bool {
+			return func(x sim.Record) bool { return x.Node == node && x.Type == t && x.Fact == f }
+		}
+		one := func(cls contract.FaultClass, end sim.Time) {
+			out = append(out, oFault{cls: cls, node: node, start: at, end: end})
+		}
+		switch {
+		case r.Type == sim.RecPause:
+			one(contract.Pause, endOf(i, func(x sim.Record) bool {
+				return x.Node == node && (x.Type == sim.RecResume || x.Type == sim.RecCrash)
+			}))
+		case r.Type == sim.RecCrash:
+			one(contract.Crash, endOf(i, func(x sim.Record) bool { return x.Node == node && x.Type == sim.RecStart && x.A == 1 }))
+		case r.Type == sim.RecStart:
+			if r.A == 1 {
+				one(contract.Restart, at)
+			}
+			if r.Fact == sim.FactDiskLost {
+				one(contract.DiskLoss, sim.Never)
+			}
+		case r.Type == sim.RecEffect && r.Fact == sim.FactServiceDown:
+			one(contract.ServiceDown, endOf(i, same(sim.RecEffect, sim.FactServiceUp)))
+		case r.Type != sim.RecFault:
+		case r.Fact == sim.FactClockRate:
+			one(contract.ClockRate, endOf(i, same(sim.RecFault, sim.FactClockExact)))
+		case r.Fact == sim.FactClockStep:
+			one(contract.ClockStep, sim.Never)
+		case r.Fact == sim.FactDiskLatency:
+			one(contract.Disk, endOf(i, same(sim.RecFault, sim.FactDiskRestored)))
+		case r.Fact == sim.FactLinksCut && len(r.Links) > 0:
+			cut := map[sim.Link]bool{}
+			for _, l := range r.Links {
+				cut[l] = true
+			}
+			end := endOf(i, func(x sim.Record) bool {
+				if x.Type == sim.RecFault && x.Fact == sim.FactLinksRestored {
+					for _, l := range x.Links {
+						delete(cut, l)
+					}
+				}
+				return len(cut) == 0
+			})
+			out = append(out, oFault{cls: contract.Partition, node: sim.None, links: r.Links, start: at, end: end})
+		case r.Fact == sim.FactLinkChanged || r.Fact == sim.FactLinkLossy || r.Fact == sim.FactLinkLossyChanged:
+			end := endOf(i, func(x sim.Record) bool {
+				if x.Type != sim.RecFault || x.Fact != sim.FactLinksReset {
+					return false
+				}
+				return len(x.Links) == 0 || len(r.Links) == 1 && len(x.Links) == 1 && x.Links[0] == r.Links[0]
+			})
+			for _, cls := range []contract.FaultClass{contract.Link, contract.Loss} {
+				if cls == contract.Link && r.Fact == sim.FactLinkLossy || cls == contract.Loss && r.Fact == sim.FactLinkChanged {
+					continue
+				}
+				out = append(out, oFault{cls: cls, node: sim.None, links: r.Links, start: at, end: end})
+			}
+		}
+	}
+	return out
+}
+
+// oracleUsed reports whether a message went between a and b either way.
+func oracleUsed(recs []sim.Record, a, b sim.NodeID) bool {
+	for _, r := range recs {
+		if (r.Type == sim.RecDeliver || r.Type == sim.RecDrop) && (r.Node == a && r.Peer == b || r.Node == b && r.Peer == a) {
+			return true
+		}
+	}
+	return false
 }
 
 // oracleVerdict judges one finding of check: within the overlap bound, else
-// excused if any record up to its end shows an excepted class on a node it
-// involves, on a node that is not a candidate, or on the network, else a
-// breach.
+// excused if a fault of an excepted class reached it (below), else within
+// a bound the reaching pauses stretch, else a breach. A fault reaches the
+// finding if it began no later than the finding ended and ended no earlier
+// than Aftermath before it began (any time, for a class the guarantee
+// voids anywhere), and it hit a node the finding involves (its nodes; for a
+// check of the cron layer, any node that is not a candidate), or a link
+// between such a node and one it exchanged a message with, or every node
+// or link.
 func oracleVerdict(c oCase, check string, f oFinding) contract.Verdict {
 	g, ok := c.contract.For(check)
 	if !ok {
@@ -92,46 +165,57 @@ func oracleVerdict(c oCase, check string, f oFinding) contract.Verdict {
 	if check == checker.CheckSplitBrain && g.MaxOverlap > 0 && f.duration <= g.MaxOverlap {
 		return contract.WithinBound
 	}
-	var recs []sim.Record // a record of a lossy latency change counts as one of each
-	for _, r := range c.recs {
-		if r.Type == sim.RecFault && r.Fact == sim.FactLinkLossyChanged {
-			a, b := r, r
-			a.Fact, b.Fact = sim.FactLinkChanged, sim.FactLinkLossy
-			recs = append(recs, a, b)
-			continue
+	election := check == checker.CheckElectionSafety || check == checker.CheckSplitBrain
+	involved := func(n sim.NodeID) bool {
+		if n >= sim.NodeID(c.n) && !election {
+			return true
 		}
-		if r.Type == sim.RecStart && r.A == 1 && r.Fact == sim.FactDiskLost { // a restart that lost its disk
-			a, b := r, r
-			a.Fact = sim.FactNone
-			recs = append(recs, a, b)
-			continue
+		for _, x := range f.nodes {
+			if x == n {
+				return true
+			}
 		}
-		recs = append(recs, r)
+		return false
 	}
-	for _, r := range recs {
-		cls, ok := oracleClass(r)
-		if !ok || r.At > f.end {
-			continue
-		}
-		excepted := false
+	var stretch time.Duration
+	paused := false
+	for _, flt := range oracleFaults(c.recs) {
+		excepted, anywhere := false, false
 		for _, u := range g.Unless {
-			excepted = excepted || u == cls
+			excepted = excepted || u == flt.cls
 		}
-		if !excepted {
+		for _, a := range g.Anywhere {
+			anywhere = anywhere || a == flt.cls
+		}
+		if !excepted || flt.start > f.end {
 			continue
 		}
-		network := cls == contract.Partition || cls == contract.Link || cls == contract.Loss || cls == contract.ServiceDown
-		involved := false
-		for _, n := range f.nodes {
-			involved = involved || n == r.Node
+		if !anywhere && flt.end != sim.Never && flt.end+sim.Time(g.Aftermath) < f.at {
+			continue
 		}
-		anywhere := false
-		for _, a := range g.Anywhere {
-			anywhere = anywhere || a == cls
+		reached := false
+		switch {
+		case flt.node >= 0:
+			reached = anywhere || involved(flt.node)
+		case flt.links == nil:
+			reached = true
+		default:
+			for _, l := range flt.links {
+				reached = reached || (involved(l.From) || involved(l.To)) && oracleUsed(c.recs, l.From, l.To)
+			}
 		}
-		if network || anywhere || r.Node < 0 || int(r.Node) >= c.n || involved {
-			return contract.Excused
+		if !reached {
+			continue
 		}
+		if flt.cls == contract.Pause && check == checker.CheckSplitBrain && g.MaxOverlap > 0 {
+			paused = true
+			stretch += time.Duration(min(flt.end, f.end) - flt.start)
+			continue
+		}
+		return contract.Excused
+	}
+	if paused && f.duration <= g.MaxOverlap+stretch {
+		return contract.WithinBound
 	}
 	return contract.Breach
 }
@@ -144,14 +228,14 @@ func oracleFindings(c oCase) map[string][]oFinding {
 	for _, e := range oracleElectionSafety(ts) {
 		for _, t := range ts { // the second node's first tenure of the epoch
 			if t.epoch == e.epoch && t.node == e.nodes[1] {
-				out[checker.CheckElectionSafety] = append(out[checker.CheckElectionSafety], oFinding{nodes: e.nodes, end: t.start})
+				out[checker.CheckElectionSafety] = append(out[checker.CheckElectionSafety], oFinding{nodes: e.nodes, at: t.start, end: t.start})
 				break
 			}
 		}
 	}
 	for _, o := range oracleOverlaps(ts, c.log, c.policy, c.resource) {
 		out[checker.CheckSplitBrain] = append(out[checker.CheckSplitBrain],
-			oFinding{nodes: []sim.NodeID{o.a.node, o.b.node}, end: o.to, duration: time.Duration(o.to - o.from)})
+			oFinding{nodes: []sim.NodeID{o.a.node, o.b.node}, at: o.from, end: o.to, duration: time.Duration(o.to - o.from)})
 	}
 	if !c.resource {
 		return out
@@ -168,7 +252,7 @@ func oracleFindings(c oCase) map[string][]oFinding {
 				break
 			}
 		}
-		out[checker.CheckDoubleExecution] = append(out[checker.CheckDoubleExecution], oFinding{nodes: nodes, end: end})
+		out[checker.CheckDoubleExecution] = append(out[checker.CheckDoubleExecution], oFinding{nodes: nodes, at: end, end: end})
 	}
 	for _, s := range oracleStale(c.log, c.policy) {
 		e := c.log[s.idx]
@@ -179,7 +263,7 @@ func oracleFindings(c oCase) map[string][]oFinding {
 				break
 			}
 		}
-		out[checker.CheckStaleWrite] = append(out[checker.CheckStaleWrite], oFinding{nodes: []sim.NodeID{e.Node, prior}, end: e.At})
+		out[checker.CheckStaleWrite] = append(out[checker.CheckStaleWrite], oFinding{nodes: []sim.NodeID{e.Node, prior}, at: e.At, end: e.At})
 	}
 	return out
 }

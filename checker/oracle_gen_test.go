@@ -55,6 +55,7 @@ func genCase(t *rapid.T) oCase {
 		up[i] = true
 	}
 	runToken := map[oRun]int64{} // a run writes with one token
+	linkCut := map[sim.Link]bool{}
 	now := int64(0)
 	add := func(r sim.Record) {
 		r.At = ms(now)
@@ -68,11 +69,26 @@ func genCase(t *rapid.T) oCase {
 		now += rapid.SampledFrom([]int64{2, 0, 0, 1, 3, 5}).Draw(t, "gap") // shrinks to 2 ms: ties stay few
 		node := sim.NodeID(rapid.IntRange(0, c.n-1).Draw(t, "node"))
 		switch rapid.IntRange(0, 14).Draw(t, "action") {
-		case 13: // a clock fault, on a candidate or on the resource
+		case 13: // a clock or disk fault, or its end, on a candidate or on the resource
 			target := sim.NodeID(rapid.IntRange(0, c.n).Draw(t, "clockNode"))
-			add(sim.Record{Type: sim.RecFault, Node: target, Fact: rapid.SampledFrom([]sim.Fact{sim.FactClockRate, sim.FactClockStep}).Draw(t, "clockFact")})
-		case 14: // a network fault (its links do not matter to any check here)
-			add(sim.Record{Type: sim.RecFault, Node: sim.None, Fact: rapid.SampledFrom([]sim.Fact{sim.FactLinksCut, sim.FactLinkChanged, sim.FactLinkLossy, sim.FactLinkLossyChanged}).Draw(t, "netFact")})
+			add(sim.Record{Type: sim.RecFault, Node: target, Fact: rapid.SampledFrom([]sim.Fact{sim.FactClockRate, sim.FactClockStep, sim.FactClockExact, sim.FactDiskLatency, sim.FactDiskRestored}).Draw(t, "clockFact")})
+		case 14: // a network fault or its end: on one link between two nodes (the resource's included), or on every link
+			r := sim.Record{Type: sim.RecFault, Node: sim.None, Fact: rapid.SampledFrom([]sim.Fact{sim.FactLinksCut, sim.FactLinksRestored, sim.FactLinkChanged, sim.FactLinkLossy, sim.FactLinkLossyChanged, sim.FactLinksReset}).Draw(t, "netFact")}
+			from, to := sim.NodeID(rapid.IntRange(0, c.n).Draw(t, "linkFrom")), sim.NodeID(rapid.IntRange(0, c.n).Draw(t, "linkTo"))
+			every := r.Fact != sim.FactLinksCut && r.Fact != sim.FactLinksRestored && rapid.Bool().Draw(t, "everyLink")
+			switch {
+			case every:
+			case r.Fact == sim.FactLinksCut && !linkCut[sim.Link{From: from, To: to}] && from != to,
+				r.Fact == sim.FactLinksRestored && linkCut[sim.Link{From: from, To: to}],
+				r.Fact != sim.FactLinksCut && r.Fact != sim.FactLinksRestored && from != to:
+				r.Links = []sim.Link{{From: from, To: to}} // the engine lists exactly the links whose state changed
+				if r.Fact == sim.FactLinksCut || r.Fact == sim.FactLinksRestored {
+					linkCut[r.Links[0]] = r.Fact == sim.FactLinksCut
+				}
+			default:
+				continue
+			}
+			add(r)
 		case 12: // a tenure of no time: leads, then learns of a newer term at once
 			if !up[node] {
 				continue

@@ -127,7 +127,7 @@ func TestOracleMissedSlotsContract(t *testing.T) {
 						judged = append(judged, sim.NodeID(n))
 					}
 				}
-				want = oracleVerdict(c, checker.CheckMissedSlots, oFinding{nodes: judged, end: end})
+				want = oracleVerdict(c, checker.CheckMissedSlots, oFinding{nodes: judged, at: due, end: end})
 			}
 			require.Equal(t, want, v.Contract, "verdict of the slot due at %v (deadline %v, nodes %v)\n%v", due, end, nodes, c)
 			seen[want]++

@@ -109,10 +109,13 @@ type Violation struct {
 	// (sim.Failure.Stack): for people, never parsed.
 	Stack string
 	// Contract is the finding's verdict under Input.Contract; for an
-	// excused one, ExcusedBy is the fault class that voided the guarantee,
-	// ExcusedNode the node it hit ("none" for a network or service fault)
-	// and ExcusedAt when the run first suffered it.
+	// excused one, Excuse is the fault that voided the guarantee (for a
+	// split_brain overlap within a bound that pauses stretched, the pauses;
+	// for a breach past a stretched bound, the pauses that did not explain
+	// it), and ExcusedBy, ExcusedNode and ExcusedAt repeat its class, node
+	// name and start.
 	Contract    contract.Verdict
+	Excuse      *Excuse
 	ExcusedBy   contract.FaultClass
 	ExcusedNode string
 	ExcusedAt   sim.Time

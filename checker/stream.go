@@ -37,7 +37,7 @@ type Checker struct {
 // sim.AddSink before the run, and call Finish after sim.End.
 func New(in Input) *Checker {
 	c := &checker{in: in.withDefaults()}
-	c.faults = newFaultSeen(c.in.Standing)
+	c.faults = newFaultSpans(c.in.Standing)
 	c.tl = &timeline{}
 	ck := &Checker{c: c, openSince: -1}
 	ck.rp = newReplayer(&c.in, c.tl)
@@ -132,6 +132,7 @@ func (k *Checker) Message(t sim.RecordType, _ sim.DropReason, kind sim.MsgKind, 
 	k.seq++
 	c := k.c
 	c.tl.end = at
+	c.faults.used.mark(from, to)
 	if t == sim.RecDeliver && kind == cron.KindWrite {
 		c.writeSends = append(c.writeSends, writeSend{at: at, from: from, token: term, sentAt: sentAt})
 	}

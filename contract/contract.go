@@ -140,6 +140,14 @@ type Guarantee struct {
 	// tenure still recovers it (the misfire threshold, within the
 	// lookback).
 	Recovery time.Duration
+	// Aftermath is how long after a fault ended it can still excuse a
+	// finding of this check: the time the algorithm needs to recover from
+	// it (a deposed leader to notice, a lease to run out, an election to
+	// finish). A fault excuses a finding only if it acted while the
+	// finding lasted or ended at most Aftermath before it began
+	// (docs/checkers.md, "Excuses"). Zero: the scenario fills in the
+	// algorithm's (Contract.WithAftermath).
+	Aftermath time.Duration
 	// Latency is how the guarantee depends on message latency; the
 	// scenario resolves it against the run's network (Contract.Resolve)
 	// before the checker sees it.
@@ -229,12 +237,33 @@ func (c Contract) Merge(other Contract) Contract {
 		m.MaxOverlap = max(m.MaxOverlap, g.MaxOverlap)
 		m.Deadline = max(m.Deadline, g.Deadline) // a later deadline lets more faults excuse
 		m.Recovery = max(m.Recovery, g.Recovery)
+		m.Aftermath = max(m.Aftermath, g.Aftermath)
 		m.Latency = m.Latency.weaker(g.Latency)
 		if g.Source != "" && m.Source != g.Source {
 			m.Source += "; " + g.Source
 		}
 	}
 	return out
+}
+
+// WithAftermath returns c with every guarantee that states no Aftermath
+// given d (an algorithm's recovery time, from its timescale).
+func (c Contract) WithAftermath(d time.Duration) Contract {
+	out := Contract{Guarantees: append([]Guarantee(nil), c.Guarantees...)}
+	for i := range out.Guarantees {
+		if out.Guarantees[i].Aftermath <= 0 {
+			out.Guarantees[i].Aftermath = d
+		}
+	}
+	return out
+}
+
+// Stretches reports whether class c, where it is g's only exception that
+// reached a split_brain finding, lengthens g's MaxOverlap by what it lasted
+// rather than voiding it: a paused leader acts on for as long as it was
+// paused past its bound, and no longer (docs/checkers.md, "Excuses").
+func (g Guarantee) Stretches(c FaultClass) bool {
+	return c == Pause && g.MaxOverlap > 0
 }
 
 // Verdict is how a contract judged one finding.

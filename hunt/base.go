@@ -111,6 +111,7 @@ func loadBase(o *Options) (*base, error) {
 			}
 		}
 	}
+	sc.Expect.ContractOnly = true // a hunt judges the contract (docs/hunting.md, "What a hunt judges")
 	b.sc = sc
 	b.algo = sc.AlgorithmName(o.Algo)
 	if o.Scenario != "" && o.Algo != "" && o.Algo != sc.AlgorithmName("") {

@@ -57,6 +57,7 @@ func loadCluster(o *Options, b *base, sets []string) (c *cluster, err error) {
 	if err != nil {
 		return nil, err
 	}
+	sc.Expect.ContractOnly = true // a hunt judges the contract (docs/hunting.md, "What a hunt judges")
 	r, err := sc.Build(scenario.RunOptions{Seed: 1, Algorithm: b.over, Lean: true})
 	if err != nil {
 		return nil, err

@@ -128,6 +128,8 @@ type violationView struct {
 	// class that excused it.
 	Verdict   string
 	ExcusedBy string
+	// Excuse says which fault excused it, and when (ExcuseSummary.String).
+	Excuse string
 }
 
 // maxWorkersShown bounds the per-worker table under one finding.
@@ -380,7 +382,7 @@ func violationGroups(s *Summary, swatch map[string]template.CSS) ([]violationGro
 			}
 			vv := violationView{Seed: r.Seed, Algorithm: r.Key(), Swatch: swatch[r.Key()],
 				At: "t=" + fmtSec(vs.AtMs) + " s", Story: storyLines(story), Replay: vs.Replay, RunFailed: !r.OK,
-				Verdict: vs.Contract, ExcusedBy: vs.ExcusedBy}
+				Verdict: vs.Contract, ExcusedBy: vs.ExcusedBy, Excuse: vs.Excuse.String()}
 			if workersShown(vs.Kind) {
 				vv.Workers = r.Workers[:min(len(r.Workers), maxWorkersShown)]
 				vv.WorkersMore = len(r.Workers) - len(vv.Workers) + r.WorkersOmitted

@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 )
 
 // Schema identifies the JSON summary's format; it changes only when a field
@@ -331,6 +332,61 @@ type ViolationSummary struct {
 	// cover the check) and ExcusedBy the fault class that excused it.
 	Contract  string `json:"contract,omitempty"`
 	ExcusedBy string `json:"excused_by,omitempty"`
+	// Excuse names the fault that excused the finding (or whose pauses
+	// stretched its bound), when the contract's verdict rests on one.
+	Excuse *ExcuseSummary `json:"excuse,omitempty"`
+}
+
+// ExcuseSummary is the fault behind a finding's excuse (checker.Excuse):
+// which fault of the run, its class, the node it hit, and when.
+type ExcuseSummary struct {
+	// Class is the fault's class (contract.FaultClass).
+	Class string `json:"class"`
+	// Node is the node it hit, "network" for a network fault, "every
+	// node" for a standing one.
+	Node string `json:"node"`
+	// Fault is its 1-based ordinal among the run's faults, in trace order.
+	Fault int `json:"fault"`
+	// Source is the scheduled fault it came from ("faults[2]",
+	// "nemesis[0]"), when the run kept its fault history.
+	Source string `json:"source,omitempty"`
+	// StartMs is when it struck; EndMs when it ended (absent: it lasted
+	// to the end of the run, or its effect lasts).
+	StartMs float64  `json:"start_ms"`
+	EndMs   *float64 `json:"end_ms,omitempty"`
+	// BeforeMs is how long before the finding began it ended (0: it was
+	// acting during the finding).
+	BeforeMs float64 `json:"before_ms"`
+	// StretchMs, for an overlap judged against a bound stretched by
+	// pauses, is how much the pauses added.
+	StretchMs float64 `json:"stretch_ms,omitempty"`
+}
+
+// String is the excuse in one phrase, as the terminal and the report show
+// it: "pause of n2 (fault 3, faults[1]) ended 120 ms before".
+func (e *ExcuseSummary) String() string {
+	if e == nil {
+		return ""
+	}
+	s := e.Class + " of " + e.Node
+	if e.Node == "network" {
+		s = e.Class + " (network)"
+	}
+	src := fmt.Sprintf("fault %d", e.Fault)
+	if e.Source != "" {
+		src += ", " + e.Source
+	}
+	s += " (" + src + ")"
+	switch {
+	case e.BeforeMs > 0:
+		s += fmt.Sprintf(" ended %s ms before", strconv.FormatFloat(e.BeforeMs, 'f', -1, 64))
+	default:
+		s += " acting during it"
+	}
+	if e.StretchMs > 0 {
+		s += fmt.Sprintf("; the bound stretched by %s ms of pauses", strconv.FormatFloat(e.StretchMs, 'f', -1, 64))
+	}
+	return s
 }
 
 // Timing is the sweep's wall-clock cost.

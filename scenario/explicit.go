@@ -202,6 +202,9 @@ func (sc *Scenario) YAML() []byte {
 	if e.FailOnHarmless {
 		ep = append(ep, "fail_on_harmless: true")
 	}
+	if e.ContractOnly {
+		ep = append(ep, "breaches: []")
+	}
 	for _, d := range []struct {
 		k string
 		v time.Duration

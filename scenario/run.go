@@ -235,11 +235,23 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 		r.Contract = findAlgo(spec.Name).ContractOf(vals)
 		r.Timescale = findAlgo(spec.Name).TimescaleOf(vals)
 	}
+	// How long after a fault ends it still excuses a finding: the
+	// algorithm's own figure, else twice its timescale (docs/checkers.md,
+	// "Excuses"); the cron layer's promises add its longest run, for which
+	// a deposed leader's run may go on writing.
+	after := aftermathOf(r.Contract, r.Timescale)
+	r.Contract = r.Contract.WithAftermath(after)
+	var longestRun time.Duration
+	if r.CronConfig != nil {
+		for _, j := range r.CronConfig.Jobs {
+			longestRun = max(longestRun, j.RunMax)
+		}
+	}
 	switch {
 	case r.CronConfig != nil && shedlock:
-		r.Contract = r.Contract.Merge(r.CronConfig.ShedLockContract())
+		r.Contract = r.Contract.Merge(r.CronConfig.ShedLockContract().WithAftermath(after + longestRun))
 	case r.CronConfig != nil:
-		r.Contract = r.Contract.Merge(r.CronConfig.Contract())
+		r.Contract = r.Contract.Merge(r.CronConfig.Contract().WithAftermath(after + longestRun))
 	}
 	// Latency terms need the network the algorithm's values do not know.
 	r.Declared = r.Contract
@@ -588,4 +600,47 @@ func (r *Run) check() {
 		r.OK = false
 		r.Problems = append(r.Problems, fmt.Sprintf("stopped at t=%v at its first violation (-fail-fast)", r.Sim.Now()))
 	}
+}
+
+// DefaultAftermath is how long after a fault ends it can still excuse a
+// finding when the algorithm states no Aftermath of its own and declares no
+// timescale (registry.Algorithm.Timescale): twice the 5 s a hunt assumes
+// its faults need (docs/checkers.md, "Excuses").
+const DefaultAftermath = 10 * time.Second
+
+// aftermathOf is the excuse window of an algorithm's contract: the longest
+// Aftermath a guarantee states, else twice the algorithm's timescale, else
+// DefaultAftermath.
+func aftermathOf(c contract.Contract, timescale time.Duration) time.Duration {
+	var d time.Duration
+	for _, g := range c.Guarantees {
+		d = max(d, g.Aftermath)
+	}
+	switch {
+	case d > 0:
+		return d
+	case timescale > 0:
+		return 2 * timescale
+	}
+	return DefaultAftermath
+}
+
+// FaultSource names the scheduled fault behind an excuse ("faults[2]",
+// "nemesis[0]"): the injection that struck its node (or the network) at
+// the excuse's start. Empty when the run kept no fault history
+// (faults.Injector.ForgetHistory) or no injection matches (a standing
+// fault, or one a test drove by hand).
+func (r *Run) FaultSource(e *checker.Excuse) string {
+	if r == nil || r.Injector == nil || e == nil {
+		return ""
+	}
+	for _, a := range r.Injector.Applied() {
+		if a.At != e.Start {
+			continue
+		}
+		if e.Node == sim.None || len(a.Nodes) == 0 || slices.Contains(a.Nodes, e.Node) {
+			return a.Source
+		}
+	}
+	return ""
 }

@@ -559,6 +559,12 @@ func (l *loader) readExpect(n *ynode, sc *Scenario) {
 	}
 	e.MustOccur = read("violations")
 	e.Allow = read("allow")
+	if names, nodes := m.strList("breaches"); m.present("breaches") {
+		if len(names) > 0 {
+			l.errAt(nodes[0], "expect.breaches", "takes only [] (no breach of the algorithm's contract: findings it excuses or bounds pass); list checks to allow under allow")
+		}
+		e.ContractOnly = true
+	}
 	m.boolean("fail_on_harmless", &e.FailOnHarmless)
 	for _, b := range []struct {
 		key string

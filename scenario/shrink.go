@@ -89,7 +89,7 @@ func Failure(r *Run) []string {
 			case c.Breaches > 0: // a contract breach fails whatever expect allows
 				set[c.Name] = true
 				continue
-			case allowed, c.Excused+c.WithinBound == c.Count: // allowed, or all inside the contract
+			case allowed, e.ContractOnly && c.Excused+c.WithinBound == c.Count: // allowed, or all inside the contract a `breaches: []` file judges by
 				continue
 			}
 			if c.Count > c.HarmlessCount || e.FailOnHarmless {

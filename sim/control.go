@@ -189,10 +189,10 @@ func (s *Sim) StepWall(id NodeID, delta time.Duration) {
 }
 
 // rateFact is the fact of a rate change: FactClockRate unless the clock is
-// exact again.
+// exact again (FactClockExact, the end of a rate fault).
 func rateFact(ppb int64) Fact {
 	if ppb == RateOne {
-		return FactNone
+		return FactClockExact
 	}
 	return FactClockRate
 }
@@ -206,8 +206,16 @@ func (s *Sim) SetFsync(id NodeID, d Dist) {
 	if err := d.Validate(); err != nil {
 		panic("sim: fsync latency: " + err.Error())
 	}
-	s.nodes[id].fsync = d
-	s.factFault("disk.latency", fmt.Sprintf("%s fsync %v", s.nodes[id].name, d), id, FactDiskLatency, nil)
+	n := s.nodes[id]
+	n.fsync = d
+	f := FactDiskLatency
+	switch {
+	case !s.started:
+		n.fsyncBase = d // configuration, not a fault
+	case d == n.fsyncBase:
+		f = FactDiskRestored
+	}
+	s.factFault("disk.latency", fmt.Sprintf("%s fsync %v", n.name, d), id, f, nil)
 }
 
 // FsyncLatency returns the node's current disk write latency distribution.
@@ -423,9 +431,13 @@ func (s *Sim) Heal() {
 // SetLink configures the directed link from→to (latency, drop, duplicate, FIFO).
 func (s *Sim) SetLink(from, to NodeID, c LinkConfig) {
 	mustLink(c)
-	f := linkFact(s.Link(from, to), c)
+	old := s.Link(from, to)
+	f := linkFact(old, c)
+	if base, ok := s.net.startConfig(from, to, old, s.started); ok && base == c && old != c {
+		f = FactLinksReset
+	}
 	s.net.apply(&s.net.links[s.net.idx(from, to)], c)
-	s.factFault("net.link", fmt.Sprintf("%s -> %s latency %v drop %g duplicate %g fifo %v", s.nodes[from].name, s.nodes[to].name, c.Latency, c.Drop, c.Duplicate, c.FIFO), None, f, nil)
+	s.factFault("net.link", fmt.Sprintf("%s -> %s latency %v drop %g duplicate %g fifo %v", s.nodes[from].name, s.nodes[to].name, c.Latency, c.Drop, c.Duplicate, c.FIFO), None, f, []Link{{From: from, To: to}})
 }
 
 // linkFact is the typed fact of a link changing from old to c.
@@ -456,6 +468,12 @@ func (s *Sim) SetAllLinks(c LinkConfig) {
 		changed = changed || old.Latency != c.Latency || old.FIFO != c.FIFO
 	}
 	f := linkChangeFact(changed, c.Drop > 0 || c.Duplicate > 0)
+	if s.started {
+		s.net.noteStart(s.Link)
+		if s.net.backToStart(c) {
+			f = FactLinksReset
+		}
+	}
 	s.net.def = c
 	for i := range s.net.links {
 		s.net.apply(&s.net.links[i], c)

@@ -120,6 +120,19 @@ const (
 	// FactExecAcked: on RecEffect of a worker, it acknowledged the message
 	// of execution A (slot B, job index C) to the queue.
 	FactExecAcked
+	// The ends of faults, so a checker can tell how long a fault lasted
+	// (docs/checkers.md, "Excuses"), not only when it first struck.
+	//
+	// FactClockExact: on RecFault, the node's clock (monotonic, wall or
+	// both) runs at the exact rate again.
+	FactClockExact
+	// FactDiskRestored: on RecFault, the node's disk write latency is back
+	// to what it was configured with before the run started.
+	FactDiskRestored
+	// FactLinksReset: on RecFault, every directed link in Record.Links
+	// (every link of the network when Links is empty) is back to the
+	// latency, ordering, loss and duplication it had when the run started.
+	FactLinksReset
 	numFacts
 )
 
@@ -127,7 +140,7 @@ var factNames = [...]string{"", "crashed", "links_cut", "links_restored", "resig
 	"lease_acquired", "lease_renewed", "lease_released", "lease_expired", "lease_reverted", "run_started", "run_skipped", "run_finished",
 	"clock_rate", "clock_step", "link_changed", "disk_latency", "disk_lost", "link_lossy", "link_lossy_changed", "protocol_state",
 	"exec_created", "exec_started", "exec_completed", "exec_failed", "exec_dead", "exec_redelivered",
-	"exec_heartbeat", "exec_acked"}
+	"exec_heartbeat", "exec_acked", "clock_exact", "disk_restored", "links_reset"}
 
 // factNames has one name per Fact: a Fact added without its name, or a
 // name without its Fact, does not compile.

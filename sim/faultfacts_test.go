@@ -36,7 +36,7 @@ func TestFaultPrimitivesCarryTypedFacts(t *testing.T) {
 	both.Duplicate = 0.2
 
 	assert.Equal(t, sim.FactClockRate, fact(func() { s.SetRate(a, sim.Rate(1.01)) }))
-	assert.Equal(t, sim.FactNone, fact(func() { s.SetRate(a, sim.RateOne) }), "back to exact: no fault")
+	assert.Equal(t, sim.FactClockExact, fact(func() { s.SetRate(a, sim.RateOne) }), "back to exact: the rate fault's end")
 	assert.Equal(t, sim.FactClockRate, fact(func() { s.SetMonoRate(a, sim.Rate(0.99)) }))
 	assert.Equal(t, sim.FactClockRate, fact(func() { s.SetWallRate(a, sim.Rate(1.5)) }))
 	assert.Equal(t, sim.FactClockStep, fact(func() { s.StepWall(a, -time.Second) }))
@@ -61,6 +61,67 @@ func TestFaultPrimitivesCarryTypedFacts(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []sim.Fact{sim.FactDiskLost, sim.FactNone}, starts, "a restart without its disk, then one with it")
+}
+
+// Once the run has started, a fault primitive that brings a link, a disk
+// or a clock back to what it was configured with says so (FactLinksReset,
+// FactDiskRestored, FactClockExact): the end of the fault, from which the
+// checker knows how long it lasted (docs/checkers.md, "Excuses"). Before
+// the start the same calls are configuration.
+func TestFaultEndsCarryTypedFacts(t *testing.T) {
+	s := sim.New(sim.Config{})
+	rec := &sim.Recorder{}
+	s.AddSink(rec)
+	a := s.AddNode("a", nopNode{})
+	b := s.AddNode("b", nopNode{})
+	c := s.AddNode("c", nopNode{})
+	configured := sim.LinkConfig{Latency: sim.Constant(2 * time.Millisecond)}
+	s.SetAllLinks(configured)
+	s.SetLink(a, c, sim.LinkConfig{Latency: sim.Constant(7 * time.Millisecond)}) // a per-link override: configuration
+	s.SetFsync(a, sim.Constant(3*time.Millisecond))
+	s.RunFor(time.Millisecond)
+	last := func(do func()) *sim.Record {
+		t.Helper()
+		n := len(rec.Records)
+		do()
+		require.Len(t, rec.Records, n+1)
+		return &rec.Records[n]
+	}
+	slow := sim.LinkConfig{Latency: sim.Constant(time.Second)}
+	r := last(func() { s.SetLink(a, b, slow) })
+	assert.Equal(t, sim.FactLinkChanged, r.Fact)
+	assert.Equal(t, []sim.Link{{From: a, To: b}}, r.Links, "a link change names its link")
+	r = last(func() { s.SetLink(a, b, configured) })
+	assert.Equal(t, sim.FactLinksReset, r.Fact)
+	assert.Equal(t, []sim.Link{{From: a, To: b}}, r.Links)
+	assert.Equal(t, sim.FactLinkChanged, last(func() { s.SetLink(a, c, configured) }).Fact, "a→c started at 7ms: 2ms is a change")
+	assert.Equal(t, sim.FactLinksReset, last(func() { s.SetLink(a, c, sim.LinkConfig{Latency: sim.Constant(7 * time.Millisecond)}) }).Fact)
+
+	assert.Equal(t, sim.FactLinkChanged, last(func() { s.SetAllLinks(slow) }).Fact)
+	assert.Equal(t, sim.FactLinkChanged, last(func() { s.SetAllLinks(configured) }).Fact, "a→c started elsewhere: not every link is back")
+	assert.Equal(t, sim.FactLinksReset, last(func() { s.SetLink(a, c, sim.LinkConfig{Latency: sim.Constant(7 * time.Millisecond)}) }).Fact, "now every link is back")
+
+	assert.Equal(t, sim.FactDiskLatency, last(func() { s.SetFsync(a, sim.Constant(time.Second)) }).Fact)
+	assert.Equal(t, sim.FactDiskRestored, last(func() { s.SetFsync(a, sim.Constant(3*time.Millisecond)) }).Fact)
+	assert.Equal(t, sim.FactDiskLatency, last(func() { s.SetFsync(b, sim.Constant(time.Millisecond)) }).Fact, "b was configured with no latency")
+}
+
+// Links that all started alike come back with one record.
+func TestAllLinksBackToTheirStartIsOneReset(t *testing.T) {
+	s := sim.New(sim.Config{})
+	rec := &sim.Recorder{}
+	s.AddSink(rec)
+	s.AddNode("a", nopNode{})
+	s.AddNode("b", nopNode{})
+	base := s.Link(0, 1)
+	s.RunFor(time.Millisecond)
+	lossy := base
+	lossy.Drop = 0.5
+	s.SetAllLinks(lossy)
+	s.SetAllLinks(base)
+	require.GreaterOrEqual(t, len(rec.Records), 2)
+	assert.Equal(t, sim.FactLinkLossy, rec.Records[len(rec.Records)-2].Fact)
+	assert.Equal(t, sim.FactLinksReset, rec.Records[len(rec.Records)-1].Fact)
 }
 
 // A crashed service stopped answering: its RecCrash says so

@@ -29,6 +29,7 @@ type network struct {
 	n     int
 	links []link
 	def   LinkConfig
+	start linkStart
 }
 
 func (nw *network) idx(from, to NodeID) int { return int(from)*nw.n + int(to) }

@@ -38,6 +38,7 @@ type nodeState struct {
 	rng       Rand
 	diskRng   Rand
 	fsync     Dist
+	fsyncBase Dist // the configured latency: SetFsync back to it ends a disk fault
 	up        bool
 	paused    bool
 	startDown bool
@@ -97,6 +98,7 @@ func (s *Sim) AddNode(name string, node Node, opts ...NodeOption) NodeID {
 	if err := n.fsync.Validate(); err != nil {
 		panic("sim: fsync latency of " + name + ": " + err.Error())
 	}
+	n.fsyncBase = n.fsync
 	s.nodes = append(s.nodes, n)
 	s.net.grow(len(s.nodes))
 	return n.id

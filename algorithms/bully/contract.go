@@ -1,6 +1,8 @@
 package bully
 
 import (
+	"time"
+
 	"github.com/electsim/electsim/contract"
 )
 
@@ -27,5 +29,13 @@ const sourceModel = "Garcia-Molina 1982, §3 (assumptions: messages to a live no
 // assumption itself: the run gets no contract (contract.LatencyTerms.Assume);
 // a link fault within it (class link) is inside the model.
 func Contract(c Config) contract.Contract {
-	return contract.Synchronous(c.AnswerTimeout, sourceModel)
+	return contract.Synchronous(c.AnswerTimeout, sourceModel).WithAftermath(Aftermath(c))
+}
+
+// Aftermath is how long after a fault ends it can still explain a finding
+// (contract.Guarantee.Aftermath): two failure-detection periods
+// (HeartbeatTimeout, each after a heartbeat that may just have gone) and
+// one election round (T and T′), docs/algorithms/bully.md, "Contract".
+func Aftermath(c Config) time.Duration {
+	return 2*(c.HeartbeatTimeout+c.HeartbeatInterval) + c.AnswerTimeout + c.CoordinatorTimeout
 }

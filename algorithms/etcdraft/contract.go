@@ -52,7 +52,17 @@ func Contract(c Config) contract.Contract {
 			Source:     sourceCheckQuorum,
 		})
 	}
-	return out
+	return out.WithAftermath(Aftermath(c))
+}
+
+// Aftermath is how long after a fault ends it can still explain a finding
+// (contract.Guarantee.Aftermath): a deposed leader hears the new term with
+// the next heartbeat (HeartbeatTick ticks), and an election the fault set
+// off ends within two randomized election timeouts, each below
+// 2×ElectionTick ticks (raft.go resetRandomizedElectionTimeout);
+// docs/algorithms/etcdraft.md, "Contract".
+func Aftermath(c Config) time.Duration {
+	return 4*CheckQuorumPeriod(c) + time.Duration(c.HeartbeatTick)*c.TickInterval
 }
 
 // CheckQuorumPeriod is how often a leader checks its quorum: ElectionTick

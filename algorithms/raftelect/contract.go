@@ -1,6 +1,8 @@
 package raftelect
 
 import (
+	"time"
+
 	"github.com/electsim/electsim/contract"
 )
 
@@ -54,5 +56,14 @@ func Contract(c Config) contract.Contract {
 		sb.Latency = contract.LatencyTerms{Max: 1}
 		sb.Source = sourceStepDown
 	}
-	return contract.Contract{Guarantees: []contract.Guarantee{es, sb}}
+	return contract.Contract{Guarantees: []contract.Guarantee{es, sb}}.WithAftermath(Aftermath(c))
+}
+
+// Aftermath is how long after a fault ends it can still explain a finding
+// (contract.Guarantee.Aftermath): a deposed leader hears the new term with
+// the next heartbeat (HeartbeatInterval), and an election the fault set off
+// ends within two election timeouts (one split vote retried), §5.2 and
+// §9.3; docs/algorithms/raft.md, "Contract".
+func Aftermath(c Config) time.Duration {
+	return 2*c.ElectionTimeoutMax + c.HeartbeatInterval
 }

@@ -1,6 +1,8 @@
 package ring
 
 import (
+	"time"
+
 	"github.com/electsim/electsim/contract"
 )
 
@@ -29,5 +31,14 @@ const sourceModel = "Chang & Roberts 1979 and LeLann 1977 (a reliable unidirecti
 // itself: the run gets no contract (contract.LatencyTerms.Assume); a link
 // fault within it (class link) is inside the model.
 func Contract(c Config) contract.Contract {
-	return contract.Synchronous(c.AckTimeout, sourceModel)
+	return contract.Synchronous(c.AckTimeout, sourceModel).WithAftermath(Aftermath(c))
+}
+
+// Aftermath is how long after a fault ends it can still explain a finding
+// (contract.Guarantee.Aftermath): a failure-detection period (a heartbeat
+// that may just have gone, then HeartbeatTimeout) and two election rounds
+// that each restart when they make no progress for HeartbeatTimeout,
+// docs/algorithms/ring.md, "Contract".
+func Aftermath(c Config) time.Duration {
+	return c.HeartbeatInterval + 3*c.HeartbeatTimeout
 }

@@ -1,0 +1,184 @@
+package checker
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/electsim/electsim/contract"
+	"github.com/electsim/electsim/sim"
+)
+
+// The excuse rule (docs/checkers.md, "Excuses"): a fault excuses a finding
+// only if it acted on a node the finding involves (or a service it depends
+// on, or a link such a node used) while the finding lasted or at most the
+// guarantee's Aftermath before it began. Each case below is one way an
+// unrelated fault bought a clean verdict before the rule named its cause.
+
+var pauseOnly = contract.Contract{Guarantees: []contract.Guarantee{{Check: CheckSplitBrain, Unless: []contract.FaultClass{contract.Pause}, Aftermath: 300 * time.Millisecond}}}
+
+func verdictOf(t *testing.T, recs []sim.Record, c contract.Contract, store ...sim.NodeID) Violation {
+	t.Helper()
+	rep := Run(Input{Records: recs, Candidates: []sim.NodeID{0, 1, 2}, Contract: c, LeaseStore: store})
+	return splitBrainOf(t, rep).Violations[0]
+}
+
+// Must refute: a pause of an involved node that healed long before the
+// overlap began (past the Aftermath) excuses nothing; one that ended within
+// it does, and the excuse names it.
+func TestExcuseHealedLongAgoIsNoExcuse(t *testing.T) {
+	old := overlapTrace(300, func(b *trace) { b.pause(10, 0).resume(15, 0) }) // ended 985 ms before the overlap
+	v := verdictOf(t, old, pauseOnly)
+	assert.Equal(t, contract.Breach, v.Contract, "a 5 ms pause healed 985 ms earlier cannot explain the overlap")
+	assert.Nil(t, v.Excuse)
+
+	recent := overlapTrace(300, func(b *trace) { b.pause(600, 0).resume(800, 0) }) // ended 200 ms before
+	v = verdictOf(t, recent, pauseOnly)
+	require.Equal(t, contract.Excused, v.Contract)
+	require.NotNil(t, v.Excuse)
+	assert.Equal(t, contract.Pause, v.Excuse.Class)
+	assert.Equal(t, "node0", v.Excuse.NodeName)
+	assert.Equal(t, at(600), v.Excuse.Start)
+	assert.Equal(t, at(800), v.Excuse.End)
+	assert.Equal(t, 200*time.Millisecond, v.Excuse.Before)
+	assert.Equal(t, 1, v.Excuse.Ordinal)
+
+	during := overlapTrace(300, func(b *trace) { b.pause(10, 0) }) // still paused: never resumed
+	v = verdictOf(t, during, pauseOnly)
+	require.Equal(t, contract.Excused, v.Contract)
+	assert.Equal(t, sim.Never, v.Excuse.End)
+	assert.Zero(t, v.Excuse.Before, "a fault acting during the finding ended no time before it")
+}
+
+// Must refute: a pause of a service the election does not depend on (the
+// fenced resource, node 3) excuses no split brain; the same pause of the
+// candidates' lease store does.
+func TestExcuseAResourcePauseExcusesNoElectionFinding(t *testing.T) {
+	recs := overlapTrace(300, func(b *trace) { b.pause(900, 3).resume(905, 3) })
+	assert.Equal(t, contract.Breach, verdictOf(t, recs, pauseOnly).Contract)
+	v := verdictOf(t, recs, pauseOnly, 3)
+	assert.Equal(t, contract.Excused, v.Contract, "the lease store is a service the candidates depend on")
+	assert.Equal(t, "node3", v.Excuse.NodeName)
+}
+
+// Must refute: a latency change on a link no involved node ever used
+// excuses nothing; on a link one of them used, it does.
+func TestExcuseAnUnusedLinkIsNoExcuse(t *testing.T) {
+	linkOnly := contract.Contract{Guarantees: []contract.Guarantee{{Check: CheckSplitBrain, Unless: []contract.FaultClass{contract.Link}, Aftermath: time.Second}}}
+	slow := func(used bool) []sim.Record {
+		return overlapTrace(300, func(b *trace) {
+			if used {
+				b.deliver(100, 1, 0, 1, 99, 1)
+			}
+			b.add(sim.Record{At: at(500), Type: sim.RecFault, Node: sim.None, Fact: sim.FactLinkChanged, Links: []sim.Link{{From: 0, To: 1}}})
+		})
+	}
+	assert.Equal(t, contract.Breach, verdictOf(t, slow(false), linkOnly).Contract, "n0 and n1 never exchanged a message")
+	assert.Equal(t, contract.Excused, verdictOf(t, slow(true), linkOnly).Contract)
+
+	// Links between nodes the finding does not involve excuse nothing,
+	// however busy.
+	other := overlapTrace(300, func(b *trace) {
+		b.deliver(100, 2, 3, 1, 99, 1)
+		b.add(sim.Record{At: at(500), Type: sim.RecFault, Node: sim.None, Fact: sim.FactLinkChanged, Links: []sim.Link{{From: 3, To: 2}}})
+	})
+	assert.Equal(t, contract.Breach, verdictOf(t, other, linkOnly).Contract)
+
+	// A link fault that was reset before the Aftermath excuses nothing.
+	short := contract.Contract{Guarantees: []contract.Guarantee{{Check: CheckSplitBrain, Unless: []contract.FaultClass{contract.Link}, Aftermath: 100 * time.Millisecond}}}
+	healed := overlapTrace(300, func(b *trace) {
+		b.deliver(100, 1, 0, 1, 99, 1)
+		b.add(sim.Record{At: at(200), Type: sim.RecFault, Node: sim.None, Fact: sim.FactLinkChanged, Links: []sim.Link{{From: 0, To: 1}}})
+		b.add(sim.Record{At: at(300), Type: sim.RecFault, Node: sim.None, Fact: sim.FactLinksReset, Links: []sim.Link{{From: 0, To: 1}}})
+	})
+	assert.Equal(t, contract.Breach, verdictOf(t, healed, short).Contract, "reset 700 ms before the overlap, Aftermath 100 ms")
+}
+
+// A pause stretches a bounded split_brain guarantee by what it lasted
+// rather than voiding it: an overlap within bound + pause is within bound,
+// one past it a breach that still names the pause.
+func TestExcusePauseStretchesTheBound(t *testing.T) {
+	bounded := contract.Contract{Guarantees: []contract.Guarantee{{Check: CheckSplitBrain, Unless: []contract.FaultClass{contract.Pause},
+		MaxOverlap: 100 * time.Millisecond, Aftermath: time.Second}}}
+	paused := func(overlapMs int64) []sim.Record {
+		return overlapTrace(overlapMs, func(b *trace) { b.pause(700, 0).resume(900, 0) }) // 200 ms
+	}
+	v := verdictOf(t, paused(300), bounded)
+	assert.Equal(t, contract.WithinBound, v.Contract, "100 ms bound + 200 ms of pause")
+	require.NotNil(t, v.Excuse)
+	assert.Equal(t, 200*time.Millisecond, v.Excuse.Stretch)
+	v = verdictOf(t, paused(301), bounded)
+	assert.Equal(t, contract.Breach, v.Contract, "1 ms past the stretched bound")
+	require.NotNil(t, v.Excuse, "the breach keeps the pauses that did not explain it")
+
+	// A class that voids the guarantee still voids it.
+	both := bounded
+	both.Guarantees = []contract.Guarantee{bounded.Guarantees[0]}
+	both.Guarantees[0].Unless = []contract.FaultClass{contract.Pause, contract.Crash}
+	crashed := overlapTrace(5000, func(b *trace) { b.pause(700, 0).resume(900, 0).crash(950, 1, false).restart(960, 1) })
+	assert.Equal(t, contract.Excused, verdictOf(t, crashed, both).Contract)
+}
+
+// The user's expectation is the user's: a finding the contract excuses
+// fails a scenario that neither requires nor allows it, saying the
+// contract excused it; `breaches: []` (ContractOnly) judges by the
+// contract alone; a breach fails both.
+func TestExpectFailsOnExcusedFindingsUnlessContractOnly(t *testing.T) {
+	recent := overlapTrace(300, func(b *trace) { b.pause(600, 0).resume(800, 0) })
+	rep := Run(Input{Records: recent, Candidates: []sim.NodeID{0, 1, 2}, Contract: pauseOnly})
+	require.Equal(t, contract.Excused, splitBrainOf(t, rep).Violations[0].Contract)
+	ok, problems := rep.Judge(Expect{})
+	assert.False(t, ok, "violations: [] means no split brain, excused or not")
+	require.NotEmpty(t, problems)
+	assert.Contains(t, problems[0], "excused by the algorithm's contract: pause on node0")
+	ok, _ = rep.Judge(Expect{Allow: []string{CheckSplitBrain, CheckLeaderLinearizability}})
+	assert.True(t, ok)
+	ok, problems = rep.Judge(Expect{ContractOnly: true})
+	assert.True(t, ok, "%v", problems)
+
+	breach := overlapTrace(300, nil)
+	rep = Run(Input{Records: breach, Candidates: []sim.NodeID{0, 1, 2}, Contract: pauseOnly})
+	ok, _ = rep.Judge(Expect{ContractOnly: true})
+	assert.False(t, ok)
+}
+
+// The spans follow the ends of every fault kind from their typed facts.
+func TestFaultSpansEndWithTheirFacts(t *testing.T) {
+	b := &trace{}
+	b.pause(10, 0).resume(20, 0)
+	b.crash(30, 1, false).restart(45, 1)
+	b.add(sim.Record{At: at(50), Type: sim.RecFault, Node: 2, Fact: sim.FactClockRate})
+	b.add(sim.Record{At: at(60), Type: sim.RecFault, Node: 2, Fact: sim.FactClockExact})
+	b.add(sim.Record{At: at(70), Type: sim.RecFault, Node: 2, Fact: sim.FactDiskLatency})
+	b.add(sim.Record{At: at(80), Type: sim.RecFault, Node: 2, Fact: sim.FactDiskRestored})
+	b.net(90, true, sim.Link{From: 0, To: 1}, sim.Link{From: 1, To: 0})
+	b.net(95, false, sim.Link{From: 0, To: 1})
+	b.net(99, false, sim.Link{From: 1, To: 0})
+	b.add(sim.Record{At: at(100), Type: sim.RecFault, Node: sim.None, Fact: sim.FactLinkLossy})
+	b.add(sim.Record{At: at(110), Type: sim.RecFault, Node: sim.None, Fact: sim.FactLinksReset})
+	b.add(sim.Record{At: at(120), Type: sim.RecFault, Node: 0, Fact: sim.FactClockStep})
+	f := newFaultSpans(nil)
+	for i := range b.recs {
+		f.observe(&b.recs[i])
+	}
+	type span struct {
+		cls        contract.FaultClass
+		start, end sim.Time
+	}
+	var got []span
+	for _, s := range f.spans {
+		got = append(got, span{s.class, s.start, s.end})
+	}
+	assert.Equal(t, []span{
+		{contract.Pause, at(10), at(20)},
+		{contract.Crash, at(30), at(45)},
+		{contract.Restart, at(45), at(45)},
+		{contract.ClockRate, at(50), at(60)},
+		{contract.Disk, at(70), at(80)},
+		{contract.Partition, at(90), at(99)},
+		{contract.Loss, at(100), at(110)},
+		{contract.ClockStep, at(120), sim.Never},
+	}, got)
+}

@@ -1,0 +1,258 @@
+package checker
+
+import (
+	"github.com/electsim/electsim/contract"
+	"github.com/electsim/electsim/sim"
+)
+
+// faultSpan is one fault as the run suffered it: its class, where it acted
+// and from when to when. A contract's exception is judged against these
+// (docs/checkers.md, "Excuses"): a fault excuses a finding only if it acted
+// on a node the finding involves, or on a link such a node used, while the
+// finding lasted or shortly before.
+type faultSpan struct {
+	class contract.FaultClass
+	// node is the node a per-node class hit, or the service that stopped
+	// answering; sim.None for a fault of every node (a standing per-node
+	// class) or of the network.
+	node sim.NodeID
+	// links are the directed links a network class acted on; nil with
+	// node sim.None: every link.
+	links []sim.Link
+	// start is when it struck; end when it ended (sim.Never: it lasted to
+	// the end of the run, or its effect never ends: a stepped wall clock
+	// stays stepped, a lost disk stays lost).
+	start, end sim.Time
+	// ord is its 1-based ordinal among the run's faults, in trace order.
+	ord int
+}
+
+// faultSpans follows the run's faults from the typed facts of its records
+// (contract.ClassesOf, and the facts that end them: sim.RecResume,
+// sim.FactLinksRestored, sim.FactClockExact, ...). It keeps one span per
+// fault the run suffered, so its memory grows with the faults injected (a
+// schedule's or nemesis's count, which the report lists), never with time or
+// messages; the links used are an n×n matrix like the reachability one.
+type faultSpans struct {
+	spans []faultSpan
+	// open per-node spans: (class, node) → index in spans, or -1.
+	open [contract.NumClasses][]int
+	// cutBy: a cut link → the index of the partition span that cut it;
+	// left counts each partition span's links still cut.
+	cutBy map[sim.Link]int
+	left  map[int]int
+	// linkOpen: a link (or every link: allLinks) → its open link and loss
+	// spans.
+	linkOpen map[sim.Link][]int
+	used     usedLinks
+	ord      int
+}
+
+// allLinks keys the spans of a fault on every link.
+var allLinks = sim.Link{From: sim.None, To: sim.None}
+
+func newFaultSpans(standing []StandingFault) faultSpans {
+	f := faultSpans{cutBy: map[sim.Link]int{}, left: map[int]int{}, linkOpen: map[sim.Link][]int{}}
+	for _, sf := range standing {
+		if sf.Class > 0 && int(sf.Class) < contract.NumClasses {
+			f.add(faultSpan{class: sf.Class, node: sf.Node, start: 0, end: sim.Never})
+		}
+	}
+	return f
+}
+
+func (f *faultSpans) add(s faultSpan) int {
+	f.ord++
+	s.ord = f.ord
+	f.spans = append(f.spans, s)
+	return len(f.spans) - 1
+}
+
+// openAt opens a span of a per-node class on node unless one is open.
+func (f *faultSpans) openAt(cls contract.FaultClass, node sim.NodeID, t sim.Time) {
+	s := f.open[cls]
+	for int(node) >= len(s) {
+		s = append(s, -1)
+	}
+	f.open[cls] = s
+	if s[node] >= 0 {
+		return
+	}
+	s[node] = f.add(faultSpan{class: cls, node: node, start: t, end: sim.Never})
+}
+
+// closeAt ends node's open span of cls, if any.
+func (f *faultSpans) closeAt(cls contract.FaultClass, node sim.NodeID, t sim.Time) {
+	s := f.open[cls]
+	if node < 0 || int(node) >= len(s) || s[node] < 0 {
+		return
+	}
+	f.spans[s[node]].end = t
+	s[node] = -1
+}
+
+// instant adds a fault with no duration; lasting ones never end.
+func (f *faultSpans) instant(cls contract.FaultClass, node sim.NodeID, t sim.Time, lasting bool) {
+	end := t
+	if lasting {
+		end = sim.Never
+	}
+	f.add(faultSpan{class: cls, node: node, start: t, end: end})
+}
+
+// observe follows r.
+func (f *faultSpans) observe(r *sim.Record) {
+	t, node := r.At, r.Node
+	switch r.Type {
+	case sim.RecPause:
+		f.openAt(contract.Pause, node, t)
+	case sim.RecResume:
+		f.closeAt(contract.Pause, node, t)
+	case sim.RecCrash:
+		f.closeAt(contract.Pause, node, t) // the pause ends with the process
+		f.openAt(contract.Crash, node, t)
+		if r.Fact == sim.FactServiceDown {
+			f.openAt(contract.ServiceDown, node, t)
+		}
+	case sim.RecStart:
+		if r.A == 1 {
+			f.closeAt(contract.Crash, node, t)
+			f.closeAt(contract.ServiceDown, node, t)
+			f.instant(contract.Restart, node, t, false)
+		}
+		if r.Fact == sim.FactDiskLost {
+			f.instant(contract.DiskLoss, node, t, true) // what it forgot stays forgotten
+		}
+	case sim.RecEffect:
+		switch r.Fact {
+		case sim.FactServiceDown:
+			f.openAt(contract.ServiceDown, node, t)
+		case sim.FactServiceUp:
+			f.closeAt(contract.ServiceDown, node, t)
+		case sim.FactLeaseReverted:
+			f.instant(contract.DiskLoss, node, t, false) // the store's lost writes: their leases expire
+		}
+	case sim.RecFault:
+		f.fault(r)
+	}
+}
+
+// fault follows a RecFault.
+func (f *faultSpans) fault(r *sim.Record) {
+	t, node := r.At, r.Node
+	switch r.Fact {
+	case sim.FactLinksCut:
+		if len(r.Links) == 0 {
+			return // a partition that changed no link (they were cut already)
+		}
+		i := f.add(faultSpan{class: contract.Partition, node: sim.None, links: r.Links, start: t, end: sim.Never})
+		for _, l := range r.Links {
+			f.cutBy[l] = i
+		}
+		f.left[i] = len(r.Links)
+	case sim.FactLinksRestored:
+		for _, l := range r.Links {
+			i, ok := f.cutBy[l]
+			if !ok {
+				continue
+			}
+			delete(f.cutBy, l)
+			if f.left[i]--; f.left[i] == 0 {
+				delete(f.left, i)
+				f.spans[i].end = t
+			}
+		}
+	case sim.FactLinkChanged, sim.FactLinkLossy, sim.FactLinkLossyChanged:
+		cls, n := contract.ClassesOf(r)
+		f.linkFault(r.Links, cls[:n], t)
+	case sim.FactLinksReset:
+		f.linkReset(r.Links, t)
+	case sim.FactClockRate:
+		f.openAt(contract.ClockRate, node, t)
+	case sim.FactClockExact:
+		f.closeAt(contract.ClockRate, node, t)
+	case sim.FactClockStep:
+		f.instant(contract.ClockStep, node, t, true) // the clock stays stepped
+	case sim.FactDiskLatency:
+		f.openAt(contract.Disk, node, t)
+	case sim.FactDiskRestored:
+		f.closeAt(contract.Disk, node, t)
+	}
+}
+
+// linkFault opens a span of each class on links (every link when nil)
+// unless one of that class is open on them.
+func (f *faultSpans) linkFault(links []sim.Link, cls []contract.FaultClass, t sim.Time) {
+	key := allLinks
+	if len(links) == 1 {
+		key = links[0]
+	}
+	for _, c := range cls {
+		dup := false
+		for _, i := range f.linkOpen[key] {
+			dup = dup || f.spans[i].class == c
+		}
+		if !dup {
+			f.linkOpen[key] = append(f.linkOpen[key], f.add(faultSpan{class: c, node: sim.None, links: links, start: t, end: sim.Never}))
+		}
+	}
+}
+
+// linkReset ends the link and loss spans open on links (every link when
+// nil: then every such span).
+func (f *faultSpans) linkReset(links []sim.Link, t sim.Time) {
+	end := func(key sim.Link) {
+		for _, i := range f.linkOpen[key] {
+			f.spans[i].end = t
+		}
+		delete(f.linkOpen, key)
+	}
+	if len(links) == 0 {
+		keys := make([]sim.Link, 0, len(f.linkOpen))
+		for k := range f.linkOpen { // collected, then ended: the order does not matter
+			keys = append(keys, k)
+		}
+		for _, k := range keys {
+			end(k)
+		}
+		return
+	}
+	for _, l := range links {
+		end(l)
+	}
+}
+
+// usedLinks records which directed links carried (or dropped) at least one
+// message: a fault on a link no involved node used excuses nothing.
+type usedLinks struct {
+	n    int
+	used []bool // from*n+to
+}
+
+// mark notes a message from one node to another.
+func (u *usedLinks) mark(from, to sim.NodeID) {
+	if from < 0 || to < 0 {
+		return
+	}
+	if m := max(int(from), int(to)) + 1; m > u.n {
+		u.grow(m)
+	}
+	u.used[int(from)*u.n+int(to)] = true
+}
+
+func (u *usedLinks) grow(n int) {
+	n = max(n, 2*u.n)
+	used := make([]bool, n*n)
+	for f := 0; f < u.n; f++ {
+		copy(used[f*n:f*n+u.n], u.used[f*u.n:(f+1)*u.n])
+	}
+	u.n, u.used = n, used
+}
+
+// either reports whether a message went either way between a and b.
+func (u *usedLinks) either(a, b sim.NodeID) bool {
+	if a < 0 || b < 0 || int(a) >= u.n || int(b) >= u.n {
+		return false
+	}
+	return u.used[int(a)*u.n+int(b)] || u.used[int(b)*u.n+int(a)]
+}
