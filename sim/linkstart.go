@@ -8,7 +8,7 @@ package sim
 // configuration), so a run without link faults pays nothing.
 type linkStart struct {
 	perLink map[Link]LinkConfig // a link → its configuration at the start (keyed by its ends: the matrix may grow)
-	uniform bool               // every link not in perLink started as all
+	uniform bool                // every link not in perLink started as all
 	all     LinkConfig
 }
 
