@@ -165,6 +165,18 @@ func (c *checker) reaches(g contract.Guarantee, s *faultSpan, v *Violation, inv 
 	if !anywhere && s.end != sim.Never && s.end.Add(g.Aftermath) < v.At {
 		return false
 	}
+	if s.class == contract.Loss {
+		// A lossy network reaches a finding only through a message it
+		// actually lost, of a node the finding names (of an involved
+		// node when it names none), while the finding lasted.
+		named := v.NodeIDs
+		if len(named) == 0 {
+			named = inv
+		}
+		if !c.faults.lost.any(named, max(v.At, s.start), v.End) {
+			return false
+		}
+	}
 	switch {
 	case s.node >= 0:
 		return anywhere || containsID(inv, s.node)

@@ -159,6 +159,8 @@ func TestFaultSpansEndWithTheirFacts(t *testing.T) {
 	b.add(sim.Record{At: at(100), Type: sim.RecFault, Node: sim.None, Fact: sim.FactLinkLossy})
 	b.add(sim.Record{At: at(110), Type: sim.RecFault, Node: sim.None, Fact: sim.FactLinksReset})
 	b.add(sim.Record{At: at(120), Type: sim.RecFault, Node: 0, Fact: sim.FactClockStep})
+	b.add(sim.Record{At: at(130), Type: sim.RecFault, Node: 0, Fact: sim.FactClockUnstepped})
+	b.add(sim.Record{At: at(140), Type: sim.RecFault, Node: 1, Fact: sim.FactClockStep})
 	f := newFaultSpans(nil)
 	for i := range b.recs {
 		f.observe(&b.recs[i])
@@ -179,6 +181,7 @@ func TestFaultSpansEndWithTheirFacts(t *testing.T) {
 		{contract.Disk, at(70), at(80)},
 		{contract.Partition, at(90), at(99)},
 		{contract.Loss, at(100), at(110)},
-		{contract.ClockStep, at(120), sim.Never},
+		{contract.ClockStep, at(120), at(130)},
+		{contract.ClockStep, at(140), sim.Never},
 	}, got)
 }

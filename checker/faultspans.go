@@ -1,6 +1,8 @@
 package checker
 
 import (
+	"time"
+
 	"github.com/electsim/electsim/contract"
 	"github.com/electsim/electsim/sim"
 )
@@ -45,6 +47,7 @@ type faultSpans struct {
 	// spans.
 	linkOpen map[sim.Link][]int
 	used     usedLinks
+	lost     lossDrops
 	ord      int
 }
 
@@ -172,7 +175,9 @@ func (f *faultSpans) fault(r *sim.Record) {
 	case sim.FactClockExact:
 		f.closeAt(contract.ClockRate, node, t)
 	case sim.FactClockStep:
-		f.instant(contract.ClockStep, node, t, true) // the clock stays stepped
+		f.openAt(contract.ClockStep, node, t) // the clock stays stepped until stepped back
+	case sim.FactClockUnstepped:
+		f.closeAt(contract.ClockStep, node, t)
 	case sim.FactDiskLatency:
 		f.openAt(contract.Disk, node, t)
 	case sim.FactDiskRestored:
@@ -255,4 +260,59 @@ func (u *usedLinks) either(a, b sim.NodeID) bool {
 		return false
 	}
 	return u.used[int(a)*u.n+int(b)] || u.used[int(b)*u.n+int(a)]
+}
+
+// lossDrops records when each node had a message lost to the network's
+// loss (sim.DropLoss, to or from it), as intervals merged across gaps of
+// at most lossGap: a lossy network (a loss fault, or a standing loss)
+// reaches a finding only if it actually lost a message of a node the
+// finding involves while the finding lasted or within the Aftermath
+// before it. Memory: at most one interval per lossGap of simulated time
+// per node that lost a message, and at most MaxLossIntervals per node;
+// past that, the two oldest intervals merge (the gap between them then
+// counts as lossy: weaker, never a missed excuse).
+type lossDrops struct {
+	per [][]lossSpan
+}
+
+type lossSpan struct{ from, to sim.Time }
+
+// lossGap merges drops closer than this into one interval.
+const lossGap = sim.Time(time.Second)
+
+// MaxLossIntervals bounds the loss intervals kept per node.
+const MaxLossIntervals = 4096
+
+func (l *lossDrops) mark(n sim.NodeID, t sim.Time) {
+	if n < 0 {
+		return
+	}
+	for int(n) >= len(l.per) {
+		l.per = append(l.per, nil)
+	}
+	s := l.per[n]
+	if k := len(s); k > 0 && t-s[k-1].to <= lossGap {
+		s[k-1].to = max(s[k-1].to, t)
+		return
+	}
+	if len(s) >= MaxLossIntervals {
+		s[1].from = s[0].from
+		s = append(s[:0], s[1:]...)
+	}
+	l.per[n] = append(s, lossSpan{t, t})
+}
+
+// any reports whether one of nodes lost a message within [from, to].
+func (l *lossDrops) any(nodes []sim.NodeID, from, to sim.Time) bool {
+	for _, n := range nodes {
+		if n < 0 || int(n) >= len(l.per) {
+			continue
+		}
+		for _, s := range l.per[n] {
+			if s.from <= to && s.to >= from {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -103,7 +103,7 @@ func oracleFaults(recs []sim.Record) []oFault {
 		case r.Fact == sim.FactClockRate:
 			one(contract.ClockRate, endOf(i, same(sim.RecFault, sim.FactClockExact)))
 		case r.Fact == sim.FactClockStep:
-			one(contract.ClockStep, sim.Never)
+			one(contract.ClockStep, endOf(i, same(sim.RecFault, sim.FactClockUnstepped)))
 		case r.Fact == sim.FactDiskLatency:
 			one(contract.Disk, endOf(i, same(sim.RecFault, sim.FactDiskRestored)))
 		case r.Fact == sim.FactLinksCut && len(r.Links) > 0:
@@ -136,6 +136,35 @@ func oracleFaults(recs []sim.Record) []oFault {
 		}
 	}
 	return out
+}
+
+// oracleLost reports whether a node involved names lost a message to the
+// network's loss within [from, to]: a loss drop of its in that window, or
+// two consecutive loss drops of its, at most a second apart, on either
+// side of it (the checker merges drops that close into one lossy stretch,
+// docs/checkers.md "Excuses").
+func oracleLost(recs []sim.Record, involved func(sim.NodeID) bool, from, to sim.Time) bool {
+	drops := map[sim.NodeID][]sim.Time{}
+	for _, r := range recs {
+		if r.Type == sim.RecDrop && r.Reason == sim.DropLoss {
+			for _, n := range []sim.NodeID{r.Node, r.Peer} {
+				if n >= 0 && involved(n) {
+					drops[n] = append(drops[n], r.At)
+				}
+			}
+		}
+	}
+	for _, ts := range drops {
+		for i, t := range ts {
+			if t >= from && t <= to {
+				return true
+			}
+			if i > 0 && ts[i-1] < from && t > to && t-ts[i-1] <= sim.Time(time.Second) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // oracleUsed reports whether a message went between a and b either way.
@@ -206,6 +235,22 @@ func oracleVerdict(c oCase, check string, f oFinding) contract.Verdict {
 		}
 		if !reached {
 			continue
+		}
+		if flt.cls == contract.Loss {
+			named := func(n sim.NodeID) bool { // the finding's own nodes (every one it involves when it names none)
+				if len(f.nodes) == 0 {
+					return involved(n)
+				}
+				for _, x := range f.nodes {
+					if x == n {
+						return true
+					}
+				}
+				return false
+			}
+			if !oracleLost(c.recs, named, max(f.at, flt.start), f.end) {
+				continue
+			}
 		}
 		if flt.cls == contract.Pause && check == checker.CheckSplitBrain && g.MaxOverlap > 0 {
 			paused = true

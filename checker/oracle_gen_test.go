@@ -68,10 +68,10 @@ func genCase(t *rapid.T) oCase {
 	for s := 0; s < steps; s++ {
 		now += rapid.SampledFrom([]int64{2, 0, 0, 1, 3, 5}).Draw(t, "gap") // shrinks to 2 ms: ties stay few
 		node := sim.NodeID(rapid.IntRange(0, c.n-1).Draw(t, "node"))
-		switch rapid.IntRange(0, 14).Draw(t, "action") {
+		switch rapid.IntRange(0, 15).Draw(t, "action") {
 		case 13: // a clock or disk fault, or its end, on a candidate or on the resource
 			target := sim.NodeID(rapid.IntRange(0, c.n).Draw(t, "clockNode"))
-			add(sim.Record{Type: sim.RecFault, Node: target, Fact: rapid.SampledFrom([]sim.Fact{sim.FactClockRate, sim.FactClockStep, sim.FactClockExact, sim.FactDiskLatency, sim.FactDiskRestored}).Draw(t, "clockFact")})
+			add(sim.Record{Type: sim.RecFault, Node: target, Fact: rapid.SampledFrom([]sim.Fact{sim.FactClockRate, sim.FactClockStep, sim.FactClockExact, sim.FactClockUnstepped, sim.FactDiskLatency, sim.FactDiskRestored}).Draw(t, "clockFact")})
 		case 14: // a network fault or its end: on one link between two nodes (the resource's included), or on every link
 			r := sim.Record{Type: sim.RecFault, Node: sim.None, Fact: rapid.SampledFrom([]sim.Fact{sim.FactLinksCut, sim.FactLinksRestored, sim.FactLinkChanged, sim.FactLinkLossy, sim.FactLinkLossyChanged, sim.FactLinksReset}).Draw(t, "netFact")}
 			from, to := sim.NodeID(rapid.IntRange(0, c.n).Draw(t, "linkFrom")), sim.NodeID(rapid.IntRange(0, c.n).Draw(t, "linkTo"))
@@ -138,6 +138,13 @@ func genCase(t *rapid.T) oCase {
 				add(sim.Record{Type: sim.RecPause, Node: node})
 			}
 			paused[node] = !paused[node]
+		case 15: // a message between a candidate and the resource is lost to the network's loss
+			r := sim.Record{Type: sim.RecDrop, Reason: sim.DropLoss, Node: sim.NodeID(c.n), Kind: cron.KindWrite}
+			if rapid.Bool().Draw(t, "dropToNode") {
+				r.Node = node
+			}
+			add(r)
+			c.recs[len(c.recs)-1].Peer = sim.NodeID(c.n) + node - r.Node // the other end
 		default: // a write reaches the resource
 			if !c.resource {
 				continue

@@ -128,11 +128,15 @@ func (k *Checker) overlappedUntil(at sim.Time) {
 // Message implements sim.LeanSink: the checker needs a delivery's or
 // drop's kind, ends, term and times, never a Record (so the engine builds
 // none for it on the hot path), and no timer records.
-func (k *Checker) Message(t sim.RecordType, _ sim.DropReason, kind sim.MsgKind, to, from sim.NodeID, term int64, at, sentAt sim.Time) {
+func (k *Checker) Message(t sim.RecordType, why sim.DropReason, kind sim.MsgKind, to, from sim.NodeID, term int64, at, sentAt sim.Time) {
 	k.seq++
 	c := k.c
 	c.tl.end = at
 	c.faults.used.mark(from, to)
+	if why == sim.DropLoss {
+		c.faults.lost.mark(from, at)
+		c.faults.lost.mark(to, at)
+	}
 	if t == sim.RecDeliver && kind == cron.KindWrite {
 		c.writeSends = append(c.writeSends, writeSend{at: at, from: from, token: term, sentAt: sentAt})
 	}

@@ -142,6 +142,8 @@ type Resource struct {
 	zooAmnesia, zooRowFence, zooIdemByNode bool
 	zooRowHigh                             map[slotKey]int64
 	zooApplied                             map[zooNodeStep]bool
+	zooLoseEvery, zooSlots                 int
+	zooLost                                map[slotKey]bool
 }
 
 type slotKey struct {
@@ -205,6 +207,10 @@ func (r *Resource) write(m sim.Message) {
 	}
 	slot := slotKey{job, w.Slot}
 	sk := slotKey{job, fireTimeOf(m)} // what the application keys on
+	if r.zooLoseEvery > 0 && r.zooLose(slot) {
+		r.env.Send(writeResp{Token: w.Token, Slot: w.Slot, JobStep: w.JobStep, Run: w.Run, Accepted: true}.message(m.From))
+		return
+	}
 	r.fired[slot] = true
 	e := LogEntry{At: 0, Job: r.jobs[job].Name, JobIndex: job, Slot: w.Slot, FireTime: sk.slot, Step: step, Token: w.Token, Node: m.From, Run: w.Run, Reason: ReasonAccepted}
 	hi, seen := r.highest[r.scope(job)]

@@ -58,3 +58,27 @@ func (r *Resource) duplicate(k stepKey, node sim.NodeID) bool {
 	}
 	return r.applied[k]
 }
+
+// LoseOneSlotIn plants a fourth resource bug in r: of every n slots it
+// receives writes for, in the order it first hears of them, it
+// acknowledges every write of the n-th as applied and keeps none of them
+// (a write-behind store that drops one batch in n), so the slot is missed
+// with no fault at all. A test hook for internal/bugzoo only: no scenario
+// key reaches it, and while it is off a write pays one integer test.
+func (r *Resource) LoseOneSlotIn(n int) {
+	r.zooLoseEvery = n
+	if r.zooLost == nil {
+		r.zooLost = map[slotKey]bool{}
+	}
+}
+
+// zooLose reports whether LoseOneSlotIn drops slot's writes.
+func (r *Resource) zooLose(slot slotKey) bool {
+	if lost, ok := r.zooLost[slot]; ok {
+		return lost
+	}
+	r.zooSlots++
+	lost := r.zooSlots%r.zooLoseEvery == 0
+	r.zooLost[slot] = lost
+	return lost
+}

@@ -185,7 +185,14 @@ func (s *Sim) StepWall(id NodeID, delta time.Duration) {
 	n := s.nodes[id]
 	n.clk.wall.rebase(s.now, n.clk.wall.ratePPB)
 	n.clk.wall.base += int64(delta)
-	s.factFault("clock.step", fmt.Sprintf("%s wall clock stepped %+v", n.name, delta), id, FactClockStep, nil)
+	f := FactClockStep
+	if s.started {
+		n.stepped += delta
+		if n.stepped == 0 {
+			f = FactClockUnstepped
+		}
+	}
+	s.factFault("clock.step", fmt.Sprintf("%s wall clock stepped %+v", n.name, delta), id, f, nil)
 }
 
 // rateFact is the fact of a rate change: FactClockRate unless the clock is

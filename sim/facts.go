@@ -133,6 +133,11 @@ const (
 	// (every link of the network when Links is empty) is back to the
 	// latency, ordering, loss and duplication it had when the run started.
 	FactLinksReset
+	// FactClockUnstepped: on RecFault, the node's wall clock was stepped
+	// back by exactly what the steps since the run started added: the
+	// end of a clock offset (its wall clock still carries whatever its
+	// rate lost or gained meanwhile).
+	FactClockUnstepped
 	numFacts
 )
 
@@ -140,7 +145,7 @@ var factNames = [...]string{"", "crashed", "links_cut", "links_restored", "resig
 	"lease_acquired", "lease_renewed", "lease_released", "lease_expired", "lease_reverted", "run_started", "run_skipped", "run_finished",
 	"clock_rate", "clock_step", "link_changed", "disk_latency", "disk_lost", "link_lossy", "link_lossy_changed", "protocol_state",
 	"exec_created", "exec_started", "exec_completed", "exec_failed", "exec_dead", "exec_redelivered",
-	"exec_heartbeat", "exec_acked", "clock_exact", "disk_restored", "links_reset"}
+	"exec_heartbeat", "exec_acked", "clock_exact", "disk_restored", "links_reset", "clock_unstepped"}
 
 // factNames has one name per Fact: a Fact added without its name, or a
 // name without its Fact, does not compile.

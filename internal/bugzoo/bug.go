@@ -51,6 +51,9 @@ type Planter interface {
 	// IdempotencyPerClient makes the resource's idempotency key name the
 	// writing node.
 	IdempotencyPerClient()
+	// LoseOneSlotIn makes the resource acknowledge and drop every write of
+	// one slot in n.
+	LoseOneSlotIn(n int)
 }
 
 // Prepare plants the bug's non-candidate part in a run built with its

@@ -24,5 +24,12 @@ func cronBugs() []Bug {
 			Scenario: "cron-idempotency-per-client.yaml",
 			prepare:  func(p Planter) { p.IdempotencyPerClient() },
 		},
+		{
+			Name: "zoo-cron-lose-one-slot-in-four", Base: "lease", Catches: "missed_slots",
+			Summary:  "the fenced resource acknowledges every write of one slot in four and keeps none of them: the slot is missed with no fault",
+			Citation: "Jepsen analyses of acknowledged writes lost (e.g. \"Jepsen: MongoDB stale reads\", 2015: w=1 writes acknowledged and later rolled back); the cron contract's missed_slots promise (docs/cron.md, \"Missed slots\"): a slot is applied by its deadline unless a fault on its own nodes intervenes",
+			Scenario: "cron-lose-one-slot.yaml",
+			prepare:  func(p Planter) { p.LoseOneSlotIn(4) },
+		},
 	}
 }

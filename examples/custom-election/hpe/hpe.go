@@ -109,6 +109,14 @@ func (n *Node) OnMessage(m sim.Message) {
 		n.epoch = 0
 		n.env.StopLeading("a lower candidate is alive")
 	}
+	if from > n.self && n.epoch != 0 && m.Term > n.epoch {
+		// A higher candidate led while this one was cut off from it: its
+		// epoch (the fencing token the resource now holds) is above ours,
+		// so every write of ours would be refused as stale. Lead again in
+		// a generation above it.
+		n.gen = max(n.gen, uint64(m.Term)/uint64(len(n.peers)))
+		n.lead()
+	}
 	if m.Term != 0 && from < n.self {
 		n.env.BelieveLeader(m.From, m.Term)
 	}
@@ -122,15 +130,20 @@ func (n *Node) OnTimer(sim.TimerID, int) {
 		}
 	}
 	if n.epoch == 0 && !n.othersAlive() {
-		n.gen++
-		var b [8]byte
-		binary.BigEndian.PutUint64(b[:], n.gen)
-		n.env.Persist(b[:])
-		n.epoch = int64(n.gen)*int64(len(n.peers)) + int64(n.self) + 1
-		n.env.ActAsLeader(n.epoch, n.epoch)
-		n.env.BelieveLeader(n.env.ID(), n.epoch)
+		n.lead()
 	}
 	n.env.SetTimer(n.cfg.Heartbeat, 1)
+}
+
+// lead starts a tenure in the next generation, persisted first.
+func (n *Node) lead() {
+	n.gen++
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], n.gen)
+	n.env.Persist(b[:])
+	n.epoch = int64(n.gen)*int64(len(n.peers)) + int64(n.self) + 1
+	n.env.ActAsLeader(n.epoch, n.epoch)
+	n.env.BelieveLeader(n.env.ID(), n.epoch)
 }
 
 // othersAlive reports whether a lower candidate or a leader was heard
