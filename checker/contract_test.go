@@ -135,7 +135,9 @@ func TestContractNetworkAndServiceFaultsReachEveryFinding(t *testing.T) {
 	// A standing fault (a lossy network from the start) reaches a finding
 	// whose nodes it lost a message of in the window, and no other.
 	lossy := contract.Contract{Guarantees: []contract.Guarantee{{Check: CheckSplitBrain, Unless: []contract.FaultClass{contract.Loss}}}}
-	lost := overlapTrace(300, func(b *trace) { b.add(sim.Record{At: at(1100), Type: sim.RecDrop, Reason: sim.DropLoss, Node: 1, Peer: 2}) })
+	lost := overlapTrace(300, func(b *trace) {
+		b.add(sim.Record{At: at(1100), Type: sim.RecDrop, Reason: sim.DropLoss, Node: 1, Peer: 2})
+	})
 	rep, ok, _ = judgeContract(t, lost, lossy, Expect{ContractOnly: true}, StandingFault{Class: contract.Loss, Node: sim.None})
 	assert.Equal(t, contract.Excused, splitBrainOf(t, rep).Violations[0].Contract)
 	assert.True(t, ok)

@@ -38,7 +38,7 @@ type nodeState struct {
 	rng       Rand
 	diskRng   Rand
 	fsync     Dist
-	fsyncBase Dist // the configured latency: SetFsync back to it ends a disk fault
+	fsyncBase Dist          // the configured latency: SetFsync back to it ends a disk fault
 	stepped   time.Duration // wall-clock steps since the run started (StepWall): 0 again ends the offset
 	up        bool
 	paused    bool

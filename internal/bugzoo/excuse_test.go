@@ -148,4 +148,3 @@ func excusers(r *scenario.Run) []string {
 	}
 	return out
 }
-
