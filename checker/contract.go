@@ -168,12 +168,18 @@ func (c *checker) reaches(g contract.Guarantee, s *faultSpan, v *Violation, inv 
 	if s.class == contract.Loss {
 		// A lossy network reaches a finding only through a message it
 		// actually lost, of a node the finding names (of an involved
-		// node when it names none), while the finding lasted.
+		// node when it names none), while the finding lasted or within
+		// the Aftermath before it (a lost answer makes a second leader
+		// an answer timeout later).
 		named := v.NodeIDs
 		if len(named) == 0 {
 			named = inv
 		}
-		if !c.faults.lost.any(named, max(v.At, s.start), v.End) {
+		from := v.At - sim.Time(g.Aftermath)
+		if anywhere {
+			from = 0
+		}
+		if !c.faults.lost.any(named, max(from, s.start), v.End) {
 			return false
 		}
 	}

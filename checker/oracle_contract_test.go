@@ -248,7 +248,11 @@ func oracleVerdict(c oCase, check string, f oFinding) contract.Verdict {
 				}
 				return false
 			}
-			if !oracleLost(c.recs, named, max(f.at, flt.start), f.end) {
+			from := f.at - sim.Time(g.Aftermath)
+			if anywhere {
+				from = 0
+			}
+			if !oracleLost(c.recs, named, max(from, flt.start), f.end) {
 				continue
 			}
 		}

@@ -28,7 +28,17 @@ func Contract(v registry.Values) contract.Contract {
 	case FlavorK8s:
 		g = contract.Guarantee{
 			MaxOverlap: K8sMaxOverlap(c),
-			Unless:     []contract.FaultClass{contract.Pause, contract.ClockRate, contract.ClockStep, contract.DiskLoss},
+			Latency:    contract.LatencyTerms{Max: 1}, // the answer to the holder's last write
+			// Followers time the lease from their own observation, so a
+			// constant skew between clocks changes nothing; but a holder
+			// whose wall clock is stepped back can write a renewTime
+			// second it wrote before, and the raw record then looks
+			// unchanged to a follower that saw it (the same-second case
+			// above, seconds apart): a step on the holder is an exception,
+			// on the nodes of the finding and while its offset stands. A
+			// clock's rate stretches the holder's RenewDeadline and the
+			// follower's LeaseDuration, a pause the holder's acting.
+			Unless: []contract.FaultClass{contract.Pause, contract.ClockRate, contract.ClockStep, contract.DiskLoss},
 			Source:     "client-go tools/leaderelection/leaderelection.go: renew (wait.Until, RenewDeadline per round), tryAcquireOrRenew (observedTime + LeaseDuration, raw-record comparison), release",
 		}
 	case FlavorTTL, FlavorRedlock:
@@ -78,34 +88,40 @@ func ttlEpochs(c Config) contract.Guarantee {
 		Source: "Redis INCR (the application's fencing counter in its acquire script); redis.conf appendonly/appendfsync, rdb save points"}
 }
 
-// K8sMaxOverlap is the longest two k8s holders can both act with exact
-// clocks and no pauses, whatever the network does:
+// K8sMaxOverlap is the latency-free part of the longest two k8s holders
+// can both act with exact clocks and no pauses, whatever the network does
+// (the contract adds one ℓmax, LatencyTerms{Max: 1}):
 //
 //	RetryPeriod + RenewDeadline (+ RenewDeadline with ReleaseOnCancel)
-//	+ max(min(3·RequestTimeout, RenewDeadline), 2·RequestTimeout) + 1 s
-//	− LeaseDuration (whole seconds)
+//	(+ 1 s when RetryPeriod < 1 s) − LeaseDuration (whole seconds)
 //
 // and at least RequestTimeout with ReleaseOnCancel; 0 when negative (no
-// overlap at all). The holder acts until RetryPeriod + RenewDeadline after
-// the answer to its last successful attempt (+ the release); that answer
-// came at most one attempt's length — three requests of RequestTimeout on
-// the fast path's fallback, capped by the round's RenewDeadline, or two on
-// acquisition — after the attempt read its clock for renewTime. A
-// follower waits LeaseDuration from when it first saw a record equal to
-// the last one, and an earlier renewal of the same wall second looks
-// equal. A release: the holder acts until its answer, up to
-// RequestTimeout after the store applied it.
+// overlap at all). It is derived from the holder's last successful write,
+// not from the renewTime it read: the store applied that write at w and
+// answered by w + ℓmax; the next round starts RetryPeriod after the answer
+// (wait.Until is sliding) and cancels its request at RenewDeadline
+// (PollUntilContextTimeout), so the holder acts until w + ℓmax +
+// RetryPeriod + RenewDeadline, plus the release under a second
+// RenewDeadline with ReleaseOnCancel. A follower restarts observedTime
+// when a Get shows it a raw record other than the last it saw, which it
+// can only do after w, and takes over LeaseDuration (the record's whole
+// seconds) later; only a renewal within the same wall second as the
+// previous one looks unchanged, which takes renewals less than a second
+// apart (RetryPeriod < 1 s). A release: the holder acts until its
+// answer, up to RequestTimeout after the store applied it.
+// docs/algorithms/lease.md, "k8s".
 func K8sMaxOverlap(c Config) time.Duration {
-	rt := c.requestTimeout()
 	hold := c.RetryPeriod + c.RenewDeadline
 	if c.ReleaseOnCancel {
 		hold += c.RenewDeadline
 	}
-	attempt := max(min(3*rt, c.RenewDeadline), 2*rt)
+	if c.RetryPeriod < k8sWholeSecond {
+		hold += k8sWholeSecond
+	}
 	ld := c.LeaseDuration / time.Second * time.Second
-	out := max(hold+attempt+k8sWholeSecond-ld, 0)
+	out := max(hold-ld, 0)
 	if c.ReleaseOnCancel {
-		out = max(out, rt)
+		out = max(out, c.requestTimeout())
 	}
 	return out
 }

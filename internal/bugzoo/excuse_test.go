@@ -101,6 +101,29 @@ func TestSwarmExcusesNotTheLostSlots(t *testing.T) {
 	assert.GreaterOrEqual(t, bugFails, seeds/2, "the swarm's faults excused most lost slots")
 }
 
+// The k8s late-stop bug (the application stops one retry period after
+// OnStoppedLeading, kubernetes/kubernetes#44887) is a breach with
+// client-go's default request timeout too: the bound is derived from the
+// holder's last write, and a request in flight is cancelled with the
+// round's context, so the request timeout adds nothing to it. (Derived
+// from the read of renewTime, the bound grew with the request timeout to
+// 8 s at client-go's defaults, and this bug's 2 s overlap passed.)
+func TestK8sLateStopBreachesAtTheDefaultRequestTimeout(t *testing.T) {
+	require.NoError(t, bugzoo.Register(registry.Default))
+	src := withLines(t, "k8s-late-stop.yaml", nil)
+	src = strings.Replace(src, ", request_timeout: 1s}", "}", 1)
+	require.NotContains(t, src, "request_timeout: 1s}")
+	breaches := 0
+	for seed := uint64(1); seed <= 5; seed++ {
+		if runOne(t, src, "zoo-k8s-late-stop", seed).Report.Breaches > 0 {
+			breaches++
+		}
+		real := runOne(t, src, "lease", seed)
+		assert.Zero(t, real.Report.Breaches, "real k8s, seed %d: %v", seed, real.Problems)
+	}
+	assert.Positive(t, breaches, "the late stop stayed within the defaults' bound on every seed")
+}
+
 // withLines returns testdata/file with the fault lines of extra appended
 // to its faults list and the others appended at the end.
 func withLines(t *testing.T, file string, extra []string) string {
