@@ -118,6 +118,14 @@ type Config struct {
 	// ExtendInterval (walltime) is how often the holder extends lock_until.
 	// Default LockAtMostFor/2 (KeepAliveLockProvider).
 	ExtendInterval time.Duration
+	// Unlock (walltime) is the unlock statement's condition: UnlockByName
+	// (the default) updates the row by name alone, as ShedLock's SQL
+	// providers did before 7.0.0 (SqlStatementsSource.getUnlockStatement)
+	// and its Mongo, Cassandra, Neo4j, Couchbase, ArangoDB and DynamoDB
+	// providers still do, so a holder whose lock expired releases its
+	// successor's; UnlockByHolder adds "AND locked_by = :lockedBy"
+	// (ShedLock 7's SQL providers, jOOQ).
+	Unlock string
 	// TaskDuration (walltime) is how long the leader's task — the section
 	// the lock guards — runs after it took the lock; then it unlocks and
 	// competes again. A failed extension does not end it (ShedLock's
@@ -159,6 +167,12 @@ type Config struct {
 	zooHalfQuorum bool
 }
 
+// The values of Config.Unlock.
+const (
+	UnlockByName   = "by_name"
+	UnlockByHolder = "by_holder"
+)
+
 // The values of Config.Token.
 const (
 	TokenNone  = "none"
@@ -185,6 +199,7 @@ func DefaultConfig() Config {
 		ValidityCheck:    CheckNever,
 		Persistence:      PersistRDB,
 		LockAtMostFor:    30 * time.Second,
+		Unlock:           UnlockByName,
 		Token:            TokenNone,
 	}
 }
@@ -324,6 +339,8 @@ func (c Config) validate(n registry.Namer) error {
 			return fail([]string{"LockAtMostFor"}, "%s must be positive, got %v", n("LockAtMostFor"), c.LockAtMostFor)
 		case c.LockAtLeastFor < 0:
 			return fail([]string{"LockAtLeastFor"}, "%s must not be negative, got %v", n("LockAtLeastFor"), c.LockAtLeastFor)
+		case c.Unlock != UnlockByName && c.Unlock != UnlockByHolder:
+			return fail([]string{"Unlock"}, "%s must be %q or %q, got %q", n("Unlock"), UnlockByName, UnlockByHolder, c.Unlock)
 		case c.TaskDuration < 0:
 			return fail([]string{"TaskDuration"}, "%s must not be negative, got %v", n("TaskDuration"), c.TaskDuration)
 		case c.ExtendInterval < 0 || c.extendInterval() <= 0 || c.extendInterval() >= c.LockAtMostFor:

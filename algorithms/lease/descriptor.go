@@ -16,7 +16,7 @@ var fieldNames = map[string]string{
 	"ClockDriftFactor": "clock_drift_factor", "ExpiryClock": "expiry_clock", "Masters": "masters", "TimeoutFactor": "timeout_factor", "SetNXOnExtend": "set_nx_on_extend", "ClockDriftMargin": "clock_drift_margin",
 	"ValidityCheck": "validity_check", "ValidityCheckInterval": "validity_check_interval",
 	"Persistence": "persistence", "PersistenceOverride": "persistence_override", "PersistenceOverrideStores": "persistence_override_stores",
-	"Token": "token", "LockAtMostFor": "lock_at_most_for", "LockAtLeastFor": "lock_at_least_for", "ExtendInterval": "extend_interval", "TaskDuration": "task_duration",
+	"Token": "token", "LockAtMostFor": "lock_at_most_for", "LockAtLeastFor": "lock_at_least_for", "ExtendInterval": "extend_interval", "TaskDuration": "task_duration", "Unlock": "unlock",
 }
 
 // Descriptor describes lease-based election for the scenario grammar
@@ -69,6 +69,7 @@ func Descriptor() registry.Algorithm {
 			{Key: "lock_at_most_for", Kind: registry.Duration, Doc: "walltime: lock_until ahead of the holder's wall clock, default 30s"},
 			{Key: "lock_at_least_for", Kind: registry.Duration, Doc: "walltime: minimum hold on release, default 0"},
 			{Key: "extend_interval", Kind: registry.Duration, Doc: "walltime: extension interval, default lock_at_most_for/2"},
+			{Key: "unlock", Kind: registry.Enum, Enum: []string{UnlockByName, UnlockByHolder}, Doc: "walltime: the unlock statement's condition: by_name (UPDATE … WHERE name = :name, ShedLock before 7.0.0 and its Mongo, Cassandra, Neo4j, Couchbase, ArangoDB and DynamoDB providers: a holder whose lock expired frees its successor's) or by_holder (… AND locked_by = :lockedBy, ShedLock 7's SQL providers); default by_name"},
 			{Key: "task_duration", Kind: registry.Duration, Doc: "walltime: how long the leader's locked task runs before it unlocks and competes again (a failed extension does not stop it), default until the process stops"},
 			{Key: "token", Kind: registry.Enum, Enum: []string{TokenNone, TokenFence}, Doc: "the fencing token the leader writes with: none (no library here hands one) or fence, an application addition: ttl, redlock and walltime read a counter the application's acquire script increments (it comes back with the acquire answer); k8s Gets the Lease's leaseTransitions, one more round trip before it acts; default none"},
 			{Key: "request_timeout", Kind: registry.Duration, Doc: "store request timeout, default k8s max(1s, renew_deadline/2) (client-go NewFromKubeconfig), else 1s"},
@@ -158,6 +159,9 @@ func configOf(v registry.Values) Config {
 	registry.SetDuration(v, "lock_at_least_for", &c.LockAtLeastFor)
 	registry.SetDuration(v, "extend_interval", &c.ExtendInterval)
 	registry.SetDuration(v, "task_duration", &c.TaskDuration)
+	if v.Has("unlock") {
+		c.Unlock = v.String("unlock")
+	}
 	registry.SetDuration(v, "request_timeout", &c.RequestTimeout)
 	registry.SetDuration(v, "rejoin_delay", &c.RejoinDelay)
 	registry.SetDuration(v, "shutdown_at", &c.ShutdownAt)
