@@ -102,6 +102,25 @@ type Config struct {
 	// SET NX must answer within TTL·TimeoutFactor (go-redsync's
 	// timeoutFactor, default 0.05).
 	TimeoutFactor float64
+	// RedisReadTimeout (redlock) is each master's go-redis client's
+	// ReadTimeout: an attempt's reply is awaited this long. Default 5s
+	// (go-redis v9.22.0 options.go; 3s before).
+	RedisReadTimeout time.Duration
+	// RedisDialTimeout (redlock) bounds each dial of a new connection.
+	// Default 5s (go-redis DialTimeout).
+	RedisDialTimeout time.Duration
+	// RedisMaxRetries (redlock) is go-redis's MaxRetries: a command is
+	// tried up to RedisMaxRetries+1 times. Default 3. 0 here means no
+	// retries (go-redis's -1).
+	RedisMaxRetries int
+	// RedisDialerRetries (redlock) is go-redis's DialerRetries: dials per
+	// attempt, 100ms apart. Default 5 (v9.16.0 and later; 1 before).
+	RedisDialerRetries int
+	// ContextTimeoutEnabled (redlock) is go-redis's option of that name:
+	// a round's context deadline (the acquisition's TTL·TimeoutFactor,
+	// RequestTimeout on an extension) also cuts a socket read short.
+	// Default false, go-redis's: the deadline only stops retries and dials.
+	ContextTimeoutEnabled bool
 	// SetNXOnExtend (redlock) makes each extension also set the key on
 	// masters where it is absent (go-redsync's WithSetNXOnExtend option),
 	// so a holder that won on a bare majority comes to hold every master
@@ -139,7 +158,10 @@ type Config struct {
 	// max(1s, RenewDeadline/2), the REST client timeout client-go's
 	// resourcelock.NewFromKubeconfig sets (so a release against an
 	// unreachable API server blocks that long while the leader still acts);
-	// 1s for ttl and walltime.
+	// 1s for ttl and walltime. For redlock it is the application's own
+	// deadline on an extension (the context it passes to ExtendContext),
+	// 0 none: go-redsync's Extend() passes context.Background(), and the
+	// round lasts as long as the slowest master's go-redis call.
 	RequestTimeout time.Duration
 	// RejoinDelay is how long a candidate that lost the lease waits before
 	// it competes again with fresh state, as a supervisor restarting the
@@ -184,23 +206,27 @@ const (
 // margin, and ShedLock's 30s lockAtMostFor extended every 15s.
 func DefaultConfig() Config {
 	return Config{
-		Flavor:           FlavorK8s,
-		Key:              "leader",
-		LeaseDuration:    15 * time.Second,
-		RenewDeadline:    10 * time.Second,
-		RetryPeriod:      2 * time.Second,
-		JitterFactor:     1.2,
-		TTL:              10 * time.Second,
-		ExpiryClock:      ExpiryWall,
-		Masters:          5,
-		TimeoutFactor:    0.05,
-		ClockDriftFactor: 0.01,
-		ClockDriftMargin: 2 * time.Millisecond,
-		ValidityCheck:    CheckNever,
-		Persistence:      PersistRDB,
-		LockAtMostFor:    30 * time.Second,
-		Unlock:           UnlockByName,
-		Token:            TokenNone,
+		Flavor:             FlavorK8s,
+		Key:                "leader",
+		LeaseDuration:      15 * time.Second,
+		RenewDeadline:      10 * time.Second,
+		RetryPeriod:        2 * time.Second,
+		JitterFactor:       1.2,
+		TTL:                10 * time.Second,
+		ExpiryClock:        ExpiryWall,
+		Masters:            5,
+		TimeoutFactor:      0.05,
+		RedisReadTimeout:   5 * time.Second,
+		RedisDialTimeout:   5 * time.Second,
+		RedisMaxRetries:    3,
+		RedisDialerRetries: 5,
+		ClockDriftFactor:   0.01,
+		ClockDriftMargin:   2 * time.Millisecond,
+		ValidityCheck:      CheckNever,
+		Persistence:        PersistRDB,
+		LockAtMostFor:      30 * time.Second,
+		Unlock:             UnlockByName,
+		Token:              TokenNone,
 	}
 }
 
@@ -303,6 +329,10 @@ func (c Config) validate(n registry.Namer) error {
 			return fail([]string{"Masters"}, "%s must be in 1..%d, got %d", n("Masters"), MaxMasters, c.Masters)
 		case c.Flavor == FlavorRedlock && (c.TimeoutFactor <= 0 || c.TimeoutFactor >= 1):
 			return fail([]string{"TimeoutFactor"}, "%s must be in (0, 1), got %v", n("TimeoutFactor"), c.TimeoutFactor)
+		case c.Flavor == FlavorRedlock && (c.RedisReadTimeout <= 0 || c.RedisDialTimeout <= 0):
+			return fail([]string{"RedisReadTimeout", "RedisDialTimeout"}, "%s and %s must be positive, got %v and %v", n("RedisReadTimeout"), n("RedisDialTimeout"), c.RedisReadTimeout, c.RedisDialTimeout)
+		case c.Flavor == FlavorRedlock && (c.RedisMaxRetries < 0 || c.RedisDialerRetries < 1):
+			return fail([]string{"RedisMaxRetries", "RedisDialerRetries"}, "%s must not be negative and %s must be at least 1, got %d and %d", n("RedisMaxRetries"), n("RedisDialerRetries"), c.RedisMaxRetries, c.RedisDialerRetries)
 		case c.TTL <= 0:
 			return fail([]string{"TTL"}, "%s must be positive, got %v", n("TTL"), c.TTL)
 		case c.ExpiryClock != "" && c.ExpiryClock != ExpiryWall && c.ExpiryClock != ExpiryMonotonic:

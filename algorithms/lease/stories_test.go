@@ -4,10 +4,12 @@ import (
 	"os"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/electsim/electsim/checker"
 	"github.com/electsim/electsim/scenario"
 	"github.com/electsim/electsim/sim"
 )
@@ -84,6 +86,51 @@ func TestShedLockStaleUnlockStory(t *testing.T) {
 			require.NotEmpty(t, during, "%s seed %d: the stale unlock frees the second's row", unlock, seed)
 			assert.GreaterOrEqual(t, during[0].start, first.end, "%s seed %d: after the first's task ended and it unlocked", unlock, seed)
 			assert.NotContains(t, []sim.NodeID{first.node, second.node}, during[0].node, "%s seed %d: a third runner", unlock, seed)
+		}
+	}
+}
+
+// TestRedlockExtendSlowMasterStory holds
+// scenarios/redlock-extend-slow-master.yaml to its comment over 200 seeds:
+// with go-redsync's Extend() (no deadline: Mutex.ExtendContext waits in
+// actOnPoolsAsync for every master) and go-redis v9's defaults, one master
+// unreachable from the holder holds its extension round past the 8 s
+// expiry and the other client leads beside it in every seed; an
+// application deadline of 1 s (ExtendContext) — the round then ends at the
+// 5 s read timeout — or that deadline with ContextTimeoutEnabled prevents
+// any overlap (50 seeds each).
+func TestRedlockExtendSlowMasterStory(t *testing.T) {
+	seeds := storySeeds(t)
+	for _, v := range []struct {
+		set     []string
+		overlap bool
+		seeds   int
+	}{
+		{nil, true, seeds},
+		{[]string{"algorithm.request_timeout=1s"}, false, max(1, seeds/4)},
+		{[]string{"algorithm.request_timeout=1s", "algorithm.context_timeout_enabled=true"}, false, max(1, seeds/4)},
+	} {
+		sc, err := scenario.LoadWith(scenarios+"redlock-extend-slow-master.yaml", v.set)
+		require.NoError(t, err)
+		var lo, hi time.Duration
+		for seed := uint64(1); seed <= uint64(v.seeds); seed++ {
+			r, err := sc.Run(scenario.RunOptions{Seed: seed})
+			require.NoError(t, err)
+			c, _ := r.Report.Check(checker.CheckSplitBrain)
+			if !v.overlap {
+				require.Zero(t, c.Count, "%v seed %d: the round ends in time for the next extension", v.set, seed)
+				continue
+			}
+			require.True(t, r.OK, "seed %d: %v", seed, r.Problems)
+			require.NotEmpty(t, c.Violations, "seed %d", seed)
+			d := c.Violations[0].Duration
+			if lo == 0 || d < lo {
+				lo = d
+			}
+			hi = max(hi, d)
+		}
+		if v.overlap {
+			t.Logf("Extend(): the two clients overlap %v–%v (%d seeds)", lo, hi, seeds)
 		}
 	}
 }
