@@ -17,6 +17,24 @@ const (
 	ChecksNone = "none"
 )
 
+// Where a candidate's Consul agent runs (Config.Agent).
+const (
+	// AgentSeparate: the candidate node is the application alone; its
+	// agent is a separate process on the same host (Consul's deployment:
+	// one client agent per host, the application talks to it over
+	// localhost). A crash or pause of the candidate is the application's:
+	// the agent keeps answering serf, serfHealth keeps passing, and only
+	// the session's TTL (×2, session_ttl.go) ends its session. The model
+	// has no fault of the agent or of the host's network for this mode: a
+	// partition of the candidate cuts the application's links only.
+	AgentSeparate = "separate"
+	// AgentHost: the candidate node is its whole host, agent included: a
+	// crash or pause of the node is the host's (a machine crash, a VM
+	// freeze) and silences the agent too, and a partition cuts both, so
+	// serfHealth fails (electsim's model before 2026-11-29).
+	AgentHost = "host"
+)
+
 // Config holds a candidate's parameters. Start from DefaultConfig.
 type Config struct {
 	// Key is the lock's KV key (api.LockOptions.Key, the application's
@@ -32,6 +50,11 @@ type Config struct {
 	LockDelay time.Duration
 	// Checks is ChecksSerf (default) or ChecksNone.
 	Checks string
+	// Agent is AgentSeparate (default) or AgentHost: which failure domain
+	// the candidate node stands for, the application alone or its whole
+	// host with its agent. With AgentSeparate the serfHealth check a
+	// session is bound to never fails in the model.
+	Agent string
 	// LockRetryTime is how long Lock waits after Acquire failed on a free
 	// key (a lock-delay in force). Default 5s (api.DefaultLockRetryTime).
 	LockRetryTime time.Duration
@@ -74,10 +97,14 @@ const (
 
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
-	return Config{Key: "leader", SessionTTL: 15 * time.Second, LockDelay: 15 * time.Second, Checks: ChecksSerf,
+	return Config{Key: "leader", SessionTTL: 15 * time.Second, LockDelay: 15 * time.Second, Checks: ChecksSerf, Agent: AgentSeparate,
 		LockRetryTime: 5 * time.Second, LockWaitTime: 15 * time.Second, QueryWait: 5 * time.Minute, RequestTimeout: 7 * time.Second,
 		KeepAliveInterval: 30 * time.Second, KeepAliveTimeout: 10 * time.Second, Token: TokenNone}
 }
+
+// serfCanFail reports whether the session's serfHealth check can fail in
+// the model: bound to it, with the agent on the candidate's node.
+func (c Config) serfCanFail() bool { return c.Checks == ChecksSerf && c.Agent == AgentHost }
 
 // Validate reports the first invalid field, naming Go fields.
 func (c Config) Validate() error { return c.validate(registry.GoName) }
@@ -101,6 +128,8 @@ func (c Config) validate(n registry.Namer) error {
 		return fail([]string{"LockDelay"}, "%s must be within [0, 60s], got %v", n("LockDelay"), c.LockDelay)
 	case c.Checks != ChecksSerf && c.Checks != ChecksNone:
 		return fail([]string{"Checks"}, "%s must be %q or %q, got %q", n("Checks"), ChecksSerf, ChecksNone, c.Checks)
+	case c.Agent != AgentSeparate && c.Agent != AgentHost:
+		return fail([]string{"Agent"}, "%s must be %q or %q, got %q", n("Agent"), AgentSeparate, AgentHost, c.Agent)
 	case c.RejoinDelay < 0:
 		return fail([]string{"RejoinDelay"}, "%s must not be negative, got %v", n("RejoinDelay"), c.RejoinDelay)
 	case c.Token != TokenNone && c.Token != TokenLockIndex && c.Token != TokenModifyIndex:

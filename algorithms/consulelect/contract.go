@@ -19,6 +19,9 @@ func Contract(v registry.Values) contract.Contract {
 	if v.Has("checks") {
 		c.Checks = v.String("checks")
 	}
+	if v.Has("agent") {
+		c.Agent = v.String("agent")
+	}
 	registry.SetDuration(v, "keepalive_interval", &c.KeepAliveInterval)
 	registry.SetDuration(v, "keepalive_timeout", &c.KeepAliveTimeout)
 	s := ServerConfig{}
@@ -48,8 +51,9 @@ func Contract(v registry.Values) contract.Contract {
 // where invalidation is the earliest the server ends the holder's session
 // after it last heard from it: 1.5·SessionTTL by the TTL (renewed every
 // TTL/2, invalidated 2·TTL after the last renewal), or with serfHealth
-// checks ProbeInterval + SuspicionMult·ProbeInterval (memberlist's
-// smallest suspicion; serf_timeout instead when set). The holder learns
+// checks that can fail (the agent on the candidate's node, AgentHost)
+// ProbeInterval + SuspicionMult·ProbeInterval (memberlist's smallest
+// suspicion; serf_timeout instead when set). The holder learns
 // of the loss only from its monitor query, which it cannot get cut off,
 // or when a keep-alive ping (every KeepAliveInterval) goes unanswered for
 // KeepAliveTimeout; its successor acquires no earlier than the
@@ -62,7 +66,7 @@ func MaxOverlap(c Config, s ServerConfig, latMax time.Duration) time.Duration {
 // zero: KeepAliveInterval + KeepAliveTimeout − LockDelay − invalidation.
 func overlapBase(c Config, s ServerConfig) time.Duration {
 	inv := 3 * c.SessionTTL / 2
-	if c.Checks != ChecksNone {
+	if c.serfCanFail() {
 		serf := s.ProbeInterval + time.Duration(s.SuspicionMult)*s.ProbeInterval
 		if s.SerfTimeout > 0 {
 			serf = s.SerfTimeout

@@ -19,26 +19,32 @@ const scenarios = "../../scenarios/"
 // by hand: a cut-off holder learns of the loss when a keep-alive ping
 // (every 30 s) goes unanswered for 10 s, at most 40 s after the cut; its
 // successor acquires no earlier than the invalidation — serfHealth's
-// probe interval and smallest suspicion (1 s + 4 s), or 2·TTL after the
-// last renewal, at least 1.5·TTL after the cut — plus the lock-delay.
+// probe interval and smallest suspicion (1 s + 4 s) when the agent shares
+// the candidate's node (agent: host), or 2·TTL after the last renewal, at
+// least 1.5·TTL after the cut — plus the lock-delay. With the agent a
+// separate process (the default) serfHealth never fails in the model and
+// the TTL decides, as with checks none.
 func TestConsulMaxOverlapHandComputed(t *testing.T) {
 	s, ms := time.Second, time.Millisecond
 	srv := consulelect.ServerConfig{ProbeInterval: s, SuspicionMult: 4}
+	sep, host := consulelect.AgentSeparate, consulelect.AgentHost
 	for _, tc := range []struct {
 		name       string
 		ttl, delay time.Duration
 		checks     string
+		agent      string
 		serf       time.Duration
 		want       time.Duration
 	}{
-		{"defaults", 15 * s, 15 * s, consulelect.ChecksSerf, 0, 20*s + 20*ms},         // 40 − 15 − 5
-		{"no delay", 15 * s, 0, consulelect.ChecksSerf, 0, 35*s + 20*ms},              // 40 − 0 − 5
-		{"TTL only", 15 * s, 15 * s, consulelect.ChecksNone, 0, 2*s + 520*ms},         // 40 − 15 − 22.5
-		{"TTL 20 s only", 20 * s, 15 * s, consulelect.ChecksNone, 0, 0},               // 40 − 15 − 30 < 0
-		{"serf_timeout", 15 * s, 15 * s, consulelect.ChecksSerf, 3 * s, 22*s + 20*ms}, // 40 − 15 − 3
+		{"defaults", 15 * s, 15 * s, consulelect.ChecksSerf, sep, 0, 2*s + 520*ms},                      // 40 − 15 − 22.5
+		{"host agent", 15 * s, 15 * s, consulelect.ChecksSerf, host, 0, 20*s + 20*ms},                   // 40 − 15 − 5
+		{"host agent, no delay", 15 * s, 0, consulelect.ChecksSerf, host, 0, 35*s + 20*ms},              // 40 − 0 − 5
+		{"TTL only", 15 * s, 15 * s, consulelect.ChecksNone, host, 0, 2*s + 520*ms},                     // 40 − 15 − 22.5
+		{"TTL 20 s only", 20 * s, 15 * s, consulelect.ChecksNone, sep, 0, 0},                            // 40 − 15 − 30 < 0
+		{"host agent, serf_timeout", 15 * s, 15 * s, consulelect.ChecksSerf, host, 3 * s, 22*s + 20*ms}, // 40 − 15 − 3
 	} {
 		c := consulelect.DefaultConfig()
-		c.SessionTTL, c.LockDelay, c.Checks = tc.ttl, tc.delay, tc.checks
+		c.SessionTTL, c.LockDelay, c.Checks, c.Agent = tc.ttl, tc.delay, tc.checks, tc.agent
 		sv := srv
 		sv.SerfTimeout = tc.serf
 		assert.Equal(t, tc.want, consulelect.MaxOverlap(c, sv, 10*ms), tc.name)
@@ -49,8 +55,8 @@ func TestConsulMaxOverlapHandComputed(t *testing.T) {
 	for _, lat := range []time.Duration{10 * ms, 3000 * ms} {
 		for _, delay := range []time.Duration{0, 15000 * ms, 60000 * ms} {
 			c := consulelect.DefaultConfig()
-			c.LockDelay = delay
-			g, ok := consulelect.Contract(contracttest.Values{"lock_delay": delay}).Resolve(contract.Network{Max: lat, Bounded: true}).For("split_brain")
+			c.LockDelay, c.Agent = delay, host
+			g, ok := consulelect.Contract(contracttest.Values{"lock_delay": delay, "agent": host}).Resolve(contract.Network{Max: lat, Bounded: true}).For("split_brain")
 			require.True(t, ok)
 			assert.Equal(t, consulelect.MaxOverlap(c, srv, lat), g.MaxOverlap, "latency %v, lock-delay %v", lat, delay)
 		}

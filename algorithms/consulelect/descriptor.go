@@ -8,7 +8,7 @@ import (
 )
 
 // fieldNames are the scenario words for Config's fields (registry.NameBy).
-var fieldNames = map[string]string{"Key": "key", "SessionTTL": "session_ttl", "LockDelay": "lock_delay", "Checks": "checks",
+var fieldNames = map[string]string{"Key": "key", "SessionTTL": "session_ttl", "LockDelay": "lock_delay", "Checks": "checks", "Agent": "agent",
 	"LockRetryTime": "lock_retry_time", "LockWaitTime": "lock_wait_time", "QueryWait": "query_wait", "RequestTimeout": "request_timeout",
 	"KeepAliveInterval": "keepalive_interval", "KeepAliveTimeout": "keepalive_timeout", "RejoinDelay": "rejoin_delay", "Token": "token"}
 
@@ -46,6 +46,7 @@ func Descriptor() registry.Algorithm {
 			{Key: "session_ttl", Kind: registry.Duration, MinDur: 10 * time.Second, MaxDur: 24 * time.Hour, Doc: "session TTL, renewed every TTL/2, invalidated 2·TTL after the last renewal, within [10s, 24h], default 15s"},
 			{Key: "lock_delay", Kind: registry.Duration, MaxDur: 60 * time.Second, Doc: "the session's lock-delay: an invalidated session's keys cannot be locked for this long (server wall clock), within [0, 60s], default 15s"},
 			{Key: "checks", Kind: registry.Enum, Enum: []string{ChecksSerf, ChecksNone}, Doc: "health checks the session is bound to: serf (its node's serfHealth, the default) or none (TTL only)"},
+			{Key: "agent", Kind: registry.Enum, Enum: []string{AgentSeparate, AgentHost}, Doc: "what a candidate node stands for: separate (the application alone; its agent is another process on the host that outlives the application's crash or pause, so serfHealth passes and only the session TTL ×2 ends the session) or host (the whole host, agent included: a crash, pause or partition of the node fails serfHealth); default separate"},
 			{Key: "lock_retry_time", Kind: registry.Duration, Doc: "wait after Acquire failed on a free key (lock-delay), default 5s"},
 			{Key: "lock_wait_time", Kind: registry.Duration, Doc: "the wait of Lock's blocking queries on the key (api.DefaultLockWaitTime), default 15s"},
 			{Key: "query_wait", Kind: registry.Duration, Doc: "the wait of monitorLock's blocking queries (the server's default query time), default 5m"},
@@ -72,6 +73,9 @@ func Descriptor() registry.Algorithm {
 			registry.SetDuration(v, "lock_delay", &c.LockDelay)
 			if v.Has("checks") {
 				c.Checks = v.String("checks")
+			}
+			if v.Has("agent") {
+				c.Agent = v.String("agent")
 			}
 			registry.SetDuration(v, "lock_retry_time", &c.LockRetryTime)
 			registry.SetDuration(v, "lock_wait_time", &c.LockWaitTime)

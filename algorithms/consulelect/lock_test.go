@@ -74,6 +74,14 @@ func (r *rig) nextLead(old sim.NodeID, from sim.Time) sim.Record {
 	return sim.Record{}
 }
 
+// hostAgent is the defaults with the agent on the candidate's node
+// (AgentHost): a crash, pause or partition of the node fails serfHealth.
+func hostAgent() Config {
+	c := DefaultConfig()
+	c.Agent = AgentHost
+	return c
+}
+
 func ttlOnly() Config {
 	c := DefaultConfig()
 	c.Checks = ChecksNone
@@ -217,7 +225,7 @@ func TestConsulCutOffHolderLearnsByKeepAlive(t *testing.T) {
 // nodes' indirect probes.
 func TestConsulSerfHealthInvalidatesIsolatedNode(t *testing.T) {
 	for _, isolate := range []bool{true, false} {
-		r := newRig(t, 5, 3, DefaultConfig())
+		r := newRig(t, 5, 3, hostAgent())
 		r.s.RunFor(20 * time.Second)
 		l := r.leader(t)
 		cut := r.s.Now()
@@ -305,7 +313,7 @@ func TestConsulConfigValidate(t *testing.T) {
 // the changed key, before the lock-delay lets its successor lock.
 func TestConsulAnswerOutlivesShortPartition(t *testing.T) {
 	for seed := uint64(1); seed <= 5; seed++ {
-		r := newRig(t, seed, 3, DefaultConfig())
+		r := newRig(t, seed, 3, hostAgent())
 		r.s.RunFor(31 * time.Second) // just after a keep-alive: the next is after the heal
 		l := r.leader(t)
 		cut := r.s.Now()
@@ -348,5 +356,82 @@ func TestConsulOutageAndFailoverRestartTimers(t *testing.T) {
 		expired := r.effects(EffectExpired)
 		require.Len(t, expired, 1, "failover %v", failover)
 		assert.Equal(t, 30*time.Second+time.Nanosecond, expired[0].At.Sub(back), "failover %v", failover)
+	}
+}
+
+// TestConsulAppCrashSessionEndsByTTL: the application holding the lock
+// crashes; its agent, a separate process on the host, stays up, so its
+// node's serfHealth keeps passing and only the session's TTL timer ends
+// the session — TTL × SessionTTLMultiplier (2) after the last renewal
+// (agent/consul/session_ttl.go resetSessionTimer) — after which the
+// lock-delay runs (state/session.go) and a waiter locks at its next
+// LockRetryTime retry (api/lock.go Lock): no new leader for at least
+// 1.5·TTL + LockDelay = 37.5 s after the crash. With the agent on the
+// crashed node (agent: host) serf invalidates the session 5–7 s after the
+// crash, and the next leader comes about 20 s after it — the model's only
+// behaviour before 2026-11-29.
+func TestConsulAppCrashSessionEndsByTTL(t *testing.T) {
+	for _, agent := range []string{AgentSeparate, AgentHost} {
+		for seed := uint64(1); seed <= 5; seed++ {
+			c := DefaultConfig()
+			c.Agent = agent
+			r := newRig(t, seed, 3, c)
+			r.s.RunFor(20*time.Second + time.Duration(seed)*1300*time.Millisecond) // crash at different renewal phases
+			l := r.leader(t)
+			crash := r.s.Now()
+			r.s.Crash(l)
+			r.s.RunFor(90 * time.Second)
+			expired := r.effects(EffectExpired)
+			require.Len(t, expired, 1, "%s seed %d", agent, seed)
+			next := r.nextLead(l, crash)
+			require.NotZero(t, next.At, "%s seed %d", agent, seed)
+			failover := next.At.Sub(crash)
+			if agent == AgentHost {
+				assert.Less(t, expired[0].At.Sub(crash), 7*time.Second, "%s seed %d: serfHealth critical", agent, seed)
+				assert.Less(t, failover, 30*time.Second, "%s seed %d", agent, seed)
+				continue
+			}
+			var last sim.Record
+			for _, x := range r.effects(EffectRenewed) {
+				if x.At < crash {
+					last = x
+				}
+			}
+			require.NotZero(t, last.At, "seed %d", seed)
+			assert.Equal(t, 2*c.SessionTTL+time.Nanosecond, expired[0].At.Sub(last.At), "seed %d: 2·TTL after the last renewal", seed)
+			assert.GreaterOrEqual(t, failover, 3*c.SessionTTL/2+c.LockDelay, "seed %d", seed)
+			assert.LessOrEqual(t, failover, 2*c.SessionTTL+c.LockDelay+c.LockRetryTime+100*time.Millisecond, "seed %d", seed)
+		}
+	}
+}
+
+// TestConsulAppPauseKeepsSession: the application holding the lock pauses
+// 20 s (a GC pause). Its agent keeps serfHealth passing and the session's
+// TTL timer has at least 1.5·TTL = 22.5 s left (session_ttl.go), so the
+// session survives, no one else locks, and the application resumes still
+// holding the lock. With the agent paused along (agent: host) serf
+// invalidates the session and the application loses the lock.
+func TestConsulAppPauseKeepsSession(t *testing.T) {
+	for _, agent := range []string{AgentSeparate, AgentHost} {
+		for seed := uint64(1); seed <= 5; seed++ {
+			c := DefaultConfig()
+			c.Agent = agent
+			r := newRig(t, seed, 3, c)
+			r.s.RunFor(20*time.Second + time.Duration(seed)*1300*time.Millisecond)
+			l := r.leader(t)
+			pause := r.s.Now()
+			r.s.Pause(l)
+			r.s.RunFor(20 * time.Second)
+			r.s.Resume(l)
+			r.s.RunFor(40 * time.Second)
+			if agent == AgentHost {
+				assert.NotEmpty(t, r.effects(EffectExpired), "%s seed %d", agent, seed)
+				assert.NotEmpty(t, r.records(sim.RecStepDown, l), "%s seed %d", agent, seed)
+				continue
+			}
+			assert.Empty(t, r.effects(EffectExpired), "seed %d: the session survives", seed)
+			assert.Zero(t, r.nextLead(l, pause).At, "seed %d: no one else locks", seed)
+			assert.Equal(t, []sim.NodeID{l}, r.s.Leaders(), "seed %d", seed)
+		}
 	}
 }

@@ -44,6 +44,11 @@ type Node struct {
 	conn      uint64 // this connection's identity (the server retransmits only on it)
 	lastRenew time.Duration
 	belief    coord.Belief
+	// releaseID and releasing: Unlock's Release out, and the session to
+	// destroy once it answers (api/lock.go Unlock closes the renewal only
+	// after kv.Release returned, in a deferred call).
+	releaseID int64
+	releasing int64
 
 	lock      coord.Pending[*Request, step] // the Lock loop's request; its NextID numbers every request
 	renew     coord.Pending[*Request, step] // RenewPeriodic's request
@@ -131,6 +136,11 @@ func (n *Node) OnMessage(m sim.Message) {
 	switch rep.Op {
 	case OpPing:
 		n.ping.Answer(n.env, rep.ID)
+	case OpRelease:
+		if rep.ID == n.releaseID && n.releasing != 0 {
+			n.send(&Request{ID: n.lock.NextID(), Op: OpSessionDestroy, Session: n.releasing})
+			n.releaseID, n.releasing = 0, 0
+		}
 	case OpSessionRenew:
 		if _, ok := n.renew.Answer(n.env, rep.ID); ok {
 			n.renewed(rep.OK)
@@ -273,7 +283,11 @@ func (n *Node) Resign() {
 
 func (n *Node) createSession() {
 	n.session, n.token = 0, 0
-	n.request(&Request{Op: OpSessionCreate, TTL: n.cfg.SessionTTL, LockDelay: n.cfg.LockDelay, Serf: n.cfg.Checks == ChecksSerf}, stepCreate, n.cfg.RequestTimeout)
+	// With the agent a separate process (AgentSeparate) the session is
+	// still bound to its host's serfHealth, but nothing in the model fails
+	// that check — the agent outlives the application's crash or pause —
+	// so the server does not probe it.
+	n.request(&Request{Op: OpSessionCreate, TTL: n.cfg.SessionTTL, LockDelay: n.cfg.LockDelay, Serf: n.cfg.serfCanFail()}, stepCreate, n.cfg.RequestTimeout)
 }
 
 // renewed is RenewPeriodic's answer: renewed, or the session is gone
@@ -334,11 +348,17 @@ func (n *Node) lost(why string) {
 	n.arm(&n.rejoin, n.cfg.RejoinDelay, tagRejoin)
 }
 
-// unlock is Unlock: release the key, then stop renewing, which destroys
-// the session (RenewPeriodic's doneCh). Neither answer is awaited.
+// unlock is Unlock: release the key, and when the release has answered
+// stop renewing, which destroys the session (api/lock.go Unlock closes
+// sessionRenew in a deferred call, after kv.Release returned; a session
+// destroyed while it still held the key would set its lock-delay). The
+// application does not wait: leadership has ended already. A release that
+// never answers leaves the session to its TTL.
 func (n *Node) unlock() {
 	if n.session != 0 {
-		n.send(&Request{ID: n.lock.NextID(), Op: OpRelease, Session: n.session, Key: n.cfg.Key})
+		n.releaseID, n.releasing = n.lock.NextID(), n.session
+		n.send(&Request{ID: n.releaseID, Op: OpRelease, Session: n.session, Key: n.cfg.Key})
+		n.session = 0 // destroy below leaves it to the release's answer
 	}
 	n.destroy()
 }

@@ -59,7 +59,7 @@ func TestConsulSerfSuspicionDelaysInvalidation(t *testing.T) {
 	}{{2, 0, 4 * time.Second}, {3, 0, 4 * time.Second}, {5, 0, 4 * time.Second}, {3, 100, 8 * time.Second}} {
 		for seed := uint64(1); seed <= 5; seed++ {
 			name := fmt.Sprintf("candidates %d members %d seed %d", tc.candidates, tc.members, seed)
-			r := newRig(t, seed, tc.candidates, DefaultConfig())
+			r := newRig(t, seed, tc.candidates, hostAgent())
 			r.srv.cfg.Members = tc.members
 			r.s.RunFor(20 * time.Second)
 			l := r.leader(t)
@@ -87,7 +87,7 @@ func TestConsulSerfSuspicionDelaysInvalidation(t *testing.T) {
 // TestConsulSerfFixedTimeoutOption keeps the old simplification behind
 // ServerConfig.SerfTimeout: a node unheard that long fails serfHealth.
 func TestConsulSerfFixedTimeoutOption(t *testing.T) {
-	r := newRig(t, 3, 3, DefaultConfig())
+	r := newRig(t, 3, 3, hostAgent())
 	r.srv.cfg.SerfTimeout = 4500 * time.Millisecond
 	r.s.RunFor(20 * time.Second)
 	l := r.leader(t)
@@ -113,7 +113,7 @@ func TestConsulSerfFixedTimeoutOption(t *testing.T) {
 // cut fell more than 0.6 s after a probe.
 func TestConsulSerfHealRefutesSuspicion(t *testing.T) {
 	for seed := uint64(1); seed <= 10; seed++ {
-		r := newRig(t, seed, 5, DefaultConfig())
+		r := newRig(t, seed, 5, hostAgent())
 		r.s.RunFor(20*time.Second + time.Duration(seed)*97*time.Millisecond)
 		l := r.leader(t)
 		cut := r.s.Now()

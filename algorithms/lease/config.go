@@ -102,6 +102,25 @@ type Config struct {
 	// SET NX must answer within TTL·TimeoutFactor (go-redsync's
 	// timeoutFactor, default 0.05).
 	TimeoutFactor float64
+	// RedisReadTimeout (redlock) is each master's go-redis client's
+	// ReadTimeout: an attempt's reply is awaited this long. Default 5s
+	// (go-redis v9.22.0 options.go; 3s before).
+	RedisReadTimeout time.Duration
+	// RedisDialTimeout (redlock) bounds each dial of a new connection.
+	// Default 5s (go-redis DialTimeout).
+	RedisDialTimeout time.Duration
+	// RedisMaxRetries (redlock) is go-redis's MaxRetries: a command is
+	// tried up to RedisMaxRetries+1 times. Default 3. 0 here means no
+	// retries (go-redis's -1).
+	RedisMaxRetries int
+	// RedisDialerRetries (redlock) is go-redis's DialerRetries: dials per
+	// attempt, 100ms apart. Default 5 (v9.16.0 and later; 1 before).
+	RedisDialerRetries int
+	// ContextTimeoutEnabled (redlock) is go-redis's option of that name:
+	// a round's context deadline (the acquisition's TTL·TimeoutFactor,
+	// RequestTimeout on an extension) also cuts a socket read short.
+	// Default false, go-redis's: the deadline only stops retries and dials.
+	ContextTimeoutEnabled bool
 	// SetNXOnExtend (redlock) makes each extension also set the key on
 	// masters where it is absent (go-redsync's WithSetNXOnExtend option),
 	// so a holder that won on a bare majority comes to hold every master
@@ -118,6 +137,14 @@ type Config struct {
 	// ExtendInterval (walltime) is how often the holder extends lock_until.
 	// Default LockAtMostFor/2 (KeepAliveLockProvider).
 	ExtendInterval time.Duration
+	// Unlock (walltime) is the unlock statement's condition: UnlockByName
+	// (the default) updates the row by name alone, as ShedLock's SQL
+	// providers did before 7.0.0 (SqlStatementsSource.getUnlockStatement)
+	// and its Mongo, Cassandra, Neo4j, Couchbase, ArangoDB and DynamoDB
+	// providers still do, so a holder whose lock expired releases its
+	// successor's; UnlockByHolder adds "AND locked_by = :lockedBy"
+	// (ShedLock 7's SQL providers, jOOQ).
+	Unlock string
 	// TaskDuration (walltime) is how long the leader's task — the section
 	// the lock guards — runs after it took the lock; then it unlocks and
 	// competes again. A failed extension does not end it (ShedLock's
@@ -131,7 +158,10 @@ type Config struct {
 	// max(1s, RenewDeadline/2), the REST client timeout client-go's
 	// resourcelock.NewFromKubeconfig sets (so a release against an
 	// unreachable API server blocks that long while the leader still acts);
-	// 1s for ttl and walltime.
+	// 1s for ttl and walltime. For redlock it is the application's own
+	// deadline on an extension (the context it passes to ExtendContext),
+	// 0 none: go-redsync's Extend() passes context.Background(), and the
+	// round lasts as long as the slowest master's go-redis call.
 	RequestTimeout time.Duration
 	// RejoinDelay is how long a candidate that lost the lease waits before
 	// it competes again with fresh state, as a supervisor restarting the
@@ -159,6 +189,12 @@ type Config struct {
 	zooHalfQuorum bool
 }
 
+// The values of Config.Unlock.
+const (
+	UnlockByName   = "by_name"
+	UnlockByHolder = "by_holder"
+)
+
 // The values of Config.Token.
 const (
 	TokenNone  = "none"
@@ -170,22 +206,27 @@ const (
 // margin, and ShedLock's 30s lockAtMostFor extended every 15s.
 func DefaultConfig() Config {
 	return Config{
-		Flavor:           FlavorK8s,
-		Key:              "leader",
-		LeaseDuration:    15 * time.Second,
-		RenewDeadline:    10 * time.Second,
-		RetryPeriod:      2 * time.Second,
-		JitterFactor:     1.2,
-		TTL:              10 * time.Second,
-		ExpiryClock:      ExpiryWall,
-		Masters:          5,
-		TimeoutFactor:    0.05,
-		ClockDriftFactor: 0.01,
-		ClockDriftMargin: 2 * time.Millisecond,
-		ValidityCheck:    CheckNever,
-		Persistence:      PersistRDB,
-		LockAtMostFor:    30 * time.Second,
-		Token:            TokenNone,
+		Flavor:             FlavorK8s,
+		Key:                "leader",
+		LeaseDuration:      15 * time.Second,
+		RenewDeadline:      10 * time.Second,
+		RetryPeriod:        2 * time.Second,
+		JitterFactor:       1.2,
+		TTL:                10 * time.Second,
+		ExpiryClock:        ExpiryWall,
+		Masters:            5,
+		TimeoutFactor:      0.05,
+		RedisReadTimeout:   5 * time.Second,
+		RedisDialTimeout:   5 * time.Second,
+		RedisMaxRetries:    3,
+		RedisDialerRetries: 5,
+		ClockDriftFactor:   0.01,
+		ClockDriftMargin:   2 * time.Millisecond,
+		ValidityCheck:      CheckNever,
+		Persistence:        PersistRDB,
+		LockAtMostFor:      30 * time.Second,
+		Unlock:             UnlockByName,
+		Token:              TokenNone,
 	}
 }
 
@@ -288,6 +329,10 @@ func (c Config) validate(n registry.Namer) error {
 			return fail([]string{"Masters"}, "%s must be in 1..%d, got %d", n("Masters"), MaxMasters, c.Masters)
 		case c.Flavor == FlavorRedlock && (c.TimeoutFactor <= 0 || c.TimeoutFactor >= 1):
 			return fail([]string{"TimeoutFactor"}, "%s must be in (0, 1), got %v", n("TimeoutFactor"), c.TimeoutFactor)
+		case c.Flavor == FlavorRedlock && (c.RedisReadTimeout <= 0 || c.RedisDialTimeout <= 0):
+			return fail([]string{"RedisReadTimeout", "RedisDialTimeout"}, "%s and %s must be positive, got %v and %v", n("RedisReadTimeout"), n("RedisDialTimeout"), c.RedisReadTimeout, c.RedisDialTimeout)
+		case c.Flavor == FlavorRedlock && (c.RedisMaxRetries < 0 || c.RedisDialerRetries < 1):
+			return fail([]string{"RedisMaxRetries", "RedisDialerRetries"}, "%s must not be negative and %s must be at least 1, got %d and %d", n("RedisMaxRetries"), n("RedisDialerRetries"), c.RedisMaxRetries, c.RedisDialerRetries)
 		case c.TTL <= 0:
 			return fail([]string{"TTL"}, "%s must be positive, got %v", n("TTL"), c.TTL)
 		case c.ExpiryClock != "" && c.ExpiryClock != ExpiryWall && c.ExpiryClock != ExpiryMonotonic:
@@ -324,6 +369,8 @@ func (c Config) validate(n registry.Namer) error {
 			return fail([]string{"LockAtMostFor"}, "%s must be positive, got %v", n("LockAtMostFor"), c.LockAtMostFor)
 		case c.LockAtLeastFor < 0:
 			return fail([]string{"LockAtLeastFor"}, "%s must not be negative, got %v", n("LockAtLeastFor"), c.LockAtLeastFor)
+		case c.Unlock != UnlockByName && c.Unlock != UnlockByHolder:
+			return fail([]string{"Unlock"}, "%s must be %q or %q, got %q", n("Unlock"), UnlockByName, UnlockByHolder, c.Unlock)
 		case c.TaskDuration < 0:
 			return fail([]string{"TaskDuration"}, "%s must not be negative, got %v", n("TaskDuration"), c.TaskDuration)
 		case c.ExtendInterval < 0 || c.extendInterval() <= 0 || c.extendInterval() >= c.LockAtMostFor:

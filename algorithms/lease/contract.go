@@ -58,6 +58,14 @@ func Contract(v registry.Values) contract.Contract {
 				contract.Pause, contract.ClockRate, contract.ClockStep, contract.DiskLoss},
 			Source: "ShedLock README (synchronized clocks), SqlStatementsSource (lock_until), KeepAliveLockProvider (a failed extension only stops the keep-alive)",
 		}
+		if c.Unlock == UnlockByName {
+			// The unlock names the row only (SqlStatementsSource.getUnlockStatement
+			// before 7.0.0): a holder whose lock expired under a pause, a
+			// clock fault or a slow disk releases its successor's lock
+			// when its task ends, and two other candidates overlap — the
+			// fault voids the promise wherever it hit.
+			g.Anywhere = []contract.FaultClass{contract.Pause, contract.ClockRate, contract.ClockStep, contract.Disk, contract.DiskLoss}
+		}
 	default:
 		return contract.Contract{}
 	}

@@ -13,10 +13,10 @@ var fieldNames = map[string]string{
 	"LeaseDuration": "lease_duration", "RenewDeadline": "renew_deadline", "RetryPeriod": "retry_period",
 	"JitterFactor": "jitter_factor", "RequestTimeout": "request_timeout", "RejoinDelay": "rejoin_delay",
 	"ShutdownAt": "shutdown_at", "TTL": "ttl", "RenewInterval": "renew_interval",
-	"ClockDriftFactor": "clock_drift_factor", "ExpiryClock": "expiry_clock", "Masters": "masters", "TimeoutFactor": "timeout_factor", "SetNXOnExtend": "set_nx_on_extend", "ClockDriftMargin": "clock_drift_margin",
+	"ClockDriftFactor": "clock_drift_factor", "ExpiryClock": "expiry_clock", "Masters": "masters", "TimeoutFactor": "timeout_factor", "SetNXOnExtend": "set_nx_on_extend", "RedisReadTimeout": "redis_read_timeout", "RedisDialTimeout": "redis_dial_timeout", "RedisMaxRetries": "redis_max_retries", "RedisDialerRetries": "redis_dialer_retries", "ContextTimeoutEnabled": "context_timeout_enabled", "ClockDriftMargin": "clock_drift_margin",
 	"ValidityCheck": "validity_check", "ValidityCheckInterval": "validity_check_interval",
 	"Persistence": "persistence", "PersistenceOverride": "persistence_override", "PersistenceOverrideStores": "persistence_override_stores",
-	"Token": "token", "LockAtMostFor": "lock_at_most_for", "LockAtLeastFor": "lock_at_least_for", "ExtendInterval": "extend_interval", "TaskDuration": "task_duration",
+	"Token": "token", "LockAtMostFor": "lock_at_most_for", "LockAtLeastFor": "lock_at_least_for", "ExtendInterval": "extend_interval", "TaskDuration": "task_duration", "Unlock": "unlock",
 }
 
 // Descriptor describes lease-based election for the scenario grammar
@@ -51,6 +51,11 @@ func Descriptor() registry.Algorithm {
 			{Key: "masters", Kind: registry.Int, Min: 1, Max: MaxMasters, Single: true, Doc: "redlock: independent Redis masters (store, store2, …), default 5"},
 			{Key: "set_nx_on_extend", Kind: registry.Bool, Doc: "redlock: extensions also set the key where it is absent (go-redsync WithSetNXOnExtend), default false"},
 			{Key: "timeout_factor", Kind: registry.Float, Min: 0, Max: 1, Doc: "redlock: an acquisition round's timeout as a fraction of ttl, default 0.05"},
+			{Key: "redis_read_timeout", Kind: registry.Duration, Doc: "redlock: each master's go-redis ReadTimeout, default 5s (go-redis v9.22.0; 3s before)"},
+			{Key: "redis_dial_timeout", Kind: registry.Duration, Doc: "redlock: go-redis DialTimeout per dial, default 5s"},
+			{Key: "redis_max_retries", Kind: registry.Int, Min: 0, Max: 100, Doc: "redlock: go-redis MaxRetries (0: none), default 3"},
+			{Key: "redis_dialer_retries", Kind: registry.Int, Min: 1, Max: 100, Doc: "redlock: go-redis DialerRetries, dials per attempt 100ms apart, default 5 (v9.16.0 and later; 1 before)"},
+			{Key: "context_timeout_enabled", Kind: registry.Bool, Doc: "redlock: go-redis ContextTimeoutEnabled: a round's context deadline also cuts a socket read short; default false (the deadline only stops retries and dials)"},
 			{Key: "lease_duration", Kind: registry.Duration, Doc: "k8s LeaseDuration, default 15s"},
 			{Key: "renew_deadline", Kind: registry.Duration, Doc: "k8s RenewDeadline, default 10s"},
 			{Key: "retry_period", Kind: registry.Duration, Doc: "RetryPeriod (all flavours), default 2s"},
@@ -69,9 +74,10 @@ func Descriptor() registry.Algorithm {
 			{Key: "lock_at_most_for", Kind: registry.Duration, Doc: "walltime: lock_until ahead of the holder's wall clock, default 30s"},
 			{Key: "lock_at_least_for", Kind: registry.Duration, Doc: "walltime: minimum hold on release, default 0"},
 			{Key: "extend_interval", Kind: registry.Duration, Doc: "walltime: extension interval, default lock_at_most_for/2"},
+			{Key: "unlock", Kind: registry.Enum, Enum: []string{UnlockByName, UnlockByHolder}, Doc: "walltime: the unlock statement's condition: by_name (UPDATE … WHERE name = :name, ShedLock before 7.0.0 and its Mongo, Cassandra, Neo4j, Couchbase, ArangoDB and DynamoDB providers: a holder whose lock expired frees its successor's) or by_holder (… AND locked_by = :lockedBy, ShedLock 7's SQL providers); default by_name"},
 			{Key: "task_duration", Kind: registry.Duration, Doc: "walltime: how long the leader's locked task runs before it unlocks and competes again (a failed extension does not stop it), default until the process stops"},
 			{Key: "token", Kind: registry.Enum, Enum: []string{TokenNone, TokenFence}, Doc: "the fencing token the leader writes with: none (no library here hands one) or fence, an application addition: ttl, redlock and walltime read a counter the application's acquire script increments (it comes back with the acquire answer); k8s Gets the Lease's leaseTransitions, one more round trip before it acts; default none"},
-			{Key: "request_timeout", Kind: registry.Duration, Doc: "store request timeout, default k8s max(1s, renew_deadline/2) (client-go NewFromKubeconfig), else 1s"},
+			{Key: "request_timeout", Kind: registry.Duration, Doc: "store request timeout, default k8s max(1s, renew_deadline/2) (client-go NewFromKubeconfig), ttl and walltime 1s; redlock: the application's own deadline on an extension (ExtendContext), default none (go-redsync's Extend)"},
 			{Key: "rejoin_delay", Kind: registry.Duration, Doc: "wait before competing again after losing the lease, default 0"},
 			{Key: "shutdown_at", Kind: registry.Duration, Doc: "graceful shutdown (resign) at this monotonic reading, default never"},
 		},
@@ -133,6 +139,15 @@ func configOf(v registry.Values) Config {
 	}
 	registry.SetFloat(v, "timeout_factor", &c.TimeoutFactor)
 	registry.SetBool(v, "set_nx_on_extend", &c.SetNXOnExtend)
+	registry.SetDuration(v, "redis_read_timeout", &c.RedisReadTimeout)
+	registry.SetDuration(v, "redis_dial_timeout", &c.RedisDialTimeout)
+	if v.Has("redis_max_retries") {
+		c.RedisMaxRetries = v.Int("redis_max_retries")
+	}
+	if v.Has("redis_dialer_retries") {
+		c.RedisDialerRetries = v.Int("redis_dialer_retries")
+	}
+	registry.SetBool(v, "context_timeout_enabled", &c.ContextTimeoutEnabled)
 	if v.Has("expiry_clock") {
 		c.ExpiryClock = ExpiryClock(v.String("expiry_clock"))
 	}
@@ -158,6 +173,9 @@ func configOf(v registry.Values) Config {
 	registry.SetDuration(v, "lock_at_least_for", &c.LockAtLeastFor)
 	registry.SetDuration(v, "extend_interval", &c.ExtendInterval)
 	registry.SetDuration(v, "task_duration", &c.TaskDuration)
+	if v.Has("unlock") {
+		c.Unlock = v.String("unlock")
+	}
 	registry.SetDuration(v, "request_timeout", &c.RequestTimeout)
 	registry.SetDuration(v, "rejoin_delay", &c.RejoinDelay)
 	registry.SetDuration(v, "shutdown_at", &c.ShutdownAt)

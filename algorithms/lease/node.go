@@ -201,12 +201,16 @@ func (n *Node) OnTimer(id sim.TimerID, tag int) {
 	case tagRound:
 		if id == n.rl.timer {
 			n.rl.timer = 0
-			n.redlockRoundDone()
+			n.redlockDeadline()
 		}
 	case tagRejoin:
 		if id == n.rejoin && n.phase == phaseRejoin {
 			n.rejoin = 0
 			n.startAcquire()
+		}
+	default:
+		if i := tag - tagRedisCall; i >= 0 && i < MaxMasters && id == n.rl.calls[i].timer {
+			n.redlockCallTimer(i)
 		}
 	}
 }
@@ -382,6 +386,7 @@ func (n *Node) afterStop() {
 	n.disarm(&n.deadline)
 	n.disarm(&n.validity)
 	n.disarm(&n.rl.timer)
+	n.callsStop()
 	n.rl.round = 0
 	if n.resigned {
 		n.disarm(&n.rejoin)

@@ -110,8 +110,13 @@ const (
 	// OpExtend is ShedLock's extend: set lock_until = UntilWallNs if the row
 	// is locked by Request.Holder and lock_until > NowWallNs.
 	OpExtend
-	// OpUnlock is ShedLock's unlock: set lock_until = UntilWallNs if the row
-	// is locked by Request.Holder.
+	// OpUnlock is ShedLock's unlock: set lock_until = UntilWallNs on the
+	// row named Key, whoever holds it — "UPDATE shedlock SET lock_until =
+	// :unlockTime WHERE name = :name" (SqlStatementsSource.getUnlockStatement
+	// before ShedLock 7.0.0; the Mongo, Cassandra, Neo4j, Couchbase, ArangoDB
+	// and DynamoDB providers still) — or, with Request.CheckLockedBy, only
+	// if the row is locked by Request.Holder ("AND locked_by = :lockedBy",
+	// the SQL providers from 7.0.0, jOOQ, Ignite).
 	OpUnlock
 	numOps
 )
@@ -182,6 +187,11 @@ type Request struct {
 	StoreTime  bool
 	AtMostFor  time.Duration
 	AtLeastFor time.Duration
+	// CheckLockedBy makes Unlock apply only to a row locked by Holder
+	// (ShedLock 7's "AND locked_by = :lockedBy"). false, the zero value,
+	// is the unconditional unlock by name of ShedLock before 7.0.0: a
+	// holder whose lock expired frees its successor's.
+	CheckLockedBy bool
 }
 
 // Err says why a store operation did not apply.

@@ -23,10 +23,19 @@ import (
 //     held if n ≥ Masters/2+1 and now < until, else the value is deleted
 //     from every master (compare-and-delete) and the client retries after
 //     a random 50–250 ms;
-//   - extend: "if GET == value then PEXPIRE" on every master, bounded by
-//     the request timeout; it holds on with n ≥ quorum and now < until
-//     (recomputed from the extension's start), else the tenure ends;
+//   - extend: "if GET == value then PEXPIRE" on every master, waiting for
+//     every master's answer (actOnPoolsAsync) with no deadline of its own:
+//     Extend() passes context.Background(); Config.RequestTimeout is the
+//     application's own deadline on ExtendContext, none by default; it
+//     holds on with n ≥ quorum and now < until (recomputed from the
+//     extension's start), else the tenure ends;
 //   - release: compare-and-delete on every master.
+//
+// Each master's answer comes through its go-redis client (redisclient.go):
+// timeouts, retries and dials are go-redis v9's, so one unreachable master
+// keeps a round going for its whole retry budget — and a round's context
+// deadline (the acquisition's TTL·TimeoutFactor, or RequestTimeout) cuts a
+// socket read short only with ContextTimeoutEnabled.
 //
 // Each master expires keys by its own wall clock (Config.ExpiryClock, as
 // Redis does), so a clock step on one master of the majority can hand the
@@ -53,15 +62,18 @@ const (
 
 // redlockState is a candidate's Redlock bookkeeping.
 type redlockState struct {
-	value    string        // this acquisition's random value
-	round    int64         // request ID of the round in flight (0: none)
-	op       redlockOp     // what the round does
-	start    time.Duration // monotonic reading before the round was sent
-	answered uint32        // the masters that answered this round (bit i: n.stores[i]; MaxMasters ≤ 32)
-	ok       int           // masters that applied it
-	token    int64         // highest fence value an applied SET NX returned
-	holder   sim.NodeID    // a holder named by a refusing master
-	timer    sim.TimerID   // the round's timeout
+	value    string                 // this acquisition's random value
+	round    int64                  // a round is in flight (its first request ID; 0: none)
+	op       redlockOp              // what the round does
+	start    time.Duration          // monotonic reading before the round was sent
+	answered uint32                 // the masters whose call ended this round (bit i: n.stores[i]; MaxMasters ≤ 32)
+	ok       int                    // masters that applied it
+	token    int64                  // highest fence value an applied SET NX returned
+	holder   sim.NodeID             // a holder named by a refusing master
+	timer    sim.TimerID            // the round's context deadline
+	ctxDone  bool                   // the round's context deadline passed
+	calls    [MaxMasters]masterCall // each master's go-redis call
+	broken   uint32                 // masters whose pooled connection went bad (bit i): the next call dials
 }
 
 // quorum is go-redsync's len(pools)/2+1.
@@ -87,39 +99,48 @@ func (n *Node) redlockValue() string {
 
 func (n *Node) redlockAttempt() {
 	n.rl.value = n.redlockValue()
-	n.redlockRound(rlAcquire, time.Duration(float64(n.cfg.TTL)*n.cfg.TimeoutFactor), func(id int64) *Request {
-		return &Request{ID: id, Op: OpSetNX, Holder: n.env.ID(), Identity: n.rl.value, TTL: n.cfg.TTL,
-			ExpiryClock: n.cfg.ExpiryClock, FenceKey: n.fenceKey(), NowWallNs: n.env.WallNanos()}
-	})
+	// lockContext: context.WithTimeout(ctx, expiry·timeoutFactor)
+	n.redlockRound(rlAcquire, time.Duration(float64(n.cfg.TTL)*n.cfg.TimeoutFactor))
 }
 
-// redlockRound sends one request to every master in parallel.
-func (n *Node) redlockRound(op redlockOp, timeout time.Duration, req func(id int64) *Request) {
-	n.reqSeq++
-	id := n.reqSeq
-	n.rl.round, n.rl.op, n.rl.start = id, op, n.env.Now()
-	n.rl.answered, n.rl.ok, n.rl.token, n.rl.holder = 0, 0, 0, sim.None
-	n.arm(&n.rl.timer, timeout, tagRound)
-	for _, st := range n.stores {
-		r := req(id)
-		r.Key = n.cfg.Key
-		n.env.Send(RequestMessage(st, r))
+// redlockRequest is the round's command to one master, with request ID id.
+func (n *Node) redlockRequest(id int64) *Request {
+	if n.rl.op == rlAcquire {
+		return &Request{ID: id, Op: OpSetNX, Key: n.cfg.Key, Holder: n.env.ID(), Identity: n.rl.value, TTL: n.cfg.TTL,
+			ExpiryClock: n.cfg.ExpiryClock, FenceKey: n.fenceKey(), NowWallNs: n.env.WallNanos()}
+	}
+	return &Request{ID: id, Op: OpCheckRenew, Key: n.cfg.Key, Holder: n.env.ID(), Identity: n.rl.value, TTL: n.cfg.TTL,
+		ExpiryClock: n.cfg.ExpiryClock, SetIfAbsent: n.cfg.SetNXOnExtend, NowWallNs: n.env.WallNanos()}
+}
+
+// redlockRound sends the round's command to every master in parallel,
+// each through its go-redis client; deadline is the round's context
+// deadline (0: none, context.Background()).
+func (n *Node) redlockRound(op redlockOp, deadline time.Duration) {
+	n.rl.round, n.rl.op, n.rl.start = n.reqSeq+1, op, n.env.Now()
+	n.rl.answered, n.rl.ok, n.rl.token, n.rl.holder, n.rl.ctxDone = 0, 0, 0, sim.None, false
+	if deadline > 0 {
+		n.arm(&n.rl.timer, deadline, tagRound)
+	}
+	for i := range n.stores {
+		n.rl.calls[i].attempt = 0
+		n.callStart(i)
 	}
 }
 
-// redlockReply counts one master's answer to the round in flight.
+// redlockReply takes one master's reply to the round in flight.
 func (n *Node) redlockReply(from sim.NodeID, r *Reply) {
 	i := slices.Index(n.stores, from)
-	if n.rl.round == 0 || r.ID != n.rl.round || i < 0 {
-		return // stale: an earlier round, timed out or abandoned
-	}
-	if n.rl.answered&(1<<i) != 0 {
-		// A second copy of a master's answer (the network duplicated it):
-		// go-redsync's actOnPoolsAsync takes exactly one result per pool,
-		// the return of that pool's one request, so a master counts once.
-		// Counting copies gave a client holding two masters of five a
-		// "quorum" (found by simrun hunt: TestRedlockCountsMastersNotAnswers).
+	if n.rl.round == 0 || i < 0 || n.rl.answered&(1<<i) != 0 {
+		// Stale (no round), or a second copy of a master's answer (the
+		// network duplicated it): go-redsync's actOnPoolsAsync takes
+		// exactly one result per pool, so a master counts once. Counting
+		// copies gave a client holding two masters of five a "quorum"
+		// (found by simrun hunt: TestRedlockCountsMastersNotAnswers).
 		return
+	}
+	if !n.callAnswer(i, r) {
+		return // a dial's answer, or one to an abandoned attempt
 	}
 	n.rl.answered |= 1 << i
 	switch {
@@ -129,14 +150,45 @@ func (n *Node) redlockReply(from sim.NodeID, r *Reply) {
 	case r.Found && r.Rec.Holder != sim.None:
 		n.rl.holder = r.Rec.Holder
 	}
+	n.redlockMaybeDone()
+}
+
+// redlockCallTimer handles master i's go-redis call timer.
+func (n *Node) redlockCallTimer(i int) {
+	if n.rl.round == 0 || i >= len(n.stores) {
+		return
+	}
+	if n.callTimer(i) {
+		n.rl.answered |= 1 << i // failed: counts as no
+		n.redlockMaybeDone()
+	}
+}
+
+// redlockDeadline is the round's context deadline: calls that honour it
+// end now; reads in progress end at their own socket deadline unless
+// ContextTimeoutEnabled.
+func (n *Node) redlockDeadline() {
+	n.rl.ctxDone = true
+	for i := range n.stores {
+		if n.callContextDone(i) {
+			n.rl.answered |= 1 << i
+		}
+	}
+	n.redlockMaybeDone()
+}
+
+// redlockMaybeDone ends the round once every master's call has ended
+// (actOnPoolsAsync reads one result per pool).
+func (n *Node) redlockMaybeDone() {
 	if bits.OnesCount32(n.rl.answered) == len(n.stores) {
 		n.redlockRoundDone()
 	}
 }
 
-// redlockRoundDone ends the round: every master answered or it timed out.
+// redlockRoundDone ends the round: every master's call has ended.
 func (n *Node) redlockRoundDone() {
 	n.disarm(&n.rl.timer)
+	n.callsStop()
 	n.rl.round = 0
 	now := n.env.Now()
 	// go-redsync: until := now.Add(expiry - now.Sub(start) - expiry*driftFactor)
@@ -181,10 +233,8 @@ func (n *Node) redlockTick() {
 		if n.rl.round != 0 {
 			return // the previous extension is still out
 		}
-		n.redlockRound(rlExtend, n.cfg.requestTimeout(), func(id int64) *Request {
-			return &Request{ID: id, Op: OpCheckRenew, Holder: n.env.ID(), Identity: n.rl.value, TTL: n.cfg.TTL,
-				ExpiryClock: n.cfg.ExpiryClock, SetIfAbsent: n.cfg.SetNXOnExtend, NowWallNs: n.env.WallNanos()}
-		})
+		// ExtendContext: the application's deadline, if it sets one.
+		n.redlockRound(rlExtend, n.cfg.RequestTimeout)
 		n.reached(StateRenewSent)
 	}
 }

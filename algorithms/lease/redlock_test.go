@@ -68,17 +68,25 @@ func (r *redlockRig) of(typ sim.RecordType, node sim.NodeID) []sim.Record {
 // len(pools)/2+1 from redsync.go NewMutex): a lone client that reaches 3 of
 // 5 masters takes the lock; one that reaches 2 never does, and after each
 // failed round it deletes its value from every master it reached (the
-// release loop after a failed try), so no master keeps its key.
+// release loop after a failed try), so no master keeps its key. A round
+// lasts as long as its slowest master's go-redis call: the round's context
+// (TTL·TimeoutFactor, 500ms) stops retries but not the first socket read,
+// whose deadline is ReadTimeout unless ContextTimeoutEnabled (go-redis
+// redis.go baseClient.context): 5s rounds by default, 500ms with it.
 func TestRedlockQuorum(t *testing.T) {
 	for _, tc := range []struct {
 		cutOff int
 		leads  bool
-	}{{0, true}, {2, true}, {3, false}} {
-		r := newRedlockRig(t, 1, 1, 5, DefaultConfig())
+		ctxTO  bool
+		rounds int
+	}{{0, true, false, 0}, {2, true, false, 0}, {3, false, false, 5}, {3, false, true, 30}} {
+		cfg := DefaultConfig()
+		cfg.ContextTimeoutEnabled = tc.ctxTO
+		r := newRedlockRig(t, 1, 1, 5, cfg)
 		for j := 0; j < tc.cutOff; j++ {
 			r.cut(0, j)
 		}
-		r.s.RunFor(5 * time.Second)
+		r.s.RunFor(30 * time.Second)
 		assert.Equal(t, tc.leads, r.nodes[0].Leading(), "cut off %d of 5 masters", tc.cutOff)
 		if !tc.leads {
 			assert.Empty(t, r.of(sim.RecLead, 0))
@@ -92,9 +100,10 @@ func TestRedlockQuorum(t *testing.T) {
 						released++
 					}
 				}
-				// Each failed round waits out TTL·TimeoutFactor (500ms) for the
-				// unreachable masters, then 50–250ms: about 8 rounds in 5s.
-				assert.GreaterOrEqual(t, acquired, 6, "master %d: the client kept retrying", j)
+				// Each failed round waits 5s (ReadTimeout) or 500ms (the
+				// context, with ContextTimeoutEnabled) for the unreachable
+				// masters, then 50–250ms.
+				assert.GreaterOrEqual(t, acquired, tc.rounds, "master %d: the client kept retrying (context_timeout_enabled %v)", j, tc.ctxTO)
 				assert.LessOrEqual(t, acquired-released, 1, "master %d: every failed round deleted its value (at most the last round's is still out)", j)
 			}
 		}
@@ -186,5 +195,73 @@ func TestRedlockValidity(t *testing.T) {
 		want := time.Duration(float64(8*time.Second-80*time.Millisecond) / rate)
 		assert.Equal(t, sim.Time(want), stops[0].At, "rate %v: stops at start + expiry − expiry·driftFactor of its own clock", rate)
 		assert.Equal(t, "lease expired (local estimate)", stops[0].Detail)
+	}
+}
+
+// extendRound runs a lone redlock client over five masters, cuts master 5
+// off it right after an extension succeeded, and returns how long the next
+// extension round took (its renew_sent to its end) and how it ended.
+func extendRound(t *testing.T, seed uint64, cfg Config) (time.Duration, string) {
+	t.Helper()
+	r := newRedlockRig(t, seed, 1, 5, cfg)
+	r.s.RunFor(10 * time.Second)
+	require.True(t, r.nodes[0].Leading())
+	r.cut(0, 4)
+	r.s.RunFor(100 * time.Second)
+	var sent sim.Time // the first extension sent after the cut
+	for _, x := range r.rec.Records {
+		if x.Node != 0 || x.At < sim.Time(10*time.Second) {
+			continue
+		}
+		switch {
+		case x.Type == sim.RecEffect && x.Name == stateNames[StateRenewSent] && sent == 0:
+			sent = x.At
+		case sent == 0:
+		case x.Type == sim.RecEffect && x.Name == stateNames[StateRenewed]:
+			return x.At.Sub(sent), "renewed"
+		case x.Type == sim.RecStepDown:
+			return x.At.Sub(sent), x.Detail
+		}
+	}
+	t.Fatalf("seed %d: the round never ended", seed)
+	return 0, ""
+}
+
+// TestRedlockExtendWaitsForSlowestMaster follows go-redsync's
+// Mutex.ExtendContext (mutex.go): touch on every master, actOnPoolsAsync
+// reading one result per pool — every master's, with no deadline of its
+// own (Extend passes context.Background()) — through go-redis v9.22.0's
+// client: options.go Options.init (ReadTimeout 5s, DialTimeout 5s,
+// MaxRetries 3, back-off 10ms–1s, DialerRetries 5 at 100ms),
+// redis.go baseClient.processWithRetry and _process (a read timeout is
+// retried on a new connection; baseClient.context drops the caller's
+// deadline from the socket unless ContextTimeoutEnabled) and
+// internal/pool/pool.go ConnPool.dialConn (each dial bounded by
+// DialTimeout and the context). One unreachable master holds the round
+// for 5s + 3·(back-off + 5·5s + 4·100ms) ≈ 81.3s, longer than the 10s TTL,
+// so the extension fails at its end (ErrExtendFailed: now past until).
+// An application deadline of 1s ends it at the 5s read timeout; with
+// ContextTimeoutEnabled at the 1s deadline. Before 2026-11-29 the model
+// ended every round at 1s.
+func TestRedlockExtendWaitsForSlowestMaster(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		deadline time.Duration
+		ctxTO    bool
+		lo, hi   time.Duration
+		end      string
+	}{
+		{"Extend(): no deadline", 0, false, 81230 * time.Millisecond, 81370*time.Millisecond + 4*maxLat, "extend failed"},
+		{"ExtendContext 1s", time.Second, false, 5 * time.Second, 5*time.Second + 2*maxLat, "renewed"},
+		{"ExtendContext 1s, ContextTimeoutEnabled", time.Second, true, time.Second, time.Second, "renewed"},
+	} {
+		for seed := uint64(1); seed <= 10; seed++ {
+			cfg := DefaultConfig()
+			cfg.RequestTimeout, cfg.ContextTimeoutEnabled = tc.deadline, tc.ctxTO
+			took, end := extendRound(t, seed, cfg)
+			assert.Equal(t, tc.end, end, "%s seed %d", tc.name, seed)
+			assert.GreaterOrEqual(t, took, tc.lo, "%s seed %d", tc.name, seed)
+			assert.LessOrEqual(t, took, tc.hi, "%s seed %d", tc.name, seed)
+		}
 	}
 }

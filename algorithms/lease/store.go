@@ -366,7 +366,11 @@ func (st *Store) apply(req *Request) *Reply {
 		cur = rec
 		st.effect(EffectRenewed, rec.Key, rec.Holder, rec.Token, rec.Revision)
 	case OpUnlock:
-		if !found || cur.Holder != req.Holder {
+		// Without CheckLockedBy the row is updated by name alone
+		// (SqlStatementsSource.getUnlockStatement before ShedLock 7.0.0,
+		// MongoLockProvider.unlock): the released lock may be another
+		// holder's, and the effect names that holder.
+		if !found || req.CheckLockedBy && cur.Holder != req.Holder {
 			return fail(ErrNotHolder)
 		}
 		rec := cur

@@ -344,3 +344,36 @@ func TestStoreShedLockStoreTime(t *testing.T) {
 	r.s.RunFor(16 * time.Second)
 	assert.True(t, lock(r.b, r.ib).OK)
 }
+
+// TestStoreShedLockUnlockByName follows ShedLock's unlock statement,
+// SqlStatementsSource.getUnlockStatement as JdbcTemplateStorageAccessor.unlock
+// runs it before 7.0.0 — "UPDATE shedlock SET lock_until = :unlockTime
+// WHERE name = :name", no locked_by — and MongoLockProvider.unlock
+// (findOneAndUpdate by _id alone): a holder whose lock expired and was
+// taken over releases its successor's lock, and a third client takes it.
+// With CheckLockedBy (7.0.0's "AND locked_by = :lockedBy") the stale unlock
+// updates nothing and the successor keeps the row.
+func TestStoreShedLockUnlockByName(t *testing.T) {
+	for _, checked := range []bool{false, true} {
+		r := newStoreRig(StoreConfig{})
+		r.s.RunFor(time.Millisecond)
+		lock := func(p *probe, id sim.NodeID, now, until int64) *Reply {
+			return r.do(p, Request{Op: OpLock, Holder: id, NowWallNs: now, UntilWallNs: until})
+		}
+		require.True(t, lock(r.a, r.ia, 100, 200).OK)
+		require.True(t, lock(r.b, r.ib, 250, 350).OK, "a's lock_until passed: b takes the row")
+		stale := r.do(r.a, Request{Op: OpUnlock, Holder: r.ia, NowWallNs: 260, UntilWallNs: 260, CheckLockedBy: checked})
+		third := lock(r.a, r.ia, 261, 361) // the rig's third client: a again, locking afresh
+		if checked {
+			assert.Equal(t, ErrNotHolder, stale.Err, "locked_by = b: the stale unlock updates no row")
+			assert.Equal(t, ErrHeld, third.Err, "b keeps the row")
+			continue
+		}
+		require.True(t, stale.OK, "by name: the stale unlock updates b's row")
+		assert.Equal(t, int64(260), stale.Rec.LockUntilWallNs)
+		released := r.effects(EffectReleased)
+		require.Len(t, released, 1)
+		assert.Equal(t, int64(r.ib), released[0].A, "the released lock is b's")
+		assert.True(t, third.OK, "the row is free again while b still runs")
+	}
+}

@@ -22,6 +22,9 @@ func (n *Node) TimerName(tag int) string {
 	case tagTokenRead:
 		return "lease.token_read"
 	}
+	if tag >= tagRedisCall && tag < tagRedisCall+MaxMasters {
+		return "lease.redis_call"
+	}
 	return ""
 }
 

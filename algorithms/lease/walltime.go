@@ -17,8 +17,17 @@ import "github.com/electsim/electsim/sim"
 // interrupted or told (shedlock-core, support/KeepAliveLockProvider.java).
 // So a failed extension does not end a tenure: the holder acts until its
 // task ends (Config.TaskDuration; default never), and then its unlock is
-// not written, because the failed extend invalidated the lock object
-// (AbstractSimpleLock.extend) and KeepAliveLock.doUnlock's unlock throws.
+// not written if an extend came back false, because that invalidated the
+// lock object (AbstractSimpleLock.extend sets valid = false after doExtend
+// returns) and KeepAliveLock.doUnlock's unlock throws. The two other ways
+// the keep-alive stops leave the lock valid, and the unlock is written:
+// the failsafe (currentLockAtMostUntil already passed when the timer
+// fires, after a pause) only calls stop(), and an extend that throws (a
+// timed-out statement: JdbcTemplateStorageAccessor.extend does not catch
+// DataAccessException) leaves before valid = false and silently ends
+// scheduleAtFixedRate. The unlock statement then releases the row by name
+// (Config.Unlock): if the lock had expired meanwhile, that is the
+// successor's lock, and a third candidate takes it.
 
 // wallState is the holder's bookkeeping.
 type wallState struct {
@@ -26,7 +35,8 @@ type wallState struct {
 	reqUntil    int64 // the pending Lock's :lockUntil
 	lockedAt    int64 // locked_at of our tenure
 	atMostUntil int64 // KeepAliveLock.currentLockAtMostUntil
-	stopped     bool  // the keep-alive stopped: no more extensions, no unlock
+	stopped     bool  // the keep-alive stopped: no more extensions
+	invalid     bool  // an extend came back false: the lock object is invalid, no unlock
 }
 
 func (n *Node) wallAttempt() {
@@ -50,7 +60,7 @@ func (n *Node) wallTick() {
 		}
 		now := n.env.WallNanos()
 		if n.w.atMostUntil < now {
-			n.wallStopKeepAlive("lock expired (failsafe)")
+			n.wallStopKeepAlive("lock expired (failsafe)") // the lock stays valid: the unlock is written
 			return
 		}
 		n.w.atMostUntil = now + int64(n.cfg.LockAtMostFor)
@@ -78,12 +88,15 @@ func (n *Node) wallReply(st step, r *Reply) {
 			}
 		}
 	case stepWallExtend:
-		if r != nil && r.OK {
+		switch {
+		case r == nil:
+			// The statement threw (timed out): the lock stays valid.
+			n.wallStopKeepAlive("extend timed out")
+		case r.OK:
 			n.reached(StateRenewed)
-			return
-		}
-		n.wallStopKeepAlive("extend failed")
-		if r != nil {
+		default:
+			n.w.invalid = true // AbstractSimpleLock.extend: valid = false
+			n.wallStopKeepAlive("extend failed")
 			n.believe(r.Rec.Holder, r.Rec.Token)
 		}
 	}
@@ -97,32 +110,34 @@ func (n *Node) wallStopKeepAlive(why string) {
 	n.env.Effect(sim.Effect{Name: EffectKeepAliveStopped, Detail: why, A: int64(n.env.ID()), B: n.token})
 }
 
-// wallTaskDone ends a tenure whose task finished: unlock (unless the
-// keep-alive had stopped: the invalidated lock writes nothing), then
+// wallTaskDone ends a tenure whose task finished: unlock (unless an
+// extend came back false: the invalidated lock writes nothing), then
 // compete again after a jittered RetryPeriod.
 func (n *Node) wallTaskDone() {
 	if n.phase != phaseLead {
 		return
 	}
 	n.stopLeading("task finished")
-	if !n.w.stopped {
+	if !n.w.invalid {
 		n.wallUnlock()
 	}
 	n.afterStop()
 }
 
 // wallUnlock is ShedLock's unlock: lock_until = max(now, locked_at +
-// LockAtLeastFor), sent without waiting.
+// LockAtLeastFor), sent without waiting, on the row by name unless
+// Config.Unlock is UnlockByHolder.
 func (n *Node) wallUnlock() {
 	now := n.env.WallNanos()
 	until := max(now, n.w.lockedAt+int64(n.cfg.LockAtLeastFor))
-	n.sendOneway(&Request{Op: OpUnlock, Holder: n.env.ID(), NowWallNs: now, UntilWallNs: until})
+	n.sendOneway(&Request{Op: OpUnlock, Holder: n.env.ID(), NowWallNs: now, UntilWallNs: until,
+		CheckLockedBy: n.cfg.Unlock == UnlockByHolder})
 }
 
 func (n *Node) wallResign() {
 	if n.leading {
 		n.stopLeading("resign")
-		if n.cfg.ReleaseOnCancel && !n.w.stopped {
+		if n.cfg.ReleaseOnCancel && !n.w.invalid {
 			n.wallUnlock()
 		}
 	}

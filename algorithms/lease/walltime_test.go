@@ -64,32 +64,84 @@ func TestWallTimeSkewedNodeTakesLockEarly(t *testing.T) {
 	}
 }
 
-// TestWallTimeTaskEndsWithoutUnlock: with TaskDuration, the task ends and
-// the holder stops acting ("task finished"). If its keep-alive had stopped,
-// no unlock reaches the store: the failed extend left the lock object
-// invalid (AbstractSimpleLock.extend), so KeepAliveLock.doUnlock's unlock
-// throws; otherwise it unlocks (lock_until = max(now, locked_at +
-// LockAtLeastFor)) and the lock is free at once.
-func TestWallTimeTaskEndsWithoutUnlock(t *testing.T) {
-	for _, cut := range []bool{false, true} {
-		cfg := wallConfig()
-		cfg.TaskDuration = 40 * time.Second
-		c := newCluster(t, 1, 1, cfg)
-		if cut {
+// TestWallTimeUnlockAfterKeepAliveStops: with TaskDuration, the task ends
+// and the holder stops acting ("task finished"). Whether its unlock reaches
+// the store depends on how the keep-alive stopped
+// (KeepAliveLockProvider.KeepAliveLock, AbstractSimpleLock): an extend that
+// came back false left the lock object invalid (extend sets valid = false
+// after doExtend), so KeepAliveLock.doUnlock's unlock throws and nothing is
+// written; an extend that threw — a statement timed out while the holder
+// was cut off the database (JdbcTemplateStorageAccessor.extend does not
+// catch DataAccessException) — left before valid = false, so the unlock is
+// written, as it is when the keep-alive never stopped.
+func TestWallTimeUnlockAfterKeepAliveStops(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		unlock bool
+		setup  func(c *cluster)
+	}{
+		{"keep-alive ran", true, func(*cluster) {}},
+		{"extend timed out", true, func(c *cluster) {
 			c.s.At(sim.Time(5*time.Second), func() { c.cutFromStore(0) })
 			c.s.At(sim.Time(35*time.Second), func() { c.s.Connect(0, c.store); c.s.Connect(c.store, 0) })
-		}
+		}},
+		{"extend refused", false, func(c *cluster) {
+			// n1, 20 s ahead, takes the row at lock_until by its clock;
+			// n0's next extend finds locked_by = n1.
+			c.s.At(sim.Time(time.Second), func() { c.s.Restart(1, true) })
+			c.s.At(sim.Time(2*time.Second), func() { c.s.StepWall(1, 20*time.Second) })
+		}},
+	} {
+		cfg := wallConfig()
+		cfg.TaskDuration = 40 * time.Second
+		c := newCluster(t, 1, 2, cfg, 1)
+		tc.setup(c)
 		c.s.RunFor(41 * time.Second)
 		down, ok := c.firstStepDown(0, 0)
-		require.True(t, ok, "cut %v", cut)
-		assert.Equal(t, "task finished", down.Detail, "cut %v", cut)
-		unlocks := 0
-		for _, e := range c.rec.Records {
-			if e.Type == sim.RecEffect && e.Node == c.store && e.Name == EffectReleased {
-				unlocks++
+		require.True(t, ok, tc.name)
+		assert.Equal(t, "task finished", down.Detail, tc.name)
+		assert.Equal(t, tc.unlock, len(c.effects(EffectReleased, 0)) == 1, "%s: releases %d\n%s", tc.name, len(c.effects(EffectReleased, 0)), c.timeline())
+	}
+}
+
+// TestWallTimeStaleUnlockFreesSuccessor: a holder paused past
+// lockAtMostFor resumes, its keep-alive's failsafe stops extending
+// (KeepAliveLock.extendForNextPeriod: currentLockAtMostUntil passed; the
+// lock stays valid), its task ends and it unlocks. The unlock statement
+// names the row only (SqlStatementsSource.getUnlockStatement before ShedLock
+// 7.0.0, used by JdbcTemplateStorageAccessor.unlock), so it releases the
+// lock the second candidate took meanwhile, and a candidate locks the row
+// again — the third, or the first competing anew — while the second still
+// runs its task, with correct clocks. With unlock by_holder (7.0.0's "AND
+// locked_by = :lockedBy") the second keeps the row to the end.
+func TestWallTimeStaleUnlockFreesSuccessor(t *testing.T) {
+	for _, unlock := range []string{UnlockByName, UnlockByHolder} {
+		for seed := uint64(1); seed <= 10; seed++ {
+			cfg := wallConfig()
+			cfg.TaskDuration = 60 * time.Second
+			cfg.Unlock = unlock
+			c := newCluster(t, seed, 3, cfg)
+			c.s.RunUntil(sim.Time(10 * time.Second))
+			first := c.leader(t)
+			c.s.Pause(first)
+			c.s.RunFor(40 * time.Second)
+			lead, ok := c.firstLead(sim.Time(10*time.Second), first)
+			require.True(t, ok, "seed %d: lock_until passed: another candidate locks", seed)
+			second := lead.Node
+			c.s.Resume(first)
+			resumed := c.s.Now()
+			c.s.RunFor(20 * time.Second) // first's task ends at 60 s, its unlock, a poll
+			next, took := c.firstLead(resumed, second)
+			_, secondStopped := c.firstStepDown(second, 0)
+			require.False(t, secondStopped, "seed %d: the second's task runs to %v", seed, lead.At.Add(cfg.TaskDuration))
+			if unlock == UnlockByHolder {
+				assert.False(t, took, "seed %d: by_holder: the stale unlock changes nothing\n%s", seed, c.timeline())
+				assert.Equal(t, []sim.NodeID{second}, c.s.Leaders(), "seed %d", seed)
+				continue
 			}
+			require.True(t, took, "seed %d: by_name: the freed row is locked again\n%s", seed, c.timeline())
+			assert.ElementsMatch(t, []sim.NodeID{second, next.Node}, c.s.Leaders(), "seed %d: two act at once", seed)
 		}
-		assert.Equal(t, !cut, unlocks == 1, "cut %v: unlocks %d", cut, unlocks)
 	}
 }
 
