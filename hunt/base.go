@@ -114,6 +114,16 @@ func loadBase(o *Options) (*base, error) {
 	sc.Expect.ContractOnly = true // a hunt judges the contract (docs/hunting.md, "What a hunt judges")
 	b.sc = sc
 	b.algo = sc.AlgorithmName(o.Algo)
+	if own := sc.AlgorithmName(""); own == "shedlock" || own == "celery" {
+		// No election: the cron mode's nodes take the lock themselves. A
+		// hunt draws faults and values of no algorithm; -algo is refused
+		// as the sweep refuses it.
+		if o.Algo != "" && o.Algo != own {
+			return nil, usagef("-algo: %s is a %s-mode scenario (no election algorithm); it cannot run under %s", sc.Name, own, o.Algo)
+		}
+		b.sc, b.algo, b.desc = sc, own, &registry.Algorithm{Name: own}
+		return b, nil
+	}
 	if o.Scenario != "" && o.Algo != "" && o.Algo != sc.AlgorithmName("") {
 		b.over = o.Algo
 	}

@@ -2,6 +2,8 @@ package hunt
 
 import (
 	"fmt"
+	"github.com/electsim/electsim/checker"
+	"github.com/electsim/electsim/registry"
 	"runtime/debug"
 	"strings"
 
@@ -56,16 +58,57 @@ func (h *hunter) scenarioOfLocked(s *schedule) (*scenario.Scenario, error) {
 // findings is how a run failed, as a finding: scenario.Failure without an
 // event budget's exhaustion (a runaway, reported apart) or an expected
 // finding that did not occur (a demonstration's, not a bug), and only the
-// checks listed when checks is set.
+// checks listed when checks is set. With no checks listed, a hunt judges
+// the contracts (docs/hunting.md, "What a hunt judges"): a check with a
+// breach, a crashed run, and, where the run's contract makes no promise on
+// them, the election's own (election_safety; split_brain, even where the
+// fenced resource absorbed the overlap); a scenario's other expectations
+// (liveness, failover bounds, a demonstration's allowances) count only
+// when -checks names them.
 func findings(r *scenario.Run, checks []string) []string {
 	var out []string
 	for _, f := range scenario.Failure(r) {
 		if f == "budget" || strings.HasPrefix(f, "missing:") || len(checks) > 0 && !containsStr(checks, f) {
 			continue
 		}
+		if len(checks) == 0 && !judgedByDefault(r, f) {
+			continue
+		}
 		out = append(out, f)
 	}
+	if len(checks) == 0 {
+		for _, f := range []string{checker.CheckElectionSafety, checker.CheckSplitBrain} {
+			if c, ok := r.Report.Check(f); ok && c.Status == checker.StatusViolated && !covered(r, f) && !containsStr(out, f) {
+				out = append(out, f) // harmless or allowed: two leaders at once is the election's own failure
+			}
+		}
+	}
 	return out
+}
+
+// judgedByDefault reports whether a failure of check f is a finding of a
+// hunt that names no checks.
+func judgedByDefault(r *scenario.Run, f string) bool {
+	if f == checker.CheckCrashed {
+		return true
+	}
+	if c, ok := r.Report.Check(f); ok && c.Breaches > 0 {
+		return true
+	}
+	return (f == checker.CheckElectionSafety || f == checker.CheckSplitBrain) && !covered(r, f)
+}
+
+// covered reports whether check f is the contract's to judge: the run's
+// contract promises it, or the run has an election algorithm that declares
+// a contract (it chose to promise nothing there) or none at all (shedlock
+// and celery modes: no election). Only an algorithm that declares no
+// contract is held to the election's own promises.
+func covered(r *scenario.Run, f string) bool {
+	if _, ok := r.Contract.For(f); ok {
+		return true
+	}
+	d, ok := registry.Default.Lookup(r.Algorithm)
+	return !ok || d.Contract != nil
 }
 
 // judge merges one run's outcome; done reports a finding.
