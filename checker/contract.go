@@ -211,6 +211,16 @@ func (c *checker) involved(check string, v *Violation) []sim.NodeID {
 	if contains(electionChecks, check) {
 		return out
 	}
+	if check == CheckMissedSlots && len(v.NodeIDs) > 0 {
+		// The slot's due recoverers too: every node whose tenure began
+		// while the slot could still be run, however short the tenure (a
+		// crash just after it took over is why the slot was missed).
+		for i := range c.tl.tenures {
+			if t := &c.tl.tenures[i]; t.start >= v.At && t.start <= v.End && !containsID(out, t.node) {
+				out = append(out, t.node)
+			}
+		}
+	}
 	for id := range c.in.Names {
 		if n := sim.NodeID(id); !containsID(c.in.Candidates, n) && !containsID(out, n) {
 			out = append(out, n)

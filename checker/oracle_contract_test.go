@@ -50,6 +50,9 @@ type oFinding struct {
 	nodes    []sim.NodeID
 	at, end  sim.Time
 	duration time.Duration
+	// also are nodes the finding involves without naming them (a missed
+	// slot's due recoverers).
+	also []sim.NodeID
 }
 
 // oFault is one fault the oracle found: its class, the node it hit
@@ -199,7 +202,7 @@ func oracleVerdict(c oCase, check string, f oFinding) contract.Verdict {
 		if n >= sim.NodeID(c.n) && !election {
 			return true
 		}
-		for _, x := range f.nodes {
+		for _, x := range append(append([]sim.NodeID(nil), f.nodes...), f.also...) {
 			if x == n {
 				return true
 			}

@@ -122,12 +122,19 @@ func TestOracleMissedSlotsContract(t *testing.T) {
 			want := contract.WithinBound
 			if end <= traceEnd {
 				judged := nodes
+				var also []sim.NodeID
 				if len(judged) == 0 { // a finding that names no node involves every node
 					for n := 0; n <= c.n; n++ {
 						judged = append(judged, sim.NodeID(n))
 					}
+				} else { // and one that does, also every node whose tenure began in its window
+					for _, tn := range ts {
+						if tn.start >= due && tn.start <= end {
+							also = append(also, tn.node)
+						}
+					}
 				}
-				want = oracleVerdict(c, checker.CheckMissedSlots, oFinding{nodes: judged, at: due, end: end})
+				want = oracleVerdict(c, checker.CheckMissedSlots, oFinding{nodes: judged, also: also, at: due, end: end})
 			}
 			require.Equal(t, want, v.Contract, "verdict of the slot due at %v (deadline %v, nodes %v)\n%v", due, end, nodes, c)
 			seen[want]++

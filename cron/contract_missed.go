@@ -62,17 +62,15 @@ func (c *Config) missedSlotGuarantee() contract.Guarantee {
 		Latency:  contract.LatencyTerms{Max: 5},
 		Source:   "cron/executor.go onTimer, armStep, write; cron/leader.go Node.lead, executor.recover: the slot runs when due on its leader, else the next tenure within the misfire threshold recovers every incomplete slot",
 	}
-	wt := c.WriteTimeout
-	if wt == 0 {
-		wt = time.Second
-	}
-	// A fault excuses a missed slot only if it struck between the slot
-	// falling due and its deadline, or ended at most one write timeout
-	// before it fell due: a write or query sent before the fault ended is
-	// sent again after WriteTimeout, and a leadership the fault cost is in
-	// the deadline already (Recovery). docs/checkers.md, "Excuses".
-	g.Aftermath = wt
+	// Aftermath is left to the run (scenario: the algorithm's, plus the
+	// longest run): a fault that cost the leader shortly before the slot
+	// fell due can keep it without a leader for a whole failover, longer
+	// than the misfire threshold (docs/checkers.md, "Excuses").
 	if c.Policy.Claim {
+		wt := c.WriteTimeout
+		if wt == 0 {
+			wt = time.Second
+		}
 		g.Latency = contract.LatencyTerms{Max: 9, Assume: wt / 2}
 	}
 	return g

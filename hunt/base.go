@@ -158,3 +158,25 @@ func (b *base) setsFor(nodes int, params []string) []string {
 	}
 	return append(out, params...)
 }
+
+// Caveat is what the configuration o hunts does not promise about two
+// nodes acting as leader at once (scenario.Scenario.Caveat), "" when its
+// contract excuses overlaps only by faults of the nodes involved, or when
+// o's base cannot be loaded (Search then says why).
+func Caveat(o Options) string {
+	b, err := loadBase(&o)
+	if err != nil {
+		return ""
+	}
+	return b.sc.Caveat(b.over)
+}
+
+// AlgorithmOf names the algorithm o hunts ("" when o's base cannot be
+// loaded).
+func AlgorithmOf(o Options) string {
+	b, err := loadBase(&o)
+	if err != nil {
+		return ""
+	}
+	return b.algo
+}

@@ -54,8 +54,7 @@ type Options struct {
 	// tight expect under the search's extra faults) is not a finding.
 	Checks []string
 	// Kinds, if set, are the fault kinds drawn (FaultKinds lists them);
-	// default DefaultKinds, less the kinds whose fault class every
-	// guarantee of the run's contract excuses.
+	// default DefaultKinds (less the store's on a cluster without one).
 	Kinds []string
 	// ShrinkBudget bounds the minimisation of a finding (default 20s).
 	ShrinkBudget time.Duration

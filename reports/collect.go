@@ -252,6 +252,9 @@ func (a *AlgoSummary) merge(b *AlgoSummary) {
 	if a.Token == nil {
 		a.Token = b.Token
 	}
+	if a.Caveat == "" {
+		a.Caveat = b.Caveat
+	}
 	if a.Runs == 0 || b.FirstSeed < a.FirstSeed {
 		a.FirstSeed = b.FirstSeed
 	}

@@ -80,6 +80,8 @@ type algoView struct {
 	DoubleExec string
 	SplitBad   bool
 	DoubleBad  bool
+	// Caveat is what the configuration does not promise (AlgoSummary.Caveat).
+	Caveat string
 }
 
 type countView struct {
@@ -300,6 +302,7 @@ func algoRow(a AlgoSummary, swatch template.CSS) algoView {
 		Messages:   fmtRatio(a.MessagesPerFailover),
 		SplitBrain: fmtRate(a.SplitBrainRate), SplitBad: a.SplitBrainRate > 0,
 		DoubleExec: fmtRate(a.DoubleExecutionRate), DoubleBad: a.DoubleExecutionRate > 0,
+		Caveat: a.Caveat,
 	}
 	f := a.FailoverMs
 	n := fmt.Sprint(f.Count)

@@ -172,6 +172,11 @@ type AlgoSummary struct {
 	// absent when the library hands one out (a raft term, etcd's
 	// Election.Rev).
 	Token *Token `json:"token,omitempty"`
+	// Caveat says what the group's configuration does not promise about
+	// two nodes acting as leader at once ("promises no exclusion under
+	// partition, loss"; contract.Contract.Caveat); absent when its
+	// contract excuses overlaps only by faults of the nodes involved.
+	Caveat string `json:"caveat,omitempty"`
 	// Vary is the grid cell's values, one per Grid dimension, and Group
 	// the label its runs are shown under; both empty outside a sweep.
 	Vary  []string `json:"vary,omitempty"`

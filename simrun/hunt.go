@@ -105,6 +105,9 @@ func huntAs(prog string, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "%s: runs in %s (%s)\n", cmd, reports.Plural(max(o.Workers, 1), "worker process", "worker processes"), why)
 		}
 	}
+	if c := hunt.Caveat(o); c != "" && !quiet {
+		fmt.Fprintf(stderr, "%s: %s %s: two leaders at once under those faults are excused, not found (docs/checkers.md, \"Excuses\")\n", cmd, hunt.AlgorithmOf(o), c)
+	}
 	start := time.Now()
 	res, err := hunt.Search(ctx, o)
 	cancel()

@@ -127,6 +127,9 @@ func listAlgorithms(w io.Writer) {
 			fmt.Fprintf(tw, "      %s\t%s\t%s\n", p.Key, paramType(p), p.Doc)
 		}
 		tw.Flush()
+		if c := defaultCaveat(a.Name); c != "" {
+			fmt.Fprintf(w, "      with its defaults it %s (docs/checkers.md, \"Excuses\")\n", c)
+		}
 		if len(a.States) > 0 {
 			fmt.Fprintf(w, "      protocol states (after: {state: NAME}): %s\n", strings.Join(a.States, ", "))
 		}
@@ -166,4 +169,15 @@ func paramType(p registry.Param) string {
 		return "ints, one per node"
 	}
 	return "?"
+}
+
+// defaultCaveat is what algorithm name with its default values does not
+// promise about exclusion (scenario.Scenario.Caveat), read from a
+// three-node scenario of that algorithm and nothing else.
+func defaultCaveat(name string) string {
+	sc, err := scenario.ParseWith("list", []byte("name: list\nduration: 1s\nalgorithm: {name: "+name+"}\n"), nil)
+	if err != nil {
+		return ""
+	}
+	return sc.Caveat("")
 }

@@ -198,6 +198,11 @@ func printSummary(w io.Writer, sc *scenario.Scenario, s *reports.Summary, res sw
 		if note := tokenNote(a.Token); note != "" {
 			fmt.Fprintf(w, "%-*s %s\n", width, "", note)
 		}
+		if a.Caveat != "" && excusedAny(a) {
+			// An excused finding passes the contract: say what the
+			// configuration never promised (docs/checkers.md, "Excuses").
+			fmt.Fprintf(w, "%-*s this configuration %s\n", width, "", a.Caveat)
+		}
 	}
 	if s.Grid != nil {
 		printGrid(w, s)
@@ -366,4 +371,14 @@ func heatText(cells []reports.HeatCell, algo string, r, c int) string {
 		return fmt.Sprintf("%s%% [%s–%s%%]", num(100*x.Value), num(100*x.Lo), num(100*x.Hi))
 	}
 	return "n/a"
+}
+
+// excusedAny reports whether a group has a run with an excused finding.
+func excusedAny(a reports.AlgoSummary) bool {
+	for _, c := range a.ViolationsByVerdict {
+		if c.Excused > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -196,6 +196,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	for i := range s.Algorithms {
 		g := &s.Algorithms[i]
 		g.Token = tokenInfo(scs[cellOfVary(o, g.Vary)], g.Algorithm)
+		g.Caveat = scs[cellOfVary(o, g.Vary)].Caveat(g.Algorithm)
 	}
 	s.Runs = res.col.Kept()
 	s.RunsKept = res.col.KeptMode()
