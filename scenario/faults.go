@@ -89,7 +89,16 @@ func (l *loader) readFault(m *mapReader, kind, path string, sc *Scenario) (fault
 	l.faultHasAfter = m.has("after")
 	defer func() { l.faultHasAfter = false }()
 	if m.has("at") {
-		ok = m.durRange("at", &f.At.Min, &f.At.Max, false) && ok
+		if m.durRange("at", &f.At.Min, &f.At.Max, false) {
+			if sc.Duration > 0 && f.At.Min >= sc.Duration && !m.has("after") {
+				// Faults fire in the fault phase only; the settle phase
+				// reverts them and fires none, so this one never would.
+				l.errAt(m.get("at"), join(path, "at"), "%s is not before the fault phase ends (duration: %s): the fault would never fire (settle fires no fault); move it earlier or lengthen duration", fmtDur(f.At.Min), fmtDur(sc.Duration))
+				ok = false
+			}
+		} else {
+			ok = false
+		}
 	} else if !m.has("after") {
 		l.errAt(m.n, join(path, "at"), "missing: when the fault fires (e.g. at: 10s or at: 10s..20s), or after: {event, node}")
 		ok = false

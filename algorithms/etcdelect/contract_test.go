@@ -38,7 +38,8 @@ func TestEtcdMaxOverlapHandComputed(t *testing.T) {
 
 // TestEtcdContractHolds: over seeds of the shipped etcd scenarios the
 // cut-off leader's overlap stays within the bound in every seed, the slow
-// clock's and the pause's are excused by them, and swarm's nemesis
+// clock's is excused by it, the pause's stays within the bound the pause
+// stretches (docs/checkers.md, "Excuses"), and swarm's nemesis
 // (without its message loss, a link fault that excuses everything) breaks
 // nothing.
 func TestEtcdContractHolds(t *testing.T) {
@@ -50,13 +51,16 @@ func TestEtcdContractHolds(t *testing.T) {
 	assert.Positive(t, tl.Verdicts[contract.WithinBound])
 	assert.LessOrEqual(t, tl.Longest[contract.WithinBound], g.MaxOverlap)
 	t.Logf("cut-correct-clock: %v, longest %v of %v", tl.Verdicts, tl.Longest[contract.WithinBound], g.MaxOverlap)
-	for file, class := range map[string]contract.FaultClass{"etcd-slow-clock.yaml": contract.ClockRate, "etcd-election-gc-pause.yaml": contract.Pause} {
-		tl, err := contracttest.Sweep(scenarios+file, nil, 10)
-		require.NoError(t, err)
-		assert.Empty(t, tl.BreachSeeds, file)
-		assert.Positive(t, tl.Excused[class], file)
-		assert.Equal(t, tl.Verdicts[contract.Excused], tl.Excused[class], file)
-	}
+	tl, err = contracttest.Sweep(scenarios+"etcd-slow-clock.yaml", nil, 10)
+	require.NoError(t, err)
+	assert.Empty(t, tl.BreachSeeds)
+	assert.Positive(t, tl.Excused[contract.ClockRate])
+	assert.Equal(t, tl.Verdicts[contract.Excused], tl.Excused[contract.ClockRate])
+	tl, err = contracttest.Sweep(scenarios+"etcd-election-gc-pause.yaml", nil, 10)
+	require.NoError(t, err)
+	assert.Empty(t, tl.BreachSeeds, "the 16 s pause stretches the bound by 16 s")
+	assert.Positive(t, tl.Verdicts[contract.WithinBound])
+	assert.Zero(t, tl.Verdicts[contract.Excused], "a pause stretches a bounded promise, it does not void it")
 	sc, err := contracttest.WithAlgorithm(scenarios+"swarm.yaml", "{name: etcd, ttl: 5s}", []string{"network.drop=0"})
 	require.NoError(t, err)
 	tl, err = contracttest.SweepScenario(sc, 40)
