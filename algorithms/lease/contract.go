@@ -39,7 +39,7 @@ func Contract(v registry.Values) contract.Contract {
 			// clock's rate stretches the holder's RenewDeadline and the
 			// follower's LeaseDuration, a pause the holder's acting.
 			Unless: []contract.FaultClass{contract.Pause, contract.ClockRate, contract.ClockStep, contract.DiskLoss},
-			Source:     "client-go tools/leaderelection/leaderelection.go: renew (wait.Until, RenewDeadline per round), tryAcquireOrRenew (observedTime + LeaseDuration, raw-record comparison), release",
+			Source: "client-go tools/leaderelection/leaderelection.go: renew (wait.Until, RenewDeadline per round), tryAcquireOrRenew (observedTime + LeaseDuration, raw-record comparison), release",
 		}
 	case FlavorTTL, FlavorRedlock:
 		var out contract.Contract
