@@ -68,8 +68,8 @@ type session struct {
 	TTLNs       int64
 	LockDelayNs int64
 	Serf        bool
-	Sidecar     bool  // its node's agent is a separate process: probed through the host's agent
-	DeadlineNs  int64 `json:"-"` // invalidated after this, by the server's monotonic clock
+	Sidecar     bool  `json:",omitempty"` // its node's agent is a separate process: probed through the host's agent
+	DeadlineNs  int64 `json:"-"`          // invalidated after this, by the server's monotonic clock
 }
 
 // delay is a key's lock-delay, until a wall-clock instant (kvs_endpoint.go
