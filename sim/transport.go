@@ -98,6 +98,12 @@ func (s *Sim) deliver(e *event, network bool) {
 		s.drop(&m, sent, DropPartitionInFlight)
 		return
 	}
+	if network && s.hostKind[slot.m.Kind] {
+		if a := hostAgent(dst.node); a != nil {
+			s.deliverHost(e, a, dst)
+			return
+		}
+	}
 	if !dst.up || slot.dstInc != dst.inc {
 		m := slot.m
 		sent := slot.sentAt
@@ -118,5 +124,18 @@ func (s *Sim) deliver(e *event, network bool) {
 	ref := e.ref
 	dst.node.OnMessage(slot.m)
 	s.guard() // before the free: a Failure names the message
+	s.freeMsg(ref)
+}
+
+// deliverHost hands a host kind to the destination's HostAgent: the host
+// is up whatever its process's state (crashed, restarted, paused).
+func (s *Sim) deliverHost(e *event, a HostAgent, dst *nodeState) {
+	slot := &s.msgs[e.ref]
+	s.stats.Events++
+	s.stats.Delivered[slot.m.Kind]++
+	s.emitMsg(RecDeliver, DropNone, &slot.m, slot.sentAt)
+	ref := e.ref
+	a.OnHostMessage(hostOf{dst}, slot.m)
+	s.guard()
 	s.freeMsg(ref)
 }
