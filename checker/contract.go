@@ -162,7 +162,7 @@ func (c *checker) reaches(g contract.Guarantee, s *faultSpan, v *Violation, inv 
 	if s.start > v.End {
 		return false
 	}
-	if !anywhere && s.end != sim.Never && s.end.Add(g.Aftermath) < v.At {
+	if !anywhere && !g.Lasts(s.class) && s.end != sim.Never && s.end.Add(g.Aftermath) < v.At {
 		return false
 	}
 	if s.class == contract.Loss {

@@ -140,6 +140,11 @@ type Guarantee struct {
 	// tenure still recovers it (the misfire threshold, within the
 	// lookback).
 	Recovery time.Duration
+	// Lasting are classes of Unless whose effect outlasts the fault on the
+	// nodes it hit: a store that lost its counter in a crash hands out old
+	// epochs again until it passes them. They excuse a finding on those
+	// nodes however long after (no Aftermath), still only where they hit.
+	Lasting []FaultClass
 	// Aftermath is how long after a fault ended it can still excuse a
 	// finding of this check: the time the algorithm needs to recover from
 	// it (a deposed leader to notice, a lease to run out, an election to
@@ -163,6 +168,20 @@ func (g Guarantee) ExcusesAnywhere(c FaultClass) bool {
 		return false
 	}
 	for _, a := range g.Anywhere {
+		if a == c {
+			return true
+		}
+	}
+	return false
+}
+
+// Lasts reports whether class c is one of g's exceptions whose effect
+// outlasts the fault (Lasting).
+func (g Guarantee) Lasts(c FaultClass) bool {
+	if !g.Excuses(c) {
+		return false
+	}
+	for _, a := range g.Lasting {
 		if a == c {
 			return true
 		}
@@ -234,6 +253,13 @@ func (c Contract) Merge(other Contract) Contract {
 			}
 		}
 		m.Anywhere = anywhere
+		lasting := append([]FaultClass(nil), m.Lasting...)
+		for _, a := range g.Lasting {
+			if !m.Lasts(a) {
+				lasting = append(lasting, a)
+			}
+		}
+		m.Lasting = lasting
 		m.MaxOverlap = max(m.MaxOverlap, g.MaxOverlap)
 		m.Deadline = max(m.Deadline, g.Deadline) // a later deadline lets more faults excuse
 		m.Recovery = max(m.Recovery, g.Recovery)
