@@ -140,6 +140,10 @@ type Guarantee struct {
 	// tenure still recovers it (the misfire threshold, within the
 	// lookback).
 	Recovery time.Duration
+	// Window, for disruption, is how long a leader and a majority of the
+	// candidates must have been up, running and connected to it both ways
+	// for its stepping down to be a disruption (checker.CheckDisruption).
+	Window time.Duration
 	// Lasting are classes of Unless whose effect outlasts the fault on the
 	// nodes it hit: a store that lost its counter in a crash hands out old
 	// epochs again until it passes them. They excuse a finding on those
@@ -264,6 +268,7 @@ func (c Contract) Merge(other Contract) Contract {
 		m.Deadline = max(m.Deadline, g.Deadline) // a later deadline lets more faults excuse
 		m.Recovery = max(m.Recovery, g.Recovery)
 		m.Aftermath = max(m.Aftermath, g.Aftermath)
+		m.Window = max(m.Window, g.Window) // a longer window judges fewer step-downs
 		m.Latency = m.Latency.weaker(g.Latency)
 		if g.Source != "" && m.Source != g.Source {
 			m.Source += "; " + g.Source

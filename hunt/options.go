@@ -179,9 +179,10 @@ func (o *Options) check() error {
 			return usagef("unknown strategy %q (one of %v)", s, Strategies)
 		}
 	}
+	known := append(append(append([]string(nil), checker.CheckNames...), checker.QueueCheckNames...), checker.ContractCheckNames...)
 	for _, c := range o.Checks {
-		if !containsStr(checker.CheckNames, c) {
-			return usagef("unknown check %q (one of %v)", c, checker.CheckNames)
+		if !containsStr(known, c) {
+			return usagef("unknown check %q (one of %v)", c, known)
 		}
 	}
 	for _, k := range o.Kinds {
