@@ -322,7 +322,52 @@ func TestCelerySchedulesAreCrontabs(t *testing.T) {
 	for _, bad := range []string{"@every 1m", "*/10 * * * * *"} {
 		assert.Error(t, cron.CelerySchedule(bad), bad)
 	}
-	cfg := ccfg(1, "*/5 * * * *")
-	cfg.Celery = cron.CeleryConfig{On: true, MaxInterval: time.Minute, LockTimeout: 30 * time.Second}
-	assert.ErrorContains(t, cfg.Validate(), "must not exceed lock_timeout")
+}
+
+// TestRedBeatLockShorterThanSleepExitsEveryTick: redis-py's Lock.__init__
+// (redis/lock.py, 8.0.0) takes any sleep — its "'sleep' must be less than
+// 'timeout'" check left in 3.5.0 — so acquire_distributed_beat_lock builds
+// a lock of lock_timeout 60 s with sleep max_interval 300 s and the beat
+// runs. Service.start sleeps what RedBeatScheduler.tick returned (up to
+// max_interval); the lock lapses during any sleep longer than 60 s, the
+// next tick's extend (LUA_EXTEND_TO_SCRIPT) finds the key gone and
+// Lock.do_extend raises LockNotOwnedError: the beat exits before it looks
+// at the schedule, and the slot goes out only once a restarted beat holds
+// the lock, restart_after (10 s) late. Each slot still goes out once.
+// Must-refute twin: with the default lock_timeout (5 × max_interval) no
+// beat exits and every slot goes out on time.
+func TestRedBeatLockShorterThanSleepExitsEveryTick(t *testing.T) {
+	run := func(lock time.Duration) (exits int, sent []sentTask) {
+		cfg := ccfg(1, "*/5 * * * *")
+		cfg.Celery.LockTimeout = lock
+		w := newCWorld(t, 7, cfg)
+		require.Equal(t, 300*time.Second, w.cfg.Celery.MaxInterval)
+		w.s.RunUntil(sinceStart(wall(2, 31, 0)))
+		for _, r := range w.rec.Records {
+			if r.Type == sim.RecEffect && r.Name == "beat.exited" {
+				exits++
+			}
+		}
+		return exits, w.sent()
+	}
+	exits, sent := run(60 * time.Second)
+	require.Len(t, sent, 7, "02:00 .. 02:30, once each")
+	assert.GreaterOrEqual(t, exits, 5, "the ticks after a sleep the lock did not survive")
+	late := 0
+	for i, s := range sent {
+		t.Logf("%v at +%v by node %d", s.slot.Format("15:04"), time.Duration(s.at-sinceStart(s.slot)), s.node)
+		assert.Equal(t, wall(2, 5*i, 0), s.slot)
+		d := time.Duration(s.at - sinceStart(s.slot))
+		if d >= 10*time.Second {
+			late++
+			assert.Less(t, d, 11*time.Second, "%v: one restart late", s.slot)
+		}
+	}
+	assert.GreaterOrEqual(t, late, 5, "slots that went out only after the supervisor's restart")
+	exits, sent = run(0)
+	assert.Zero(t, exits)
+	require.Len(t, sent, 7)
+	for _, s := range sent {
+		assert.Less(t, time.Duration(s.at-sinceStart(s.slot)), time.Second, "%v on time", s.slot)
+	}
 }

@@ -151,8 +151,11 @@ func (k *KubeConfig) validate(c *Config) error {
 			return fmt.Errorf("kubernetes durations must be at least 1ms, got %v", d)
 		}
 	}
-	if k.NodeMonitorGrace <= k.NodeStatusEvery {
-		return fmt.Errorf("kubernetes node_monitor_grace (%v) must exceed node_status_every (%v), or every node looks unreachable between two updates", k.NodeMonitorGrace, k.NodeStatusEvery)
-	}
+	// A node_monitor_grace at or below node_status_every is not refused:
+	// kube-controller-manager's NodeLifecycleControllerOptions.Validate
+	// (cmd/kube-controller-manager/app/options/nodelifecyclecontroller.go)
+	// checks nothing, and the kubelet's period is another process's flag.
+	// Every node then goes unreachable between two updates and Ready again
+	// at the next (docs/cron-kubernetes.md, differences table).
 	return nil
 }

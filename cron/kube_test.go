@@ -417,3 +417,32 @@ func TestKubeDeadlineWaitsForTerminatingPod(t *testing.T) {
 	assert.Less(t, dead[0].At, at(160*time.Second), "Failed at its deadline, 90 s after its creation at 02:00")
 	assert.Len(t, r.facts(sim.FactExecCreated, slotAt(2, 1, 0)), 1, "02:01 created once 02:00 failed")
 }
+
+// NodeLifecycleControllerOptions.Validate
+// (cmd/kube-controller-manager/app/options/nodelifecyclecontroller.go)
+// checks nothing: a --node-monitor-grace-period (5 s) below the kubelet's
+// status period (10 s) is accepted, and the node lifecycle controller
+// marks every node unreachable between two updates and Ready again at the
+// next (the NoExecute taint comes and goes; the taint manager cancels an
+// eviction when the taint is removed, so the 300 s toleration never runs
+// out). The job still runs once. Must-refute twin: with the default
+// 40 s grace no node is ever unreachable.
+func TestKubeGraceBelowStatusPeriodFlaps(t *testing.T) {
+	run := func(grace time.Duration) *kworld {
+		w := newKWorld(t, 16, kcfg("0 2 * * *", 8*time.Minute, 1, cron.Policy{}, kube(func(k *cron.KubeConfig) { k.NodeMonitorGrace = grace })),
+			[][]tenure{{{0, 15 * time.Minute, 1}}}, true)
+		w.s.RunUntil(at(15 * time.Minute))
+		return w
+	}
+	s := slotAt(2, 0, 0)
+	flap := run(5 * time.Second)
+	assert.Greater(t, len(flap.effects("kube.node_unreachable", 0)), 10, "unreachable between every two updates")
+	assert.Greater(t, len(flap.effects("kube.node_ready", 0)), 10, "and Ready again at the next")
+	assert.Empty(t, flap.effects("kube.pod_evicted", s))
+	runs, _ := flap.runsOf(s)
+	assert.Equal(t, 1, runs)
+	calm := run(0)
+	assert.Empty(t, calm.effects("kube.node_unreachable", 0))
+	runs, _ = calm.runsOf(s)
+	assert.Equal(t, 1, runs)
+}

@@ -53,9 +53,6 @@ func (l *loader) readCelery(m *mapReader, cs *CronSpec) {
 			l.errAt(cm.get(k), join("cron.celery", k), "must be at least 1ms, got %s", fmtDur(d))
 		}
 	}
-	if c.MaxInterval > 0 && c.LockTimeout > 0 && c.MaxInterval > c.LockTimeout {
-		l.errAt(cm.get("max_interval"), "cron.celery.max_interval", "%s exceeds lock_timeout (%s): redis-py's Lock refuses a sleep longer than its timeout", fmtDur(c.MaxInterval), fmtDur(c.LockTimeout))
-	}
 	cm.finish()
 	for i, j := range cs.Config.Jobs {
 		if i < len(cs.scheduleAt) && cs.scheduleAt[i] != nil {

@@ -53,20 +53,6 @@ func (l *loader) readKube(m *mapReader, cs *CronSpec) {
 			l.errAt(km.get(key), join("cron.kubernetes", key), "must be at least 1ms, got %s", fmtDur(d))
 		}
 	}
-	grace, every := k.NodeMonitorGrace, k.NodeStatusEvery
-	if grace == 0 {
-		grace = 40 * time.Second
-	}
-	if every == 0 {
-		every = 10 * time.Second
-	}
-	if grace <= every && (km.has("node_monitor_grace") || km.has("node_status_every")) {
-		at, key := km.get("node_monitor_grace"), "cron.kubernetes.node_monitor_grace"
-		if at == nil {
-			at, key = km.get("node_status_every"), "cron.kubernetes.node_status_every"
-		}
-		l.errAt(at, key, "node_monitor_grace (%s) must exceed node_status_every (%s), or every node looks unreachable between two status updates", fmtDur(grace), fmtDur(every))
-	}
 	km.finish()
 }
 
