@@ -101,7 +101,9 @@ func (b *Beat) Start(env sim.Env, _ []byte) {
 func (b *Beat) boot() {
 	b.phase, b.step = beatAcquiring, stepNone
 	b.token = int64(b.env.Rand().Uint64() >> 1)
-	b.send(stepSetup, sim.Message{Kind: KindRBSetup})
+	// setup_schedule's new entries take this beat's now as last_run_at
+	// (celery/beat.py ScheduleEntry.__init__: last_run_at or default_now()).
+	b.send(stepSetup, sim.Message{Kind: KindRBSetup, Index: b.env.WallNanos()})
 }
 
 // send makes a Redis call and arms its timeout.

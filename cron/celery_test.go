@@ -371,3 +371,39 @@ func TestRedBeatLockShorterThanSleepExitsEveryTick(t *testing.T) {
 		assert.Less(t, time.Duration(s.at-sinceStart(s.slot)), time.Second, "%v on time", s.slot)
 	}
 }
+
+// TestRedBeatVolatileRestartResavesWithNow: a Redis restart without
+// persistence loses the lock and every entry's hash. The holder's next
+// tick raises LockNotOwnedError and the beat exits; restarted, its
+// setup_schedule → update_from_dict finds no entry (from_key raises
+// KeyError), builds one from the configuration — celery/beat.py
+// ScheduleEntry.__init__ sets last_run_at = last_run_at or default_now()
+// — and RedBeatSchedulerEntry.save writes that now with HSETNX meta. So
+// the slot that fell during the outage (02:10, whose tick found no lock)
+// is never run, and 02:15 goes out on time. Must-refute twin: with
+// durable Redis the outage loses nothing and 02:10 goes out on time.
+func TestRedBeatVolatileRestartResavesWithNow(t *testing.T) {
+	run := func(durable bool) map[time.Time][]sentTask {
+		cfg := ccfg(1, "*/5 * * * *")
+		cfg.Queue.Durable = durable
+		w := newCWorld(t, 8, cfg)
+		w.s.At(sinceStart(wall(2, 6, 0)), func() { w.s.Crash(w.cfg.Celery.Redis) })
+		w.s.At(sinceStart(wall(2, 8, 0)), func() { w.s.Restart(w.cfg.Celery.Redis, durable) })
+		w.s.RunUntil(sinceStart(wall(2, 26, 0)))
+		out := map[time.Time][]sentTask{}
+		for _, s := range w.sent() {
+			out[s.slot] = append(out[s.slot], s)
+		}
+		return out
+	}
+	lost := run(false)
+	assert.Empty(t, lost[wall(2, 10, 0)], "02:10 is never run: the re-saved entry's last_run_at is the restarted beat's now")
+	for _, m := range []int{15, 20, 25} {
+		slot := wall(2, m, 0)
+		require.Len(t, lost[slot], 1, "%v once", slot)
+		assert.Less(t, time.Duration(lost[slot][0].at-sinceStart(slot)), time.Second, "%v on time", slot)
+	}
+	kept := run(true)
+	require.Len(t, kept[wall(2, 10, 0)], 1)
+	assert.Less(t, time.Duration(kept[wall(2, 10, 0)][0].at-sinceStart(wall(2, 10, 0))), time.Second)
+}
