@@ -368,17 +368,22 @@ func (c *ControllerManager) jobController(v *KubeSnapshot) {
 				terminating++
 			}
 		}
-		// finish deletes the Job's running Pods and marks it finished. A
-		// failure is declared only once no Pod of it runs or terminates
-		// (syncJob with delayTerminalCondition, on by default since
-		// JobPodReplacementPolicy and JobManagedBy: FailureTarget first,
-		// Failed when the Pods are gone): a Job whose Pod is stuck
-		// Terminating on an unreachable node stays active meanwhile.
+		// finish deletes the Job's running Pods and marks it finished
+		// only once no Pod of it runs or terminates, a success as well as
+		// a failure (job_controller.go: with delayTerminalCondition, on
+		// by default since JobPodReplacementPolicy and JobManagedBy,
+		// newSuccessCondition gives SuccessCriteriaMet and
+		// newFailureCondition FailureTarget, and enactJobFinished adds
+		// Complete or Failed only when jobCtx.terminating is 0; a success
+		// with another Pod still active is not complete either: manageJob
+		// deletes it first). A Job whose Pod is stuck Terminating on an
+		// unreachable node stays active meanwhile, and the CronJob
+		// controller still lists it in status.active.
 		finish := func(reason string) {
 			for _, p := range live {
 				c.send(KindKubeDeletePod, sim.Message{Body: p.Name})
 			}
-			if reason != "" && (len(live) > 0 || terminating > 0) {
+			if len(live) > 0 || terminating > 0 {
 				return
 			}
 			c.ending = append(c.ending, jb.Name)

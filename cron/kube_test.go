@@ -446,3 +446,46 @@ func TestKubeGraceBelowStatusPeriodFlaps(t *testing.T) {
 	runs, _ = calm.runsOf(s)
 	assert.Equal(t, 1, runs)
 }
+
+// job_controller.go enactJobFinished with delayTerminalCondition (on by
+// default since JobPodReplacementPolicy): a success gives only
+// SuccessCriteriaMet while a Pod of the Job is Terminating, and Complete
+// once jobCtx.terminating is 0 — as a failure waits (FailureTarget). The
+// 02:00 Pod's kubelet is cut off the API server at 02:00:30 for 14 min;
+// the Pod is evicted at ~02:06 and stays Terminating there, its
+// replacement on the other kubelet succeeds at ~02:08, and the Job is
+// Complete only after the node is back (02:14:30) and reports the Pod
+// gone. Under Forbid the CronJob controller meanwhile finds 02:00 active
+// at 02:05 and 02:10 (JobAlreadyActive). Must-refute twin: with the node
+// reachable the Job is Complete when its Pod succeeds, at 02:02.
+func TestKubeSuccessWaitsForTerminatingPod(t *testing.T) {
+	run := func(cut bool) *kworld {
+		k := kube(func(k *cron.KubeConfig) { k.Concurrency = cron.KubeForbid })
+		w := newKWorld(t, 17, kcfg("*/5 * * * *", 2*time.Minute, 1, cron.Policy{}, k), [][]tenure{{{0, 25 * time.Minute, 1}}}, true)
+		if cut {
+			w.s.At(at(90*time.Second), func() {
+				for _, kl := range w.kubelets {
+					if w.s.Node(kl).(*cron.Kubelet).Busy() {
+						w.s.Cut(kl, w.apiID)
+						w.s.Cut(w.apiID, kl)
+						w.s.After(14*time.Minute, func() { w.s.Connect(kl, w.apiID); w.s.Connect(w.apiID, kl) })
+					}
+				}
+			})
+		}
+		w.s.RunUntil(at(25 * time.Minute))
+		return w
+	}
+	s := slotAt(2, 0, 0)
+	c := run(true)
+	require.Len(t, c.effects("kube.pod_evicted", s), 1)
+	require.Len(t, c.facts(sim.FactExecRedelivered, s), 1, "a replacement beside the Terminating Pod")
+	done := c.effects("kube.job_complete", s)
+	require.Len(t, done, 1)
+	assert.GreaterOrEqual(t, done[0].At, at(90*time.Second+14*time.Minute), "Complete only once the node is back and the Terminating Pod gone")
+	assert.NotEmpty(t, c.effects("kube.job_already_active", slotAt(2, 10, 0)), "02:10 finds 02:00 still active")
+	r := run(false)
+	done = r.effects("kube.job_complete", s)
+	require.Len(t, done, 1)
+	assert.Less(t, done[0].At, at(60*time.Second+2*time.Minute+5*time.Second), "Complete when its Pod succeeded")
+}

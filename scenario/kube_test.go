@@ -123,7 +123,7 @@ func factsOf(r *Run, f sim.Fact, slot int64) []sim.Record {
 	return out
 }
 
-// The four shipped Kubernetes stories do what their comments promise, and
+// The five shipped Kubernetes stories do what their comments promise, and
 // each has a variant in which it must not happen.
 func TestKubeStories(t *testing.T) {
 	slot := time.Date(2026, 11, 21, 2, 0, 0, 0, time.UTC).UnixNano()
@@ -173,6 +173,19 @@ func TestKubeStories(t *testing.T) {
 			assert.Empty(t, effectsNamed(a, "kube.job_already_active"))
 			lost, _ = a.Report.Check(checker.CheckLostSlot)
 			assert.Empty(t, lost.Violations)
+		})
+		// job_controller.go enactJobFinished: Complete waits for the
+		// Terminating Pod (delayTerminalCondition), so Forbid skips 02:05.
+		t.Run("forbid terminating", func(t *testing.T) {
+			r := kubeRun(t, "kube-forbid-terminating.yaml", seed)
+			require.True(t, r.OK, "seed %d: %v", seed, r.Problems)
+			five := time.Date(2026, 11, 21, 2, 5, 0, 0, time.UTC).UnixNano()
+			assert.Empty(t, factsOf(r, sim.FactExecCreated, five), "02:05 never created")
+			assert.Len(t, factsOf(r, sim.FactExecRedelivered, slot), 1, "the replacement beside the Terminating Pod")
+			// Must not happen with the node reachable.
+			calm := kubeRun(t, "kube-forbid-terminating.yaml", seed, "faults=[]")
+			assert.Empty(t, effectsNamed(calm, "kube.job_already_active"))
+			assert.Len(t, factsOf(calm, sim.FactExecCreated, five), 1)
 		})
 		// utils.go mostRecentScheduleTime with startingDeadlineSeconds.
 		t.Run("controller downtime", func(t *testing.T) {
