@@ -123,7 +123,7 @@ func factsOf(r *Run, f sim.Fact, slot int64) []sim.Record {
 	return out
 }
 
-// The five shipped Kubernetes stories do what their comments promise, and
+// The six shipped Kubernetes stories do what their comments promise, and
 // each has a variant in which it must not happen.
 func TestKubeStories(t *testing.T) {
 	slot := time.Date(2026, 11, 21, 2, 0, 0, 0, time.UTC).UnixNano()
@@ -186,6 +186,22 @@ func TestKubeStories(t *testing.T) {
 			calm := kubeRun(t, "kube-forbid-terminating.yaml", seed, "faults=[]")
 			assert.Empty(t, effectsNamed(calm, "kube.job_already_active"))
 			assert.Len(t, factsOf(calm, sim.FactExecCreated, five), 1)
+		})
+		// syncCronJob, concurrencyPolicy Replace, on a Job started late:
+		// lost_slot judges a slot started and never completed whatever the
+		// leadership when it came due.
+		t.Run("replace late job", func(t *testing.T) {
+			r := kubeRun(t, "kube-replace-late-job.yaml", seed)
+			require.True(t, r.OK, "seed %d: %v", seed, r.Problems)
+			require.Len(t, factsOf(r, sim.FactExecStarted, slot), 1, "02:00's Pod started once, late")
+			assert.Empty(t, factsOf(r, sim.FactExecCompleted, slot), "and was killed by Replace")
+			lost, _ := r.Report.Check(checker.CheckLostSlot)
+			require.NotEmpty(t, lost.Violations)
+			assert.Contains(t, lost.Violations[0].Details, "while no scheduler led")
+			// Must not under Allow: the late Job completes.
+			a := kubeRun(t, "kube-replace-late-job.yaml", seed, "cron.kubernetes.concurrency_policy=allow")
+			lost, _ = a.Report.Check(checker.CheckLostSlot)
+			assert.Empty(t, lost.Violations)
 		})
 		// utils.go mostRecentScheduleTime with startingDeadlineSeconds.
 		t.Run("controller downtime", func(t *testing.T) {
