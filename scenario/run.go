@@ -107,6 +107,10 @@ type Run struct {
 	// APIServer is Kubernetes mode's API server (nil without cron.mode:
 	// kubernetes); its kubelets are Workers.
 	APIServer *cron.APIServer
+	// Counters are the cron mode's per-run counts of its effects (beat
+	// exits, runs skipped, Jobs deleted by Replace, …; cron.NewCounters),
+	// nil for a mode with none.
+	Counters *cron.Counters
 	// Contract is what this run's algorithm, with its drawn values, and its
 	// cron layer guarantee (registry.Algorithm.Contract, cron.Config.Contract),
 	// resolved against the run's network (contract.Contract.Resolve):
@@ -407,6 +411,11 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	}
 	r.Checker = checker.New(in)
 	s.AddSink(r.Checker)
+	if sc.Cron != nil {
+		if r.Counters = cron.NewCounters(sc.Cron.Mode); r.Counters != nil {
+			s.AddSink(r.Counters)
+		}
+	}
 	for _, k := range opts.Sinks {
 		s.AddSink(k)
 	}
