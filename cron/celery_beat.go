@@ -143,6 +143,7 @@ func (b *Beat) OnMessage(m sim.Message) {
 			return
 		}
 		b.Stats.Ticks++
+		b.cfg.reached(b.env, StBeatLockExtended, b.fence)
 		b.send(stepLoad, sim.Message{Kind: KindRBLoad})
 	case stepLoad:
 		jobs, _ := m.Body.([]int)
@@ -163,12 +164,14 @@ func (b *Beat) OnMessage(m sim.Message) {
 		b.cursor++
 		b.fromKey()
 	case stepReserve:
+		b.cfg.reached(b.env, StBeatTaskReserved, b.fire.Slot)
 		b.send(stepPublish, sim.Message{Kind: KindEnqueue, A: b.fire.Exec, Body: &QueueMsg{ExecTicket: b.fire.ExecTicket}})
 	case stepPublish:
 		b.Stats.Sent++
 		b.env.Effect(sim.Effect{Name: "beat.sent",
 			Detail: fmt.Sprintf("Scheduler: Sending due task %s (task %x, token %d)", SlotName(b.cfg.Jobs[b.fire.Job].Name, b.fire.Slot), b.fire.Exec, b.fire.Token),
 			A:      b.fire.Exec, B: b.fire.Slot, C: int64(b.fire.Job)})
+		b.cfg.reached(b.env, StBeatTaskPublished, b.fire.Slot)
 		b.cursor++
 		b.evaluate()
 	}
@@ -188,12 +191,14 @@ func (b *Beat) acquired(m sim.Message) {
 	b.phase, b.fence, b.leading = beatRunning, m.Term, true
 	b.env.ActAsLeader(b.fence, b.fence)
 	b.env.Effect(sim.Effect{Name: "redbeat.acquired", A: b.fence, Detail: fmt.Sprintf("beat: Acquired lock (acquisition %d)", b.fence)})
+	b.cfg.reached(b.env, StBeatLockAcquired, b.fence)
 	b.tick()
 }
 
 // tick begins RedBeatScheduler.tick: extend the lock first.
 func (b *Beat) tick() {
 	b.send(stepExtend, sim.Message{Kind: KindRBExtend, A: b.token})
+	b.cfg.reached(b.env, StBeatTick, b.fence)
 }
 
 // fromKey loads the next entry, or evaluates the loaded ones.

@@ -187,6 +187,7 @@ func (st *ExecStore) newRecord(k slotKey, token int64, attempt int, now int64) *
 	st.env.Effect(sim.Effect{Name: "exec.created",
 		Detail: fmt.Sprintf("execution %d of %s, attempt %d, token %d", r.id, SlotName(st.cfg.Jobs[k.job].Name, k.slot), attempt, token),
 		A:      r.id, B: k.slot, C: int64(k.job), Fact: sim.FactExecCreated})
+	st.cfg.reached(st.env, StQueueExecCreated, k.slot)
 	return r
 }
 

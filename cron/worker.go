@@ -126,6 +126,7 @@ func (w *Worker) deliver(m sim.Message) {
 	w.env.CancelTimer(w.timers[0])
 	w.busy, w.cur, w.receipt = true, *qm, m.A
 	w.Stats.Taken++
+	w.cfg.reached(w.env, StQueueTaken, qm.Slot)
 	if w.cfg.Queue.Ack == AckEarly {
 		w.ack()
 	}
@@ -157,6 +158,7 @@ func (w *Worker) claimed(m sim.Message) {
 		w.idle()
 		return
 	}
+	w.cfg.reached(w.env, StQueueClaimed, w.cur.Slot)
 	w.start()
 }
 
@@ -192,6 +194,7 @@ func (w *Worker) beat() {
 	w.Stats.Heartbeats++
 	w.env.Effect(sim.Effect{Name: "worker.heartbeat", A: w.cur.Exec, B: w.cur.Slot, C: int64(w.cur.Job), Fact: sim.FactExecHeartbeat})
 	w.env.Send(sim.Message{Kind: KindExecBeat, To: w.cfg.Queue.ExecStore, A: w.cur.Exec, B: w.run})
+	w.cfg.reached(w.env, StQueueHeartbeatSent, w.cur.Slot)
 }
 
 func (w *Worker) ack() {
@@ -199,6 +202,7 @@ func (w *Worker) ack() {
 	w.env.Effect(sim.Effect{Name: "worker.ack", Detail: fmt.Sprintf("execution %d (receipt %d)", w.cur.Exec, w.receipt),
 		A: w.cur.Exec, B: w.cur.Slot, C: int64(w.cur.Job), Fact: sim.FactExecAcked})
 	w.env.Send(sim.Message{Kind: KindAck, To: w.cfg.Queue.Queue, A: w.receipt})
+	w.cfg.reached(w.env, StQueueAcked, w.cur.Slot)
 }
 
 // finished is the executor's callback after a run's last write.

@@ -221,6 +221,9 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 		if sc.kubeMode() {
 			sc.kubeNodeIDs(&cfg, sc.queueBaseWith(stores))
 		}
+		if d := findAlgo(spec.Name); d != nil && !shedlock && !celery {
+			cfg.StateBase = len(d.States) // the cron layer's states follow the algorithm's
+		}
 		if err := cfg.Validate(); err != nil {
 			return nil, err
 		}
@@ -423,6 +426,13 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	env.StoreNode = r.Store
 	if d := findAlgo(r.Algorithm); d != nil && !shedlock {
 		env.States = d.States
+	}
+	if r.CronConfig != nil {
+		// The cron layer's step states, after the algorithm's (at
+		// CronConfig.StateBase), reported by its services and workers too.
+		cs := r.CronConfig.States()
+		env.States = append(append([]string(nil), env.States...), cs...)
+		env.CronStates = len(cs)
 	}
 	if r.Queue != nil {
 		env.QueueMode = &faults.QueueNodes{Queue: r.CronConfig.Queue.Queue, ExecStore: r.CronConfig.Queue.ExecStore, Workers: r.CronConfig.Queue.WorkerNodes}
