@@ -86,6 +86,11 @@ type Beat struct {
 	fire   QueueMsg
 	fireAt int64
 	Stats  BeatStats
+	// The supervisor's crash-loop back-off (RestartBackoff): its current
+	// delay and when (monotonic) it last restarted the beat. Kept across
+	// the beat's own exits, lost with the node.
+	backoff     time.Duration
+	restartedAt time.Duration
 }
 
 // NewBeat returns a beat for the validated cfg.
@@ -299,10 +304,33 @@ func (b *Beat) exit(why string) {
 	}
 	restart := ""
 	if b.cfg.Celery.Restart == CeleryRestartAlways {
-		restart = fmt.Sprintf("; the supervisor restarts it in %v", b.cfg.Celery.RestartAfter)
-		b.env.SetTimer(b.cfg.Celery.RestartAfter, b.cfg.TagBase+tagBeatRestart)
+		d := b.restartDelay()
+		restart = fmt.Sprintf("; the supervisor restarts it in %v", d)
+		b.env.SetTimer(d, b.cfg.TagBase+tagBeatRestart)
 	}
 	b.env.Effect(sim.Effect{Name: "beat.exited", Detail: "beat raised " + why + restart})
+}
+
+// restartDelay is how long the supervisor waits before starting the beat
+// again: RestartAfter, or with RestartBackoff the kubelet's
+// CrashLoopBackOff (flowcontrol.Backoff.Next): RestartAfter at the first
+// exit and after a run of more than 2 × MaxRestartBackoff since the last
+// restart (hasExpired), else twice the previous delay, at most
+// MaxRestartBackoff. Pessimistic: the kubelet may restart a first crash
+// at once; the model always waits RestartAfter.
+func (b *Beat) restartDelay() time.Duration {
+	c := &b.cfg.Celery
+	if !c.RestartBackoff {
+		return c.RestartAfter
+	}
+	now := b.env.Now()
+	if b.backoff == 0 || time.Duration(now)-b.restartedAt > 2*MaxRestartBackoff {
+		b.backoff = c.RestartAfter
+	} else {
+		b.backoff = min(2*b.backoff, max(MaxRestartBackoff, c.RestartAfter))
+	}
+	b.restartedAt = time.Duration(now) + b.backoff
+	return b.backoff
 }
 
 // OnTimer implements sim.Node.

@@ -8,6 +8,10 @@ import (
 	"github.com/electsim/electsim/sim"
 )
 
+// MaxRestartBackoff is the kubelet's MaxContainerBackOff
+// (pkg/kubelet/kubelet.go): CrashLoopBackOff's cap.
+const MaxRestartBackoff = 300 * time.Second
+
 // Supervisor policies of a Celery beat process that exited.
 const (
 	// CeleryRestartAlways: a supervisor (systemd Restart=always, a
@@ -48,6 +52,13 @@ type CeleryConfig struct {
 	// RestartAfter is how long the supervisor waits before starting an
 	// exited beat again. Default 10s (Kubernetes' first crash-loop back-off).
 	RestartAfter time.Duration
+	// RestartBackoff makes the supervisor Kubernetes' kubelet: its
+	// CrashLoopBackOff doubles the delay at each exit, from RestartAfter
+	// up to MaxRestartBackoff (kubelet's MaxContainerBackOff), and starts
+	// again from RestartAfter once the beat ran 2 × MaxRestartBackoff
+	// since its last restart (client-go's flowcontrol.Backoff: hasExpired).
+	// Off: every restart waits RestartAfter (systemd's RestartSec).
+	RestartBackoff bool
 	// RedisTimeout is how long a beat waits for a Redis reply before it
 	// treats the connection as broken (a ConnectionError: the beat exits).
 	// redis-py's socket_timeout defaults to None (wait for TCP); default 30s.

@@ -407,3 +407,43 @@ func TestRedBeatVolatileRestartResavesWithNow(t *testing.T) {
 	require.Len(t, kept[wall(2, 10, 0)], 1)
 	assert.Less(t, time.Duration(kept[wall(2, 10, 0)][0].at-sinceStart(wall(2, 10, 0))), time.Second)
 }
+
+// TestRedBeatRestartBackoffIsCrashLoop: under Kubernetes the beat's
+// supervisor is the kubelet, whose CrashLoopBackOff (flowcontrol.Backoff
+// .Next; MaxContainerBackOff 300 s in pkg/kubelet/kubelet.go) doubles the
+// restart delay at each exit up to 5 minutes while the container never
+// runs 2 × 300 s in a row. One beat with a lock shorter than its sleep
+// (lock_timeout 60 s) exits at nearly every tick: restarts after 10, 20,
+// 40, 80, 160, 300, 300 s, and the slots the longer delays span are never
+// run. Must-refute twin: a fixed restart_after restarts after 10 s every
+// time and no slot is lost.
+func TestRedBeatRestartBackoffIsCrashLoop(t *testing.T) {
+	run := func(backoff bool) (gaps []time.Duration, slots int) {
+		cfg := ccfg(1, "*/5 * * * *")
+		cfg.Celery.LockTimeout, cfg.Celery.RestartBackoff = 60*time.Second, backoff
+		w := newCWorld(t, 9, cfg)
+		w.s.At(0, func() { w.s.Crash(w.beats[1]) }) // one beat: its own restarts alone
+		w.s.RunUntil(sinceStart(wall(3, 31, 0)))
+		var exitAt sim.Time = -1
+		for _, r := range w.rec.Records {
+			if r.Type == sim.RecEffect && r.Name == "beat.exited" && r.Node == w.beats[0] {
+				exitAt = r.At
+			}
+			if r.Type == sim.RecDeliver && r.Kind == cron.KindRBSetup && r.Peer == w.beats[0] && exitAt >= 0 {
+				gaps = append(gaps, time.Duration(r.At-exitAt).Round(time.Second))
+				exitAt = -1
+			}
+		}
+		return gaps, len(w.sent())
+	}
+	gaps, crashLoop := run(true)
+	require.GreaterOrEqual(t, len(gaps), 7)
+	assert.Equal(t, []time.Duration{10 * time.Second, 20 * time.Second, 40 * time.Second, 80 * time.Second, 160 * time.Second, 300 * time.Second, 300 * time.Second}, gaps[:7])
+	gaps, fixed := run(false)
+	for _, g := range gaps {
+		assert.Equal(t, 10*time.Second, g)
+	}
+	assert.Equal(t, 19, fixed, "02:00 .. 03:30, every slot once, each restart_after late")
+	assert.Less(t, crashLoop, fixed, "the crash loop's longer delays span slots that never run")
+	t.Logf("slots sent: %d with the crash loop, %d with a fixed delay", crashLoop, fixed)
+}

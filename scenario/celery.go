@@ -38,6 +38,7 @@ func (l *loader) readCelery(m *mapReader, cs *CronSpec) {
 	cm.dur("lock_timeout", &c.LockTimeout)
 	cm.oneOf("restart", &c.Restart, cron.CeleryRestartAlways, cron.CeleryRestartNever)
 	cm.dur("restart_after", &c.RestartAfter)
+	cm.boolean("restart_backoff", &c.RestartBackoff)
 	cm.dur("redis_timeout", &c.RedisTimeout)
 	cm.dur("visibility_timeout", &q.VisibilityTimeout)
 	var late bool
@@ -135,6 +136,9 @@ func celeryYAML(cfg cron.Config) string {
 		parts = append(parts, "restart: "+c.Restart)
 	}
 	add("restart_after", c.RestartAfter)
+	if c.RestartBackoff {
+		parts = append(parts, "restart_backoff: true")
+	}
 	add("redis_timeout", c.RedisTimeout)
 	add("visibility_timeout", q.VisibilityTimeout)
 	if q.Ack == cron.AckLate {
