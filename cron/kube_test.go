@@ -281,7 +281,7 @@ func TestKubeBackoffLimit(t *testing.T) {
 // Must-refute: without a deadline the run completes all its writes.
 func TestKubeActiveDeadline(t *testing.T) {
 	run := func(deadline time.Duration) *kworld {
-		w := newKWorld(t, 10, kcfg("0 2 * * *", 4*time.Minute, 4, cron.Policy{}, kube(func(k *cron.KubeConfig) { k.ActiveDeadline = deadline })),
+		w := newKWorld(t, 10, kcfg("0 2 * * *", 4*time.Minute, 4, cron.Policy{}, kube(func(k *cron.KubeConfig) { k.ActiveDeadline, k.TerminationGrace = deadline, 0 })),
 			[][]tenure{{{0, 8 * time.Minute, 1}}}, true)
 		w.s.RunUntil(at(8 * time.Minute))
 		return w
@@ -386,7 +386,9 @@ func TestKubePendingPodIsBoundLater(t *testing.T) {
 // then, gets its Job at once.
 func TestKubeDeadlineWaitsForTerminatingPod(t *testing.T) {
 	run := func(cut bool) *kworld {
-		k := kube(func(k *cron.KubeConfig) { k.ActiveDeadline, k.Concurrency = 90*time.Second, cron.KubeForbid })
+		k := kube(func(k *cron.KubeConfig) {
+			k.ActiveDeadline, k.Concurrency, k.TerminationGrace = 90*time.Second, cron.KubeForbid, 0
+		})
 		w := newKWorld(t, 15, kcfg("* * * * *", 10*time.Minute, 1, cron.Policy{}, k), [][]tenure{{{0, 8 * time.Minute, 1}}}, true)
 		if cut {
 			w.s.At(at(70*time.Second), func() {
@@ -488,4 +490,33 @@ func TestKubeSuccessWaitsForTerminatingPod(t *testing.T) {
 	done = r.effects("kube.job_complete", s)
 	require.Len(t, done, 1)
 	assert.Less(t, done[0].At, at(60*time.Second+2*time.Minute+5*time.Second), "Complete when its Pod succeeded")
+}
+
+// A deleted Pod's container gets SIGTERM and terminationGracePeriodSeconds
+// (the API default 30 s) before SIGKILL (kubelet killContainer); one that
+// ignores SIGTERM — the pessimistic reading — runs on. Replace deletes
+// 02:00's Job at 02:01 while its 100 s run (writes at 25, 50, 75, 100 s)
+// is at 60 s: with the default grace its third write, at 75 s, still
+// lands and it overlaps 02:01's Pod for about 30 s; it is killed before
+// its fourth. Must-refute twin: terminationGracePeriodSeconds 0 kills it
+// at once, two writes.
+func TestKubeTerminationGraceRunsOn(t *testing.T) {
+	run := func(grace time.Duration) *kworld {
+		k := kube(func(k *cron.KubeConfig) { k.Concurrency, k.TerminationGrace = cron.KubeReplace, grace })
+		w := newKWorld(t, 18, kcfg("* * * * *", 100*time.Second, 4, cron.Policy{}, k), [][]tenure{{{0, 3 * time.Minute, 1}}}, true)
+		w.s.RunUntil(at(3 * time.Minute))
+		return w
+	}
+	s := slotAt(2, 0, 0)
+	g := run(30 * time.Second)
+	require.Equal(t, 30*time.Second, cron.DefaultKube(1).TerminationGrace, "the API default")
+	require.NotEmpty(t, g.effects("kubelet.pod_terminating", s))
+	_, applied := g.runsOf(s)
+	assert.Equal(t, 3, applied, "the write at 75 s lands inside the grace period")
+	require.Len(t, g.effects("kubelet.pod_killed", s), 1, "SIGKILL at the grace period's end")
+	assert.Equal(t, 2, g.maxConcurrent(0), "the old Pod runs beside the new one")
+	z := run(0)
+	_, applied = z.runsOf(s)
+	assert.Equal(t, 2, applied)
+	assert.Empty(t, z.effects("kubelet.pod_terminating", s))
 }

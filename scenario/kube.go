@@ -32,6 +32,9 @@ func (l *loader) readKube(m *mapReader, cs *CronSpec) {
 	if km.integer("active_deadline_seconds", &secs, 0, 1<<30) {
 		k.ActiveDeadline = time.Duration(secs) * time.Second
 	}
+	if km.integer("termination_grace_period_seconds", &secs, 0, 1<<30) {
+		k.TerminationGrace = time.Duration(secs) * time.Second
+	}
 	if km.integer("toleration_seconds", &secs, 1, 1<<30) {
 		k.TolerationSeconds = time.Duration(secs) * time.Second
 	}
@@ -135,6 +138,7 @@ func kubeYAML(k cron.KubeConfig) string {
 	secs("starting_deadline_seconds", k.StartingDeadline)
 	secs("active_deadline_seconds", k.ActiveDeadline)
 	secs("toleration_seconds", k.TolerationSeconds)
+	parts = append(parts, fmt.Sprintf("termination_grace_period_seconds: %d", int64(k.TerminationGrace/time.Second)))
 	if k.Concurrency != "" {
 		parts = append(parts, "concurrency_policy: "+k.Concurrency)
 	}

@@ -53,7 +53,7 @@ faults:
 	assert.Equal(t, []sim.NodeID{base + 1, base + 2, base + 3}, r.Workers)
 	assert.Equal(t, r.Workers, r.CronConfig.Kube.KubeletNodes)
 	y := sc.YAML()
-	assert.Contains(t, string(y), "kubernetes: {kubelets: 3, starting_deadline_seconds: 30, concurrency_policy: forbid, backoff_limit: 6")
+	assert.Contains(t, string(y), "kubernetes: {kubelets: 3, starting_deadline_seconds: 30, termination_grace_period_seconds: 30, concurrency_policy: forbid, backoff_limit: 6")
 	again, err := Parse("again.yaml", y)
 	require.NoError(t, err, "the explicit YAML loads")
 	assert.Equal(t, sc.Cron.Config.Kube, again.Cron.Config.Kube)
