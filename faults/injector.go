@@ -46,7 +46,12 @@ type Environment struct {
 	Resource sim.NodeID
 	// States are the protocol states the candidates' algorithm declares
 	// (registry.Algorithm.States), by index: a trigger's State must be one.
+	// The last CronStates of them are the cron layer's step states
+	// (cron.ModeStates), which its services and workers report as well.
 	States []string
+	// CronStates is how many of States, at its end, any node may report
+	// (the others count only from a candidate). Default 0.
+	CronStates int
 	// QueueMode is queue-mode cron's nodes, or nil without queue mode.
 	QueueMode *QueueNodes
 }

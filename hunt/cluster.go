@@ -66,6 +66,12 @@ func loadCluster(o *Options, b *base, sets []string) (c *cluster, err error) {
 	if r.Algorithm == "shedlock" {
 		c.states = nil
 	}
+	if r.CronConfig != nil {
+		// The cron mode's step states follow the algorithm's (the run's
+		// env.States, at CronConfig.StateBase): queue, beat and
+		// controller steps are cut points too.
+		c.states = append(append([]string(nil), c.states...), r.CronConfig.States()...)
+	}
 	for _, ev := range faults.Events() {
 		switch ev {
 		case faults.EventRenew, faults.EventAcquired, faults.EventExpired:

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/electsim/electsim/cron"
 	"github.com/electsim/electsim/faults"
 	"github.com/electsim/electsim/sim"
 )
@@ -888,8 +889,12 @@ func (l *loader) readTriggerState(am *mapReader, tr *faults.Trigger, path string
 		return false
 	}
 	var states []string
-	if d := findAlgo(sc.AlgorithmName("")); d != nil {
+	if d := findAlgo(sc.AlgorithmName("")); d != nil && !sc.noElection() {
 		states = d.States
+	}
+	if sc.Cron != nil {
+		// The cron mode's step states (queue, beat, controller) follow.
+		states = append(append([]string(nil), states...), cron.ModeStates(sc.Cron.Mode)...)
 	}
 	if !containsStr(states, tr.State) {
 		if len(states) == 0 {
