@@ -105,7 +105,7 @@ func RunJob(j Job, h Hooks) (res JobResult) {
 	}
 	p := newProbe(newAlphabet(j.States))
 	ro := scenario.RunOptions{Seed: j.Seed, Algorithm: j.Algorithm, Lean: true, Sinks: []sim.Sink{p},
-		Replay: "(hunt run; the repro replays it)", Beat: h.Beat, Abort: h.Abort, Guard: h.Guard}
+		Replay: "(hunt run; the repro replays it)", Beat: h.Beat, Abort: h.Abort, DiscardAborted: true, Guard: h.Guard}
 	r, err := sc.Build(ro)
 	if err != nil {
 		return JobResult{Err: err.Error()}

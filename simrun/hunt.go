@@ -113,6 +113,12 @@ func huntAs(prog string, args []string, stdout, stderr io.Writer) int {
 	cancel()
 	var ue *hunt.UsageError
 	var died *hunt.DiedError
+	if _, code, ok := interruption(); ok && err != nil {
+		// Stopped while it loaded its base (a build in a worker): no run
+		// was judged.
+		fmt.Fprintf(stderr, "%s: stopped by a signal before any run was judged; nothing written\n", cmd)
+		return code
+	}
 	switch {
 	case errors.As(err, &died):
 		// The algorithm's factory killed the worker building a run: the

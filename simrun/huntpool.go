@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -170,6 +171,7 @@ func (p *huntPool) start(s *huntSlot) error {
 		outR.Close()
 		return err
 	}
+	trackWorker(cmd.Process)
 	s.cmd, s.in, s.outR = cmd, in, outR
 	s.out = bufio.NewScanner(outR)
 	s.out.Buffer(make([]byte, 64<<10), maxHuntLine)
@@ -187,6 +189,9 @@ func (e *errDied) Error() string { return e.value }
 // stopped is reaped: the slot's next call starts another.
 func (p *huntPool) call(ctx context.Context, i int, req huntRequest, limit time.Duration) (huntReply, error) {
 	s := p.slot(i)
+	if err := ctx.Err(); err != nil {
+		return huntReply{}, err
+	}
 	if err := p.start(s); err != nil {
 		return huntReply{}, err
 	}
@@ -240,6 +245,7 @@ func (p *huntPool) reap(s *huntSlot) int {
 	_ = s.in.Close()
 	_ = s.cmd.Process.Kill()
 	err := s.cmd.Wait()
+	untrackWorker(s.cmd.Process)
 	_ = s.outR.Close()
 	s.cmd = nil
 	var ee *exec.ExitError
@@ -289,7 +295,8 @@ func (p *huntPool) Cluster(ctx context.Context, j hunt.ClusterJob) (hunt.Cluster
 	var died *errDied
 	switch {
 	case errors.As(err, &died):
-		msg := "building the run killed its worker process: " + died.value
+		value := strings.Replace(died.value, "during the run (os.Exit in a handler?)", "while it built the run (os.Exit in the algorithm's factory?)", 1)
+		msg := "building the run killed its worker process: " + value
 		return hunt.ClusterResult{}, &hunt.DiedError{Msg: msg}
 	case err != nil:
 		return hunt.ClusterResult{}, err
@@ -307,6 +314,7 @@ func (p *huntPool) Close() {
 		if s.cmd != nil {
 			_ = s.in.Close()
 			_ = s.cmd.Wait()
+			untrackWorker(s.cmd.Process)
 			_ = s.outR.Close()
 			s.cmd = nil
 		}

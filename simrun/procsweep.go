@@ -266,6 +266,7 @@ func superviseChild(o *options, scs []*scenario.Scenario, jobs jobList, exe stri
 		if err != nil {
 			return err
 		}
+		trackWorker(cmd.Process)
 		sc := bufio.NewScanner(pipe)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
@@ -275,6 +276,7 @@ func superviseChild(o *options, scs []*scenario.Scenario, jobs jobList, exe stri
 			mu.Unlock()
 		}
 		err = cmd.Wait()
+		untrackWorker(cmd.Process)
 		code := 0
 		if ee, ok := err.(*exec.ExitError); ok {
 			code = ee.ExitCode()

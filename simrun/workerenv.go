@@ -4,6 +4,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -63,4 +64,39 @@ func workerEnv(handlerMax time.Duration, exact bool, skip []string) []string {
 		env = append(env, envSkip+"="+strings.Join(skip, ","))
 	}
 	return env
+}
+
+// liveWorkers are the worker processes this process started and has not
+// yet reaped: a signal that ends this process at once kills them first
+// (they run in their own process groups, out of a terminal's reach, and
+// one blocked in user code would otherwise outlive it).
+var liveWorkers struct {
+	sync.Mutex
+	procs map[*os.Process]bool
+}
+
+// trackWorker records a started worker process.
+func trackWorker(p *os.Process) {
+	liveWorkers.Lock()
+	defer liveWorkers.Unlock()
+	if liveWorkers.procs == nil {
+		liveWorkers.procs = map[*os.Process]bool{}
+	}
+	liveWorkers.procs[p] = true
+}
+
+// untrackWorker forgets a reaped worker process.
+func untrackWorker(p *os.Process) {
+	liveWorkers.Lock()
+	delete(liveWorkers.procs, p)
+	liveWorkers.Unlock()
+}
+
+// killWorkers kills every worker process not yet reaped.
+func killWorkers() {
+	liveWorkers.Lock()
+	defer liveWorkers.Unlock()
+	for p := range liveWorkers.procs {
+		_ = p.Kill()
+	}
 }
