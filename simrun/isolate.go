@@ -101,6 +101,7 @@ func newWorkerGuard() *workerGuard {
 	g.on, g.skip = true, workerSkips()
 	g.beat.Store(-1)
 	debug.SetMaxStack(workerMaxStack)
+	limitWorkerMemory()
 	g.timeout = 10 * time.Second
 	if d, err := time.ParseDuration(os.Getenv(envTimeout)); err == nil && d > 0 {
 		g.timeout = d
@@ -222,6 +223,7 @@ func workerDeath(stderr string, code int) (value, stack string) {
 			break
 		}
 	}
+	value = explainMemoryDeath(value)
 	if at < 0 {
 		return value, ""
 	}
