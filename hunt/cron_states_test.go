@@ -19,9 +19,9 @@ import (
 // Must-refute: raft's own base, with no cron mode, declares none of them.
 func TestHuntReachesCronStates(t *testing.T) {
 	o := Options{Algo: "raft", Scenario: "../scenarios/queue-leader-crash.yaml", Strategies: []Strategy{StrategyState}, Runs: 40, Seed: 1, Workers: 1, Quiet: true}
-	b, err := loadBase(&o)
+	b, err := loadBase(context.Background(), &o)
 	require.NoError(t, err)
-	c, err := loadCluster(&o, b, nil)
+	c, err := loadCluster(context.Background(), &o, b, nil)
 	require.NoError(t, err)
 	for _, st := range cron.ModeStates(cron.ModeQueue) {
 		assert.Contains(t, c.states, st)
@@ -42,9 +42,9 @@ func TestHuntReachesCronStates(t *testing.T) {
 		assert.Contains(t, res.Coverage.Events, st, "the hunt's runs reach %s", st)
 	}
 	plain := Options{Algo: "raft", Runs: 1, Seed: 1, Workers: 1, Quiet: true}
-	pb, err := loadBase(&plain)
+	pb, err := loadBase(context.Background(), &plain)
 	require.NoError(t, err)
-	pc, err := loadCluster(&plain, pb, nil)
+	pc, err := loadCluster(context.Background(), &plain, pb, nil)
 	require.NoError(t, err)
 	assert.False(t, slices.Contains(pc.states, "queue_taken"))
 }

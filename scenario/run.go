@@ -68,6 +68,10 @@ type RunOptions struct {
 	// Abort, if set, abandons the run once it holds true (sim.Config.Abort):
 	// the run ends with sim.OutcomeStopped and is not a result.
 	Abort *atomic.Bool
+	// DiscardAborted skips the checks of a run Abort stopped: its caller
+	// throws it away (a hunt's run at the budget's end, a sweep's after a
+	// signal), and checking a long run's history takes seconds.
+	DiscardAborted bool
 }
 
 // Run is one executed run: the simulation, what was injected, and the
@@ -480,6 +484,9 @@ func (r *Run) Execute(opts RunOptions) {
 		r.Outcome = s.RunFor(sc.Settle.For)
 	}
 	s.End()
+	if opts.DiscardAborted && r.Outcome == sim.OutcomeStopped && opts.Abort != nil && opts.Abort.Load() {
+		return // not a result: its caller discards it unchecked
+	}
 	r.check()
 }
 

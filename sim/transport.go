@@ -28,7 +28,7 @@ func (n *nodeState) Send(m Message) {
 
 // transmit puts m on its link at the current time.
 func (s *Sim) transmit(m *Message) {
-	l := &s.net.links[s.net.idx(m.From, m.To)]
+	l := s.net.at(m.From, m.To)
 	if !l.up {
 		s.drop(m, s.now, DropPartitionAtSend)
 		return
@@ -91,7 +91,7 @@ func (s *Sim) depart(e *event) {
 func (s *Sim) deliver(e *event, network bool) {
 	slot := &s.msgs[e.ref]
 	dst := s.nodes[e.node]
-	if network && !s.net.links[s.net.idx(slot.m.From, slot.m.To)].up {
+	if network && !s.net.at(slot.m.From, slot.m.To).up {
 		m := slot.m
 		sent := slot.sentAt
 		s.freeMsg(e.ref)
