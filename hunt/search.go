@@ -49,7 +49,11 @@ func Search(ctx context.Context, o Options) (Result, error) {
 		return Result{}, err
 	}
 	if o.OnStart != nil {
-		o.OnStart(b.algo, b.sc.Caveat(b.over))
+		caveat := b.sc.Caveat(b.over)
+		if b.desc.Contract == nil && b.algo != "shedlock" && b.algo != "celery" {
+			caveat = "" // no contract: the hunt holds it to the election's own promise (findings)
+		}
+		o.OnStart(b.algo, caveat)
 	}
 	h := &hunter{ctx: runCtx, stopCtx: ctx, o: &o, b: b, clusters: map[string]*cluster{}, started: started,
 		res: Result{ByStrategy: map[Strategy]int{}}}
