@@ -231,7 +231,10 @@ func (c *checker) involved(check string, v *Violation) []sim.NodeID {
 		}
 	}
 	for id := range c.in.Names {
-		if n := sim.NodeID(id); !containsID(c.in.Candidates, n) && !containsID(out, n) {
+		n := sim.NodeID(id)
+		// In queue and Kubernetes modes (Input.Exec) a candidate may be a
+		// worker too (colocated): whoever ran the slot is involved.
+		if (!containsID(c.in.Candidates, n) || c.exec != nil) && !containsID(out, n) {
 			out = append(out, n)
 		}
 	}
