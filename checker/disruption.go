@@ -8,9 +8,10 @@ import (
 	"github.com/electsim/electsim/sim"
 )
 
-// CheckDisruption is the disruption check: no leader is deposed while it
-// and a majority of the candidates had been up, running and connected to it
-// both ways for the guarantee's Window (docs/checkers.md, "disruption").
+// CheckDisruption is the disruption check: no leader is deposed by a term
+// some node raised while that leader and a majority of the candidates had
+// been up, running and connected to it both ways for the guarantee's
+// Window (docs/checkers.md, "disruption").
 // It runs only when the run's contract promises it (contract.Guarantee
 // with Check "disruption"): PreVote with CheckQuorum's leader lease exists
 // so that a node rejoining after a partition does not depose a healthy
@@ -24,6 +25,10 @@ const CheckDisruption = "disruption"
 // the reachability matrix, allocated only when the check runs.
 type stability struct {
 	window        sim.Time
+	bumpState     int64 // the protocol state a term rise reports (sim.FactProtocolState's A)
+	maxTerm       int64 // the highest term any node has risen to
+	leading       map[sim.NodeID]int64
+	pending       map[sim.NodeID]sim.NodeID // a leader → the node that raised the term against it
 	n             int
 	up, paused    []bool
 	since         []sim.Time // per node: its last crash, start, pause or resume
@@ -43,8 +48,8 @@ type disruption struct {
 // maxDisruptions bounds the disruptions kept (the check counts the rest).
 const maxDisruptions = 1000
 
-func newStability(window time.Duration) *stability {
-	return &stability{window: sim.Time(window)}
+func newStability(window time.Duration, bumpState int) *stability {
+	return &stability{window: sim.Time(window), bumpState: int64(bumpState), leading: map[sim.NodeID]int64{}, pending: map[sim.NodeID]sim.NodeID{}}
 }
 
 func (s *stability) grow(n int) {
@@ -74,6 +79,8 @@ func (s *stability) observe(r *sim.Record, candidates []sim.NodeID) {
 		s.up[id], s.paused[id], s.since[id] = true, false, t
 	case sim.RecCrash:
 		s.up[id], s.paused[id], s.since[id] = false, false, t
+		delete(s.leading, id)
+		delete(s.pending, id)
 	case sim.RecPause:
 		s.paused[id], s.since[id] = true, t
 	case sim.RecResume:
@@ -91,13 +98,34 @@ func (s *stability) observe(r *sim.Record, candidates []sim.NodeID) {
 				s.cut[i], s.linkSince[i] = r.Fact == sim.FactLinksCut, t
 			}
 		}
-	case sim.RecStepDown:
-		if r.Fact != sim.FactCrashed && containsID(candidates, id) && s.healthyQuorum(id, t, candidates) {
-			if len(s.disrupted) < maxDisruptions {
-				s.disrupted = append(s.disrupted, disruption{node: id, epoch: r.Epoch, at: t})
-			} else {
-				s.disruptedMore++
+	case sim.RecLead:
+		s.leading[id] = r.Epoch
+		delete(s.pending, id)
+	case sim.RecEffect:
+		if r.Fact != sim.FactProtocolState || r.A != s.bumpState || r.B <= s.maxTerm {
+			return
+		}
+		// A term no node had reached: a campaign. It disrupts a leader
+		// that had a healthy quorum when it began (a campaign while no
+		// leader is healthy is an ordinary election).
+		s.maxTerm = r.B
+		for l := range s.leading { // any order: each leader judged alone
+			if l != id && containsID(candidates, l) && s.healthyQuorum(l, t, candidates) {
+				s.pending[l] = id
 			}
+		}
+	case sim.RecStepDown:
+		epoch, led := s.leading[id]
+		delete(s.leading, id)
+		_, raised := s.pending[id]
+		delete(s.pending, id)
+		if !led || !raised || r.Fact == sim.FactCrashed {
+			return
+		}
+		if len(s.disrupted) < maxDisruptions {
+			s.disrupted = append(s.disrupted, disruption{node: id, epoch: epoch, at: t})
+		} else {
+			s.disruptedMore++
 		}
 	}
 }
@@ -137,7 +165,7 @@ func (c *checker) checkDisruption() (Check, bool) {
 	ch := Check{Name: CheckDisruption}
 	for _, d := range c.stab.disrupted {
 		v := Violation{Kind: CheckDisruption, At: d.at, End: d.at, Nodes: []string{c.in.name(d.node)}, NodeIDs: []sim.NodeID{d.node}, Epochs: []int64{d.epoch},
-			Details: fmt.Sprintf("%s stopped leading at t=%v although it and a majority of the candidates had been up, running and connected to it both ways for %v", c.in.name(d.node), d.at, time.Duration(c.stab.window))}
+			Details: fmt.Sprintf("%s stopped leading at t=%v, deposed by a term another node raised while it and a majority of the candidates had been up, running and connected to it both ways for %v", c.in.name(d.node), d.at, time.Duration(c.stab.window))}
 		if c.wants(&ch) {
 			v.Explanation = c.story(c.context(d.at-c.stab.window, d.at, c.in.Candidates, nil), "leader deposed with a healthy quorum")
 		}
@@ -151,8 +179,8 @@ func (c *checker) checkDisruption() (Check, bool) {
 // needs, nil without one.
 func stabilityFor(ct contract.Contract) *stability {
 	g, ok := ct.For(CheckDisruption)
-	if !ok || g.Window <= 0 {
+	if !ok || g.Window <= 0 || g.TermState <= 0 {
 		return nil
 	}
-	return newStability(g.Window)
+	return newStability(g.Window, g.TermState-1)
 }

@@ -144,6 +144,11 @@ type Guarantee struct {
 	// candidates must have been up, running and connected to it both ways
 	// for its stepping down to be a disruption (checker.CheckDisruption).
 	Window time.Duration
+	// TermState, for disruption, is 1 + the index of the protocol state
+	// the algorithm reports when a node's term rises (its
+	// registry.Algorithm.States; sim.FactProtocolState's A, B the term);
+	// 0: none declared, and the check cannot run.
+	TermState int
 	// Lasting are classes of Unless whose effect outlasts the fault on the
 	// nodes it hit: a store that lost its counter in a crash hands out old
 	// epochs again until it passes them. They excuse a finding on those
@@ -269,6 +274,7 @@ func (c Contract) Merge(other Contract) Contract {
 		m.Recovery = max(m.Recovery, g.Recovery)
 		m.Aftermath = max(m.Aftermath, g.Aftermath)
 		m.Window = max(m.Window, g.Window) // a longer window judges fewer step-downs
+		m.TermState = max(m.TermState, g.TermState)
 		m.Latency = m.Latency.weaker(g.Latency)
 		if g.Source != "" && m.Source != g.Source {
 			m.Source += "; " + g.Source

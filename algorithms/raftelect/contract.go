@@ -67,9 +67,10 @@ func Contract(c Config) contract.Contract {
 		// a partition: the check only judges a leader whose majority's
 		// links had been up for the window.
 		out.Guarantees = append(out.Guarantees, contract.Guarantee{Check: "disruption",
-			Unless: append([]contract.FaultClass{contract.Pause, contract.ClockRate, contract.Loss, contract.Link, contract.Disk, contract.Crash, contract.Restart}, lost...),
-			Window: 2 * c.ElectionTimeoutMax,
-			Source: sourceDisruption})
+			Unless:    append([]contract.FaultClass{contract.Pause, contract.ClockRate, contract.Loss, contract.Link, contract.Disk, contract.Crash, contract.Restart}, lost...),
+			Window:    2 * c.ElectionTimeoutMax,
+			TermState: StateTermBumped + 1,
+			Source:    sourceDisruption})
 	}
 	return out.WithAftermath(Aftermath(c))
 }
