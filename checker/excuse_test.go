@@ -152,6 +152,7 @@ func TestFaultSpansEndWithTheirFacts(t *testing.T) {
 	b.add(sim.Record{At: at(50), Type: sim.RecFault, Node: 2, Fact: sim.FactClockRate})
 	b.add(sim.Record{At: at(60), Type: sim.RecFault, Node: 2, Fact: sim.FactClockExact})
 	b.add(sim.Record{At: at(70), Type: sim.RecFault, Node: 2, Fact: sim.FactDiskLatency})
+	b.add(sim.Record{At: at(75), Type: sim.RecPersist, Node: 2, A: 8, B: int64(at(85))}) // durable after the fault's end
 	b.add(sim.Record{At: at(80), Type: sim.RecFault, Node: 2, Fact: sim.FactDiskRestored})
 	b.net(90, true, sim.Link{From: 0, To: 1}, sim.Link{From: 1, To: 0})
 	b.net(95, false, sim.Link{From: 0, To: 1})
@@ -163,6 +164,10 @@ func TestFaultSpansEndWithTheirFacts(t *testing.T) {
 	b.add(sim.Record{At: at(140), Type: sim.RecFault, Node: 1, Fact: sim.FactClockStep})
 	f := newFaultSpans(nil)
 	for i := range b.recs {
+		if b.recs[i].Type == sim.RecPersist {
+			f.persisted(&b.recs[i])
+			continue
+		}
 		f.observe(&b.recs[i])
 	}
 	type span struct {
@@ -178,7 +183,7 @@ func TestFaultSpansEndWithTheirFacts(t *testing.T) {
 		{contract.Crash, at(30), at(45)},
 		{contract.Restart, at(45), at(45)},
 		{contract.ClockRate, at(50), at(60)},
-		{contract.Disk, at(70), at(80)},
+		{contract.Disk, at(70), at(85)}, // until the write issued under it is durable
 		{contract.Partition, at(90), at(99)},
 		{contract.Loss, at(100), at(110)},
 		{contract.ClockStep, at(120), at(130)},

@@ -27,6 +27,9 @@ type faultSpan struct {
 	start, end sim.Time
 	// ord is its 1-based ordinal among the run's faults, in trace order.
 	ord int
+	// durable, for a disk fault, is when the last write issued under it
+	// became durable: the fault acts until then (closeAt).
+	durable sim.Time
 }
 
 // faultSpans follows the run's faults from the typed facts of its records
@@ -90,7 +93,8 @@ func (f *faultSpans) closeAt(cls contract.FaultClass, node sim.NodeID, t sim.Tim
 	if node < 0 || int(node) >= len(s) || s[node] < 0 {
 		return
 	}
-	f.spans[s[node]].end = t
+	sp := &f.spans[s[node]]
+	sp.end = max(t, sp.durable)
 	s[node] = -1
 }
 
@@ -183,6 +187,18 @@ func (f *faultSpans) fault(r *sim.Record) {
 	case sim.FactDiskRestored:
 		f.closeAt(contract.Disk, node, t)
 	}
+}
+
+// persisted notes a disk write (RecPersist: B is when it becomes
+// durable): a write issued under a disk fault holds the node's sends until
+// it is durable, so the fault acts until then, past its own end.
+func (f *faultSpans) persisted(r *sim.Record) {
+	s := f.open[contract.Disk]
+	if r.Node < 0 || int(r.Node) >= len(s) || s[r.Node] < 0 {
+		return
+	}
+	sp := &f.spans[s[r.Node]]
+	sp.durable = max(sp.durable, sim.Time(r.B))
 }
 
 // linkFault opens a span of each class on links (every link when nil)

@@ -111,7 +111,13 @@ func oracleFaults(recs []sim.Record) []oFault {
 		case r.Fact == sim.FactClockStep:
 			one(contract.ClockStep, endOf(i, same(sim.RecFault, sim.FactClockUnstepped)))
 		case r.Fact == sim.FactDiskLatency:
-			one(contract.Disk, endOf(i, same(sim.RecFault, sim.FactDiskRestored)))
+			end := endOf(i, same(sim.RecFault, sim.FactDiskRestored))
+			for _, x := range recs[i+1:] { // a write issued under it holds the node until it is durable
+				if x.Type == sim.RecPersist && x.Node == node && x.At <= end {
+					end = max(end, sim.Time(x.B))
+				}
+			}
+			one(contract.Disk, end)
 		case r.Fact == sim.FactLinksCut && len(r.Links) > 0:
 			cut := map[sim.Link]bool{}
 			for _, l := range r.Links {

@@ -62,7 +62,10 @@ func (k *Checker) Record(r *sim.Record) {
 		k.seq--
 		k.Message(r.Type, r.Reason, r.Kind, r.Node, r.Peer, r.Epoch, r.At, r.SentAt)
 		return
-	case sim.RecTimer, sim.RecPersist, sim.RecPersistDone:
+	case sim.RecPersist:
+		c.faults.persisted(r) // a write under a disk fault: the fault lasts until it is durable
+		return
+	case sim.RecTimer, sim.RecPersistDone:
 		return
 	}
 	if m := max(int(r.Node), int(r.Peer)) + 1; m > len(k.rp.leading) {

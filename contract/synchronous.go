@@ -20,9 +20,11 @@ func Synchronous(replyTimeout time.Duration, source string) Contract {
 	// A restarted node is outside the crash-stop model for as long as it
 	// acts on what it remembered (an epoch behind the cluster's): its
 	// restart excuses findings on it however long after (Lasting).
+	// A restart anywhere re-enters a node whose election messages every
+	// other node takes part in (Anywhere): the crash-stop model is void.
 	lasting := []FaultClass{Restart, DiskLoss}
 	return Contract{Guarantees: []Guarantee{
-		{Check: "election_safety", Unless: outside, Lasting: lasting, Latency: sync, Source: source},
-		{Check: "split_brain", Unless: outside, Lasting: lasting, Latency: sync, Source: source},
+		{Check: "election_safety", Unless: outside, Lasting: lasting, Anywhere: lasting, Latency: sync, Source: source},
+		{Check: "split_brain", Unless: outside, Lasting: lasting, Anywhere: lasting, Latency: sync, Source: source},
 	}}
 }
