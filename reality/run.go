@@ -91,8 +91,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 	client := o.Client
 	if client == "" {
 		client = filepath.Join(tmp, "client")
-		if out, err := exec.CommandContext(ctx, "go", "build", "-o", client, ad.Client()).CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("building the client %s (or give -client): %v\n%s", ad.Client(), err, out)
+		if err := buildClient(ctx, ad, client); err != nil {
+			return nil, err
 		}
 	}
 	res := &Result{Story: st, Trials: make([]*TrialResult, o.Trials)}
@@ -199,4 +199,13 @@ func (r *Result) write(dir string) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "trials.json"), append(b, '\n'), 0o644)
+}
+
+// buildClient builds the adapter's client main into bin with the go
+// command (the module's own source: run from inside the repository).
+func buildClient(ctx context.Context, ad Adapter, bin string) error {
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, ad.Client()).CombinedOutput(); err != nil {
+		return fmt.Errorf("building the client %s (or give -client): %v\n%s", ad.Client(), err, out)
+	}
+	return nil
 }
