@@ -30,7 +30,7 @@ type Adapter interface {
 }
 
 // Adapters are the real systems by Story.Adapter.
-var Adapters = map[string]Adapter{"redis": redisAdapter{}, "redlock": redisAdapter{}}
+var Adapters = map[string]Adapter{"redis": redisAdapter{}, "redlock": redisAdapter{}, "etcd": etcdAdapter{}}
 
 // redisAdapter runs redis-server instances (one, or Redlock's masters) and
 // the go-redsync client.

@@ -66,8 +66,15 @@ var leaseParams = map[string]bool{"flavor": true, "ttl": true, "renew_interval":
 func FromScenario(sc *scenario.Scenario) (*Story, error) {
 	st := &Story{Scenario: sc, Candidates: sc.Nodes, Stores: 1, TTL: 10 * time.Second, Retry: 2 * time.Second, Jitter: 1.2,
 		Length: sc.Duration + sc.Settle.For}
-	if sc.Algorithm.Name != "lease" {
-		return nil, fmt.Errorf("algorithm %q has no real adapter yet (lease ttl: Redis, lease redlock: five Redis masters)", sc.Algorithm.Name)
+	switch sc.Algorithm.Name {
+	case "lease":
+	case "etcd":
+		if err := st.etcd(sc); err != nil {
+			return nil, err
+		}
+		return st.faults(sc)
+	default:
+		return nil, fmt.Errorf("algorithm %q has no real adapter yet (lease ttl: Redis, lease redlock: five Redis masters, etcd: etcd)", sc.Algorithm.Name)
 	}
 	flavor := "k8s"
 	for _, kv := range sc.Algorithm.Params() {
@@ -112,6 +119,32 @@ func FromScenario(sc *scenario.Scenario) (*Story, error) {
 	if st.Renew == 0 {
 		st.Renew = st.TTL / 3
 	}
+	return st.faults(sc)
+}
+
+// etcd reads the etcd election's parameters: the session TTL (default 60 s,
+// NewSession's); the rest are the model's server and timeouts, left at the
+// real ones' defaults.
+func (st *Story) etcd(sc *scenario.Scenario) error {
+	st.Adapter, st.Stores, st.TTL = "etcd", 1, 60*time.Second
+	for _, kv := range sc.Algorithm.Params() {
+		k, v, _ := strings.Cut(kv, "=")
+		if k != "ttl" {
+			return fmt.Errorf("algorithm parameter %s: the real client and server are not told it", k)
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d%time.Second != 0 {
+			return fmt.Errorf("algorithm parameter %s: a whole number of seconds", kv)
+		}
+		st.TTL = d
+	}
+	st.Renew = st.TTL / 3
+	return nil
+}
+
+// faults reads the scenario's faults, or refuses those the harness cannot
+// apply to real processes.
+func (st *Story) faults(sc *scenario.Scenario) (*Story, error) {
 	if len(sc.Clocks) > 0 {
 		return nil, fmt.Errorf("clocks: the harness cannot set a real process's clock (libfaketime conflicts with Debian's jemalloc Redis)")
 	}
