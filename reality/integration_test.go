@@ -43,7 +43,7 @@ func TestRealityStories(t *testing.T) {
 	require.NotEmpty(t, files)
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			res, err := Run(context.Background(), Options{Scenario: f, Trials: trials, SimSeeds: 200, Workers: 2, Seed: 1})
+			res, err := Run(context.Background(), Options{Scenario: f, Trials: trials, SimSeeds: 200, Workers: 3, Seed: 1})
 			require.NoError(t, err)
 			var b strings.Builder
 			PrintTable(&b, res.Rows)

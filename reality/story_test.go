@@ -74,3 +74,26 @@ func TestPrepareNamesTheMissingPackage(t *testing.T) {
 	require.Equal(t, "redis-server", missing.Package)
 	require.Contains(t, err.Error(), "apt-get install -y redis-server")
 }
+
+func TestFromScenarioEtcd(t *testing.T) {
+	for _, f := range []string{"stories/etcd-gc-pause.yaml", "stories/etcd-leader-crash.yaml"} {
+		sc, err := scenario.Load(f)
+		require.NoError(t, err, f)
+		st, err := FromScenario(sc)
+		require.NoError(t, err, f)
+		require.Equal(t, "etcd", st.Adapter)
+		require.Equal(t, 1, st.Stores)
+		require.Equal(t, 3*time.Second, st.TTL)
+		require.Len(t, st.Faults, 1)
+	}
+	st, err := FromScenario(parse(t, storyHead+"algorithm: {name: etcd}\n"))
+	require.NoError(t, err)
+	require.Equal(t, 60*time.Second, st.TTL, "NewSession's default")
+	for name, tail := range map[string]string{
+		"request timeout": "algorithm: {name: etcd, ttl: 3s, request_timeout: 1s}\n",
+		"revoke delay":    "algorithm: {name: etcd, ttl: 3s, revoke_delay: 50ms}\n",
+	} {
+		_, err := FromScenario(parse(t, storyHead+tail))
+		require.Error(t, err, name)
+	}
+}
