@@ -48,7 +48,13 @@ func TestRealityStories(t *testing.T) {
 			var b strings.Builder
 			PrintTable(&b, res.Rows)
 			t.Logf("%s\n%s", f, b.String())
-			require.False(t, AnyRosier(res.Rows), "a row says the simulation is rosier than reality:\n%s", b.String())
+			for _, r := range res.Rows {
+				if why := KnownRosier(res.Story.Adapter, r); why != "" {
+					t.Logf("known difference, row %s: %s", r.Name, why)
+					continue
+				}
+				require.False(t, r.Rosier, "row %s says the simulation is rosier than reality:\n%s", r.Name, b.String())
+			}
 		})
 	}
 }

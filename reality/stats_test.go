@@ -89,3 +89,11 @@ func TestCompareVerdicts(t *testing.T) {
 	rows = Compare(real, rates(200, 200, func(int) Measure { return Measure{Overlap: 5 * time.Second} }))
 	require.True(t, rows[2].Rosier)
 }
+
+func TestKnownRosierOnlyExcusesItsRow(t *testing.T) {
+	rosier := Row{Name: "failover", Rosier: true}
+	require.NotEmpty(t, KnownRosier("etcd", rosier))
+	require.Empty(t, KnownRosier("redis", rosier), "only the adapter measured")
+	require.Empty(t, KnownRosier("etcd", Row{Name: "overlap", Rosier: true}), "only the row measured")
+	require.Empty(t, KnownRosier("etcd", Row{Name: "failover"}), "a row that is not rosier needs no excuse")
+}

@@ -124,7 +124,7 @@ func TestHelpListsEveryCommand(t *testing.T) {
 	}
 	code, _, stderr = simrun(t, "help", "mrege")
 	assert.Equal(t, exitUsage, code)
-	assert.Equal(t, `simrun help: no command "mrege" (did you mean merge?) (one of merge, margin, hunt, list, help); run 'simrun -h' for usage`+"\n", stderr)
+	assert.Equal(t, `simrun help: no command "mrege" (did you mean merge?) (one of merge, margin, hunt, reality, list, help); run 'simrun -h' for usage`+"\n", stderr)
 
 	code, stdout, _ := simrun(t, "-version")
 	assert.Equal(t, exitOK, code)

@@ -74,6 +74,11 @@ func realityAs(prog string, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "%s — %s\n%d real trials (%s, %d client processes, %d server(s)) · %d simulated runs\n\n",
 		st.Scenario.Name, st.Scenario.Description, len(res.Trials), st.Adapter, st.Candidates, st.Stores, len(res.Sim))
 	reality.PrintTable(stdout, res.Rows)
+	for _, r := range res.Rows {
+		if why := reality.KnownRosier(st.Adapter, r); why != "" {
+			fmt.Fprintf(stdout, "\nknown difference (%s): %s\n", r.Name, why)
+		}
+	}
 	for _, u := range st.Unmeasured {
 		fmt.Fprintf(stdout, "\nnot measured: %s\n", u)
 	}
