@@ -42,8 +42,9 @@ func TestSummarise(t *testing.T) {
 	require.Equal(t, 2*time.Second, d.Mean)
 	require.Equal(t, 2*time.Second, d.P50)
 	require.Equal(t, 3*time.Second, d.Max)
-	// s = 1 s, so the half-width is 1.96/√3 s.
-	require.InDelta(t, float64(2*time.Second)-1.959964/1.7320508*float64(time.Second), float64(d.MeanLo), 1e3)
+	// s = 1 s and two degrees of freedom, so the half-width is t(0.975, 2)/√3 s.
+	require.InDelta(t, float64(2*time.Second)-4.303/1.7320508*float64(time.Second), float64(d.MeanLo), 1e3)
+	require.InDelta(t, z95, tQuantile(1000), 0, "many values: the normal quantile")
 	require.Equal(t, Dist{}, Summarise(nil))
 	one := Summarise([]time.Duration{time.Second})
 	require.Equal(t, one.Mean, one.MeanLo, "one value: no spread to estimate")
