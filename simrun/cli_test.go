@@ -105,7 +105,7 @@ func TestHelpListsEveryCommand(t *testing.T) {
 	code, usage, stderr := simrun(t, "-h")
 	require.Equal(t, exitOK, code)
 	assert.Empty(t, stderr)
-	for _, c := range []string{"merge", "margin", "hunt", "list", "help", "-version", "-scenario", "-matrix"} {
+	for _, c := range []string{"merge", "margin", "hunt", "reality", "list", "help", "-version", "-scenario", "-matrix"} {
 		assert.Regexp(t, `(?m)^(usage:| {6}) simrun `+c+`\b`, usage, "usage line for %s", c)
 	}
 	for _, c := range subcommands {
@@ -113,7 +113,7 @@ func TestHelpListsEveryCommand(t *testing.T) {
 	}
 	_, help, _ := simrun(t, "help")
 	assert.Equal(t, usage, help)
-	for _, c := range []string{"merge", "margin", "hunt", "list"} {
+	for _, c := range []string{"merge", "margin", "hunt", "reality", "list"} {
 		code, direct, _ := simrun(t, c, "-h")
 		require.Equal(t, exitOK, code, c)
 		code, viaHelp, _ := simrun(t, "help", c)
