@@ -162,6 +162,9 @@ func runTrials(ctx context.Context, o Options, st *Story, client, tmp string, re
 	}
 	close(next)
 	wg.Wait()
+	if first == nil && ctx.Err() != nil {
+		return ctx.Err() // cancelled between two trials: some never ran
+	}
 	if first != nil {
 		if ctx.Err() != nil && errors.Is(first, context.Canceled) {
 			return ctx.Err()
