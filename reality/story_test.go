@@ -1,6 +1,7 @@
 package reality
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -96,4 +97,19 @@ func TestFromScenarioEtcd(t *testing.T) {
 		_, err := FromScenario(parse(t, storyHead+tail))
 		require.Error(t, err, name)
 	}
+}
+
+// A check cancelled before or between trials (SIGINT) returns an error,
+// never a result with trials missing; no server is needed to see it: the
+// cancelled trial starts nothing.
+func TestRunTrialsCancelledReturnsAnError(t *testing.T) {
+	sc, err := scenario.Load("stories/redis-gc-pause.yaml")
+	require.NoError(t, err)
+	st, err := FromScenario(sc)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res := &Result{Trials: make([]*TrialResult, 3)}
+	err = runTrials(ctx, Options{Trials: 3, Workers: 1}, st, "/nonexistent/client", t.TempDir(), res)
+	require.Error(t, err)
 }
