@@ -26,6 +26,7 @@ type checker struct {
 	allOverlaps         []Overlap  // every split-brain overlap, listed or not
 	doubled             []SlotRef  // every slot applied from more than one run
 	exec                *execState // queue-mode executions (Input.Exec), nil without
+	stab                *stability // the disruption check's tracker, nil unless the contract promises it
 	workers             []WorkerExecs
 	workersOmitted      int
 	redeliveries        []Redelivery
@@ -72,6 +73,9 @@ func (c *checker) run() Report {
 	r.Checks = append(r.Checks, lin, lead, c.checkLiveness())
 	missed, res := c.checkMissedSlots()
 	r.Checks = append(r.Checks, missed, c.checkCrashed())
+	if ch, ok := c.checkDisruption(); ok {
+		r.Checks = append(r.Checks, ch)
+	}
 	if c.exec != nil {
 		r.Checks = append(r.Checks, c.execChecks()...)
 	}

@@ -36,7 +36,7 @@ type Excuse struct {
 
 // electionChecks are the checks whose findings concern the election alone:
 // the fenced resource and the cron layer's services never excuse them.
-var electionChecks = []string{CheckElectionSafety, CheckSplitBrain, CheckLeaderLinearizability, CheckLiveness}
+var electionChecks = []string{CheckElectionSafety, CheckSplitBrain, CheckLeaderLinearizability, CheckLiveness, CheckDisruption}
 
 // judge sets v's contract verdict under the guarantee on ch's check, if
 // the contract has one.
@@ -162,7 +162,7 @@ func (c *checker) reaches(g contract.Guarantee, s *faultSpan, v *Violation, inv 
 	if s.start > v.End {
 		return false
 	}
-	if !anywhere && s.end != sim.Never && s.end.Add(g.Aftermath) < v.At {
+	if !anywhere && !g.Lasts(s.class) && s.end != sim.Never && s.end.Add(g.Aftermath) < v.At {
 		return false
 	}
 	if s.class == contract.Loss {
@@ -204,8 +204,17 @@ func (c *checker) reaches(g contract.Guarantee, s *faultSpan, v *Violation, inv 
 // resource, the queue, the execution store, the workers).
 func (c *checker) involved(check string, v *Violation) []sim.NodeID {
 	out := append([]sim.NodeID(nil), v.NodeIDs...)
-	if len(out) == 0 {
-		out = append(out, c.in.Candidates...)
+	if len(out) == 0 || check == CheckDisruption {
+		// A disruption involves every candidate: a slow or paused
+		// follower makes the leader's quorum check fail as surely as the
+		// leader's own fault (never a partition: the check requires the
+		// quorum's links to have been up, and the node whose rejoining
+		// disrupts is the one that was cut off).
+		for _, id := range c.in.Candidates {
+			if !containsID(out, id) {
+				out = append(out, id)
+			}
+		}
 	}
 	out = append(out, c.in.LeaseStore...)
 	if contains(electionChecks, check) {
@@ -222,7 +231,10 @@ func (c *checker) involved(check string, v *Violation) []sim.NodeID {
 		}
 	}
 	for id := range c.in.Names {
-		if n := sim.NodeID(id); !containsID(c.in.Candidates, n) && !containsID(out, n) {
+		n := sim.NodeID(id)
+		// In queue and Kubernetes modes (Input.Exec) a candidate may be a
+		// worker too (colocated): whoever ran the slot is involved.
+		if (!containsID(c.in.Candidates, n) || c.exec != nil) && !containsID(out, n) {
 			out = append(out, n)
 		}
 	}

@@ -99,10 +99,11 @@ type execState struct {
 	pending map[slotID]*lostSlot // lookups only: judged due while led, not completed
 	early   map[slotID]bool      // lookups only: slots not yet judged that completed (true) or started (false)
 
-	workers  workerCounts   // per worker node: taken, heartbeats, acked, …
-	overlaps []overlapFound // kept only if positive (finish)
-	lates    []lateFound
-	started1 int // slots whose first start was judged
+	unfinished unfinishedSlots // lost_slot: started, none completed, whatever the leadership
+	workers    workerCounts    // per worker node: taken, heartbeats, acked, …
+	overlaps   []overlapFound  // kept only if positive (finish)
+	lates      []lateFound
+	started1   int // slots whose first start was judged
 }
 
 func newExecState(in *Input) *execState {
@@ -212,6 +213,7 @@ func (x *execState) cursorOf(j int) int64 {
 func (x *execState) effect(r *sim.Record) {
 	x.workers.observe(r)
 	k := slotID{int(r.C), r.B}
+	x.unfinished.observe(r, k, !x.started[k])
 	switch r.Fact {
 	case sim.FactExecStarted:
 		ru := openRun{node: r.Node, run: r.A, job: k.job, slot: k.slot, start: r.At}

@@ -34,6 +34,9 @@ func genContract(t *rapid.T) contract.Contract {
 				if cls.PerNode() && rapid.IntRange(0, 3).Draw(t, "anywhere "+cls.String()) == 0 {
 					g.Anywhere = append(g.Anywhere, cls)
 				}
+				if rapid.IntRange(0, 3).Draw(t, "lasting "+cls.String()) == 0 {
+					g.Lasting = append(g.Lasting, cls)
+				}
 			}
 		}
 		if check == checker.CheckSplitBrain {
@@ -222,7 +225,11 @@ func oracleVerdict(c oCase, check string, f oFinding) contract.Verdict {
 		if !excepted || flt.start > f.end {
 			continue
 		}
-		if !anywhere && flt.end != sim.Never && flt.end+sim.Time(g.Aftermath) < f.at {
+		lasting := false
+		for _, a := range g.Lasting {
+			lasting = lasting || a == flt.cls && excepted
+		}
+		if !anywhere && !lasting && flt.end != sim.Never && flt.end+sim.Time(g.Aftermath) < f.at {
 			continue
 		}
 		reached := false

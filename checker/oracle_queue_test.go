@@ -129,14 +129,14 @@ func oqRuns(c oqCase) []oqRun {
 // the harmless ones).
 func oracleQueue(c oqCase) (lost, dup, harmless, overlaps, late int) {
 	for s := 10 * time.Second; s <= oqWindow; s += 10 * time.Second {
-		if !oqLeading(c.recs, sim.Time(s)) {
-			continue
-		}
-		done := false
+		done, started := false, false
 		for _, r := range c.recs {
 			done = done || r.Type == sim.RecEffect && r.Fact == sim.FactExecCompleted && r.B == qSlot(s)
+			started = started || r.Type == sim.RecEffect && r.Fact == sim.FactExecStarted && r.B == qSlot(s)
 		}
-		if !done {
+		// Due while some candidate led, or started whatever the
+		// leadership (issue 36), and never completed.
+		if !done && (started || oqLeading(c.recs, sim.Time(s))) {
 			lost++
 		}
 	}

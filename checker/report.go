@@ -44,6 +44,10 @@ const (
 var CheckNames = []string{CheckElectionSafety, CheckSplitBrain, CheckDoubleExecution, CheckStaleWrite,
 	CheckLinearizability, CheckLeaderLinearizability, CheckLiveness, CheckMissedSlots, CheckCrashed}
 
+// ContractCheckNames are the checks a report has only when the run's
+// contract promises them (CheckDisruption).
+var ContractCheckNames = []string{CheckDisruption}
+
 // Check is one named property and its verdict.
 type Check struct {
 	// Name is one of the Check* constants.

@@ -38,6 +38,7 @@ type Checker struct {
 func New(in Input) *Checker {
 	c := &checker{in: in.withDefaults()}
 	c.faults = newFaultSpans(c.in.Standing)
+	c.stab = stabilityFor(c.in.Contract)
 	c.tl = &timeline{}
 	ck := &Checker{c: c, openSince: -1}
 	ck.rp = newReplayer(&c.in, c.tl)
@@ -68,6 +69,9 @@ func (k *Checker) Record(r *sim.Record) {
 		k.rp.grow(m)
 	}
 	c.faults.observe(r)
+	if c.stab != nil {
+		c.stab.observe(r, c.in.Candidates)
+	}
 	if c.exec != nil {
 		c.exec.observe(r)
 	}

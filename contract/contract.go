@@ -140,6 +140,20 @@ type Guarantee struct {
 	// tenure still recovers it (the misfire threshold, within the
 	// lookback).
 	Recovery time.Duration
+	// Window, for disruption, is how long a leader and a majority of the
+	// candidates must have been up, running and connected to it both ways
+	// for its stepping down to be a disruption (checker.CheckDisruption).
+	Window time.Duration
+	// TermState, for disruption, is 1 + the index of the protocol state
+	// the algorithm reports when a node's term rises (its
+	// registry.Algorithm.States; sim.FactProtocolState's A, B the term);
+	// 0: none declared, and the check cannot run.
+	TermState int
+	// Lasting are classes of Unless whose effect outlasts the fault on the
+	// nodes it hit: a store that lost its counter in a crash hands out old
+	// epochs again until it passes them. They excuse a finding on those
+	// nodes however long after (no Aftermath), still only where they hit.
+	Lasting []FaultClass
 	// Aftermath is how long after a fault ended it can still excuse a
 	// finding of this check: the time the algorithm needs to recover from
 	// it (a deposed leader to notice, a lease to run out, an election to
@@ -163,6 +177,20 @@ func (g Guarantee) ExcusesAnywhere(c FaultClass) bool {
 		return false
 	}
 	for _, a := range g.Anywhere {
+		if a == c {
+			return true
+		}
+	}
+	return false
+}
+
+// Lasts reports whether class c is one of g's exceptions whose effect
+// outlasts the fault (Lasting).
+func (g Guarantee) Lasts(c FaultClass) bool {
+	if !g.Excuses(c) {
+		return false
+	}
+	for _, a := range g.Lasting {
 		if a == c {
 			return true
 		}
@@ -234,10 +262,19 @@ func (c Contract) Merge(other Contract) Contract {
 			}
 		}
 		m.Anywhere = anywhere
+		lasting := append([]FaultClass(nil), m.Lasting...)
+		for _, a := range g.Lasting {
+			if !m.Lasts(a) {
+				lasting = append(lasting, a)
+			}
+		}
+		m.Lasting = lasting
 		m.MaxOverlap = max(m.MaxOverlap, g.MaxOverlap)
 		m.Deadline = max(m.Deadline, g.Deadline) // a later deadline lets more faults excuse
 		m.Recovery = max(m.Recovery, g.Recovery)
 		m.Aftermath = max(m.Aftermath, g.Aftermath)
+		m.Window = max(m.Window, g.Window) // a longer window judges fewer step-downs
+		m.TermState = max(m.TermState, g.TermState)
 		m.Latency = m.Latency.weaker(g.Latency)
 		if g.Source != "" && m.Source != g.Source {
 			m.Source += "; " + g.Source

@@ -17,8 +17,12 @@ import "time"
 func Synchronous(replyTimeout time.Duration, source string) Contract {
 	outside := []FaultClass{Partition, Loss, Restart, DiskLoss, Pause, ClockRate, Disk}
 	sync := LatencyTerms{Assume: (replyTimeout - 1) / 2}
+	// A restarted node is outside the crash-stop model for as long as it
+	// acts on what it remembered (an epoch behind the cluster's): its
+	// restart excuses findings on it however long after (Lasting).
+	lasting := []FaultClass{Restart, DiskLoss}
 	return Contract{Guarantees: []Guarantee{
-		{Check: "election_safety", Unless: outside, Latency: sync, Source: source},
-		{Check: "split_brain", Unless: outside, Latency: sync, Source: source},
+		{Check: "election_safety", Unless: outside, Lasting: lasting, Latency: sync, Source: source},
+		{Check: "split_brain", Unless: outside, Lasting: lasting, Latency: sync, Source: source},
 	}}
 }

@@ -86,6 +86,11 @@ type Beat struct {
 	fire   QueueMsg
 	fireAt int64
 	Stats  BeatStats
+	// The supervisor's crash-loop back-off (RestartBackoff): its current
+	// delay and when (monotonic) it last restarted the beat. Kept across
+	// the beat's own exits, lost with the node.
+	backoff     time.Duration
+	restartedAt time.Duration
 }
 
 // NewBeat returns a beat for the validated cfg.
@@ -101,7 +106,9 @@ func (b *Beat) Start(env sim.Env, _ []byte) {
 func (b *Beat) boot() {
 	b.phase, b.step = beatAcquiring, stepNone
 	b.token = int64(b.env.Rand().Uint64() >> 1)
-	b.send(stepSetup, sim.Message{Kind: KindRBSetup})
+	// setup_schedule's new entries take this beat's now as last_run_at
+	// (celery/beat.py ScheduleEntry.__init__: last_run_at or default_now()).
+	b.send(stepSetup, sim.Message{Kind: KindRBSetup, Index: b.env.WallNanos()})
 }
 
 // send makes a Redis call and arms its timeout.
@@ -141,6 +148,7 @@ func (b *Beat) OnMessage(m sim.Message) {
 			return
 		}
 		b.Stats.Ticks++
+		b.cfg.reached(b.env, StBeatLockExtended, b.fence)
 		b.send(stepLoad, sim.Message{Kind: KindRBLoad})
 	case stepLoad:
 		jobs, _ := m.Body.([]int)
@@ -161,12 +169,14 @@ func (b *Beat) OnMessage(m sim.Message) {
 		b.cursor++
 		b.fromKey()
 	case stepReserve:
+		b.cfg.reached(b.env, StBeatTaskReserved, b.fire.Slot)
 		b.send(stepPublish, sim.Message{Kind: KindEnqueue, A: b.fire.Exec, Body: &QueueMsg{ExecTicket: b.fire.ExecTicket}})
 	case stepPublish:
 		b.Stats.Sent++
 		b.env.Effect(sim.Effect{Name: "beat.sent",
 			Detail: fmt.Sprintf("Scheduler: Sending due task %s (task %x, token %d)", SlotName(b.cfg.Jobs[b.fire.Job].Name, b.fire.Slot), b.fire.Exec, b.fire.Token),
 			A:      b.fire.Exec, B: b.fire.Slot, C: int64(b.fire.Job)})
+		b.cfg.reached(b.env, StBeatTaskPublished, b.fire.Slot)
 		b.cursor++
 		b.evaluate()
 	}
@@ -186,12 +196,14 @@ func (b *Beat) acquired(m sim.Message) {
 	b.phase, b.fence, b.leading = beatRunning, m.Term, true
 	b.env.ActAsLeader(b.fence, b.fence)
 	b.env.Effect(sim.Effect{Name: "redbeat.acquired", A: b.fence, Detail: fmt.Sprintf("beat: Acquired lock (acquisition %d)", b.fence)})
+	b.cfg.reached(b.env, StBeatLockAcquired, b.fence)
 	b.tick()
 }
 
 // tick begins RedBeatScheduler.tick: extend the lock first.
 func (b *Beat) tick() {
 	b.send(stepExtend, sim.Message{Kind: KindRBExtend, A: b.token})
+	b.cfg.reached(b.env, StBeatTick, b.fence)
 }
 
 // fromKey loads the next entry, or evaluates the loaded ones.
@@ -292,10 +304,33 @@ func (b *Beat) exit(why string) {
 	}
 	restart := ""
 	if b.cfg.Celery.Restart == CeleryRestartAlways {
-		restart = fmt.Sprintf("; the supervisor restarts it in %v", b.cfg.Celery.RestartAfter)
-		b.env.SetTimer(b.cfg.Celery.RestartAfter, b.cfg.TagBase+tagBeatRestart)
+		d := b.restartDelay()
+		restart = fmt.Sprintf("; the supervisor restarts it in %v", d)
+		b.env.SetTimer(d, b.cfg.TagBase+tagBeatRestart)
 	}
 	b.env.Effect(sim.Effect{Name: "beat.exited", Detail: "beat raised " + why + restart})
+}
+
+// restartDelay is how long the supervisor waits before starting the beat
+// again: RestartAfter, or with RestartBackoff the kubelet's
+// CrashLoopBackOff (flowcontrol.Backoff.Next): RestartAfter at the first
+// exit and after a run of more than 2 × MaxRestartBackoff since the last
+// restart (hasExpired), else twice the previous delay, at most
+// MaxRestartBackoff. Pessimistic: the kubelet may restart a first crash
+// at once; the model always waits RestartAfter.
+func (b *Beat) restartDelay() time.Duration {
+	c := &b.cfg.Celery
+	if !c.RestartBackoff {
+		return c.RestartAfter
+	}
+	now := b.env.Now()
+	if b.backoff == 0 || time.Duration(now)-b.restartedAt > 2*MaxRestartBackoff {
+		b.backoff = c.RestartAfter
+	} else {
+		b.backoff = min(2*b.backoff, max(MaxRestartBackoff, c.RestartAfter))
+	}
+	b.restartedAt = time.Duration(now) + b.backoff
+	return b.backoff
 }
 
 // OnTimer implements sim.Node.

@@ -8,6 +8,10 @@ import (
 	"github.com/electsim/electsim/sim"
 )
 
+// MaxRestartBackoff is the kubelet's MaxContainerBackOff
+// (pkg/kubelet/kubelet.go): CrashLoopBackOff's cap.
+const MaxRestartBackoff = 300 * time.Second
+
 // Supervisor policies of a Celery beat process that exited.
 const (
 	// CeleryRestartAlways: a supervisor (systemd Restart=always, a
@@ -48,6 +52,13 @@ type CeleryConfig struct {
 	// RestartAfter is how long the supervisor waits before starting an
 	// exited beat again. Default 10s (Kubernetes' first crash-loop back-off).
 	RestartAfter time.Duration
+	// RestartBackoff makes the supervisor Kubernetes' kubelet: its
+	// CrashLoopBackOff doubles the delay at each exit, from RestartAfter
+	// up to MaxRestartBackoff (kubelet's MaxContainerBackOff), and starts
+	// again from RestartAfter once the beat ran 2 × MaxRestartBackoff
+	// since its last restart (client-go's flowcontrol.Backoff: hasExpired).
+	// Off: every restart waits RestartAfter (systemd's RestartSec).
+	RestartBackoff bool
 	// RedisTimeout is how long a beat waits for a Redis reply before it
 	// treats the connection as broken (a ConnectionError: the beat exits).
 	// redis-py's socket_timeout defaults to None (wait for TCP); default 30s.
@@ -83,10 +94,13 @@ func (c *CeleryConfig) validate(cfg *Config) error {
 			return fmt.Errorf("celery durations must be at least 1ms, got %v", d)
 		}
 	}
-	// redis-py's Lock.__init__: "'sleep' must be less than 'timeout'".
-	if c.MaxInterval > c.LockTimeout {
-		return fmt.Errorf("celery max_interval (%v) must not exceed lock_timeout (%v): redis-py's Lock refuses a sleep longer than its timeout", c.MaxInterval, c.LockTimeout)
-	}
+	// A lock_timeout below max_interval is not refused: redis-py's Lock
+	// (redis/lock.py, 8.0.0) takes any sleep — the "'sleep' must be less
+	// than 'timeout'" check of Lock.__init__ left in redis-py 3.5.0
+	// (commit 0326000) — so the real beat runs, and its lock lapses in
+	// every sleep longer than lock_timeout: the next tick's extend raises
+	// LockNotOwnedError and the beat exits (docs/cron-celery.md, "A lock
+	// shorter than the sleep").
 	for _, j := range cfg.Jobs {
 		if err := CelerySchedule(j.Schedule); err != nil {
 			return fmt.Errorf("job %q: %v", j.Name, err)

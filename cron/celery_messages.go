@@ -6,7 +6,8 @@ import "github.com/electsim/electsim/sim"
 // the cron layer's (IsKind): RedBeat's lock is the election, so the
 // checker counts its traffic as the election's. Field use:
 //
-//	RBSetup:     B=request; RedBeat's setup_schedule (entry.save: HSETNX meta) before the lock
+//	RBSetup:     B=request, Index=the beat's now (wall ns); RedBeat's setup_schedule (entry.save: HSETNX meta
+//	             with last_run_at = now for an entry Redis lacks) before the lock
 //	RBAcquire:   A=lock token, B=request; redis-py Lock.do_acquire: SET lock token NX PX timeout
 //	RBExtend:    A=lock token, B=request; RedBeat's LUA_EXTEND_TO_SCRIPT: PEXPIRE to the timeout if the token matches
 //	RBRelease:   A=lock token; redis-py's LUA_RELEASE_SCRIPT
@@ -16,7 +17,7 @@ import "github.com/electsim/electsim/sim"
 //	RBResp:      B=request, Flag=ok (acquired, extended, entry present), Term=fencing counter (acquire),
 //	             Index=last_run_at (from_key; 0: never run), Body=[]int (load: the entries' jobs)
 var (
-	KindRBSetup   = sim.RegisterKind("redbeat.Setup", sim.Fields{B: "request"})
+	KindRBSetup   = sim.RegisterKind("redbeat.Setup", sim.Fields{Index: "now", B: "request"})
 	KindRBAcquire = sim.RegisterKind("redbeat.Acquire", sim.Fields{A: "token", B: "request"})
 	KindRBExtend  = sim.RegisterKind("redbeat.Extend", sim.Fields{A: "token", B: "request"})
 	KindRBRelease = sim.RegisterKind("redbeat.Release", sim.Fields{A: "token"})

@@ -50,8 +50,10 @@ type rbTag struct{ receipt, exec int64 }
 
 // NewRedis returns the Redis node for the validated cfg. Its schedule
 // starts as a deployment that has been running: every entry's
-// last_run_at is cfg.NotBefore (a fresh deployment, with no meta, fires
-// every entry at once: RedBeatSchedulerEntry.due_at "never run => due now").
+// last_run_at is cfg.NotBefore. (A fresh deployment would differ little:
+// the first beat's setup_schedule saves each entry with last_run_at = its
+// now, ScheduleEntry.__init__'s default_now(), so nothing is due before
+// the next slot.)
 func NewRedis(cfg *Config) *Redis {
 	r := &Redis{Queue: NewQueue(cfg), cfg: cfg, entries: make([]rbEntry, len(cfg.Jobs))}
 	for j := range r.entries {
@@ -97,11 +99,16 @@ func (r *Redis) OnMessage(m sim.Message) {
 	resp := sim.Message{Kind: KindRBResp, To: m.From, B: m.B}
 	switch m.Kind {
 	case KindRBSetup:
-		// setup_schedule → update_from_dict → entry.save(): HSETNX meta
-		// {'last_run_at': None}; an existing meta is kept.
+		// setup_schedule → update_from_dict: from_key raises KeyError for
+		// a missing entry, so the entry is built from the configuration,
+		// and celery's ScheduleEntry.__init__ sets last_run_at =
+		// last_run_at or default_now(): the beat's now. entry.save()
+		// writes it with HSETNX meta; an existing meta is kept. The slots
+		// before that now are never run (an entry is due from its next
+		// slot after last_run_at).
 		for j := range r.entries {
 			if !r.entries[j].present {
-				r.entries[j] = rbEntry{present: true}
+				r.entries[j] = rbEntry{present: true, lastRunAt: m.Index}
 			}
 		}
 	case KindRBAcquire:

@@ -322,7 +322,128 @@ func TestCelerySchedulesAreCrontabs(t *testing.T) {
 	for _, bad := range []string{"@every 1m", "*/10 * * * * *"} {
 		assert.Error(t, cron.CelerySchedule(bad), bad)
 	}
-	cfg := ccfg(1, "*/5 * * * *")
-	cfg.Celery = cron.CeleryConfig{On: true, MaxInterval: time.Minute, LockTimeout: 30 * time.Second}
-	assert.ErrorContains(t, cfg.Validate(), "must not exceed lock_timeout")
+}
+
+// TestRedBeatLockShorterThanSleepExitsEveryTick: redis-py's Lock.__init__
+// (redis/lock.py, 8.0.0) takes any sleep — its "'sleep' must be less than
+// 'timeout'" check left in 3.5.0 — so acquire_distributed_beat_lock builds
+// a lock of lock_timeout 60 s with sleep max_interval 300 s and the beat
+// runs. Service.start sleeps what RedBeatScheduler.tick returned (up to
+// max_interval); the lock lapses during any sleep longer than 60 s, the
+// next tick's extend (LUA_EXTEND_TO_SCRIPT) finds the key gone and
+// Lock.do_extend raises LockNotOwnedError: the beat exits before it looks
+// at the schedule, and the slot goes out only once a restarted beat holds
+// the lock, restart_after (10 s) late. Each slot still goes out once.
+// Must-refute twin: with the default lock_timeout (5 × max_interval) no
+// beat exits and every slot goes out on time.
+func TestRedBeatLockShorterThanSleepExitsEveryTick(t *testing.T) {
+	run := func(lock time.Duration) (exits int, sent []sentTask) {
+		cfg := ccfg(1, "*/5 * * * *")
+		cfg.Celery.LockTimeout = lock
+		w := newCWorld(t, 7, cfg)
+		require.Equal(t, 300*time.Second, w.cfg.Celery.MaxInterval)
+		w.s.RunUntil(sinceStart(wall(2, 31, 0)))
+		for _, r := range w.rec.Records {
+			if r.Type == sim.RecEffect && r.Name == "beat.exited" {
+				exits++
+			}
+		}
+		return exits, w.sent()
+	}
+	exits, sent := run(60 * time.Second)
+	require.Len(t, sent, 7, "02:00 .. 02:30, once each")
+	assert.GreaterOrEqual(t, exits, 5, "the ticks after a sleep the lock did not survive")
+	late := 0
+	for i, s := range sent {
+		t.Logf("%v at +%v by node %d", s.slot.Format("15:04"), time.Duration(s.at-sinceStart(s.slot)), s.node)
+		assert.Equal(t, wall(2, 5*i, 0), s.slot)
+		d := time.Duration(s.at - sinceStart(s.slot))
+		if d >= 10*time.Second {
+			late++
+			assert.Less(t, d, 11*time.Second, "%v: one restart late", s.slot)
+		}
+	}
+	assert.GreaterOrEqual(t, late, 5, "slots that went out only after the supervisor's restart")
+	exits, sent = run(0)
+	assert.Zero(t, exits)
+	require.Len(t, sent, 7)
+	for _, s := range sent {
+		assert.Less(t, time.Duration(s.at-sinceStart(s.slot)), time.Second, "%v on time", s.slot)
+	}
+}
+
+// TestRedBeatVolatileRestartResavesWithNow: a Redis restart without
+// persistence loses the lock and every entry's hash. The holder's next
+// tick raises LockNotOwnedError and the beat exits; restarted, its
+// setup_schedule → update_from_dict finds no entry (from_key raises
+// KeyError), builds one from the configuration — celery/beat.py
+// ScheduleEntry.__init__ sets last_run_at = last_run_at or default_now()
+// — and RedBeatSchedulerEntry.save writes that now with HSETNX meta. So
+// the slot that fell during the outage (02:10, whose tick found no lock)
+// is never run, and 02:15 goes out on time. Must-refute twin: with
+// durable Redis the outage loses nothing and 02:10 goes out on time.
+func TestRedBeatVolatileRestartResavesWithNow(t *testing.T) {
+	run := func(durable bool) map[time.Time][]sentTask {
+		cfg := ccfg(1, "*/5 * * * *")
+		cfg.Queue.Durable = durable
+		w := newCWorld(t, 8, cfg)
+		w.s.At(sinceStart(wall(2, 6, 0)), func() { w.s.Crash(w.cfg.Celery.Redis) })
+		w.s.At(sinceStart(wall(2, 8, 0)), func() { w.s.Restart(w.cfg.Celery.Redis, durable) })
+		w.s.RunUntil(sinceStart(wall(2, 26, 0)))
+		out := map[time.Time][]sentTask{}
+		for _, s := range w.sent() {
+			out[s.slot] = append(out[s.slot], s)
+		}
+		return out
+	}
+	lost := run(false)
+	assert.Empty(t, lost[wall(2, 10, 0)], "02:10 is never run: the re-saved entry's last_run_at is the restarted beat's now")
+	for _, m := range []int{15, 20, 25} {
+		slot := wall(2, m, 0)
+		require.Len(t, lost[slot], 1, "%v once", slot)
+		assert.Less(t, time.Duration(lost[slot][0].at-sinceStart(slot)), time.Second, "%v on time", slot)
+	}
+	kept := run(true)
+	require.Len(t, kept[wall(2, 10, 0)], 1)
+	assert.Less(t, time.Duration(kept[wall(2, 10, 0)][0].at-sinceStart(wall(2, 10, 0))), time.Second)
+}
+
+// TestRedBeatRestartBackoffIsCrashLoop: under Kubernetes the beat's
+// supervisor is the kubelet, whose CrashLoopBackOff (flowcontrol.Backoff
+// .Next; MaxContainerBackOff 300 s in pkg/kubelet/kubelet.go) doubles the
+// restart delay at each exit up to 5 minutes while the container never
+// runs 2 × 300 s in a row. One beat with a lock shorter than its sleep
+// (lock_timeout 60 s) exits at nearly every tick: restarts after 10, 20,
+// 40, 80, 160, 300, 300 s, and the slots the longer delays span are never
+// run. Must-refute twin: a fixed restart_after restarts after 10 s every
+// time and no slot is lost.
+func TestRedBeatRestartBackoffIsCrashLoop(t *testing.T) {
+	run := func(backoff bool) (gaps []time.Duration, slots int) {
+		cfg := ccfg(1, "*/5 * * * *")
+		cfg.Celery.LockTimeout, cfg.Celery.RestartBackoff = 60*time.Second, backoff
+		w := newCWorld(t, 9, cfg)
+		w.s.At(0, func() { w.s.Crash(w.beats[1]) }) // one beat: its own restarts alone
+		w.s.RunUntil(sinceStart(wall(3, 31, 0)))
+		var exitAt sim.Time = -1
+		for _, r := range w.rec.Records {
+			if r.Type == sim.RecEffect && r.Name == "beat.exited" && r.Node == w.beats[0] {
+				exitAt = r.At
+			}
+			if r.Type == sim.RecDeliver && r.Kind == cron.KindRBSetup && r.Peer == w.beats[0] && exitAt >= 0 {
+				gaps = append(gaps, time.Duration(r.At-exitAt).Round(time.Second))
+				exitAt = -1
+			}
+		}
+		return gaps, len(w.sent())
+	}
+	gaps, crashLoop := run(true)
+	require.GreaterOrEqual(t, len(gaps), 7)
+	assert.Equal(t, []time.Duration{10 * time.Second, 20 * time.Second, 40 * time.Second, 80 * time.Second, 160 * time.Second, 300 * time.Second, 300 * time.Second}, gaps[:7])
+	gaps, fixed := run(false)
+	for _, g := range gaps {
+		assert.Equal(t, 10*time.Second, g)
+	}
+	assert.Equal(t, 19, fixed, "02:00 .. 03:30, every slot once, each restart_after late")
+	assert.Less(t, crashLoop, fixed, "the crash loop's longer delays span slots that never run")
+	t.Logf("slots sent: %d with the crash loop, %d with a fixed delay", crashLoop, fixed)
 }

@@ -41,7 +41,7 @@ func (c *Colocated) Start(env sim.Env, restored []byte) {
 // OnMessage implements sim.Node.
 func (c *Colocated) OnMessage(m sim.Message) {
 	switch m.Kind {
-	case KindDeliver, KindWriteResp, KindClaimResp, KindQueryResp:
+	case KindDeliver, KindWriteResp, KindClaimResp, KindQueryResp, KindExecClaimResp:
 		c.w.OnMessage(m)
 	default:
 		c.s.OnMessage(m)

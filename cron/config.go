@@ -74,6 +74,10 @@ type Config struct {
 	// TagBase is the first timer tag the cron layer uses; the wrapped
 	// algorithm's tags must stay below it. Default 1<<30.
 	TagBase int
+	// StateBase is the index of the cron layer's first protocol state
+	// (States) in the run's list: the algorithm's own states come first
+	// (registry.Algorithm.States), so it is their count. Default 0.
+	StateBase int
 	// ShedLock configures ShedLock mode (NewShedLockNode); unused otherwise.
 	ShedLock ShedLockConfig
 	// Queue configures queue mode (NewScheduler, NewWorker, NewQueue,

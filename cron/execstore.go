@@ -97,7 +97,24 @@ func (st *ExecStore) OnMessage(m sim.Message) {
 		st.beat(m)
 	case KindExecDone:
 		st.done(m)
+	case KindExecClaim:
+		st.claim(m)
 	}
+}
+
+// claim answers a worker's claim_execution (the seed's design): UPDATE …
+// SET status = 'running', heartbeat = now() WHERE id = ? AND status IN
+// ('pending', 'failed'). An execution already running (another delivery
+// of its message took it), completed, declared dead or forgotten is
+// refused: the worker drops the message.
+func (st *ExecStore) claim(m sim.Message) {
+	now := st.env.WallNanos()
+	r := st.byID[m.A]
+	ok := r != nil && (r.status == ExecPending || r.status == ExecFailed)
+	if ok {
+		r.status, r.endedAt, r.beatAt = ExecRunning, 0, now
+	}
+	st.env.Send(sim.Message{Kind: KindExecClaimResp, To: m.From, A: m.A, B: m.B, Flag: ok})
 }
 
 func (st *ExecStore) q() *QueueConfig { return &st.cfg.Queue }
@@ -170,6 +187,7 @@ func (st *ExecStore) newRecord(k slotKey, token int64, attempt int, now int64) *
 	st.env.Effect(sim.Effect{Name: "exec.created",
 		Detail: fmt.Sprintf("execution %d of %s, attempt %d, token %d", r.id, SlotName(st.cfg.Jobs[k.job].Name, k.slot), attempt, token),
 		A:      r.id, B: k.slot, C: int64(k.job), Fact: sim.FactExecCreated})
+	st.cfg.reached(st.env, StQueueExecCreated, k.slot)
 	return r
 }
 

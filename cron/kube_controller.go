@@ -272,6 +272,7 @@ func (c *ControllerManager) cronJob(v *KubeSnapshot, j int) {
 	req := c.tenure<<32 | c.seq&(1<<32-1)
 	c.waits = append(c.waits, kubeWait{job: j, req: req, slot: slot, rv: st.ResourceVersion, active: active, since: c.env.Now()})
 	c.send(KindKubeCreateJob, sim.Message{Term: c.token, Index: slot, A: int64(j), B: req})
+	c.cfg.reached(c.env.Env, StKubeJobCreateSent, slot)
 	update = false // the status goes with the create's answer
 }
 
@@ -288,6 +289,7 @@ func (c *ControllerManager) created(m sim.Message) {
 	if !c.leading {
 		return
 	}
+	c.cfg.reached(c.env.Env, StKubeJobCreated, w.slot)
 	name := kubeJobName(c.cfg.Jobs[w.job].Name, w.slot)
 	if slices.Contains(w.active, name) {
 		return
@@ -298,6 +300,7 @@ func (c *ControllerManager) created(m sim.Message) {
 func (c *ControllerManager) updateStatus(j int, st KubeCronJobStatus, active []string, last int64) {
 	c.waits = append(c.waits, kubeWait{job: j, rv: st.ResourceVersion, since: c.env.Now()})
 	c.send(KindKubeUpdateStatus, sim.Message{A: int64(j), Index: last, B: st.ResourceVersion, Body: slices.Clone(active)})
+	c.cfg.reached(c.env.Env, StKubeStatusSent, last)
 }
 
 // cleanupFinished deletes CronJob j's finished Jobs beyond the history
@@ -368,17 +371,22 @@ func (c *ControllerManager) jobController(v *KubeSnapshot) {
 				terminating++
 			}
 		}
-		// finish deletes the Job's running Pods and marks it finished. A
-		// failure is declared only once no Pod of it runs or terminates
-		// (syncJob with delayTerminalCondition, on by default since
-		// JobPodReplacementPolicy and JobManagedBy: FailureTarget first,
-		// Failed when the Pods are gone): a Job whose Pod is stuck
-		// Terminating on an unreachable node stays active meanwhile.
+		// finish deletes the Job's running Pods and marks it finished
+		// only once no Pod of it runs or terminates, a success as well as
+		// a failure (job_controller.go: with delayTerminalCondition, on
+		// by default since JobPodReplacementPolicy and JobManagedBy,
+		// newSuccessCondition gives SuccessCriteriaMet and
+		// newFailureCondition FailureTarget, and enactJobFinished adds
+		// Complete or Failed only when jobCtx.terminating is 0; a success
+		// with another Pod still active is not complete either: manageJob
+		// deletes it first). A Job whose Pod is stuck Terminating on an
+		// unreachable node stays active meanwhile, and the CronJob
+		// controller still lists it in status.active.
 		finish := func(reason string) {
 			for _, p := range live {
 				c.send(KindKubeDeletePod, sim.Message{Body: p.Name})
 			}
-			if reason != "" && (len(live) > 0 || terminating > 0) {
+			if len(live) > 0 || terminating > 0 {
 				return
 			}
 			c.ending = append(c.ending, jb.Name)
@@ -415,6 +423,7 @@ func (c *ControllerManager) jobController(v *KubeSnapshot) {
 			}
 			c.expect[e].pods, c.expect[e].at = seen+1, c.env.Now()
 			c.send(KindKubeCreatePod, sim.Message{Index: int64(seen), Body: jb.Name})
+			c.cfg.reached(c.env.Env, StKubePodCreateSent, jb.Slot)
 		}
 	}
 }

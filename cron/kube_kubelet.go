@@ -3,6 +3,7 @@ package cron
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/electsim/electsim/sim"
 )
@@ -13,6 +14,7 @@ const (
 	tagKube       = 9 << 20
 	tagKubeSync   = tagKube + 0 // a controller-manager's reconcile
 	tagKubeStatus = tagKube + 1 // a kubelet's node status update
+	tagKubeGrace  = tagKube + 2 // a terminating Pod's grace period ran out
 )
 
 // kubeletPod is a Pod a kubelet runs or ran in this incarnation.
@@ -21,6 +23,10 @@ type kubeletPod struct {
 	run   int64 // the executor's run ID; 0 once it ended
 	phase int
 	gone  bool // killed after its deletion: report it gone
+	// terminating: deleted, SIGTERM sent, running on until killAt
+	// (monotonic) unless it ends first.
+	terminating bool
+	killAt      time.Duration
 }
 
 // Kubelet is a Kubernetes worker node: it runs the Pods bound to it —
@@ -79,8 +85,21 @@ func (k *Kubelet) OnMessage(m sim.Message) {
 
 // OnTimer implements sim.Node.
 func (k *Kubelet) OnTimer(id sim.TimerID, tag int) {
-	if tag-k.cfg.TagBase == tagKubeStatus {
+	switch tag - k.cfg.TagBase {
+	case tagKubeStatus:
 		k.status()
+		return
+	case tagKubeGrace:
+		killed := false
+		for i := range k.pods {
+			if p := &k.pods[i]; p.terminating && p.run != 0 && k.env.Now() >= p.killAt {
+				k.hardKill(i)
+				killed = true
+			}
+		}
+		if killed {
+			k.status()
+		}
 		return
 	}
 	k.ex.onTimer(id, tag)
@@ -148,9 +167,28 @@ func (k *Kubelet) startPod(p KubePod) {
 		A:      k.ex.lastRun, B: p.Slot, C: int64(p.Job), Fact: sim.FactExecStarted})
 }
 
-// kill stops Pod i's container (its Pod was deleted): its remaining
-// writes are not made.
+// kill handles Pod i's deletion: with a termination grace period its
+// container gets SIGTERM, ignores it (pessimistic) and runs on until
+// SIGKILL TerminationGrace later (kubelet killContainer with the Pod's
+// gracePeriod); without one, or once it has ended, it is killed now.
 func (k *Kubelet) kill(i int) {
+	p := &k.pods[i]
+	if p.terminating {
+		return
+	}
+	if g := k.cfg.Kube.TerminationGrace; g > 0 && p.run != 0 {
+		p.terminating, p.killAt = true, k.env.Now()+g
+		k.env.SetTimer(g, k.cfg.TagBase+tagKubeGrace)
+		k.env.Effect(sim.Effect{Name: "kubelet.pod_terminating", Detail: fmt.Sprintf("%s: deleted; SIGTERM, killed in %v unless it ends first", p.pod.Name, g),
+			A: p.run, B: p.pod.Slot, C: int64(p.pod.Job)})
+		return
+	}
+	k.hardKill(i)
+}
+
+// hardKill stops Pod i's container (SIGKILL): its remaining writes are
+// not made.
+func (k *Kubelet) hardKill(i int) {
 	p := &k.pods[i]
 	if p.run != 0 {
 		for r := range k.ex.runs {
@@ -185,14 +223,18 @@ func (k *Kubelet) finished(r *run) {
 		k.Stats.Succeeded++
 	}
 	p.run = 0
+	p.gone = p.gone || p.terminating // deleted, it ended within its grace period
 	k.env.Effect(ev)
 	k.status()
 }
 
 // TimerName implements sim.TimerNamer.
 func (k *Kubelet) TimerName(tag int) string {
-	if tag-k.cfg.TagBase == tagKubeStatus {
+	switch tag - k.cfg.TagBase {
+	case tagKubeStatus:
 		return "kubelet.node_status"
+	case tagKubeGrace:
+		return "kubelet.termination_grace"
 	}
 	return timerName(k.cfg.TagBase, tag)
 }

@@ -281,7 +281,7 @@ func TestKubeBackoffLimit(t *testing.T) {
 // Must-refute: without a deadline the run completes all its writes.
 func TestKubeActiveDeadline(t *testing.T) {
 	run := func(deadline time.Duration) *kworld {
-		w := newKWorld(t, 10, kcfg("0 2 * * *", 4*time.Minute, 4, cron.Policy{}, kube(func(k *cron.KubeConfig) { k.ActiveDeadline = deadline })),
+		w := newKWorld(t, 10, kcfg("0 2 * * *", 4*time.Minute, 4, cron.Policy{}, kube(func(k *cron.KubeConfig) { k.ActiveDeadline, k.TerminationGrace = deadline, 0 })),
 			[][]tenure{{{0, 8 * time.Minute, 1}}}, true)
 		w.s.RunUntil(at(8 * time.Minute))
 		return w
@@ -386,7 +386,9 @@ func TestKubePendingPodIsBoundLater(t *testing.T) {
 // then, gets its Job at once.
 func TestKubeDeadlineWaitsForTerminatingPod(t *testing.T) {
 	run := func(cut bool) *kworld {
-		k := kube(func(k *cron.KubeConfig) { k.ActiveDeadline, k.Concurrency = 90*time.Second, cron.KubeForbid })
+		k := kube(func(k *cron.KubeConfig) {
+			k.ActiveDeadline, k.Concurrency, k.TerminationGrace = 90*time.Second, cron.KubeForbid, 0
+		})
 		w := newKWorld(t, 15, kcfg("* * * * *", 10*time.Minute, 1, cron.Policy{}, k), [][]tenure{{{0, 8 * time.Minute, 1}}}, true)
 		if cut {
 			w.s.At(at(70*time.Second), func() {
@@ -416,4 +418,105 @@ func TestKubeDeadlineWaitsForTerminatingPod(t *testing.T) {
 	require.Len(t, dead, 1)
 	assert.Less(t, dead[0].At, at(160*time.Second), "Failed at its deadline, 90 s after its creation at 02:00")
 	assert.Len(t, r.facts(sim.FactExecCreated, slotAt(2, 1, 0)), 1, "02:01 created once 02:00 failed")
+}
+
+// NodeLifecycleControllerOptions.Validate
+// (cmd/kube-controller-manager/app/options/nodelifecyclecontroller.go)
+// checks nothing: a --node-monitor-grace-period (5 s) below the kubelet's
+// status period (10 s) is accepted, and the node lifecycle controller
+// marks every node unreachable between two updates and Ready again at the
+// next (the NoExecute taint comes and goes; the taint manager cancels an
+// eviction when the taint is removed, so the 300 s toleration never runs
+// out). The job still runs once. Must-refute twin: with the default
+// 40 s grace no node is ever unreachable.
+func TestKubeGraceBelowStatusPeriodFlaps(t *testing.T) {
+	run := func(grace time.Duration) *kworld {
+		w := newKWorld(t, 16, kcfg("0 2 * * *", 8*time.Minute, 1, cron.Policy{}, kube(func(k *cron.KubeConfig) { k.NodeMonitorGrace = grace })),
+			[][]tenure{{{0, 15 * time.Minute, 1}}}, true)
+		w.s.RunUntil(at(15 * time.Minute))
+		return w
+	}
+	s := slotAt(2, 0, 0)
+	flap := run(5 * time.Second)
+	assert.Greater(t, len(flap.effects("kube.node_unreachable", 0)), 10, "unreachable between every two updates")
+	assert.Greater(t, len(flap.effects("kube.node_ready", 0)), 10, "and Ready again at the next")
+	assert.Empty(t, flap.effects("kube.pod_evicted", s))
+	runs, _ := flap.runsOf(s)
+	assert.Equal(t, 1, runs)
+	calm := run(0)
+	assert.Empty(t, calm.effects("kube.node_unreachable", 0))
+	runs, _ = calm.runsOf(s)
+	assert.Equal(t, 1, runs)
+}
+
+// job_controller.go enactJobFinished with delayTerminalCondition (on by
+// default since JobPodReplacementPolicy): a success gives only
+// SuccessCriteriaMet while a Pod of the Job is Terminating, and Complete
+// once jobCtx.terminating is 0 — as a failure waits (FailureTarget). The
+// 02:00 Pod's kubelet is cut off the API server at 02:00:30 for 14 min;
+// the Pod is evicted at ~02:06 and stays Terminating there, its
+// replacement on the other kubelet succeeds at ~02:08, and the Job is
+// Complete only after the node is back (02:14:30) and reports the Pod
+// gone. Under Forbid the CronJob controller meanwhile finds 02:00 active
+// at 02:05 and 02:10 (JobAlreadyActive). Must-refute twin: with the node
+// reachable the Job is Complete when its Pod succeeds, at 02:02.
+func TestKubeSuccessWaitsForTerminatingPod(t *testing.T) {
+	run := func(cut bool) *kworld {
+		k := kube(func(k *cron.KubeConfig) { k.Concurrency = cron.KubeForbid })
+		w := newKWorld(t, 17, kcfg("*/5 * * * *", 2*time.Minute, 1, cron.Policy{}, k), [][]tenure{{{0, 25 * time.Minute, 1}}}, true)
+		if cut {
+			w.s.At(at(90*time.Second), func() {
+				for _, kl := range w.kubelets {
+					if w.s.Node(kl).(*cron.Kubelet).Busy() {
+						w.s.Cut(kl, w.apiID)
+						w.s.Cut(w.apiID, kl)
+						w.s.After(14*time.Minute, func() { w.s.Connect(kl, w.apiID); w.s.Connect(w.apiID, kl) })
+					}
+				}
+			})
+		}
+		w.s.RunUntil(at(25 * time.Minute))
+		return w
+	}
+	s := slotAt(2, 0, 0)
+	c := run(true)
+	require.Len(t, c.effects("kube.pod_evicted", s), 1)
+	require.Len(t, c.facts(sim.FactExecRedelivered, s), 1, "a replacement beside the Terminating Pod")
+	done := c.effects("kube.job_complete", s)
+	require.Len(t, done, 1)
+	assert.GreaterOrEqual(t, done[0].At, at(90*time.Second+14*time.Minute), "Complete only once the node is back and the Terminating Pod gone")
+	assert.NotEmpty(t, c.effects("kube.job_already_active", slotAt(2, 10, 0)), "02:10 finds 02:00 still active")
+	r := run(false)
+	done = r.effects("kube.job_complete", s)
+	require.Len(t, done, 1)
+	assert.Less(t, done[0].At, at(60*time.Second+2*time.Minute+5*time.Second), "Complete when its Pod succeeded")
+}
+
+// A deleted Pod's container gets SIGTERM and terminationGracePeriodSeconds
+// (the API default 30 s) before SIGKILL (kubelet killContainer); one that
+// ignores SIGTERM — the pessimistic reading — runs on. Replace deletes
+// 02:00's Job at 02:01 while its 100 s run (writes at 25, 50, 75, 100 s)
+// is at 60 s: with the default grace its third write, at 75 s, still
+// lands and it overlaps 02:01's Pod for about 30 s; it is killed before
+// its fourth. Must-refute twin: terminationGracePeriodSeconds 0 kills it
+// at once, two writes.
+func TestKubeTerminationGraceRunsOn(t *testing.T) {
+	run := func(grace time.Duration) *kworld {
+		k := kube(func(k *cron.KubeConfig) { k.Concurrency, k.TerminationGrace = cron.KubeReplace, grace })
+		w := newKWorld(t, 18, kcfg("* * * * *", 100*time.Second, 4, cron.Policy{}, k), [][]tenure{{{0, 3 * time.Minute, 1}}}, true)
+		w.s.RunUntil(at(3 * time.Minute))
+		return w
+	}
+	s := slotAt(2, 0, 0)
+	g := run(30 * time.Second)
+	require.Equal(t, 30*time.Second, cron.DefaultKube(1).TerminationGrace, "the API default")
+	require.NotEmpty(t, g.effects("kubelet.pod_terminating", s))
+	_, applied := g.runsOf(s)
+	assert.Equal(t, 3, applied, "the write at 75 s lands inside the grace period")
+	require.Len(t, g.effects("kubelet.pod_killed", s), 1, "SIGKILL at the grace period's end")
+	assert.Equal(t, 2, g.maxConcurrent(0), "the old Pod runs beside the new one")
+	z := run(0)
+	_, applied = z.runsOf(s)
+	assert.Equal(t, 2, applied)
+	assert.Empty(t, z.effects("kubelet.pod_terminating", s))
 }

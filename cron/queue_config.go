@@ -102,7 +102,20 @@ type QueueConfig struct {
 	// NoExecStore: there is no execution store (Celery mode); workers
 	// send it no heartbeats and no outcomes.
 	NoExecStore bool
+	// NoClaim turns off the worker's claim. By default (the seed's
+	// design) a worker that takes a message first claims its execution
+	// at the store — claim_execution: UPDATE … SET status = 'running'
+	// WHERE id = ? AND status IN ('pending', 'failed') — and runs it only
+	// if the claim took; a message of an execution already running,
+	// completed or declared dead is acknowledged and dropped. NoClaim
+	// runs every message delivered, as a Celery worker runs a task
+	// (docs/cron.md, "The worker's claim").
+	NoClaim bool
 }
+
+// Claims reports whether workers claim an execution before running it:
+// there is a store, and the claim is not turned off.
+func (q *QueueConfig) Claims() bool { return !q.NoExecStore && !q.NoClaim }
 
 // Enabled reports whether queue mode is on.
 func (q *QueueConfig) Enabled() bool { return q.Workers > 0 || q.Colocated }

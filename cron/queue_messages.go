@@ -10,6 +10,8 @@ import "github.com/electsim/electsim/sim"
 //	ExecReapResp:   as ExecReap, Body=[]ExecTicket to enqueue again
 //	ExecBeat:       A=execution, B=worker run; a worker's heartbeat
 //	ExecDone:       A=execution, B=worker run, Index=status (execDone*)
+//	ExecClaim:      A=execution, B=request; a worker's claim_execution before it runs a message
+//	ExecClaimResp:  as ExecClaim, Flag=claimed
 //	Enqueue:        A=execution, B=request, Body=*QueueMsg
 //	EnqueueResp:    A=execution, B=request
 //	Receive:        B=poll; an idle worker asks for a message
@@ -22,6 +24,8 @@ var (
 	KindExecReapResp   = sim.RegisterKind("cron.ExecReapResp", sim.Fields{Term: "token", B: "request"})
 	KindExecBeat       = sim.RegisterKind("cron.ExecBeat", sim.Fields{A: "execution", B: "run"})
 	KindExecDone       = sim.RegisterKind("cron.ExecDone", sim.Fields{Index: "status", A: "execution", B: "run"})
+	KindExecClaim      = sim.RegisterKind("cron.ExecClaim", sim.Fields{A: "execution", B: "request"})
+	KindExecClaimResp  = sim.RegisterKind("cron.ExecClaimResp", sim.Fields{A: "execution", B: "request", Flag: "claimed"})
 	KindEnqueue        = sim.RegisterKind("cron.Enqueue", sim.Fields{A: "execution", B: "request"})
 	KindEnqueueResp    = sim.RegisterKind("cron.EnqueueResp", sim.Fields{A: "execution", B: "request"})
 	KindReceive        = sim.RegisterKind("cron.Receive", sim.Fields{B: "poll"})
@@ -31,7 +35,7 @@ var (
 
 // queueKinds are queue mode's kinds; IsKind counts them as the cron layer's.
 var queueKinds = []sim.MsgKind{KindExecCreate, KindExecCreateResp, KindExecReap, KindExecReapResp, KindExecBeat,
-	KindExecDone, KindEnqueue, KindEnqueueResp, KindReceive, KindDeliver, KindAck}
+	KindExecDone, KindExecClaim, KindExecClaimResp, KindEnqueue, KindEnqueueResp, KindReceive, KindDeliver, KindAck}
 
 // Statuses a worker reports in an ExecDone.
 const (

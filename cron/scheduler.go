@@ -126,6 +126,7 @@ func (s *Scheduler) enqueue(t ExecTicket) {
 		Detail: fmt.Sprintf("execution %d of %s attempt %d token %d", t.Exec, SlotName(s.cfg.Jobs[t.Job].Name, t.Slot), t.Attempt, t.Token),
 		A:      t.Exec, B: t.Slot, C: int64(t.Job)})
 	s.request(sim.Message{Kind: KindEnqueue, To: s.cfg.Queue.Queue, A: t.Exec, Body: &QueueMsg{ExecTicket: t}})
+	s.cfg.reached(s.env.Env, StQueueEnqueued, t.Slot)
 }
 
 // request sends m with a fresh request number in B and sends it again

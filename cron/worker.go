@@ -39,7 +39,10 @@ type Worker struct {
 	receipt int64
 	run     int64 // the executor's run ID of the current execution
 	poll    int64 // sequence of the outstanding Receive
-	timers  [3]sim.TimerID
+	// claiming: the current message's claim is in flight (request claim).
+	claiming bool
+	claim    int64
+	timers   [3]sim.TimerID
 	// Stats are this incarnation's counts.
 	Stats WorkerStats
 }
@@ -68,6 +71,8 @@ func (w *Worker) OnMessage(m sim.Message) {
 		w.deliver(m)
 	case KindWriteResp, KindClaimResp, KindQueryResp:
 		w.ex.onMessage(m)
+	case KindExecClaimResp:
+		w.claimed(m)
 	}
 }
 
@@ -82,6 +87,10 @@ func (w *Worker) OnTimer(id sim.TimerID, tag int) {
 			w.timers[1] = w.env.SetTimer(w.cfg.Queue.Heartbeat, w.cfg.TagBase+tagWorkerBeat)
 		}
 	case tagWorkerTime:
+		if w.claiming {
+			w.claimLost("the store did not answer the claim")
+			return
+		}
 		if w.busy {
 			w.abort()
 			w.fail(fmt.Sprintf("timed out after %v", w.cfg.Queue.Timeout))
@@ -117,14 +126,59 @@ func (w *Worker) deliver(m sim.Message) {
 	w.env.CancelTimer(w.timers[0])
 	w.busy, w.cur, w.receipt = true, *qm, m.A
 	w.Stats.Taken++
+	w.cfg.reached(w.env, StQueueTaken, qm.Slot)
 	if w.cfg.Queue.Ack == AckEarly {
 		w.ack()
 	}
+	if w.cfg.Queue.Claims() {
+		// claim_execution before running; the claim's answer, or the
+		// store's silence for StaleAfter, decides.
+		w.claiming = true
+		w.claim++
+		w.env.Send(sim.Message{Kind: KindExecClaim, To: w.cfg.Queue.ExecStore, A: qm.Exec, B: w.claim})
+		w.timers[2] = w.env.SetTimer(w.cfg.Queue.StaleAfter, w.cfg.TagBase+tagWorkerTime)
+		return
+	}
+	w.start()
+}
+
+// claimed handles the store's answer to the current message's claim: run
+// it, or drop it (acknowledged, as the seed's worker returns from a task
+// whose claim updated no row).
+func (w *Worker) claimed(m sim.Message) {
+	if !w.claiming || m.B != w.claim || m.A != w.cur.Exec {
+		return
+	}
+	w.claiming = false
+	w.env.CancelTimer(w.timers[2])
+	if !m.Flag {
+		w.env.Effect(sim.Effect{Name: "worker.claim_refused",
+			Detail: fmt.Sprintf("execution %d of %s attempt %d: not pending or failed at the store; message dropped", w.cur.Exec, SlotName(w.cfg.Jobs[w.cur.Job].Name, w.cur.Slot), w.cur.Attempt),
+			A:      w.cur.Exec, B: w.cur.Slot, C: int64(w.cur.Job)})
+		w.idle()
+		return
+	}
+	w.cfg.reached(w.env, StQueueClaimed, w.cur.Slot)
+	w.start()
+}
+
+// claimLost gives up a claim the store did not answer: the message is not
+// acknowledged (with ack late it comes back after its visibility timeout).
+func (w *Worker) claimLost(why string) {
+	w.claiming = false
+	w.env.Effect(sim.Effect{Name: "worker.claim_lost", Detail: fmt.Sprintf("execution %d: %s", w.cur.Exec, why), A: w.cur.Exec, B: w.cur.Slot, C: int64(w.cur.Job)})
+	w.busy = false
+	w.sendPoll()
+}
+
+// start runs the current message's execution.
+func (w *Worker) start() {
+	qm := &w.cur
 	w.ex.started = w.ex.started[:0] // a worker runs what it is given, again if given again
 	w.ex.startRun(qm.Job, qm.Slot, qm.Token, 0)
 	w.run = w.ex.lastRun
 	w.env.Effect(sim.Effect{Name: "worker.exec_started",
-		Detail: fmt.Sprintf("execution %d of %s attempt %d token %d (receipt %d) as run %d", qm.Exec, SlotName(w.cfg.Jobs[qm.Job].Name, qm.Slot), qm.Attempt, qm.Token, m.A, w.run),
+		Detail: fmt.Sprintf("execution %d of %s attempt %d token %d (receipt %d) as run %d", qm.Exec, SlotName(w.cfg.Jobs[qm.Job].Name, qm.Slot), qm.Attempt, qm.Token, w.receipt, w.run),
 		A:      w.run, B: qm.Slot, C: int64(qm.Job), Fact: sim.FactExecStarted})
 	w.beat()
 	w.timers[1] = w.env.SetTimer(w.cfg.Queue.Heartbeat, w.cfg.TagBase+tagWorkerBeat)
@@ -140,6 +194,7 @@ func (w *Worker) beat() {
 	w.Stats.Heartbeats++
 	w.env.Effect(sim.Effect{Name: "worker.heartbeat", A: w.cur.Exec, B: w.cur.Slot, C: int64(w.cur.Job), Fact: sim.FactExecHeartbeat})
 	w.env.Send(sim.Message{Kind: KindExecBeat, To: w.cfg.Queue.ExecStore, A: w.cur.Exec, B: w.run})
+	w.cfg.reached(w.env, StQueueHeartbeatSent, w.cur.Slot)
 }
 
 func (w *Worker) ack() {
@@ -147,6 +202,7 @@ func (w *Worker) ack() {
 	w.env.Effect(sim.Effect{Name: "worker.ack", Detail: fmt.Sprintf("execution %d (receipt %d)", w.cur.Exec, w.receipt),
 		A: w.cur.Exec, B: w.cur.Slot, C: int64(w.cur.Job), Fact: sim.FactExecAcked})
 	w.env.Send(sim.Message{Kind: KindAck, To: w.cfg.Queue.Queue, A: w.receipt})
+	w.cfg.reached(w.env, StQueueAcked, w.cur.Slot)
 }
 
 // finished is the executor's callback after a run's last write.

@@ -46,7 +46,12 @@ type Environment struct {
 	Resource sim.NodeID
 	// States are the protocol states the candidates' algorithm declares
 	// (registry.Algorithm.States), by index: a trigger's State must be one.
+	// The last CronStates of them are the cron layer's step states
+	// (cron.ModeStates), which its services and workers report as well.
 	States []string
+	// CronStates is how many of States, at its end, any node may report
+	// (the others count only from a candidate). Default 0.
+	CronStates int
 	// QueueMode is queue-mode cron's nodes, or nil without queue mode.
 	QueueMode *QueueNodes
 }
@@ -120,8 +125,8 @@ type Injector struct {
 
 	clockBase   []rates
 	clockLayers []clockLayer
-	linkBase    []sim.LinkConfig
-	linkCur     []sim.LinkConfig
+	linkBase    linkTable
+	linkCur     linkTable
 	linkLayers  []linkLayer
 	diskBase    []sim.Dist
 	diskCur     []sim.Dist
@@ -305,13 +310,13 @@ func (in *Injector) checkTargets(ts []Target) error {
 // snapshot records the scenario's link, clock and disk settings.
 func (in *Injector) snapshot() {
 	s, n := in.s, in.s.NumNodes()
-	in.linkBase = make([]sim.LinkConfig, n*n)
+	in.linkBase = linkTable{def: s.DefaultLink()}
 	for f := 0; f < n; f++ {
 		for t := 0; t < n; t++ {
-			in.linkBase[f*n+t] = s.Link(sim.NodeID(f), sim.NodeID(t))
+			in.linkBase.set(f*n+t, s.Link(sim.NodeID(f), sim.NodeID(t)))
 		}
 	}
-	in.linkCur = slices.Clone(in.linkBase)
+	in.linkCur = in.linkBase.clone()
 	in.clockBase = make([]rates, n)
 	in.diskBase = make([]sim.Dist, n)
 	for i := 0; i < n; i++ {

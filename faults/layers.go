@@ -70,7 +70,7 @@ func (in *Injector) dropClockLayers(seq int) {
 
 // linkWant returns the configuration link i should have.
 func (in *Injector) linkWant(i int) sim.LinkConfig {
-	c := in.linkBase[i]
+	c := in.linkBase.get(i)
 	for _, l := range in.linkLayers {
 		if !l.mask[i] {
 			continue
@@ -96,7 +96,7 @@ func (in *Injector) applyLinks(idx []int) {
 	var changed []int
 	var want []sim.LinkConfig
 	for _, i := range idx {
-		if w := in.linkWant(i); w != in.linkCur[i] {
+		if w := in.linkWant(i); w != in.linkCur.get(i) {
 			changed = append(changed, i)
 			want = append(want, w)
 		}
@@ -116,7 +116,7 @@ func (in *Injector) applyLinks(idx []int) {
 		}
 	}
 	for k, i := range changed {
-		in.linkCur[i] = want[k]
+		in.linkCur.set(i, want[k])
 	}
 }
 

@@ -33,8 +33,11 @@ func (in *Injector) observe(r *sim.Record) {
 		// service names the record an effect concerns in Key.
 		switch r.Fact {
 		case sim.FactProtocolState:
-			if r.A < 0 || r.A >= int64(len(in.env.States)) || !in.isCand[r.Node] {
+			if r.A < 0 || r.A >= int64(len(in.env.States)) {
 				return
+			}
+			if !in.isCand[r.Node] && r.A < int64(len(in.env.States)-in.env.CronStates) {
+				return // an algorithm's states count from candidates only
 			}
 			event = statePrefix + in.env.States[r.A]
 		case sim.FactLeaseAcquired, sim.FactLeaseRenewed, sim.FactLeaseReleased, sim.FactLeaseExpired, sim.FactLeaseReverted:

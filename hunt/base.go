@@ -1,6 +1,8 @@
 package hunt
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -76,7 +78,7 @@ type base struct {
 }
 
 // loadBase reads the base scenario of o.
-func loadBase(o *Options) (*base, error) {
+func loadBase(ctx context.Context, o *Options) (*base, error) {
 	b := &base{sets: o.Sets}
 	if o.Scenario != "" {
 		src, err := scenario.ReadFile(o.Scenario)
@@ -104,7 +106,12 @@ func loadBase(o *Options) (*base, error) {
 	}
 	if o.Scenario == "" {
 		// Size the built-in base to the algorithm's timeouts.
-		if r, err := sc.Build(scenario.RunOptions{Seed: 1, Lean: true}); err == nil && r.Timescale > maxFor {
+		r, err := buildCluster(ctx, o, sc, "")
+		var died *DiedError
+		if errors.As(err, &died) {
+			return nil, err // the algorithm's factory killed its worker
+		}
+		if err == nil && r.Timescale > maxFor {
 			src := baseYAML(o.Algo, fencing, r.Timescale)
 			if sc2, err := scenario.ParseWith(b.name, src, b.sets); err == nil {
 				b.src, sc = src, sc2
@@ -157,26 +164,4 @@ func (b *base) setsFor(nodes int, params []string) []string {
 		out = append(out, fmt.Sprintf("cluster.nodes=%d", nodes))
 	}
 	return append(out, params...)
-}
-
-// Caveat is what the configuration o hunts does not promise about two
-// nodes acting as leader at once (scenario.Scenario.Caveat), "" when its
-// contract excuses overlaps only by faults of the nodes involved, or when
-// o's base cannot be loaded (Search then says why).
-func Caveat(o Options) string {
-	b, err := loadBase(&o)
-	if err != nil {
-		return ""
-	}
-	return b.sc.Caveat(b.over)
-}
-
-// AlgorithmOf names the algorithm o hunts ("" when o's base cannot be
-// loaded).
-func AlgorithmOf(o Options) string {
-	b, err := loadBase(&o)
-	if err != nil {
-		return ""
-	}
-	return b.algo
 }

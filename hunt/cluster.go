@@ -1,6 +1,8 @@
 package hunt
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -36,7 +38,7 @@ func (h *hunter) cluster(nodes int, params []string) (*cluster, error) {
 		}
 		return c, nil
 	}
-	c, err := loadCluster(h.o, h.b, h.b.setsFor(nodes, params))
+	c, err := loadCluster(h.ctx, h.o, h.b, h.b.setsFor(nodes, params))
 	if err != nil {
 		h.clusters[key] = nil
 		return nil, err
@@ -46,10 +48,11 @@ func (h *hunter) cluster(nodes int, params []string) (*cluster, error) {
 }
 
 // loadCluster parses the base with sets and builds (without running) one
-// run, to learn its nodes, services, protocol states and contract.
-func loadCluster(o *Options, b *base, sets []string) (c *cluster, err error) {
+// run, to learn its nodes, services, protocol states and contract: in a
+// worker process with o.Runner (clusterjob.go).
+func loadCluster(ctx context.Context, o *Options, b *base, sets []string) (c *cluster, err error) {
 	defer func() {
-		if p := recover(); p != nil { // a user algorithm's Build or factory
+		if p := recover(); p != nil { // a user algorithm's Build, while the file is parsed
 			c, err = nil, fmt.Errorf("building %s's cluster panicked: %v", b.algo, p)
 		}
 	}()
@@ -58,13 +61,23 @@ func loadCluster(o *Options, b *base, sets []string) (c *cluster, err error) {
 		return nil, err
 	}
 	sc.Expect.ContractOnly = true // a hunt judges the contract (docs/hunting.md, "What a hunt judges")
-	r, err := sc.Build(scenario.RunOptions{Seed: 1, Algorithm: b.over, Lean: true})
+	r, err := buildCluster(ctx, o, sc, b.over)
 	if err != nil {
-		return nil, err
+		var died *DiedError
+		if errors.As(err, &died) {
+			return nil, err
+		}
+		return nil, fmt.Errorf("%s: %w", b.algo, err)
 	}
-	c = &cluster{sc: sc, candidates: r.Candidates, stores: r.StoreIDs, resource: r.ResourceID, states: b.desc.States}
+	c = &cluster{sc: sc, candidates: r.Candidates, stores: r.Stores, resource: r.Resource, states: b.desc.States}
 	if r.Algorithm == "shedlock" {
 		c.states = nil
+	}
+	if len(r.CronStates) > 0 {
+		// The cron mode's step states follow the algorithm's (the run's
+		// env.States, at CronConfig.StateBase): queue, beat and
+		// controller steps are cut points too.
+		c.states = append(append([]string(nil), c.states...), r.CronStates...)
 	}
 	for _, ev := range faults.Events() {
 		switch ev {
@@ -73,14 +86,14 @@ func loadCluster(o *Options, b *base, sets []string) (c *cluster, err error) {
 				continue
 			}
 		case faults.EventJobStarted, faults.EventJobFinished:
-			if r.Resource == nil {
+			if !r.HasResource {
 				continue
 			}
 		}
 		c.events = append(c.events, ev)
 	}
 	c.contract, c.declared, c.timescale = r.Contract, r.Declared, r.Timescale
-	c.kinds = kindsFor(o, r.Contract, r.Store != nil)
+	c.kinds = kindsFor(o, r.Contract, r.HasStore)
 	return c, nil
 }
 

@@ -33,6 +33,10 @@ type Runner interface {
 	// an error says the worker died or overran (the search then keeps
 	// the unshrunk schedule as the reproduction).
 	Reproduce(ctx context.Context, j ReproJob) (ReproResult, error)
+	// Cluster builds j's run (BuildCluster) in a worker; an error says
+	// the worker died (a *DiedError: os.Exit or a stack overflow in the
+	// algorithm's factory, the watchdog) or could not start.
+	Cluster(ctx context.Context, j ClusterJob) (ClusterResult, error)
 }
 
 // Job is one run of a search as a self-contained value that crosses a
@@ -101,7 +105,7 @@ func RunJob(j Job, h Hooks) (res JobResult) {
 	}
 	p := newProbe(newAlphabet(j.States))
 	ro := scenario.RunOptions{Seed: j.Seed, Algorithm: j.Algorithm, Lean: true, Sinks: []sim.Sink{p},
-		Replay: "(hunt run; the repro replays it)", Beat: h.Beat, Abort: h.Abort, Guard: h.Guard}
+		Replay: "(hunt run; the repro replays it)", Beat: h.Beat, Abort: h.Abort, DiscardAborted: true, Guard: h.Guard}
 	r, err := sc.Build(ro)
 	if err != nil {
 		return JobResult{Err: err.Error()}

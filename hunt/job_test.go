@@ -44,6 +44,10 @@ func (r *jsonRunner) Reproduce(_ context.Context, j ReproJob) (ReproResult, erro
 	return roundTrip(r.t, ReproduceJob(roundTrip(r.t, j), nil)), nil
 }
 
+func (r *jsonRunner) Cluster(_ context.Context, j ClusterJob) (ClusterResult, error) {
+	return roundTrip(r.t, BuildCluster(roundTrip(r.t, j))), nil
+}
+
 // A search whose runs cross a process boundary (the run's scenario as
 // YAML, its result as JSON) makes the same runs, in the same order, with
 // the same trace hashes and coverage, as one that runs them in this

@@ -49,6 +49,10 @@ type Options struct {
 	Workers int
 	// Strategies restricts the strategies used (default all).
 	Strategies []Strategy
+	// OnStart, if set, is told before the first run which algorithm the
+	// hunt judges and what its configuration does not promise about two
+	// leaders at once (scenario.Scenario.Caveat; "" when nothing).
+	OnStart func(algo, caveat string)
 	// Checks, if set, restricts findings to failures of these checks
 	// (checker.CheckNames): a run that fails only others (a scenario's
 	// tight expect under the search's extra faults) is not a finding.
@@ -179,9 +183,10 @@ func (o *Options) check() error {
 			return usagef("unknown strategy %q (one of %v)", s, Strategies)
 		}
 	}
+	known := append(append(append([]string(nil), checker.CheckNames...), checker.QueueCheckNames...), checker.ContractCheckNames...)
 	for _, c := range o.Checks {
-		if !containsStr(checker.CheckNames, c) {
-			return usagef("unknown check %q (one of %v)", c, checker.CheckNames)
+		if !containsStr(known, c) {
+			return usagef("unknown check %q (one of %v)", c, known)
 		}
 	}
 	for _, k := range o.Kinds {

@@ -1,9 +1,9 @@
 package hunt
 
 import (
-	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/electsim/electsim/scenario"
@@ -47,7 +47,7 @@ func ReproduceJob(j ReproJob, guard func() sim.Guard) ReproResult {
 	if err != nil {
 		return ReproResult{Explanation: fmt.Sprintf("the finding did not replay: %v", err)}
 	}
-	return reproduce(sc, &j, nil, guard)
+	return reproduce(sc, &j, nil, guard, nil)
 }
 
 // repro replays a finding with its fault history, shrinks it (through
@@ -86,13 +86,13 @@ func (h *hunter) repro(out *outcome) {
 	if h.o.Runner != nil {
 		j.Run = h.job(out.sc, &out.s, h.states)
 		var err error
-		if rr, err = h.o.Runner.Reproduce(context.Background(), j); err != nil {
+		if rr, err = h.o.Runner.Reproduce(h.stopCtx, j); err != nil {
 			res.Explanation = fmt.Sprintf("%s (the replay did not finish: %v)", strings.Join(out.failure, ", "), err)
 			res.Repro = unshrunk(fmt.Sprintf("Not shrunk: the worker process replaying the finding did not finish: %v", err))
 			return
 		}
 	} else {
-		rr = reproduce(out.sc, &j, h.o.Prepare, nil)
+		rr = reproduce(out.sc, &j, h.o.Prepare, nil, h.stopped)
 	}
 	res.Repro, res.Explicit, res.Explanation = bytesOf(rr.Repro), bytesOf(rr.Explicit), rr.Explanation
 }
@@ -106,9 +106,10 @@ func bytesOf(s string) []byte {
 }
 
 // reproduce replays j's run of sc with its fault history and shrinks it;
-// guard, if set, guards the replay and each trial.
-func reproduce(sc *scenario.Scenario, j *ReproJob, prepare func(*scenario.Run), guard func() sim.Guard) (res ReproResult) {
-	ro := scenario.RunOptions{Seed: j.Run.Seed, Algorithm: j.Run.Algorithm, Story: true}
+// guard, if set, guards the replay and each trial; abort, if set, stops
+// them (the smallest reproduction so far stands).
+func reproduce(sc *scenario.Scenario, j *ReproJob, prepare func(*scenario.Run), guard func() sim.Guard, abort *atomic.Bool) (res ReproResult) {
+	ro := scenario.RunOptions{Seed: j.Run.Seed, Algorithm: j.Run.Algorithm, Story: true, Abort: abort}
 	if guard != nil {
 		ro.Guard = guard()
 	}
@@ -121,7 +122,7 @@ func reproduce(sc *scenario.Scenario, j *ReproJob, prepare func(*scenario.Run), 
 	explicit.Name = reproName(j.BaseName)
 	res.Explicit = string(explicit.YAML())
 	res.Explanation = explain(r)
-	sh, err := scenario.Shrink(r, scenario.ShrinkOptions{Budget: j.ShrinkBudget, Prepare: prepare, Guard: guard})
+	sh, err := scenario.Shrink(r, scenario.ShrinkOptions{Budget: j.ShrinkBudget, Prepare: prepare, Guard: guard, Abort: abort})
 	if err != nil {
 		res.Repro = string(withHeader(fmt.Sprintf("explicit (unshrunk) reproduction: %v", err), j, []byte(res.Explicit)))
 		return res
@@ -130,7 +131,10 @@ func reproduce(sc *scenario.Scenario, j *ReproJob, prepare func(*scenario.Run), 
 	repro.Name = reproName(j.BaseName)
 	note := fmt.Sprintf("Shrunk from %d to %d fault(s), %v to %v, %d to %d node(s) in %d trial runs.",
 		sh.FaultsBefore, sh.FaultsAfter, sh.DurationBefore, sh.DurationAfter, sh.NodesBefore, sh.NodesAfter, sh.Runs)
-	if sh.TimedOut {
+	switch {
+	case abort != nil && abort.Load():
+		note += "\nThe shrink was stopped (a signal); a smaller reproduction may exist."
+	case sh.TimedOut:
 		note += "\nThe shrink ran out of time; a smaller reproduction may exist."
 	}
 	res.Repro = string(withHeader(note, j, repro.YAML()))

@@ -31,7 +31,7 @@ func (h *hunter) run(out *outcome) {
 	out.sc = sc
 	out.probe = newProbe(h.reach.a)
 	r, err := h.runOne(sc, scenario.RunOptions{Seed: out.s.seed, Algorithm: h.b.over, Lean: true, Sinks: []sim.Sink{out.probe},
-		Replay: "(hunt run; the repro replays it)", Abort: h.abort})
+		Replay: "(hunt run; the repro replays it)", Abort: h.abort, DiscardAborted: true})
 	if err != nil {
 		out.err = err
 		return

@@ -2,6 +2,7 @@ package hunt
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,7 +14,9 @@ import (
 	"github.com/electsim/electsim/sim"
 )
 
-// progressEvery is how often (wall time) Options.Progress gets a line.
+// progressEvery is how often (wall time) Options.Progress gets a line,
+// also while a batch's runs are long (docs/hunting.md promises one at
+// least every 5 s).
 const progressEvery = 2 * time.Second
 
 // maxCorpus bounds the feedback corpus: past it, a new schedule replaces
@@ -22,7 +25,11 @@ const maxCorpus = 512
 
 // Search hunts as o says until it finds a run that breaks the contract (or
 // the base's expectations), runs o.Runs runs, spends o.Budget, or ctx is
-// done. A finding is shrunk to a small scenario (Result.Repro). The error
+// done. The budget bounds the search's wall time: at its end the runs in
+// progress are abandoned (not judged: a run cut short is no finding). A
+// finding is shrunk to a small scenario (Result.Repro) within
+// o.ShrinkBudget; ctx done stops the shrink too, with the smallest
+// reproduction so far. The error
 // is a *UsageError for bad options or a base that does not load; any other
 // (a schedule whose run cannot be built, a repro.yaml that cannot be
 // written) comes as is, with the result so far.
@@ -30,18 +37,36 @@ func Search(ctx context.Context, o Options) (Result, error) {
 	if err := o.check(); err != nil {
 		return Result{}, err
 	}
-	b, err := loadBase(&o)
+	started := time.Now()
+	runCtx := ctx // the search's runs and builds: ctx, and the budget
+	if o.Budget > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithDeadline(ctx, started.Add(o.Budget))
+		defer cancel()
+	}
+	b, err := loadBase(runCtx, &o)
 	if err != nil {
 		return Result{}, err
 	}
-	h := &hunter{o: &o, b: b, clusters: map[string]*cluster{}, started: time.Now(),
+	if o.OnStart != nil {
+		caveat := b.sc.Caveat(b.over)
+		if b.desc.Contract == nil && b.algo != "shedlock" && b.algo != "celery" {
+			caveat = "" // no contract: the hunt holds it to the election's own promise (findings)
+		}
+		o.OnStart(b.algo, caveat)
+	}
+	h := &hunter{ctx: runCtx, stopCtx: ctx, o: &o, b: b, clusters: map[string]*cluster{}, started: started,
 		res: Result{ByStrategy: map[Strategy]int{}}}
 	h.d = &drawer{o: &o, b: b, rng: sim.NewRand(o.Seed, "hunt"), dur: b.sc.Duration}
 	if b.nodes {
 		h.d.nmin, h.d.nmax = BaseNodesMin, BaseNodesMax
 	}
 	c0, err := h.cluster(0, nil)
-	if err != nil {
+	var died *DiedError
+	switch {
+	case errors.As(err, &died):
+		return Result{}, err
+	case err != nil:
 		return Result{}, usagef("%v", err)
 	}
 	if len(c0.kinds) == 0 {
@@ -49,11 +74,11 @@ func Search(ctx context.Context, o Options) (Result, error) {
 	}
 	h.states = c0.states
 	h.reach = newReach(newAlphabet(c0.states))
-	var abort atomic.Bool
-	stop := context.AfterFunc(ctx, func() { abort.Store(true) })
-	defer stop()
-	h.abort = &abort
-	err = h.loop(ctx)
+	var abort, stopped atomic.Bool
+	defer context.AfterFunc(runCtx, func() { abort.Store(true) })()
+	defer context.AfterFunc(ctx, func() { stopped.Store(true) })()
+	h.abort, h.stopped = &abort, &stopped
+	err = h.loop(runCtx)
 	h.res.Coverage = h.reach.coverage(len(c0.events)+len(c0.states), len(c0.classesDrawn()), len(h.corpus))
 	if err == nil && h.res.Found && o.Out != "" {
 		err = writeRepro(o.Out, h.res.Repro)
@@ -80,6 +105,8 @@ func writeRepro(dir string, repro []byte) error {
 
 // hunter is one search's state.
 type hunter struct {
+	ctx      context.Context // the search's runs and builds: ends at a signal or the budget's end
+	stopCtx  context.Context // the caller's: ends at a signal (the shrink's)
 	o        *Options
 	b        *base
 	d        *drawer
@@ -90,7 +117,8 @@ type hunter struct {
 	res      Result
 	started  time.Time
 	lastLine time.Time
-	abort    *atomic.Bool
+	abort    *atomic.Bool // ctx's end, for the runs in this process
+	stopped  *atomic.Bool // stopCtx's end, for the shrink in this process
 }
 
 // outcome is one judged run.
@@ -121,6 +149,9 @@ func (h *hunter) loop(ctx context.Context) error {
 		for i := range batch {
 			s, err := h.draw()
 			if err != nil {
+				if ctx.Err() != nil { // a configuration's build in a worker, stopped
+					return nil
+				}
 				return err
 			}
 			batch[i].s = s
@@ -137,7 +168,7 @@ func (h *hunter) loop(ctx context.Context) error {
 				}
 			}()
 		}
-		wg.Wait()
+		h.wait(&wg)
 		if h.abort.Load() || ctx.Err() != nil { // a runner may end its runs when ctx is done
 			return nil
 		}
@@ -147,6 +178,23 @@ func (h *hunter) loop(ctx context.Context) error {
 			}
 		}
 		h.progress(false)
+	}
+}
+
+// wait waits for a batch's runs, printing the progress line on time
+// while they are long (the batch's goroutines touch no field it reads).
+func (h *hunter) wait(wg *sync.WaitGroup) {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	tick := time.NewTicker(progressEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-tick.C:
+			h.progress(false)
+		}
 	}
 }
 

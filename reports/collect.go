@@ -197,6 +197,12 @@ func (a *AlgoSummary) addRun(r *RunSummary) {
 			a.MessagesPerElectionDist.Add(float64(f.Messages) / float64(f.Elections))
 		}
 	}
+	for k, n := range r.Counters {
+		if a.Counters == nil {
+			a.Counters = map[string]int{}
+		}
+		a.Counters[k] += n
+	}
 	for k, st := range r.Checks {
 		if st == "unknown" {
 			if a.Unknown == nil {
@@ -287,6 +293,7 @@ func (a *AlgoSummary) merge(b *AlgoSummary) {
 	a.mergeVerdicts(b)
 	addCounts(&a.Harmless, b.Harmless)
 	addCounts(&a.Unknown, b.Unknown)
+	addCounts(&a.Counters, b.Counters)
 	for _, f := range b.Findings {
 		t := a.tally(f.Kind, f.Harmless)
 		t.Findings += f.Findings

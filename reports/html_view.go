@@ -82,6 +82,17 @@ type algoView struct {
 	DoubleBad  bool
 	// Caveat is what the configuration does not promise (AlgoSummary.Caveat).
 	Caveat string
+	// Counters are the group's cron-mode counters (AlgoSummary.Counters),
+	// by name.
+	Counters []counterView
+}
+
+// counterView is one cron-mode counter of a group: its total over the
+// runs and the mean per run.
+type counterView struct {
+	Name   string
+	Total  int
+	PerRun string
 }
 
 type countView struct {
@@ -320,7 +331,29 @@ func algoRow(a AlgoSummary, swatch template.CSS) algoView {
 		}
 	}
 	row.Violations = append(row.Violations, kindCounts(a.Harmless, true)...)
+	names := make([]string, 0, len(a.Counters))
+	for k := range a.Counters {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		per := "—"
+		if a.Runs > 0 {
+			per = fmtRatio(float64(a.Counters[k]) / float64(a.Runs))
+		}
+		row.Counters = append(row.Counters, counterView{Name: k, Total: a.Counters[k], PerRun: per})
+	}
 	return row
+}
+
+// HasCounters reports whether some group has cron-mode counters.
+func (v *view) HasCounters() bool {
+	for _, a := range v.Algos {
+		if len(a.Counters) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func kindCounts(m map[string]int, harmless bool) []countView {

@@ -81,7 +81,7 @@ func checkSums(parts []*Summary) error {
 					s.maps["violations_by_verdict."+k+"."+c.key] = t
 				}
 			}
-			for name, m := range map[string]map[string]int{"violations": a.Violations, "harmless": a.Harmless, "unknown": a.Unknown} {
+			for name, m := range map[string]map[string]int{"violations": a.Violations, "harmless": a.Harmless, "unknown": a.Unknown, "counters": a.Counters} {
 				for k, v := range m {
 					t := s.maps[name+"."+k]
 					if err := add(i, a.Key()+" "+name, &t, int64(v)); err != nil {

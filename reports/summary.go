@@ -203,6 +203,9 @@ type AlgoSummary struct {
 	// its wall-time bound), by check: the one verdict that depends on the
 	// machine, never counted as ok.
 	Unknown map[string]int `json:"unknown,omitempty"`
+	// Counters sums the runs' cron-mode counters (RunSummary.Counters) by
+	// name: how often, over the group, a beat exited, a run was skipped, …
+	Counters map[string]int `json:"counters,omitempty"`
 	// Findings tallies every finding by kind (harmless ones apart), in
 	// kind order.
 	Findings []FindingTally `json:"findings,omitempty"`
@@ -275,6 +278,10 @@ type RunSummary struct {
 	// absent outside queue mode.
 	Workers        []WorkerSummary `json:"workers,omitempty"`
 	WorkersOmitted int             `json:"workers_omitted,omitempty"`
+	// Counters are the cron mode's counts of its effects in this run, by
+	// name (cron.Counters: beat_exits, kube_runs_skipped_active, …);
+	// absent for a mode with none.
+	Counters map[string]int `json:"counters,omitempty"`
 }
 
 // WorkerSummary is what one node did as a queue-mode worker in a run:

@@ -38,6 +38,7 @@ func (l *loader) readCelery(m *mapReader, cs *CronSpec) {
 	cm.dur("lock_timeout", &c.LockTimeout)
 	cm.oneOf("restart", &c.Restart, cron.CeleryRestartAlways, cron.CeleryRestartNever)
 	cm.dur("restart_after", &c.RestartAfter)
+	cm.boolean("restart_backoff", &c.RestartBackoff)
 	cm.dur("redis_timeout", &c.RedisTimeout)
 	cm.dur("visibility_timeout", &q.VisibilityTimeout)
 	var late bool
@@ -52,9 +53,6 @@ func (l *loader) readCelery(m *mapReader, cs *CronSpec) {
 		if cm.has(k) && cm.dur(k, &d) && d < time.Millisecond {
 			l.errAt(cm.get(k), join("cron.celery", k), "must be at least 1ms, got %s", fmtDur(d))
 		}
-	}
-	if c.MaxInterval > 0 && c.LockTimeout > 0 && c.MaxInterval > c.LockTimeout {
-		l.errAt(cm.get("max_interval"), "cron.celery.max_interval", "%s exceeds lock_timeout (%s): redis-py's Lock refuses a sleep longer than its timeout", fmtDur(c.MaxInterval), fmtDur(c.LockTimeout))
 	}
 	cm.finish()
 	for i, j := range cs.Config.Jobs {
@@ -138,6 +136,9 @@ func celeryYAML(cfg cron.Config) string {
 		parts = append(parts, "restart: "+c.Restart)
 	}
 	add("restart_after", c.RestartAfter)
+	if c.RestartBackoff {
+		parts = append(parts, "restart_backoff: true")
+	}
 	add("redis_timeout", c.RedisTimeout)
 	add("visibility_timeout", q.VisibilityTimeout)
 	if q.Ack == cron.AckLate {

@@ -3,7 +3,9 @@ package scenario
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Error is one problem in a scenario file, with its position and the dotted
@@ -26,7 +28,14 @@ func (e *Error) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s:%d:%d: ", e.File, e.Line, e.Col)
 	if e.Field != "" {
-		b.WriteString(e.Field)
+		// A field path comes from input (a -set key may hold a newline):
+		// quoted when it holds a control character, so the error stays
+		// on one line.
+		if strings.ContainsFunc(e.Field, unicode.IsControl) {
+			b.WriteString(strconv.Quote(e.Field))
+		} else {
+			b.WriteString(e.Field)
+		}
 		b.WriteString(": ")
 	}
 	b.WriteString(e.Msg)

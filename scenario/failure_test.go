@@ -30,8 +30,12 @@ func TestFailureListsBreachesOfAllowedChecks(t *testing.T) {
 	// failure of that check either (Judge's "within").
 	r := run(0)
 	r.Scenario.Expect.Allow = nil
+	r.Scenario.Expect.ContractOnly = true
 	r.Report.Checks[0].Excused, r.Report.Checks[0].WithinBound = 1, 1
-	assert.Equal(t, []string{"expectations"}, Failure(r), "findings all inside the contract")
+	assert.Equal(t, []string{"expectations"}, Failure(r), "findings all inside the contract, judged by it (breaches: [])")
+	r.Scenario.Expect.ContractOnly = false
+	assert.Equal(t, []string{checker.CheckSplitBrain}, Failure(r), "the user's expectation: excused findings not allowed fail")
+	r.Scenario.Expect.ContractOnly = true
 	r.Report.Checks[0].Excused = 0
 	assert.Equal(t, []string{checker.CheckSplitBrain}, Failure(r), "one finding outside the contract without a breach verdict still fails")
 }

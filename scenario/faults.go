@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/electsim/electsim/cron"
 	"github.com/electsim/electsim/faults"
 	"github.com/electsim/electsim/sim"
 )
@@ -89,7 +90,16 @@ func (l *loader) readFault(m *mapReader, kind, path string, sc *Scenario) (fault
 	l.faultHasAfter = m.has("after")
 	defer func() { l.faultHasAfter = false }()
 	if m.has("at") {
-		ok = m.durRange("at", &f.At.Min, &f.At.Max, false) && ok
+		if m.durRange("at", &f.At.Min, &f.At.Max, false) {
+			if sc.Duration > 0 && f.At.Min >= sc.Duration && !m.has("after") {
+				// Faults fire in the fault phase only; the settle phase
+				// reverts them and fires none, so this one never would.
+				l.errAt(m.get("at"), join(path, "at"), "%s is not before the fault phase ends (duration: %s): the fault would never fire (settle fires no fault); move it earlier or lengthen duration", fmtDur(f.At.Min), fmtDur(sc.Duration))
+				ok = false
+			}
+		} else {
+			ok = false
+		}
 	} else if !m.has("after") {
 		l.errAt(m.n, join(path, "at"), "missing: when the fault fires (e.g. at: 10s or at: 10s..20s), or after: {event, node}")
 		ok = false
@@ -879,8 +889,12 @@ func (l *loader) readTriggerState(am *mapReader, tr *faults.Trigger, path string
 		return false
 	}
 	var states []string
-	if d := findAlgo(sc.AlgorithmName("")); d != nil {
+	if d := findAlgo(sc.AlgorithmName("")); d != nil && !sc.noElection() {
 		states = d.States
+	}
+	if sc.Cron != nil {
+		// The cron mode's step states (queue, beat, controller) follow.
+		states = append(append([]string(nil), states...), cron.ModeStates(sc.Cron.Mode)...)
 	}
 	if !containsStr(states, tr.State) {
 		if len(states) == 0 {

@@ -32,6 +32,9 @@ func (l *loader) readKube(m *mapReader, cs *CronSpec) {
 	if km.integer("active_deadline_seconds", &secs, 0, 1<<30) {
 		k.ActiveDeadline = time.Duration(secs) * time.Second
 	}
+	if km.integer("termination_grace_period_seconds", &secs, 0, 1<<30) {
+		k.TerminationGrace = time.Duration(secs) * time.Second
+	}
 	if km.integer("toleration_seconds", &secs, 1, 1<<30) {
 		k.TolerationSeconds = time.Duration(secs) * time.Second
 	}
@@ -52,20 +55,6 @@ func (l *loader) readKube(m *mapReader, cs *CronSpec) {
 		if km.has(key) && km.dur(key, &d) && d < time.Millisecond {
 			l.errAt(km.get(key), join("cron.kubernetes", key), "must be at least 1ms, got %s", fmtDur(d))
 		}
-	}
-	grace, every := k.NodeMonitorGrace, k.NodeStatusEvery
-	if grace == 0 {
-		grace = 40 * time.Second
-	}
-	if every == 0 {
-		every = 10 * time.Second
-	}
-	if grace <= every && (km.has("node_monitor_grace") || km.has("node_status_every")) {
-		at, key := km.get("node_monitor_grace"), "cron.kubernetes.node_monitor_grace"
-		if at == nil {
-			at, key = km.get("node_status_every"), "cron.kubernetes.node_status_every"
-		}
-		l.errAt(at, key, "node_monitor_grace (%s) must exceed node_status_every (%s), or every node looks unreachable between two status updates", fmtDur(grace), fmtDur(every))
 	}
 	km.finish()
 }
@@ -149,6 +138,7 @@ func kubeYAML(k cron.KubeConfig) string {
 	secs("starting_deadline_seconds", k.StartingDeadline)
 	secs("active_deadline_seconds", k.ActiveDeadline)
 	secs("toleration_seconds", k.TolerationSeconds)
+	parts = append(parts, fmt.Sprintf("termination_grace_period_seconds: %d", int64(k.TerminationGrace/time.Second)))
 	if k.Concurrency != "" {
 		parts = append(parts, "concurrency_policy: "+k.Concurrency)
 	}

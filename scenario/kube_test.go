@@ -53,7 +53,7 @@ faults:
 	assert.Equal(t, []sim.NodeID{base + 1, base + 2, base + 3}, r.Workers)
 	assert.Equal(t, r.Workers, r.CronConfig.Kube.KubeletNodes)
 	y := sc.YAML()
-	assert.Contains(t, string(y), "kubernetes: {kubelets: 3, starting_deadline_seconds: 30, concurrency_policy: forbid, backoff_limit: 6")
+	assert.Contains(t, string(y), "kubernetes: {kubelets: 3, starting_deadline_seconds: 30, termination_grace_period_seconds: 30, concurrency_policy: forbid, backoff_limit: 6")
 	again, err := Parse("again.yaml", y)
 	require.NoError(t, err, "the explicit YAML loads")
 	assert.Equal(t, sc.Cron.Config.Kube, again.Cron.Config.Kube)
@@ -70,7 +70,6 @@ func TestKubeSectionErrors(t *testing.T) {
 		{"  kubernetes: {kubelets: 0}\n", "cron.kubernetes.kubelets: 0 is out of range [1, 100]"},
 		{"  kubernetes: {kubelets: 2, concurrency_policy: forbidden}\n", `cron.kubernetes.concurrency_policy: "forbidden" is not one of allow, forbid, replace (did you mean "forbid"?)`},
 		{"  kubernetes: {kubelets: 2, pod_replacement_policy: Never}\n", `cron.kubernetes.pod_replacement_policy: "Never" is not one of TerminatingOrFailed, Failed`},
-		{"  kubernetes: {kubelets: 2, node_monitor_grace: 5s}\n", "cron.kubernetes.node_monitor_grace: node_monitor_grace (5s) must exceed node_status_every (10s)"},
 		{"  kubernetes: {kubelets: 2, startng_deadline_seconds: 5}\n", `cron.kubernetes.startng_deadline_seconds: unknown field (did you mean "starting_deadline_seconds"?)`},
 		{"  kubernetes: {kubelets: 2, backoff_limit: -1}\n", "cron.kubernetes.backoff_limit: -1 is out of range [0, 62]"},
 		{"  kubernetes: {kubelets: 2, sync_every: 0s}\n", "cron.kubernetes.sync_every: must be at least 1ms"},
@@ -86,6 +85,12 @@ func TestKubeSectionErrors(t *testing.T) {
 	assert.Contains(t, err.Error(), "k.yaml:8:3: cron.kubernetes: only used with mode: kubernetes")
 	_, err = Parse("k.yaml", []byte(kubeBaseYAML+"  kubernetes: {kubelets: 1}\nexpect: {allow: [lost_slot, overlap]}\n"))
 	require.NoError(t, err, "kubernetes mode reports the execution checks")
+	// Must not refuse a grace period at or below the kubelet's status
+	// period: NodeLifecycleControllerOptions.Validate
+	// (cmd/kube-controller-manager/app/options/nodelifecyclecontroller.go)
+	// checks nothing, and the two are flags of different processes.
+	_, err = Parse("k.yaml", []byte(kubeBaseYAML+"  kubernetes: {kubelets: 2, node_monitor_grace: 5s}\n"))
+	require.NoError(t, err)
 }
 
 // kubeRun runs a shipped kube scenario at seed with sets applied.
@@ -118,7 +123,7 @@ func factsOf(r *Run, f sim.Fact, slot int64) []sim.Record {
 	return out
 }
 
-// The four shipped Kubernetes stories do what their comments promise, and
+// The six shipped Kubernetes stories do what their comments promise, and
 // each has a variant in which it must not happen.
 func TestKubeStories(t *testing.T) {
 	slot := time.Date(2026, 11, 21, 2, 0, 0, 0, time.UTC).UnixNano()
@@ -166,6 +171,35 @@ func TestKubeStories(t *testing.T) {
 			// Must not happen under Allow.
 			a := kubeRun(t, "kube-forbid-stuck.yaml", seed, "cron.kubernetes.concurrency_policy=allow")
 			assert.Empty(t, effectsNamed(a, "kube.job_already_active"))
+			lost, _ = a.Report.Check(checker.CheckLostSlot)
+			assert.Empty(t, lost.Violations)
+		})
+		// job_controller.go enactJobFinished: Complete waits for the
+		// Terminating Pod (delayTerminalCondition), so Forbid skips 02:05.
+		t.Run("forbid terminating", func(t *testing.T) {
+			r := kubeRun(t, "kube-forbid-terminating.yaml", seed)
+			require.True(t, r.OK, "seed %d: %v", seed, r.Problems)
+			five := time.Date(2026, 11, 21, 2, 5, 0, 0, time.UTC).UnixNano()
+			assert.Empty(t, factsOf(r, sim.FactExecCreated, five), "02:05 never created")
+			assert.Len(t, factsOf(r, sim.FactExecRedelivered, slot), 1, "the replacement beside the Terminating Pod")
+			// Must not happen with the node reachable.
+			calm := kubeRun(t, "kube-forbid-terminating.yaml", seed, "faults=[]")
+			assert.Empty(t, effectsNamed(calm, "kube.job_already_active"))
+			assert.Len(t, factsOf(calm, sim.FactExecCreated, five), 1)
+		})
+		// syncCronJob, concurrencyPolicy Replace, on a Job started late:
+		// lost_slot judges a slot started and never completed whatever the
+		// leadership when it came due.
+		t.Run("replace late job", func(t *testing.T) {
+			r := kubeRun(t, "kube-replace-late-job.yaml", seed)
+			require.True(t, r.OK, "seed %d: %v", seed, r.Problems)
+			require.Len(t, factsOf(r, sim.FactExecStarted, slot), 1, "02:00's Pod started once, late")
+			assert.Empty(t, factsOf(r, sim.FactExecCompleted, slot), "and was killed by Replace")
+			lost, _ := r.Report.Check(checker.CheckLostSlot)
+			require.NotEmpty(t, lost.Violations)
+			assert.Contains(t, lost.Violations[0].Details, "while no scheduler led")
+			// Must not under Allow: the late Job completes.
+			a := kubeRun(t, "kube-replace-late-job.yaml", seed, "cron.kubernetes.concurrency_policy=allow")
 			lost, _ = a.Report.Check(checker.CheckLostSlot)
 			assert.Empty(t, lost.Violations)
 		})

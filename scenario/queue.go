@@ -45,6 +45,13 @@ func (l *loader) readQueue(m *mapReader, cs *CronSpec) {
 	qm.oneOf("concurrency", &q.Concurrency, cron.ConcurrencyAllow, cron.ConcurrencyForbid)
 	qm.dur("poll", &q.Poll)
 	qm.dur("retain", &q.Retain)
+	// claim_execution: the worker's claim at the store before it runs a
+	// message (the seed's design, the default); false runs every
+	// delivery, as a Celery worker does.
+	claim := true
+	if qm.boolean("claim_execution", &claim) {
+		q.NoClaim = !claim
+	}
 	for _, k := range []string{"visibility_timeout", "heartbeat", "stale_after", "reap_every", "backoff", "poll", "start_deadline"} {
 		var d time.Duration
 		if qm.has(k) && qm.dur(k, &d) && d < time.Millisecond {
@@ -192,5 +199,8 @@ func queueYAML(q cron.QueueConfig) string {
 	str("concurrency", q.Concurrency)
 	add("poll", q.Poll)
 	add("retain", q.Retain)
+	if q.NoClaim {
+		parts = append(parts, "claim_execution: false")
+	}
 	return strings.Join(parts, ", ")
 }

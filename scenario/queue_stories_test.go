@@ -72,6 +72,30 @@ func TestQueueStories(t *testing.T) {
 			c, _ := r.Report.Check(checker.CheckDuplicateExecution)
 			assert.True(t, c.OnlyHarmless())
 		})
+		// The seed's claim_execution (… WHERE status IN ('pending',
+		// 'failed')) refuses the redelivered message of the execution the
+		// store declared dead: two executions; without the claim, three.
+		t.Run("claim dead", func(t *testing.T) {
+			executions := func(r *Run) (started, refused int) {
+				for _, rec := range r.Recorder.Records {
+					switch {
+					case rec.Type == sim.RecEffect && rec.Fact == sim.FactExecStarted && rec.B == slot:
+						started++
+					case rec.Type == sim.RecEffect && rec.Name == "worker.claim_refused" && rec.B == slot:
+						refused++
+					}
+				}
+				return started, refused
+			}
+			started, refused := executions(run(t, "queue-claim-dead.yaml", seed))
+			assert.Equal(t, 2, started)
+			assert.Equal(t, 1, refused)
+			// Must not with the claim off: the redelivered message runs.
+			off := kubeRun(t, "queue-claim-dead.yaml", seed, "cron.queue.claim_execution=false")
+			started, refused = executions(off)
+			assert.Equal(t, 3, started)
+			assert.Zero(t, refused)
+		})
 	}
 }
 

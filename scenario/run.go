@@ -68,6 +68,10 @@ type RunOptions struct {
 	// Abort, if set, abandons the run once it holds true (sim.Config.Abort):
 	// the run ends with sim.OutcomeStopped and is not a result.
 	Abort *atomic.Bool
+	// DiscardAborted skips the checks of a run Abort stopped: its caller
+	// throws it away (a hunt's run at the budget's end, a sweep's after a
+	// signal), and checking a long run's history takes seconds.
+	DiscardAborted bool
 }
 
 // Run is one executed run: the simulation, what was injected, and the
@@ -107,6 +111,10 @@ type Run struct {
 	// APIServer is Kubernetes mode's API server (nil without cron.mode:
 	// kubernetes); its kubelets are Workers.
 	APIServer *cron.APIServer
+	// Counters are the cron mode's per-run counts of its effects (beat
+	// exits, runs skipped, Jobs deleted by Replace, …; cron.NewCounters),
+	// nil for a mode with none.
+	Counters *cron.Counters
 	// Contract is what this run's algorithm, with its drawn values, and its
 	// cron layer guarantee (registry.Algorithm.Contract, cron.Config.Contract),
 	// resolved against the run's network (contract.Contract.Resolve):
@@ -216,6 +224,9 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 		}
 		if sc.kubeMode() {
 			sc.kubeNodeIDs(&cfg, sc.queueBaseWith(stores))
+		}
+		if d := findAlgo(spec.Name); d != nil && !shedlock && !celery {
+			cfg.StateBase = len(d.States) // the cron layer's states follow the algorithm's
 		}
 		if err := cfg.Validate(); err != nil {
 			return nil, err
@@ -419,6 +430,11 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	}
 	r.Checker = checker.New(in)
 	s.AddSink(r.Checker)
+	if sc.Cron != nil {
+		if r.Counters = cron.NewCounters(sc.Cron.Mode); r.Counters != nil {
+			s.AddSink(r.Counters)
+		}
+	}
 	for _, k := range opts.Sinks {
 		s.AddSink(k)
 	}
@@ -426,6 +442,13 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 	env.StoreNode = r.Store
 	if d := findAlgo(r.Algorithm); d != nil && !shedlock {
 		env.States = d.States
+	}
+	if r.CronConfig != nil {
+		// The cron layer's step states, after the algorithm's (at
+		// CronConfig.StateBase), reported by its services and workers too.
+		cs := r.CronConfig.States()
+		env.States = append(append([]string(nil), env.States...), cs...)
+		env.CronStates = len(cs)
 	}
 	if r.Queue != nil {
 		env.QueueMode = &faults.QueueNodes{Queue: r.CronConfig.Queue.Queue, ExecStore: r.CronConfig.Queue.ExecStore, Workers: r.CronConfig.Queue.WorkerNodes}
@@ -461,6 +484,9 @@ func (r *Run) Execute(opts RunOptions) {
 		r.Outcome = s.RunFor(sc.Settle.For)
 	}
 	s.End()
+	if opts.DiscardAborted && r.Outcome == sim.OutcomeStopped && opts.Abort != nil && opts.Abort.Load() {
+		return // not a result: its caller discards it unchecked
+	}
 	r.check()
 }
 

@@ -536,7 +536,7 @@ func (sc *Scenario) String() string {
 // checkNames are the checks an expect block may name.
 var checkNames = []string{checker.CheckElectionSafety, checker.CheckSplitBrain, checker.CheckDoubleExecution,
 	checker.CheckStaleWrite, checker.CheckLinearizability, checker.CheckLeaderLinearizability,
-	checker.CheckLiveness, checker.CheckMissedSlots}
+	checker.CheckLiveness, checker.CheckMissedSlots, checker.CheckDisruption}
 
 func (l *loader) readExpect(n *ynode, sc *Scenario) {
 	m := l.mapOf(n, "expect")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/electsim/electsim/checker"
@@ -28,6 +29,10 @@ type ShrinkOptions struct {
 	// armed afresh: simrun's worker processes check the trials of a
 	// user's algorithm for goroutines as they check its runs.
 	Guard func() sim.Guard
+	// Abort, if set, stops the shrink once it holds true (a signal): the
+	// trial in progress is abandoned (RunOptions.Abort) and the smallest
+	// reproduction found so far is returned, marked TimedOut.
+	Abort *atomic.Bool
 }
 
 // guarded is o with a fresh guard from newGuard, if set.
@@ -137,11 +142,14 @@ func Shrink(r *Run, o ShrinkOptions) (*Shrunk, error) {
 		o.MaxRuns = 2000
 	}
 	want := Failure(r)
-	sh := &shrinkState{want: want, seed: r.Seed, deadline: time.Now().Add(o.Budget), maxRuns: o.MaxRuns, prepare: o.Prepare, guard: o.Guard}
+	sh := &shrinkState{want: want, seed: r.Seed, deadline: time.Now().Add(o.Budget), maxRuns: o.MaxRuns, prepare: o.Prepare, guard: o.Guard, abort: o.Abort}
 	cur := r.Explicit()
 	cur.Expect = r.Scenario.Expect
 	res := &Shrunk{Failure: want, FaultsBefore: len(cur.Faults), DurationBefore: cur.Duration, NodesBefore: cur.Nodes}
 	run, ok := sh.try(cur)
+	if !ok && sh.aborted() {
+		return nil, fmt.Errorf("stopped before the explicit replay of seed %d finished", r.Seed)
+	}
 	if !ok {
 		return nil, fmt.Errorf("the explicit replay of seed %d does not fail the same way (%s); cannot shrink", r.Seed, strings.Join(want, ", "))
 	}
@@ -170,10 +178,14 @@ type shrinkState struct {
 	maxRuns  int
 	runs     int
 	timedOut bool
+	abort    *atomic.Bool
 }
 
+// aborted reports whether ShrinkOptions.Abort stopped the shrink.
+func (s *shrinkState) aborted() bool { return s.abort != nil && s.abort.Load() }
+
 func (s *shrinkState) out() bool {
-	if s.runs >= s.maxRuns || time.Now().After(s.deadline) {
+	if s.runs >= s.maxRuns || time.Now().After(s.deadline) || s.aborted() {
 		s.timedOut = true
 		return true
 	}
@@ -186,8 +198,9 @@ func (s *shrinkState) try(sc *Scenario) (*Run, bool) {
 		return nil, false
 	}
 	s.runs++
-	r, err := runWith(sc, guarded(RunOptions{Seed: s.seed}, s.guard), s.prepare)
-	if err != nil || r.OK {
+	r, err := runWith(sc, guarded(RunOptions{Seed: s.seed, Abort: s.abort}, s.guard), s.prepare)
+	if err != nil || r.OK || s.aborted() { // an abandoned trial proves nothing
+		s.timedOut = s.timedOut || s.aborted()
 		return nil, false
 	}
 	got := Failure(r)

@@ -244,7 +244,7 @@ func (s *Sim) setUp(from, to NodeID, up bool, changed *[]Link) {
 	if from == to {
 		return
 	}
-	l := &s.net.links[s.net.idx(from, to)]
+	l := s.net.at(from, to)
 	if l.up != up {
 		l.up = up
 		*changed = append(*changed, Link{From: from, To: to})
@@ -263,7 +263,7 @@ func (s *Sim) netFault(name, detail string, node NodeID, cut bool, changed []Lin
 
 // Reachable reports whether messages from one node currently reach another.
 func (s *Sim) Reachable(from, to NodeID) bool {
-	return from == to || s.net.links[s.net.idx(from, to)].up
+	return from == to || s.net.at(from, to).up
 }
 
 // Cut cuts the directed link from→to.
@@ -425,13 +425,12 @@ func sortIDs(ids []NodeID) {
 // Heal restores every link.
 func (s *Sim) Heal() {
 	var ch []Link
-	n := s.net.n
-	for i := range s.net.links {
-		if !s.net.links[i].up {
-			s.net.links[i].up = true
-			ch = append(ch, Link{NodeID(i / n), NodeID(i % n)})
+	s.net.each(func(from, to NodeID, l *link) {
+		if !l.up {
+			l.up = true
+			ch = append(ch, Link{from, to})
 		}
-	}
+	})
 	s.netFault("net.heal", "all links restored", None, false, ch)
 }
 
@@ -443,7 +442,7 @@ func (s *Sim) SetLink(from, to NodeID, c LinkConfig) {
 	if base, ok := s.net.startConfig(from, to, old, s.started); ok && base == c && old != c {
 		f = FactLinksReset
 	}
-	s.net.apply(&s.net.links[s.net.idx(from, to)], c)
+	s.net.apply(s.net.at(from, to), c)
 	s.factFault("net.link", fmt.Sprintf("%s -> %s latency %v drop %g duplicate %g fifo %v", s.nodes[from].name, s.nodes[to].name, c.Latency, c.Drop, c.Duplicate, c.FIFO), None, f, []Link{{From: from, To: to}})
 }
 
@@ -470,10 +469,10 @@ func linkChangeFact(changed, lossy bool) Fact {
 func (s *Sim) SetAllLinks(c LinkConfig) {
 	mustLink(c)
 	changed := false // any link's latency or ordering
-	for i := range s.net.links {
-		old := s.Link(NodeID(i/s.net.n), NodeID(i%s.net.n))
+	s.net.each(func(from, to NodeID, _ *link) {
+		old := s.Link(from, to)
 		changed = changed || old.Latency != c.Latency || old.FIFO != c.FIFO
-	}
+	})
 	f := linkChangeFact(changed, c.Drop > 0 || c.Duplicate > 0)
 	if s.started {
 		s.net.noteStart(s.Link)
@@ -482,15 +481,17 @@ func (s *Sim) SetAllLinks(c LinkConfig) {
 		}
 	}
 	s.net.def = c
-	for i := range s.net.links {
-		s.net.apply(&s.net.links[i], c)
-	}
+	s.net.each(func(_, _ NodeID, l *link) { s.net.apply(l, c) })
 	s.factFault("net.links", fmt.Sprintf("all links latency %v drop %g duplicate %g fifo %v", c.Latency, c.Drop, c.Duplicate, c.FIFO), None, f, nil)
 }
 
+// DefaultLink returns the configuration a new link gets: Config.Link, or
+// the last SetAllLinks.
+func (s *Sim) DefaultLink() LinkConfig { return s.net.def }
+
 // Link returns the current configuration of the directed link from→to.
 func (s *Sim) Link(from, to NodeID) LinkConfig {
-	l := &s.net.links[s.net.idx(from, to)]
+	l := s.net.at(from, to)
 	return LinkConfig{Latency: l.latency, Drop: probOf(l.dropThresh), Duplicate: probOf(l.dupThresh), FIFO: l.fifo}
 }
 

@@ -84,7 +84,9 @@ const (
 	FactLinkLossyChanged
 	// FactProtocolState: on RecEffect of a candidate, the node just
 	// reached protocol state number A of the states its algorithm declares
-	// (registry.Algorithm.States: "vote_granted", "term_bumped", ...); B
+	// (registry.Algorithm.States: "vote_granted", "term_bumped", ...), or,
+	// past those, of its cron mode's step states (cron.ModeStates), which
+	// the cron layer's services and workers report too; B
 	// is the node's epoch (a term) when the state has one. Fault triggers
 	// (faults.Trigger.State) and the hunt's coverage act on it. It is an
 	// observation, not behaviour: the trace hash leaves it out, as it does

@@ -34,35 +34,30 @@ func (nw *network) startConfig(from, to NodeID, cur LinkConfig, started bool) (L
 }
 
 // noteStart records every link's start configuration before a change of
-// every link at once (link reads a link's configuration now).
-func (nw *network) noteStart(link func(from, to NodeID) LinkConfig) {
+// every link at once (cfg reads a link's configuration now).
+func (nw *network) noteStart(cfg func(from, to NodeID) LinkConfig) {
 	if nw.start.uniform {
 		return
 	}
-	first, same := link(0, 0), true
-	for i := range nw.links {
-		if _, ok := nw.start.perLink[Link{NodeID(i / nw.n), NodeID(i % nw.n)}]; ok {
+	first, same := cfg(0, 0), true
+	nw.each(func(from, to NodeID, _ *link) {
+		if _, ok := nw.start.perLink[Link{from, to}]; ok || cfg(from, to) != first {
 			same = false
-			break
 		}
-		if link(NodeID(i/nw.n), NodeID(i%nw.n)) != first {
-			same = false
-			break
-		}
-	}
+	})
 	if same {
 		nw.start.uniform, nw.start.all = true, first
 		return
 	}
-	for i := range nw.links {
-		l := Link{NodeID(i / nw.n), NodeID(i % nw.n)}
+	nw.each(func(from, to NodeID, _ *link) {
+		l := Link{from, to}
 		if _, ok := nw.start.perLink[l]; !ok {
 			if nw.start.perLink == nil {
 				nw.start.perLink = map[Link]LinkConfig{}
 			}
-			nw.start.perLink[l] = link(l.From, l.To)
+			nw.start.perLink[l] = cfg(from, to)
 		}
-	}
+	})
 }
 
 // backToStart reports whether c is every link's start configuration
@@ -76,5 +71,9 @@ func (nw *network) backToStart(c LinkConfig) bool {
 			return false
 		}
 	}
-	return nw.start.uniform || len(nw.start.perLink) == len(nw.links)
+	links := 0
+	for _, row := range nw.rows {
+		links += len(row)
+	}
+	return nw.start.uniform || len(nw.start.perLink) == links
 }

@@ -21,7 +21,8 @@ var kindRegistry = struct {
 	sync.Mutex
 	names  []string
 	fields []Fields
-}{names: []string{"none"}, fields: []Fields{{}}}
+	host   []bool // RegisterHostKind: handled by the destination's HostAgent
+}{names: []string{"none"}, fields: []Fields{{}}, host: []bool{false}}
 
 // Fields names what a message kind carries in Message's generic slots, so
 // the kind documents its payload once, in code, and step-level scripts and
@@ -59,7 +60,29 @@ func RegisterKind(name string, fields ...Fields) MsgKind {
 	}
 	kindRegistry.names = append(kindRegistry.names, name)
 	kindRegistry.fields = append(kindRegistry.fields, f)
+	kindRegistry.host = append(kindRegistry.host, false)
 	return MsgKind(len(kindRegistry.names) - 1)
+}
+
+// RegisterHostKind is RegisterKind for a kind handled by the destination
+// host's agent (HostAgent) rather than by its process: a message of the
+// kind crosses the same links as any other (cuts, loss, latency), but a
+// destination that has a HostAgent gets it there even while its process
+// is crashed or paused. A destination without one gets it as any message.
+func RegisterHostKind(name string, fields ...Fields) MsgKind {
+	k := RegisterKind(name, fields...)
+	kindRegistry.Lock()
+	kindRegistry.host[k] = true
+	kindRegistry.Unlock()
+	return k
+}
+
+// hostKinds reports, per kind, whether it was registered with
+// RegisterHostKind.
+func hostKinds() []bool {
+	kindRegistry.Lock()
+	defer kindRegistry.Unlock()
+	return append([]bool(nil), kindRegistry.host...)
 }
 
 // Fields returns the names the kind gives its slots (zero if it gave none).

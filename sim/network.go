@@ -24,15 +24,30 @@ type LinkConfig struct {
 	FIFO bool
 }
 
-// network is a dense n×n matrix of directed links, indexed from*n + to.
+// network is a dense n×n matrix of directed links, one row per sender:
+// rows[from][to]. Rows, not one n×n slice: adding a node appends to each
+// row (amortized), where regrowing one slice copied the whole matrix per
+// node, O(n³) to build a run of n nodes (a thousand queue workers: over
+// 10 s of wall time, issue 39).
 type network struct {
 	n     int
-	links []link
+	rows  [][]link
 	def   LinkConfig
 	start linkStart
 }
 
-func (nw *network) idx(from, to NodeID) int { return int(from)*nw.n + int(to) }
+// at is the link from→to.
+func (nw *network) at(from, to NodeID) *link { return &nw.rows[from][to] }
+
+// each calls f with every link, sender-major (from, then to), the order
+// a trace's link lists follow.
+func (nw *network) each(f func(from, to NodeID, l *link)) {
+	for from, row := range nw.rows {
+		for to := range row {
+			f(NodeID(from), NodeID(to), &row[to])
+		}
+	}
+}
 
 func (nw *network) apply(l *link, c LinkConfig) {
 	l.latency = c.Latency
@@ -41,20 +56,26 @@ func (nw *network) apply(l *link, c LinkConfig) {
 	l.fifo = c.FIFO
 }
 
-// grow resizes the matrix to n nodes, keeping existing links.
+// grow resizes the matrix to n nodes, keeping existing links; the new
+// ones have the default configuration and are up.
 func (nw *network) grow(n int) {
-	links := make([]link, n*n)
-	for f := 0; f < n; f++ {
-		for t := 0; t < n; t++ {
-			l := &links[f*n+t]
-			if f < nw.n && t < nw.n {
-				*l = nw.links[f*nw.n+t]
-				continue
-			}
-			nw.apply(l, nw.def)
-			l.up = true
+	fresh := func() link {
+		var l link
+		nw.apply(&l, nw.def)
+		l.up = true
+		return l
+	}
+	for f := range nw.rows {
+		for len(nw.rows[f]) < n {
+			nw.rows[f] = append(nw.rows[f], fresh())
 		}
 	}
+	for len(nw.rows) < n {
+		row := make([]link, n)
+		for t := range row {
+			row[t] = fresh()
+		}
+		nw.rows = append(nw.rows, row)
+	}
 	nw.n = n
-	nw.links = links
 }

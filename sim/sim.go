@@ -217,6 +217,7 @@ type Sim struct {
 	hash     hasher
 	rec      Record
 	kindHash [MaxKinds]uint64
+	hostKind [MaxKinds]bool // RegisterHostKind
 	stats    Stats
 	wallBase int64
 	popped   uint64
@@ -348,6 +349,7 @@ func (s *Sim) hashKinds() {
 			}
 		}
 	}
+	copy(s.hostKind[:], hostKinds())
 }
 
 // rateLimit is how many events one window of d may take at rate per

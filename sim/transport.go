@@ -28,7 +28,7 @@ func (n *nodeState) Send(m Message) {
 
 // transmit puts m on its link at the current time.
 func (s *Sim) transmit(m *Message) {
-	l := &s.net.links[s.net.idx(m.From, m.To)]
+	l := s.net.at(m.From, m.To)
 	if !l.up {
 		s.drop(m, s.now, DropPartitionAtSend)
 		return
@@ -91,12 +91,18 @@ func (s *Sim) depart(e *event) {
 func (s *Sim) deliver(e *event, network bool) {
 	slot := &s.msgs[e.ref]
 	dst := s.nodes[e.node]
-	if network && !s.net.links[s.net.idx(slot.m.From, slot.m.To)].up {
+	if network && !s.net.at(slot.m.From, slot.m.To).up {
 		m := slot.m
 		sent := slot.sentAt
 		s.freeMsg(e.ref)
 		s.drop(&m, sent, DropPartitionInFlight)
 		return
+	}
+	if network && s.hostKind[slot.m.Kind] {
+		if a := hostAgent(dst.node); a != nil {
+			s.deliverHost(e, a, dst)
+			return
+		}
 	}
 	if !dst.up || slot.dstInc != dst.inc {
 		m := slot.m
@@ -118,5 +124,18 @@ func (s *Sim) deliver(e *event, network bool) {
 	ref := e.ref
 	dst.node.OnMessage(slot.m)
 	s.guard() // before the free: a Failure names the message
+	s.freeMsg(ref)
+}
+
+// deliverHost hands a host kind to the destination's HostAgent: the host
+// is up whatever its process's state (crashed, restarted, paused).
+func (s *Sim) deliverHost(e *event, a HostAgent, dst *nodeState) {
+	slot := &s.msgs[e.ref]
+	s.stats.Events++
+	s.stats.Delivered[slot.m.Kind]++
+	s.emitMsg(RecDeliver, DropNone, &slot.m, slot.sentAt)
+	ref := e.ref
+	a.OnHostMessage(hostOf{dst}, slot.m)
+	s.guard()
 	s.freeMsg(ref)
 }

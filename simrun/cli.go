@@ -22,6 +22,16 @@ var subcommands = []struct{ name, synopsis, doc string }{
 	{"help", "help [COMMAND]", "this text, or COMMAND's (the same as COMMAND -h)"},
 }
 
+// commandNames are the subcommands' names, in subcommands' order: every
+// message that lists the commands lists them all.
+func commandNames() []string {
+	names := make([]string, len(subcommands))
+	for i, c := range subcommands {
+		names[i] = c.name
+	}
+	return names
+}
+
 // runAs is simrun named prog: it dispatches to a subcommand or runs a
 // scenario or matrix, and returns the exit status.
 func runAs(prog string, args []string, stdout, stderr io.Writer) int {
@@ -34,8 +44,8 @@ func runAs(prog string, args []string, stdout, stderr io.Writer) int {
 		case "hunt":
 			return huntAs(prog, args[1:], stdout, stderr)
 		case huntWorkerCmd:
-			if os.Getenv(envWorker) == "1" { // hidden: a hunt's worker process (huntpool.go)
-				return huntWorker(os.Stdin, os.Stdout, stderr) // the replies' pipe, not a terminal's escaping writer
+			if isWorker() { // hidden: a hunt's worker process (huntpool.go)
+				return huntWorker(os.Stdin, os.NewFile(huntReplyFD, "simrun-replies"), stderr) // the replies' pipe (huntpool.go)
 			}
 		case "reality":
 			return realityAs(prog, args[1:], stdout, stderr)
@@ -119,10 +129,7 @@ func helpAs(prog string, args []string, stdout, stderr io.Writer) int {
 			return runAs(prog, []string{c.name, "-h"}, stdout, stderr)
 		}
 	}
-	names := make([]string, len(subcommands))
-	for i, c := range subcommands {
-		names[i] = c.name
-	}
+	names := commandNames()
 	fmt.Fprintf(stderr, "%s help: no command %q%s (one of %s); run '%s -h' for usage\n", prog, args[0], didYouMean(args[0], names, ""), strings.Join(names, ", "), prog)
 	return exitUsage
 }

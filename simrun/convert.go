@@ -75,6 +75,7 @@ func summarize(r *scenario.Run) reports.RunSummary {
 			Acked: w.Acked, Redelivered: w.Redelivered, Completed: w.Completed, Failed: w.Failed})
 	}
 	rs.WorkersOmitted = r.Report.WorkersOmitted
+	rs.Counters = r.Counters.Map()
 	sort.SliceStable(rs.Violations, func(i, j int) bool { return rs.Violations[i].AtMs < rs.Violations[j].AtMs })
 	return rs
 }

@@ -194,7 +194,7 @@ func parseOptionsAs(prog string, args []string, _ io.Writer) (*options, error) {
 	case o.version:
 		return o, nil
 	case len(o.args) > 0:
-		return nil, usagef("unexpected arguments %q (flags go before them; commands: merge, margin, list, help); run '%s -h' for usage", o.args, prog)
+		return nil, usagef("unexpected arguments %q (flags go before them; commands: %s); run '%s -h' for usage", o.args, strings.Join(commandNames(), ", "), prog)
 	case o.scenario == "" && o.matrix == "":
 		return nil, usagef("-scenario FILE is required (or -matrix FILE); try: %s -scenario scenarios/partition.yaml, or %s list for the shipped scenarios", prog, prog)
 	case o.scenario != "" && o.matrix != "":

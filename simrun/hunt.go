@@ -62,6 +62,9 @@ func huntAs(prog string, args []string, stdout, stderr io.Writer) int {
 	if iso.handlerMax <= 0 {
 		return fail("-handler-timeout must be positive")
 	}
+	if o.ShrinkBudget < 0 { // as a sweep refuses it (flags.go)
+		return fail("-shrink-time must not be negative")
+	}
 	fs.Visit(func(f *flag.Flag) { iso.isolateSet = iso.isolateSet || f.Name == "isolate" })
 	for _, s := range splitList(strategies) {
 		o.Strategies = append(o.Strategies, hunt.Strategy(s))
@@ -105,14 +108,30 @@ func huntAs(prog string, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "%s: runs in %s (%s)\n", cmd, reports.Plural(max(o.Workers, 1), "worker process", "worker processes"), why)
 		}
 	}
-	if c := hunt.Caveat(o); c != "" && !quiet {
-		fmt.Fprintf(stderr, "%s: %s %s: two leaders at once under those faults are excused, not found (docs/checkers.md, \"Excuses\")\n", cmd, hunt.AlgorithmOf(o), c)
+	if !quiet {
+		o.OnStart = func(algo, caveat string) {
+			if caveat != "" {
+				fmt.Fprintf(stderr, "%s: %s %s: two leaders at once under those faults are excused, not found (docs/checkers.md, \"Excuses\")\n", cmd, algo, caveat)
+			}
+		}
 	}
 	start := time.Now()
 	res, err := hunt.Search(ctx, o)
 	cancel()
 	var ue *hunt.UsageError
+	var died *hunt.DiedError
+	if _, code, ok := interruption(); ok && err != nil {
+		// Stopped while it loaded its base (a build in a worker): no run
+		// was judged.
+		fmt.Fprintf(stderr, "%s: stopped by a signal before any run was judged; nothing written\n", cmd)
+		return code
+	}
 	switch {
+	case errors.As(err, &died):
+		// The algorithm's factory killed the worker building a run: the
+		// algorithm crashed (1), and no run exists to reproduce it.
+		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+		return exitViolation
 	case errors.As(err, &ue):
 		return fail("%v", err)
 	case err != nil:
@@ -161,6 +180,9 @@ func huntAs(prog string, args []string, stdout, stderr io.Writer) int {
 	if !quiet {
 		fmt.Fprintf(stdout, "coverage: %s\n", res.Coverage)
 	}
+	if _, code, ok := interruption(); ok { // stopped while shrinking: the reproduction so far is written
+		return code
+	}
 	return exitViolation
 }
 
@@ -177,7 +199,7 @@ func huntIsolation(iso *options, o hunt.Options) (isolate, auto bool) {
 			}
 		}
 	}
-	return isolation(iso, []string{algo}, 2, os.Getenv(envWorker) == "1", registry.Default.Lookup)
+	return isolation(iso, []string{algo}, 2, isWorker(), registry.Default.Lookup)
 }
 
 // splitList splits a comma-separated flag value, dropping empty items.

@@ -15,26 +15,31 @@ import (
 	"time"
 
 	"github.com/electsim/electsim/hunt"
+	"github.com/electsim/electsim/scenario"
 )
 
 // Isolated hunts. simrun hunt of an algorithm not built into electsim (or
 // with -isolate) runs its runs in worker processes, one per -workers slot:
 // each is this executable as `simrun hunt-worker` (a hidden command), fed
-// one job at a time on stdin (a hunt.Job or a hunt.ReproJob as a JSON
-// line) and answering on stdout. A worker that dies during a job (a stack
+// one job at a time on stdin (a hunt.Job, a hunt.ReproJob or a
+// hunt.ClusterJob as a JSON line) and answering on a descriptor of its
+// own (huntReplyFD), never on stdout or stderr, where the algorithm's
+// handlers may print anything: a reply the algorithm forged cannot reach
+// the parent, and one that does not parse is that run's crashed finding.
+// A worker that dies during a job (a stack
 // overflow, the -handler-timeout watchdog, os.Exit) makes that run the
 // hunt's crashed finding, with the fatal error and the top of the stack
 // read from its stderr; the slot's next job starts a new worker.
 // docs/hunting.md, "Isolation".
 
 // huntWorkerCmd is the hidden command a hunt's worker process runs (only
-// with SIMRUN_WORKER=1 in its environment).
+// in a worker its parent started: isWorker).
 const huntWorkerCmd = "hunt-worker"
 
-// huntReplyMark starts a worker's reply line on stdout: a handler may
-// print there too, and a reply is found by its mark wherever the line
-// holds it. Printable: simrun's writers escape control characters.
-const huntReplyMark = "@@simrun-hunt-reply@@ "
+// huntReplyFD is the descriptor a hunt worker writes its replies to: the
+// write end of a pipe its parent passes as the first of exec.Cmd's
+// ExtraFiles (descriptor 3).
+const huntReplyFD = 3
 
 // maxHuntLine bounds a request or reply line (a scenario file is at most
 // 1 MiB, scenario.MaxFileBytes; as a JSON string a little more).
@@ -42,25 +47,24 @@ const maxHuntLine = 8 << 20
 
 // huntRequest is one job for a worker: a run or a finding's reproduction.
 type huntRequest struct {
-	Run   *hunt.Job      `json:"run,omitempty"`
-	Repro *hunt.ReproJob `json:"repro,omitempty"`
+	Run     *hunt.Job        `json:"run,omitempty"`
+	Repro   *hunt.ReproJob   `json:"repro,omitempty"`
+	Cluster *hunt.ClusterJob `json:"cluster,omitempty"`
 }
 
 // huntReply is a worker's answer to a huntRequest.
 type huntReply struct {
-	Run   *hunt.JobResult   `json:"run,omitempty"`
-	Repro *hunt.ReproResult `json:"repro,omitempty"`
+	Run     *hunt.JobResult     `json:"run,omitempty"`
+	Repro   *hunt.ReproResult   `json:"repro,omitempty"`
+	Cluster *hunt.ClusterResult `json:"cluster,omitempty"`
 }
 
 // huntWorker is a worker process's loop: the stack limit and the handler
-// watchdog (workerGuard), then one reply per request until stdin closes.
-func huntWorker(stdin io.Reader, stdout, stderr io.Writer) int {
+// watchdog (workerGuard), then one reply per request on replies until
+// stdin closes.
+func huntWorker(stdin io.Reader, replies io.Writer, stderr io.Writer) int {
 	g := newWorkerGuard()
 	defer g.close()
-	var beat = &g.beat
-	if !g.on {
-		beat = nil
-	}
 	in := bufio.NewScanner(stdin)
 	in.Buffer(make([]byte, 64<<10), maxHuntLine)
 	for in.Scan() {
@@ -72,20 +76,24 @@ func huntWorker(stdin io.Reader, stdout, stderr io.Writer) int {
 		var rep huntReply
 		switch {
 		case req.Run != nil:
-			r := hunt.RunJob(*req.Run, hunt.Hooks{Beat: beat, Guard: g.gor.arm()})
+			r := hunt.RunJob(*req.Run, hunt.Hooks{Beat: g.building(), Guard: g.gor.arm()})
 			rep.Run = &r
 		case req.Repro != nil:
 			r := hunt.ReproduceJob(*req.Repro, g.gor.arm)
 			rep.Repro = &r
+		case req.Cluster != nil:
+			g.building()
+			r := hunt.BuildCluster(*req.Cluster)
+			rep.Cluster = &r
 		}
+		g.idle()
 		b, err := json.Marshal(rep)
 		if err != nil {
 			fmt.Fprintf(stderr, "simrun hunt-worker: %v\n", err)
 			return exitUsage
 		}
-		// A newline first: a handler's unterminated print does not glue
-		// itself to the mark's line.
-		if _, err := fmt.Fprintf(stdout, "\n%s%s\n", huntReplyMark, b); err != nil {
+		if _, err := replies.Write(append(b, '\n')); err != nil {
+			fmt.Fprintf(stderr, "simrun hunt-worker: replies: %v\n", err)
 			return exitUsage
 		}
 	}
@@ -109,6 +117,7 @@ type huntSlot struct {
 	exact  bool // its workers check every handler for goroutines (goguard.go)
 	cmd    *exec.Cmd
 	in     io.WriteCloser
+	outR   *os.File // the replies pipe's read end
 	out    *bufio.Scanner
 	stderr tailBuffer
 }
@@ -141,22 +150,30 @@ func (p *huntPool) start(s *huntSlot) error {
 	}
 	cmd := exec.Command(p.exe, huntWorkerCmd)
 	cmd.Args[0] = p.prog
-	cmd.Env = workerEnv(p.handlerMax, s.exact)
+	cmd.Env = workerEnv(p.handlerMax, s.exact, nil)
 	cmd.Stderr = &s.stderr
 	ownGroup(cmd) // the search stops its workers itself; a terminal's Ctrl-C must not reach them
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return err
 	}
-	out, err := cmd.StdoutPipe()
+	// The algorithm's prints (stdout) go nowhere; replies come on their
+	// own pipe.
+	outR, outW, err := os.Pipe()
 	if err != nil {
+		in.Close()
 		return err
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.ExtraFiles = []*os.File{outW} // descriptor 3 in the worker: huntReplyFD
+	err = cmd.Start()
+	outW.Close()
+	if err != nil {
+		outR.Close()
 		return err
 	}
-	s.cmd, s.in = cmd, in
-	s.out = bufio.NewScanner(out)
+	trackWorker(cmd.Process)
+	s.cmd, s.in, s.outR = cmd, in, outR
+	s.out = bufio.NewScanner(outR)
 	s.out.Buffer(make([]byte, 64<<10), maxHuntLine)
 	return nil
 }
@@ -172,6 +189,9 @@ func (e *errDied) Error() string { return e.value }
 // stopped is reaped: the slot's next call starts another.
 func (p *huntPool) call(ctx context.Context, i int, req huntRequest, limit time.Duration) (huntReply, error) {
 	s := p.slot(i)
+	if err := ctx.Err(); err != nil {
+		return huntReply{}, err
+	}
 	if err := p.start(s); err != nil {
 		return huntReply{}, err
 	}
@@ -188,18 +208,19 @@ func (p *huntPool) call(ctx context.Context, i int, req huntRequest, limit time.
 		t := time.AfterFunc(limit, func() { overran.Store(true); stop() })
 		defer t.Stop()
 	}
-	if _, err := s.in.Write(append(b, '\n')); err == nil {
-		for s.out.Scan() {
-			line := s.out.Text()
-			if k := strings.Index(line, huntReplyMark); k >= 0 {
-				var rep huntReply
-				if err := json.Unmarshal([]byte(line[k+len(huntReplyMark):]), &rep); err != nil {
-					p.reap(s)
-					return huntReply{}, fmt.Errorf("hunt worker reply: %v", err)
-				}
-				return rep, nil
+	if _, err := s.in.Write(append(b, '\n')); err == nil && s.out.Scan() {
+		var rep huntReply
+		if err := json.Unmarshal(s.out.Bytes(), &rep); err != nil || rep.Run == nil && rep.Repro == nil && rep.Cluster == nil {
+			// Only this worker writes the pipe: a reply that does not
+			// parse means the process is not in a state to trust.
+			p.reap(s)
+			why := "it answers nothing"
+			if err != nil {
+				why = err.Error()
 			}
+			return huntReply{}, &errDied{value: "the worker process's reply was malformed: " + oneLine(why)}
 		}
+		return rep, nil
 	}
 	// No reply: the worker ended during the job.
 	code := p.reap(s)
@@ -224,6 +245,8 @@ func (p *huntPool) reap(s *huntSlot) int {
 	_ = s.in.Close()
 	_ = s.cmd.Process.Kill()
 	err := s.cmd.Wait()
+	untrackWorker(s.cmd.Process)
+	_ = s.outR.Close()
 	s.cmd = nil
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
@@ -265,6 +288,24 @@ func (p *huntPool) Reproduce(ctx context.Context, j hunt.ReproJob) (hunt.ReproRe
 	return *rep.Repro, nil
 }
 
+// Cluster implements hunt.Runner, in slot 0 (the search builds its
+// configurations between its batches of runs).
+func (p *huntPool) Cluster(ctx context.Context, j hunt.ClusterJob) (hunt.ClusterResult, error) {
+	rep, err := p.call(ctx, 0, huntRequest{Cluster: &j}, 0)
+	var died *errDied
+	switch {
+	case errors.As(err, &died):
+		value := strings.Replace(died.value, "during the run (os.Exit in a handler?)", "while it built the run (os.Exit in the algorithm's factory?)", 1)
+		msg := "building the run killed its worker process: " + value
+		return hunt.ClusterResult{}, &hunt.DiedError{Msg: msg}
+	case err != nil:
+		return hunt.ClusterResult{}, err
+	case rep.Cluster == nil:
+		return hunt.ClusterResult{}, &hunt.DiedError{Msg: "the hunt worker answered no build"}
+	}
+	return *rep.Cluster, nil
+}
+
 // Close ends every worker: its stdin closes, so its loop ends.
 func (p *huntPool) Close() {
 	p.mu.Lock()
@@ -273,6 +314,8 @@ func (p *huntPool) Close() {
 		if s.cmd != nil {
 			_ = s.in.Close()
 			_ = s.cmd.Wait()
+			untrackWorker(s.cmd.Process)
+			_ = s.outR.Close()
 			s.cmd = nil
 		}
 	}
@@ -311,4 +354,23 @@ func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(t.b)
+}
+
+// isolatedBuild builds sc's run of seed under algo (an override; "" keeps
+// the file's) in a worker process, under its watchdog, and returns why it
+// could not be built: a *hunt.DiedError when the build killed the worker.
+func isolatedBuild(o *options, sc *scenario.Scenario, seed uint64, algo string) error {
+	pool, err := newHuntPool(o.prog, o.handlerMax)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	res, err := pool.Cluster(context.Background(), hunt.ClusterJob{Seed: seed, Name: sc.File, Scenario: string(sc.YAML()), Algorithm: algo})
+	switch {
+	case err != nil:
+		return err
+	case res.Err != "":
+		return errors.New(res.Err)
+	}
+	return nil
 }

@@ -39,18 +39,6 @@ const (
 	envTimeout = "SIMRUN_HANDLER_TIMEOUT" // the watchdog's bound (a time.Duration)
 )
 
-// workerEnv is a worker process's environment: this process's, marked as
-// a worker running Main, on one core (procsweep.go explains GOMAXPROCS),
-// with its watchdog's bound and, when exact, its goroutine guard in the
-// exact step (goguard.go).
-func workerEnv(handlerMax time.Duration, exact bool) []string {
-	env := append(os.Environ(), envWorker+"=1", "SIMRUN_AS_MAIN=1", "GOMAXPROCS=1", envTimeout+"="+handlerMax.String())
-	if exact {
-		env = append(env, envGuardExact+"=1")
-	}
-	return env
-}
-
 // workerMaxStack is a worker's stack limit (Go's default is 1 GB): a
 // handler that recurses forever dies of a stack overflow in a fraction of
 // a second and 64 MB, not 1 GB.
@@ -102,17 +90,18 @@ type workerGuard struct {
 	gor     *goroutineGuard // that no handler starts a goroutine (goguard.go)
 }
 
-// newWorkerGuard starts the guard in a worker process (SIMRUN_WORKER=1):
+// newWorkerGuard starts the guard in a worker process (isWorker):
 // the stack limit, the skip list and the watchdog.
 func newWorkerGuard() *workerGuard {
 	g := &workerGuard{gor: newGoroutineGuard(false)}
-	if os.Getenv(envWorker) != "1" {
+	if !isWorker() {
 		return g
 	}
 	g.gor = newGoroutineGuard(true)
 	g.on, g.skip = true, workerSkips()
 	g.beat.Store(-1)
 	debug.SetMaxStack(workerMaxStack)
+	limitWorkerMemory()
 	g.timeout = 10 * time.Second
 	if d, err := time.ParseDuration(os.Getenv(envTimeout)); err == nil && d > 0 {
 		g.timeout = d
@@ -140,21 +129,31 @@ func (g *workerGuard) watch() {
 				continue
 			}
 			if now.Sub(since) >= g.timeout {
-				fmt.Fprintf(os.Stderr, "fatal error: a handler did not return within %v (-handler-timeout)\n\n%s", g.timeout, runLoopStacks())
+				if b == buildBeat {
+					fmt.Fprintf(os.Stderr, "fatal error: building the run (the algorithm's factory) did not return within %v (-handler-timeout)\n\n%s", g.timeout, stacksIn("electsim/scenario.(*Scenario).Build("))
+				} else {
+					fmt.Fprintf(os.Stderr, "fatal error: a handler did not return within %v (-handler-timeout)\n\n%s", g.timeout, stacksIn("electsim/sim.(*Sim).run("))
+				}
 				os.Exit(exitWatchdog)
 			}
 		}
 	}
 }
 
-// runLoopStacks is the stacks of the goroutines inside the engine's run
-// loop: the handler that has not returned, from where it is now.
-func runLoopStacks() string {
+// buildBeat is the beat while a worker builds a run (begin, building):
+// the watchdog times the algorithm's factory as it times a handler. The
+// run loop's beats count events from 0; -1 is out of any run.
+const buildBeat = int64(1) << 62
+
+// stacksIn is the stacks of the goroutines inside frame: the engine's
+// run loop (the handler that has not returned, from where it is now) or
+// the scenario's Build (the factory).
+func stacksIn(frame string) string {
 	buf := make([]byte, 1<<20)
 	buf = buf[:runtime.Stack(buf, true)]
 	var out []string
 	for _, g := range strings.Split(string(buf), "\n\n") {
-		if strings.Contains(g, "electsim/sim.(*Sim).run(") {
+		if strings.Contains(g, frame) {
 			out = append(out, g)
 		}
 	}
@@ -176,18 +175,38 @@ func (g *workerGuard) close() {
 func (g *workerGuard) skips(j job) bool { return g.skip[j] }
 
 // begin announces a run (synchronously: the parent must know the seed
-// before the run can kill the process) and returns the beat to give it.
+// before the run can kill the process) and returns the beat to give it,
+// set to buildBeat: the watchdog times the build too.
 func (g *workerGuard) begin(j job) *atomic.Int64 {
 	if !g.on {
 		return nil
 	}
 	fmt.Fprintln(os.Stderr, workerRunLine+jobKey(j))
+	return g.building()
+}
+
+// building starts the watchdog's clock on a run's build (the run loop's
+// first beat stops it) and returns the beat; nil outside a worker.
+func (g *workerGuard) building() *atomic.Int64 {
+	if !g.on {
+		return nil
+	}
+	g.beat.Store(buildBeat)
 	return &g.beat
+}
+
+// idle stops the watchdog's clock: the worker is between jobs (a build
+// that failed leaves the beat on buildBeat).
+func (g *workerGuard) idle() {
+	if g.on {
+		g.beat.Store(-1)
+	}
 }
 
 // end announces that the run finished.
 func (g *workerGuard) end() {
 	if g.on {
+		g.idle()
 		fmt.Fprintln(os.Stderr, workerDoneLine)
 	}
 }
@@ -204,6 +223,7 @@ func workerDeath(stderr string, code int) (value, stack string) {
 			break
 		}
 	}
+	value = explainMemoryDeath(value)
 	if at < 0 {
 		return value, ""
 	}

@@ -56,6 +56,7 @@ func handleSignals() {
 			fmt.Fprintf(os.Stderr, "\nsimrun: %v: abandoning the runs in progress, then writing a partial summary of the runs done (again to stop at once)\n", sig)
 			sig = <-c
 		}
+		killWorkers()
 		removeTemps()
 		fmt.Fprintf(os.Stderr, "\nsimrun: %v: stopped; temporary files removed\n", sig)
 		if sig == syscall.SIGTERM {

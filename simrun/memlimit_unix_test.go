@@ -31,8 +31,13 @@ func childEnv(extra ...string) []string {
 	if !raceEnabled {
 		env = append(env, envChildMemMB+"="+strconv.Itoa(childMemMB))
 	}
+	env = append(env, childExtraEnv...)
 	return append(env, extra...)
 }
+
+// childExtraEnv are variables every simrun child gets besides childEnv's
+// (a hostile case sets them around its runBounded: runWithEnv).
+var childExtraEnv []string
 
 // applyChildMemLimit sets RLIMIT_DATA from envChildMemMB, if set.
 func applyChildMemLimit() error {

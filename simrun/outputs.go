@@ -287,7 +287,7 @@ func shownViolation(vs []reports.ViolationSummary) (reports.ViolationSummary, bo
 // check, split by the contract's verdict when a contract covers the check.
 func findings(a reports.AlgoSummary) string {
 	var parts []string
-	for _, k := range append(slices.Clone(checker.CheckNames), checker.QueueCheckNames...) {
+	for _, k := range append(append(slices.Clone(checker.CheckNames), checker.QueueCheckNames...), checker.ContractCheckNames...) {
 		n, h := a.Violations[k], a.Harmless[k]
 		vs := ""
 		if c := a.ViolationsByVerdict[k]; c.Covered() { // the runs by contract verdict, when a contract covers k

@@ -29,7 +29,8 @@ import (
 // summary a single process would produce (runs are deterministic; only the
 // timing differs). docs/engine.md, "Worker processes".
 
-// envWorker marks a child process: it never spawns workers itself.
+// envWorker marks a child process as its parent's worker (workerenv.go):
+// it never spawns workers itself.
 const envWorker = "SIMRUN_WORKER"
 
 // needsProcesses reports whether the sweep of algos with workers, over
@@ -38,7 +39,7 @@ const envWorker = "SIMRUN_WORKER"
 // them), so a sweep of one seed, however many algorithms or cells, runs in
 // this process (serialized, as one worker process would run it).
 func needsProcesses(algos []string, workers, seeds int) bool {
-	if workers < 2 || seeds < 2 || os.Getenv(envWorker) == "1" {
+	if workers < 2 || seeds < 2 || isWorker() {
 		return false
 	}
 	for _, a := range algos {
@@ -246,14 +247,11 @@ func superviseChild(o *options, scs []*scenario.Scenario, jobs jobList, exe stri
 		// One worker process is one worker: one core for its runs and its
 		// garbage collector (two children with the default GOMAXPROCS
 		// contend for both cores, measured 14 s against 10.7 s per child).
-		cmd.Env = workerEnv(o.handlerMax, k.exact)
-		if len(k.skip) > 0 {
-			keys := make([]string, len(k.skip))
-			for i, j := range k.skip {
-				keys[i] = jobKey(j)
-			}
-			cmd.Env = append(cmd.Env, envSkip+"="+strings.Join(keys, ","))
+		keys := make([]string, len(k.skip))
+		for i, j := range k.skip {
+			keys[i] = jobKey(j)
 		}
+		cmd.Env = workerEnv(o.handlerMax, k.exact, keys)
 		cmd.Stdout = io.Discard
 		ownGroup(cmd) // the parent forwards signals once; a terminal's Ctrl-C must not reach the children twice
 		pipe, err := cmd.StderrPipe()
@@ -268,6 +266,7 @@ func superviseChild(o *options, scs []*scenario.Scenario, jobs jobList, exe stri
 		if err != nil {
 			return err
 		}
+		trackWorker(cmd.Process)
 		sc := bufio.NewScanner(pipe)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
@@ -277,6 +276,7 @@ func superviseChild(o *options, scs []*scenario.Scenario, jobs jobList, exe stri
 			mu.Unlock()
 		}
 		err = cmd.Wait()
+		untrackWorker(cmd.Process)
 		code := 0
 		if ee, ok := err.(*exec.ExitError); ok {
 			code = ee.ExitCode()

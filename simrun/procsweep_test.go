@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -134,7 +135,9 @@ func TestNeedsProcesses(t *testing.T) {
 	assert.False(t, needsProcesses([]string{"raft", "lease"}, 2, 10))
 	assert.False(t, needsProcesses([]string{"etcdraft"}, 1, 10))
 	assert.False(t, needsProcesses([]string{"etcdraft"}, 2, 1))
-	t.Setenv(envWorker, "1")
+	t.Setenv(envWorker, "1") // left in a shell: not this process's parent's mark
+	assert.True(t, needsProcesses([]string{"etcdraft"}, 2, 10))
+	t.Setenv(envWorker, strconv.Itoa(os.Getppid()))
 	assert.False(t, needsProcesses([]string{"etcdraft"}, 2, 10))
 }
 

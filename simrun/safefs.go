@@ -29,6 +29,27 @@ const markerText = "This folder was written by simrun; simrun replaces it on its
 // writer is gone (cleanStale).
 const tmpTag = ".simrun-tmp-"
 
+// newTag names a temporary being born: simrun creates a locked temporary
+// (a staging folder with its marker, a staged file) under newTag, locks
+// it, and only then renames it to its tmpTag name. So every tmpTag
+// temporary whose lock is free was left by a writer that is gone, however
+// young it is, and the next run removes it at once (cleanStale); only a
+// newTag one, which exists for an instant, waits out staleGrace.
+const newTag = ".simrun-new-"
+
+// bornName is the tmpTag name of a temporary born under the newTag name
+// birth (the same folder, process ID and random part).
+func bornName(birth string) string {
+	dir, base := filepath.Split(birth)
+	return dir + strings.Replace(base, newTag, tmpTag, 1)
+}
+
+// birthPrefix is the prefix of this process's temporaries for path while
+// they are born (newTag).
+func birthPrefix(path string) string {
+	return "." + filepath.Base(path) + newTag + strconv.Itoa(os.Getpid()) + "-"
+}
+
 // temps are the temporaries of this process not yet renamed into place or
 // removed; the signal handler removes them.
 var temps struct {
@@ -109,9 +130,11 @@ func tempPrefix(path string) string {
 	return "." + filepath.Base(path) + tmpTag + strconv.Itoa(os.Getpid()) + "-"
 }
 
-// staleGrace is how old (by modification time) a temporary must be before
-// another run may remove it: it covers the instant between a temporary's
-// creation and its lock.
+// staleGrace is how old (by modification time) a temporary without a
+// held lock must be before another run may remove it when its lock cannot
+// tell: one being born (newTag), made by an older simrun without a lock,
+// or a worker folder being made. It covers the instant between a
+// temporary's creation and its lock.
 const staleGrace = 10 * time.Second
 
 // cleanStale removes, in dir, the temporaries for name left by simrun
@@ -119,39 +142,46 @@ const staleGrace = 10 * time.Second
 // writer holds an flock on each temporary (the file itself, or the marker
 // in a folder) for its lifetime, and the kernel drops it when the writer
 // dies, in any PID namespace: so a temporary is removed only if its lock
-// is free and it is older than staleGrace. One without a lock file (made
-// by an older simrun) is removed only if, in addition, its PID names no
-// process here. A PID alone would not do: a simrun in another container
-// sharing the volume has a PID this one cannot see.
+// is free: every one was locked before it got its name (newTag). One
+// without a lock file (made by an older simrun) is removed only if, in
+// addition, it is older than staleGrace and its PID names no process
+// here. A PID alone would not do: a simrun in another container sharing
+// the volume has a PID this one cannot see. One still being born is
+// removed only past staleGrace with its lock free.
 func cleanStale(dir, name string) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
-	prefix := "." + name + tmpTag
+	prefix, birth := "."+name+tmpTag, "."+name+newTag
 	for _, e := range entries {
 		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		born := ok
 		if !ok {
-			continue
+			if rest, ok = strings.CutPrefix(e.Name(), birth); !ok {
+				continue
+			}
 		}
 		pidText, _, _ := strings.Cut(rest, "-")
 		pid, err := strconv.Atoi(pidText)
 		if err != nil || pid <= 0 || pid == os.Getpid() {
 			continue
 		}
-		if isStale(filepath.Join(dir, e.Name()), pid) {
+		if isStale(filepath.Join(dir, e.Name()), pid, born) {
 			os.RemoveAll(filepath.Join(dir, e.Name()))
 		}
 	}
 }
 
 // isStale reports whether the temporary path, named with pid, was left by
-// a writer that is gone (cleanStale).
-func isStale(path string, pid int) bool {
+// a writer that is gone (cleanStale); born: it has its tmpTag name, so it
+// was locked before it had it.
+func isStale(path string, pid int, born bool) bool {
 	st, err := os.Lstat(path)
-	if err != nil || time.Since(st.ModTime()) < staleGrace {
+	if err != nil {
 		return false
 	}
+	young := time.Since(st.ModTime()) < staleGrace
 	lock := path
 	if st.IsDir() {
 		lock = filepath.Join(path, markerFile)
@@ -159,10 +189,15 @@ func isStale(path string, pid int) bool {
 		return false
 	}
 	held, exists := lockHeld(lock)
-	if held || (!exists && alive(pid)) {
+	switch {
+	case held:
+		return false
+	case exists && born:
+		return true // locked since before its name, and free: its writer is gone
+	case young:
 		return false
 	}
-	return true
+	return exists || !alive(pid)
 }
 
 // checkReplaceable refuses an output path simrun may not replace: an
@@ -239,7 +274,9 @@ func stageTemp(parent, name string) (tmp string, made []string, err error) {
 		return "", nil, err
 	}
 	cleanStale(parent, name)
-	if tmp, err = os.MkdirTemp(parent, tempPrefix(name)); err != nil {
+	// Born under newTag, its marker created and locked, then renamed to
+	// its tmpTag name: a tmpTag folder's free lock means its writer died.
+	if tmp, err = os.MkdirTemp(parent, birthPrefix(name)); err != nil {
 		return fail(err)
 	}
 	if err := trackTemp(tmp); err != nil {
@@ -248,15 +285,24 @@ func stageTemp(parent, name string) (tmp string, made []string, err error) {
 	if err := os.Chmod(tmp, 0o755&^umask()); err != nil {
 		return fail(err)
 	}
-	// The marker is created and locked before it is written: once it
-	// exists, it is held.
 	marker := filepath.Join(tmp, markerFile)
 	f, err := os.OpenFile(marker, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return fail(err)
 	}
 	f.Close()
-	holdLock(tmp, marker)
+	born := bornName(tmp)
+	holdLock(born, marker)
+	if err := trackTemp(born); err != nil {
+		untrackTemp(born)
+		return fail(err)
+	}
+	if err := os.Rename(tmp, born); err != nil {
+		untrackTemp(born)
+		return fail(err)
+	}
+	untrackTemp(tmp)
+	tmp, marker = born, filepath.Join(born, markerFile)
 	if err := os.WriteFile(marker, []byte(markerText), 0o644); err != nil {
 		return fail(err)
 	}
@@ -360,6 +406,7 @@ func (s *stagedFolder) rollback() {
 // /dev or /proc (stream) it writes in place (outputTarget).
 type atomicFile struct {
 	f      *os.File
+	tmp    string // f's name (its tmpTag name)
 	w      *bufio.Writer
 	path   string
 	stdout bool
@@ -402,18 +449,35 @@ func createAtomic(path string) (*atomicFile, error) {
 		return nil, err
 	}
 	cleanStale(dir, filepath.Base(path))
-	f, err := os.CreateTemp(dir, tempPrefix(path))
+	// Born under newTag, locked, then renamed to its tmpTag name (as a
+	// staging folder: stageTemp).
+	f, err := os.CreateTemp(dir, birthPrefix(path))
 	if err != nil {
 		removeMade(made)
 		return nil, err
 	}
-	a := &atomicFile{f: f, w: bufio.NewWriterSize(f, 1<<16), path: path, made: made}
 	if err := trackTemp(f.Name()); err != nil {
 		f.Close()
 		removeMade(made)
 		return nil, err
 	}
-	holdLock(f.Name(), f.Name())
+	born := bornName(f.Name())
+	holdLock(born, f.Name())
+	if err := trackTemp(born); err == nil {
+		err = os.Rename(f.Name(), born)
+		if err != nil {
+			untrackTemp(born)
+		}
+	}
+	if err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		untrackTemp(f.Name())
+		removeMade(made)
+		return nil, err
+	}
+	untrackTemp(f.Name())
+	a := &atomicFile{f: f, tmp: born, w: bufio.NewWriterSize(f, 1<<16), path: path, made: made}
 	if err := f.Chmod(0o644 &^ umask()); err != nil {
 		a.abort()
 		return nil, err
@@ -430,8 +494,8 @@ func (a *atomicFile) abort() {
 		return
 	}
 	a.f.Close()
-	os.Remove(a.f.Name())
-	untrackTemp(a.f.Name())
+	os.Remove(a.tmp)
+	untrackTemp(a.tmp)
 	removeMade(a.made)
 }
 
@@ -476,12 +540,12 @@ func (a *atomicFile) install() error {
 		}
 		a.prev = prev
 	}
-	if err := os.Rename(a.f.Name(), a.path); err != nil {
+	if err := os.Rename(a.tmp, a.path); err != nil {
 		a.putBack()
 		a.abort()
 		return err
 	}
-	untrackTemp(a.f.Name())
+	untrackTemp(a.tmp)
 	keepMade(a.made)
 	a.installed = true
 	return nil

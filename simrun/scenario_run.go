@@ -1,9 +1,9 @@
 package simrun
 
 import (
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/electsim/electsim/hunt"
 	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/reports"
 	"github.com/electsim/electsim/scenario"
@@ -56,10 +57,30 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	}
 	// An algorithm that cannot build the scenario (a lease-store fault
 	// under raft) is n/a, as in the matrix; the others run. None: exit 2.
+	// A sweep in worker processes builds it in one (isolatedBuild): the
+	// algorithm's factory is user code that may exit or block. A worker
+	// process does not check again: its parent did.
 	var na []reports.NotApplicable
 	var can []string
+	worker := isWorker() // a worker process: the parent explains, features and reports
+	isolated, _ := isolation(o, algos, jobs.len(), worker, registry.Default.Lookup)
 	for _, a := range algos {
-		if _, err := sc.Build(scenario.RunOptions{Seed: first, Algorithm: algoOverride(sc, a)}); err != nil {
+		if worker {
+			can = append(can, a)
+			continue
+		}
+		build := func() error {
+			_, err := sc.Build(scenario.RunOptions{Seed: first, Algorithm: algoOverride(sc, a)})
+			return err
+		}
+		if isolated {
+			build = func() error { return isolatedBuild(o, sc, first, algoOverride(sc, a)) }
+		}
+		if err := build(); err != nil {
+			var died *hunt.DiedError
+			if errors.As(err, &died) {
+				return exitViolation, fmt.Errorf("%s under %s: %v", o.scenario, a, err)
+			}
 			if len(algos) == 1 {
 				return exitUsage, usagef("%s under %s: %v", o.scenario, a, err)
 			}
@@ -90,7 +111,6 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		fmt.Fprintf(stderr, "simrun: %s: %s, %s, %v · %s · %s\n", sc.Name, reports.Plural(sc.Nodes, "node", "nodes"), strings.Join(algos, ", "),
 			sc.Duration, reports.Plural(jobs.len(), "run", "runs"), reports.Plural(min(o.workers, jobs.len()), "worker", "workers"))
 	}
-	worker := os.Getenv(envWorker) == "1" // a worker process: the parent explains, features and reports
 	// Every run goes to the runs file as it finishes: into the output
 	// folder, staged now (put in place with the rest, or removed), or to
 	// -runs.

@@ -129,7 +129,7 @@ func runSweep(scs []*scenario.Scenario, jobs jobList, workers int, failFast bool
 				}
 				sc := scs[j.cell]
 				beat := guard.begin(j)
-				r, err := sc.Run(scenario.RunOptions{Seed: j.seed, Algorithm: algoOverride(sc, j.algo), PorcupineTimeout: porcupine, StopAtViolation: failFast, Lean: true, Beat: beat, Abort: &abandon,
+				r, err := sc.Run(scenario.RunOptions{Seed: j.seed, Algorithm: algoOverride(sc, j.algo), PorcupineTimeout: porcupine, StopAtViolation: failFast, Lean: true, Beat: beat, Abort: &abandon, DiscardAborted: true,
 					Guard: guard.gor.arm()})
 				guard.end()
 				if err == nil && r.Outcome == sim.OutcomeStopped && abandon.Load() {

@@ -139,7 +139,7 @@ func TestVaryBadInput(t *testing.T) {
 		{[]string{"-vary", "algorithm.heartbeat=50ms,60ms", "-vary", "algorithm.heartbeat=1ms,2ms"}, "given twice"},
 		{[]string{"-vary", "algorithm.heartbeat=50ms,fast"}, "heartbeat=fast"},
 		{[]string{"-vary", "algorithm.heartbeat=50ms,60ms", "-heat", "nonsense"}, "-heat"},
-		{[]string{"-vary", "duration=" + valueList("%ds", 10, 32), "-vary", "network.drop=" + valueList("0.%03d", 0, 32), "-algo", "raft,bully"},
+		{[]string{"-vary", "duration=" + valueList("%ds", 20, 32), "-vary", "network.drop=" + valueList("0.%03d", 0, 32), "-algo", "raft,bully"},
 			"1024 grid cells × 2 algorithms is 2048 groups, more than 1024 (MaxGroups)"},
 	} {
 		code, _, e := simrun(t, append([]string{"-scenario", leaderCrash, "-out", filepath.Join(dir, "o")}, tc.args...)...)

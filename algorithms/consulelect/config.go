@@ -19,14 +19,15 @@ const (
 
 // Where a candidate's Consul agent runs (Config.Agent).
 const (
-	// AgentSeparate: the candidate node is the application alone; its
-	// agent is a separate process on the same host (Consul's deployment:
-	// one client agent per host, the application talks to it over
-	// localhost). A crash or pause of the candidate is the application's:
-	// the agent keeps answering serf, serfHealth keeps passing, and only
-	// the session's TTL (×2, session_ttl.go) ends its session. The model
-	// has no fault of the agent or of the host's network for this mode: a
-	// partition of the candidate cuts the application's links only.
+	// AgentSeparate: the candidate node's process is the application
+	// alone; its agent is a separate process on the same host (Consul's
+	// deployment: one client agent per host, the application talks to it
+	// over localhost), modelled as the node's sim.HostAgent. A crash or
+	// pause of the candidate is the application's: the agent keeps
+	// answering serf, serfHealth keeps passing, and only the session's TTL
+	// (×2, session_ttl.go) ends its session. A link fault of the
+	// candidate is the host's: it cuts the agent too, and serfHealth fails
+	// as with AgentHost. The model has no fault of the agent alone.
 	AgentSeparate = "separate"
 	// AgentHost: the candidate node is its whole host, agent included: a
 	// crash or pause of the node is the host's (a machine crash, a VM
@@ -50,10 +51,10 @@ type Config struct {
 	LockDelay time.Duration
 	// Checks is ChecksSerf (default) or ChecksNone.
 	Checks string
-	// Agent is AgentSeparate (default) or AgentHost: which failure domain
-	// the candidate node stands for, the application alone or its whole
-	// host with its agent. With AgentSeparate the serfHealth check a
-	// session is bound to never fails in the model.
+	// Agent is AgentSeparate (default) or AgentHost: what a crash or
+	// pause of the candidate node stops, the application alone or its
+	// whole host with its agent. A partition of the node cuts its host,
+	// agent included, either way.
 	Agent string
 	// LockRetryTime is how long Lock waits after Acquire failed on a free
 	// key (a lock-delay in force). Default 5s (api.DefaultLockRetryTime).
@@ -102,9 +103,10 @@ func DefaultConfig() Config {
 		KeepAliveInterval: 30 * time.Second, KeepAliveTimeout: 10 * time.Second, Token: TokenNone}
 }
 
-// serfCanFail reports whether the session's serfHealth check can fail in
-// the model: bound to it, with the agent on the candidate's node.
-func (c Config) serfCanFail() bool { return c.Checks == ChecksSerf && c.Agent == AgentHost }
+// serfCanFail reports whether the session is bound to its node's
+// serfHealth check, which fails when the node's host is cut off (either
+// agent) or crashes or pauses with it (AgentHost).
+func (c Config) serfCanFail() bool { return c.Checks == ChecksSerf }
 
 // Validate reports the first invalid field, naming Go fields.
 func (c Config) Validate() error { return c.validate(registry.GoName) }

@@ -19,11 +19,11 @@ const scenarios = "../../scenarios/"
 // by hand: a cut-off holder learns of the loss when a keep-alive ping
 // (every 30 s) goes unanswered for 10 s, at most 40 s after the cut; its
 // successor acquires no earlier than the invalidation — serfHealth's
-// probe interval and smallest suspicion (1 s + 4 s) when the agent shares
-// the candidate's node (agent: host), or 2·TTL after the last renewal, at
-// least 1.5·TTL after the cut — plus the lock-delay. With the agent a
-// separate process (the default) serfHealth never fails in the model and
-// the TTL decides, as with checks none.
+// probe interval and smallest suspicion (1 s + 4 s), with the agent on
+// the candidate's node (agent: host) or a separate process on its host
+// (agent: separate, the default), since a cut of the host cuts its agent
+// either way; or with checks none 2·TTL after the last renewal, at least
+// 1.5·TTL after the cut — plus the lock-delay.
 func TestConsulMaxOverlapHandComputed(t *testing.T) {
 	s, ms := time.Second, time.Millisecond
 	srv := consulelect.ServerConfig{ProbeInterval: s, SuspicionMult: 4}
@@ -36,12 +36,13 @@ func TestConsulMaxOverlapHandComputed(t *testing.T) {
 		serf       time.Duration
 		want       time.Duration
 	}{
-		{"defaults", 15 * s, 15 * s, consulelect.ChecksSerf, sep, 0, 2*s + 520*ms},                      // 40 − 15 − 22.5
-		{"host agent", 15 * s, 15 * s, consulelect.ChecksSerf, host, 0, 20*s + 20*ms},                   // 40 − 15 − 5
-		{"host agent, no delay", 15 * s, 0, consulelect.ChecksSerf, host, 0, 35*s + 20*ms},              // 40 − 0 − 5
-		{"TTL only", 15 * s, 15 * s, consulelect.ChecksNone, host, 0, 2*s + 520*ms},                     // 40 − 15 − 22.5
-		{"TTL 20 s only", 20 * s, 15 * s, consulelect.ChecksNone, sep, 0, 0},                            // 40 − 15 − 30 < 0
-		{"host agent, serf_timeout", 15 * s, 15 * s, consulelect.ChecksSerf, host, 3 * s, 22*s + 20*ms}, // 40 − 15 − 3
+		{"defaults", 15 * s, 15 * s, consulelect.ChecksSerf, sep, 0, 20*s + 20*ms},                         // 40 − 15 − 5
+		{"host agent", 15 * s, 15 * s, consulelect.ChecksSerf, host, 0, 20*s + 20*ms},                      // 40 − 15 − 5
+		{"host agent, no delay", 15 * s, 0, consulelect.ChecksSerf, host, 0, 35*s + 20*ms},                 // 40 − 0 − 5
+		{"TTL only", 15 * s, 15 * s, consulelect.ChecksNone, host, 0, 2*s + 520*ms},                        // 40 − 15 − 22.5
+		{"TTL 20 s only", 20 * s, 15 * s, consulelect.ChecksNone, sep, 0, 0},                               // 40 − 15 − 30 < 0
+		{"host agent, serf_timeout", 15 * s, 15 * s, consulelect.ChecksSerf, host, 3 * s, 22*s + 20*ms},    // 40 − 15 − 3
+		{"separate agent, serf_timeout", 15 * s, 15 * s, consulelect.ChecksSerf, sep, 3 * s, 22*s + 20*ms}, // 40 − 15 − 3
 	} {
 		c := consulelect.DefaultConfig()
 		c.SessionTTL, c.LockDelay, c.Checks, c.Agent = tc.ttl, tc.delay, tc.checks, tc.agent

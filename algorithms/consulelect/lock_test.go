@@ -222,32 +222,94 @@ func TestConsulCutOffHolderLearnsByKeepAlive(t *testing.T) {
 // is invalidated when the node fails serf's probes, direct and indirect
 // (memberlist: ProbeTimeout plus the suspicion timeout), long before its
 // TTL; a node cut off the servers alone stays alive through the other
-// nodes' indirect probes.
+// nodes' indirect probes. Serf's member is the host's agent, so this holds
+// with the agent a separate process (agent: separate, the default) as on
+// the candidate's node (agent: host): a cut of the host cuts its agent
+// (agent/consul/leader.go reconcileMember → handleFailedMember marks
+// serfHealth critical; the sessions bound to it are deleted). Before
+// 2026-11-29 the separate agent was never probed and only the TTL ended
+// the session, 22.5–30 s after the cut.
 func TestConsulSerfHealthInvalidatesIsolatedNode(t *testing.T) {
-	for _, isolate := range []bool{true, false} {
-		r := newRig(t, 5, 3, hostAgent())
-		r.s.RunFor(20 * time.Second)
-		l := r.leader(t)
-		cut := r.s.Now()
-		if isolate {
-			r.s.Isolate(l)
-		} else {
+	for _, agent := range []string{AgentSeparate, AgentHost} {
+		for _, cut := range []string{"isolate", "partition", "servers only"} {
+			c := DefaultConfig()
+			c.Agent = agent
+			r := newRig(t, 5, 3, c)
+			r.s.RunFor(20 * time.Second)
+			l := r.leader(t)
+			at := r.s.Now()
+			switch cut {
+			case "isolate":
+				r.s.Isolate(l)
+			case "partition":
+				var rest []sim.NodeID
+				for i := range r.nodes {
+					if sim.NodeID(i) != l {
+						rest = append(rest, sim.NodeID(i))
+					}
+				}
+				r.s.Partition([]sim.NodeID{l}, append(rest, r.server))
+			default:
+				r.s.Cut(l, r.server)
+				r.s.Cut(r.server, l)
+			}
+			r.s.RunFor(60 * time.Second)
+			expired := r.effects(EffectExpired)
+			name := agent + ", " + cut
+			require.Len(t, expired, 1, name)
+			after := expired[0].At.Sub(at)
+			if cut != "servers only" {
+				// memberlist: the first failed probe within a ProbeInterval,
+				// suspicion a ProbeInterval later, dead min (4 s) after that
+				// with the confirmations of the two other members
+				// (TestConsulSerfSuspicionDelaysInvalidation).
+				assert.Less(t, after, 2*time.Second+4*time.Second+50*time.Millisecond, "%s: serfHealth critical", name)
+				continue
+			}
+			assert.Greater(t, after, 2*15*time.Second-15*time.Second/2, "%s: only the TTL ends it", name)
+		}
+	}
+}
+
+// TestConsulSeparateAgentsRelayForCrashedApps: memberlist's indirect
+// probes (state.go probeNode: ping-req to IndirectChecks other members)
+// go through the other members' agents, which outlive their applications.
+// With the other two candidates' applications crashed and the holder cut
+// off the servers alone, their agents (agent: separate) still relay the
+// holder's answers, serfHealth passes and only the TTL ends the session,
+// no earlier than 1.5·TTL after the cut; with the agents crashed along
+// (agent: host) nothing relays and serf invalidates it within 5–7 s.
+func TestConsulSeparateAgentsRelayForCrashedApps(t *testing.T) {
+	for _, agent := range []string{AgentSeparate, AgentHost} {
+		for seed := uint64(1); seed <= 3; seed++ {
+			c := DefaultConfig()
+			c.Agent = agent
+			r := newRig(t, seed, 3, c)
+			r.s.RunFor(20 * time.Second)
+			l := r.leader(t)
+			at := r.s.Now()
+			for i := range r.nodes {
+				if sim.NodeID(i) != l {
+					r.s.Crash(sim.NodeID(i))
+				}
+			}
 			r.s.Cut(l, r.server)
 			r.s.Cut(r.server, l)
+			r.s.RunFor(60 * time.Second)
+			var mine []sim.Record
+			for _, x := range r.effects(EffectExpired) {
+				if sim.NodeID(x.A) == l {
+					mine = append(mine, x)
+				}
+			}
+			require.Len(t, mine, 1, "%s seed %d", agent, seed)
+			after := mine[0].At.Sub(at)
+			if agent == AgentHost {
+				assert.Less(t, after, 7*time.Second, "seed %d: no member relays", seed)
+				continue
+			}
+			assert.GreaterOrEqual(t, after, 3*c.SessionTTL/2, "seed %d: the crashed applications' agents relay", seed)
 		}
-		r.s.RunFor(60 * time.Second)
-		expired := r.effects(EffectExpired)
-		require.Len(t, expired, 1, "isolate %v", isolate)
-		after := expired[0].At.Sub(cut)
-		if isolate {
-			// memberlist: the first failed probe within a ProbeInterval,
-			// suspicion a ProbeInterval later, dead min (4 s) after that
-			// with the confirmations of the two other members
-			// (TestConsulSerfSuspicionDelaysInvalidation).
-			assert.Less(t, after, 2*time.Second+4*time.Second+50*time.Millisecond, "serfHealth critical")
-			continue
-		}
-		assert.Greater(t, after, 2*15*time.Second-15*time.Second/2, "only the TTL ends it")
 	}
 }
 

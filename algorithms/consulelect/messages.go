@@ -35,6 +35,9 @@ const (
 	// Sent to that node, it answers with an OpPing (ID 0) naming itself to
 	// the sender; sent to another node, that node probes Request.Node and
 	// forwards the answer to the server (memberlist's indirect probe).
+	// With the agent a separate process (AgentSeparate) the probe and its
+	// answer travel as kindAgentProbe and kindAgentAck, which the node's
+	// host agent handles.
 	OpProbe
 	numOps
 )
@@ -55,6 +58,21 @@ var (
 	KindResponse = sim.RegisterKind("consul.Response", sim.Fields{Index: "request_id"})
 )
 
+// Serf's probe and its answer when the node's agent is a separate process
+// on its host (AgentSeparate): host kinds, answered by the host's agent
+// (sim.HostAgent) whether the application is up, crashed or paused, and
+// lost like any message when the host's links are cut. Their bodies are
+// an OpProbe and an OpPing (ID 0) Request.
+var (
+	kindAgentProbe = sim.RegisterHostKind("consul.AgentProbe", sim.Fields{Index: "request_id"})
+	kindAgentAck   = sim.RegisterHostKind("consul.AgentAck", sim.Fields{Index: "request_id"})
+)
+
+// kindFits reports whether kind may carry a request of op.
+func kindFits(kind sim.MsgKind, op Op) bool {
+	return kind == opKinds[op] || (kind == kindAgentProbe && op == OpProbe) || (kind == kindAgentAck && op == OpPing)
+}
+
 func init() {
 	for o := OpSessionCreate; o < numOps; o++ {
 		opKinds[o] = sim.RegisterKind("consul."+opNames[o], sim.Fields{Index: "request_id"})
@@ -69,6 +87,7 @@ type Request struct {
 	TTL       time.Duration
 	LockDelay time.Duration
 	Serf      bool
+	Sidecar   bool // SessionCreate: the node's agent is a separate process on its host (AgentSeparate): serf probes it with agent kinds
 	Key       string
 	Index     int64         // Get: block until the key's index exceeds it
 	Wait      time.Duration // Get: the blocking query's wait
@@ -100,6 +119,16 @@ type Response struct {
 
 func requestMessage(to sim.NodeID, r *Request) sim.Message {
 	return sim.Message{Kind: opKinds[r.Op], To: to, Index: r.ID, Body: r}
+}
+
+// probeMessage is serf's probe of node sent to to (node itself, or a
+// member asked to probe it); sidecar: through the agents (host kinds).
+func probeMessage(to, node sim.NodeID, sidecar bool) sim.Message {
+	k := opKinds[OpProbe]
+	if sidecar {
+		k = kindAgentProbe
+	}
+	return sim.Message{Kind: k, To: to, Body: &Request{Op: OpProbe, Node: node}}
 }
 
 func responseMessage(to sim.NodeID, r *Response) sim.Message {

@@ -116,6 +116,13 @@ func (n *Node) TimerName(tag int) string {
 // OnMessage implements sim.Node.
 func (n *Node) OnMessage(m sim.Message) {
 	if req, ok := m.Body.(*Request); ok {
+		if m.Kind == kindAgentProbe || m.Kind == kindAgentAck {
+			// A host kind delivered to the process: the node is run by a
+			// wrapper that does not name it (sim.HostAgent); the live
+			// process answers as its agent would.
+			agentGossip(n.env, n.server, m, req)
+			return
+		}
 		n.gossip(m, req)
 		return
 	}
@@ -163,6 +170,31 @@ func (n *Node) gossip(m sim.Message, req *Request) {
 		n.env.Send(requestMessage(req.Node, &Request{Op: OpProbe, Node: req.Node}))
 	case m.Kind == opKinds[OpPing] && req.Op == OpPing && req.ID == 0 && m.From != n.server:
 		n.send(&Request{Op: OpPing, Node: req.Node})
+	}
+}
+
+// OnHostMessage implements sim.HostAgent: the candidate's Consul agent,
+// a separate process on its host (AgentSeparate), answers serf's probes
+// whatever the application's state.
+func (n *Node) OnHostMessage(h sim.Host, m sim.Message) {
+	if req, ok := m.Body.(*Request); ok {
+		agentGossip(h, n.server, m, req)
+	}
+}
+
+// agentGossip is the host agent's part in serf's failure detection, as
+// gossip is the process's with AgentHost: it answers a probe of its host,
+// probes another member when asked (memberlist's indirect probe, ping-req)
+// and forwards that member's answer to the server.
+func agentGossip(h sim.Host, server sim.NodeID, m sim.Message, req *Request) {
+	me := h.ID()
+	switch {
+	case m.Kind == kindAgentProbe && req.Op == OpProbe && req.Node == me:
+		h.Send(sim.Message{Kind: kindAgentAck, To: m.From, Body: &Request{Op: OpPing, Node: me}})
+	case m.Kind == kindAgentProbe && req.Op == OpProbe:
+		h.Send(probeMessage(req.Node, req.Node, true))
+	case m.Kind == kindAgentAck && req.Op == OpPing && m.From != server:
+		h.Send(sim.Message{Kind: kindAgentAck, To: server, Body: &Request{Op: OpPing, Node: req.Node}})
 	}
 }
 
@@ -283,11 +315,11 @@ func (n *Node) Resign() {
 
 func (n *Node) createSession() {
 	n.session, n.token = 0, 0
-	// With the agent a separate process (AgentSeparate) the session is
-	// still bound to its host's serfHealth, but nothing in the model fails
-	// that check — the agent outlives the application's crash or pause —
-	// so the server does not probe it.
-	n.request(&Request{Op: OpSessionCreate, TTL: n.cfg.SessionTTL, LockDelay: n.cfg.LockDelay, Serf: n.cfg.serfCanFail()}, stepCreate, n.cfg.RequestTimeout)
+	// The session is bound to its host's serfHealth (api.Lock names no
+	// checks). With the agent a separate process (AgentSeparate) serf
+	// probes the host's agent, which outlives the application's crash or
+	// pause but not a cut of the host's links.
+	n.request(&Request{Op: OpSessionCreate, TTL: n.cfg.SessionTTL, LockDelay: n.cfg.LockDelay, Serf: n.cfg.serfCanFail(), Sidecar: n.cfg.Agent == AgentSeparate}, stepCreate, n.cfg.RequestTimeout)
 }
 
 // renewed is RenewPeriodic's answer: renewed, or the session is gone

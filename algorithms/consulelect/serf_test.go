@@ -52,14 +52,21 @@ func TestConsulSuspicionTimeouts(t *testing.T) {
 // ends no earlier than 5 s after the cut — the old fixed SerfTimeout of
 // 4.5 s after the last answer ended it within 3.5–4.5 s. Larger clusters
 // wait longer (min scales with log10 n: 100 members, 8 s).
+//
+// Serf's member is the host's agent: the window is the same with the agent
+// a separate process (agent: separate), whose host the isolation cuts.
 func TestConsulSerfSuspicionDelaysInvalidation(t *testing.T) {
 	for _, tc := range []struct {
 		candidates, members int
 		min                 time.Duration
-	}{{2, 0, 4 * time.Second}, {3, 0, 4 * time.Second}, {5, 0, 4 * time.Second}, {3, 100, 8 * time.Second}} {
+		agent               string
+	}{{2, 0, 4 * time.Second, AgentHost}, {3, 0, 4 * time.Second, AgentHost}, {5, 0, 4 * time.Second, AgentHost}, {3, 100, 8 * time.Second, AgentHost},
+		{3, 0, 4 * time.Second, AgentSeparate}, {5, 0, 4 * time.Second, AgentSeparate}} {
 		for seed := uint64(1); seed <= 5; seed++ {
-			name := fmt.Sprintf("candidates %d members %d seed %d", tc.candidates, tc.members, seed)
-			r := newRig(t, seed, tc.candidates, hostAgent())
+			name := fmt.Sprintf("agent %s candidates %d members %d seed %d", tc.agent, tc.candidates, tc.members, seed)
+			c := DefaultConfig()
+			c.Agent = tc.agent
+			r := newRig(t, seed, tc.candidates, c)
 			r.srv.cfg.Members = tc.members
 			r.s.RunFor(20 * time.Second)
 			l := r.leader(t)
@@ -113,7 +120,11 @@ func TestConsulSerfFixedTimeoutOption(t *testing.T) {
 // cut fell more than 0.6 s after a probe.
 func TestConsulSerfHealRefutesSuspicion(t *testing.T) {
 	for seed := uint64(1); seed <= 10; seed++ {
-		r := newRig(t, seed, 5, hostAgent())
+		c := DefaultConfig() // the agent a separate process: its host is cut and healed
+		if seed%2 == 0 {
+			c = hostAgent()
+		}
+		r := newRig(t, seed, 5, c)
 		r.s.RunFor(20*time.Second + time.Duration(seed)*97*time.Millisecond)
 		l := r.leader(t)
 		cut := r.s.Now()

@@ -68,7 +68,8 @@ type session struct {
 	TTLNs       int64
 	LockDelayNs int64
 	Serf        bool
-	DeadlineNs  int64 `json:"-"` // invalidated after this, by the server's monotonic clock
+	Sidecar     bool  `json:",omitempty"` // its node's agent is a separate process: probed through the host's agent
+	DeadlineNs  int64 `json:"-"`          // invalidated after this, by the server's monotonic clock
 }
 
 // delay is a key's lock-delay, until a wall-clock instant (kvs_endpoint.go
@@ -164,7 +165,7 @@ func (s *Server) Start(env sim.Env, restored []byte) {
 // OnMessage implements sim.Node.
 func (s *Server) OnMessage(m sim.Message) {
 	req, ok := m.Body.(*Request)
-	if !ok || req.Op == 0 || req.Op >= numOps || m.Kind != opKinds[req.Op] {
+	if !ok || req.Op == 0 || req.Op >= numOps || !kindFits(m.Kind, req.Op) {
 		return
 	}
 	if s.unavailable {
@@ -188,7 +189,7 @@ func (s *Server) OnMessage(m sim.Message) {
 	case OpSessionCreate:
 		s.nextSession++
 		s.index++
-		ss := session{ID: s.nextSession, Node: m.From, TTLNs: int64(req.TTL), LockDelayNs: int64(req.LockDelay), Serf: req.Serf}
+		ss := session{ID: s.nextSession, Node: m.From, TTLNs: int64(req.TTL), LockDelayNs: int64(req.LockDelay), Serf: req.Serf, Sidecar: req.Sidecar}
 		ss.DeadlineNs = s.now() + 2*ss.TTLNs
 		s.sessions = append(s.sessions, ss)
 		rep.Session, rep.OK = ss.ID, true
@@ -346,7 +347,12 @@ func (s *Server) tick() {
 // probe is a round of serf's failure detector: every node with a
 // check-bound session is probed directly and, as memberlist does when a
 // direct probe fails (IndirectChecks 3), through up to three other such
-// nodes; any answer, direct or relayed, keeps the node alive.
+// nodes; any answer, direct or relayed, keeps the node alive. Serf's
+// member is the node's agent: with the agent a separate process on the
+// node's host (the session's Sidecar, AgentSeparate) the probes and
+// answers are host kinds, which the host's agent answers over the node's
+// links whatever the application's state; otherwise the node's process
+// answers (AgentHost).
 //
 // A node that answered none of the last round's probes within the round's
 // ProbeInterval becomes suspect (serf.go suspect), unless a fixed
@@ -355,9 +361,11 @@ func (s *Server) probe() {
 	now := s.now()
 	s.nextProbeNs = now + int64(s.cfg.ProbeInterval)
 	var nodes []sim.NodeID
+	var sidecar []bool
 	for _, ss := range s.sessions {
 		if ss.Serf && !slices.Contains(nodes, ss.Node) {
 			nodes = append(nodes, ss.Node)
+			sidecar = append(sidecar, ss.Sidecar)
 		}
 	}
 	if s.cfg.SerfTimeout == 0 && s.lastProbeNs >= 0 {
@@ -369,9 +377,9 @@ func (s *Server) probe() {
 	}
 	s.lastProbeNs = now
 	for i, target := range nodes {
-		s.env.Send(requestMessage(target, &Request{Op: OpProbe, Node: target}))
+		s.env.Send(probeMessage(target, target, sidecar[i]))
 		for k := 1; k < len(nodes) && k <= 3; k++ {
-			s.env.Send(requestMessage(nodes[(i+k)%len(nodes)], &Request{Op: OpProbe, Node: target}))
+			s.env.Send(probeMessage(nodes[(i+k)%len(nodes)], target, sidecar[i]))
 		}
 	}
 }

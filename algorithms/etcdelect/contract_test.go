@@ -1,6 +1,7 @@
 package etcdelect_test
 
 import (
+	"github.com/electsim/electsim/scenario"
 	"testing"
 	"time"
 
@@ -38,7 +39,8 @@ func TestEtcdMaxOverlapHandComputed(t *testing.T) {
 
 // TestEtcdContractHolds: over seeds of the shipped etcd scenarios the
 // cut-off leader's overlap stays within the bound in every seed, the slow
-// clock's and the pause's are excused by them, and swarm's nemesis
+// clock's is excused by it, the pause's stays within the bound the pause
+// stretches (docs/checkers.md, "Excuses"), and swarm's nemesis
 // (without its message loss, a link fault that excuses everything) breaks
 // nothing.
 func TestEtcdContractHolds(t *testing.T) {
@@ -50,13 +52,16 @@ func TestEtcdContractHolds(t *testing.T) {
 	assert.Positive(t, tl.Verdicts[contract.WithinBound])
 	assert.LessOrEqual(t, tl.Longest[contract.WithinBound], g.MaxOverlap)
 	t.Logf("cut-correct-clock: %v, longest %v of %v", tl.Verdicts, tl.Longest[contract.WithinBound], g.MaxOverlap)
-	for file, class := range map[string]contract.FaultClass{"etcd-slow-clock.yaml": contract.ClockRate, "etcd-election-gc-pause.yaml": contract.Pause} {
-		tl, err := contracttest.Sweep(scenarios+file, nil, 10)
-		require.NoError(t, err)
-		assert.Empty(t, tl.BreachSeeds, file)
-		assert.Positive(t, tl.Excused[class], file)
-		assert.Equal(t, tl.Verdicts[contract.Excused], tl.Excused[class], file)
-	}
+	tl, err = contracttest.Sweep(scenarios+"etcd-slow-clock.yaml", nil, 10)
+	require.NoError(t, err)
+	assert.Empty(t, tl.BreachSeeds)
+	assert.Positive(t, tl.Excused[contract.ClockRate])
+	assert.Equal(t, tl.Verdicts[contract.Excused], tl.Excused[contract.ClockRate])
+	tl, err = contracttest.Sweep(scenarios+"etcd-election-gc-pause.yaml", nil, 10)
+	require.NoError(t, err)
+	assert.Empty(t, tl.BreachSeeds, "the 16 s pause stretches the bound by 16 s")
+	assert.Positive(t, tl.Verdicts[contract.WithinBound])
+	assert.Zero(t, tl.Verdicts[contract.Excused], "a pause stretches a bounded promise, it does not void it")
 	sc, err := contracttest.WithAlgorithm(scenarios+"swarm.yaml", "{name: etcd, ttl: 5s}", []string{"network.drop=0"})
 	require.NoError(t, err)
 	tl, err = contracttest.SweepScenario(sc, 40)
@@ -80,4 +85,20 @@ func TestEtcdContractRefutedByLateStop(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, real)
 	assert.Len(t, planted, 5)
+}
+
+// A slow disk at the etcd server delays what it commits (a revoke's
+// deletion), never a lease renewal: server/lease/lessor.go Renew moves the
+// expiry in the leader's memory, so a keep-alive's answer waits for no
+// fsync and the leader's overlap stays within the contract's bound.
+// (When the model persisted renewals, seed 6801887519534019558 of this
+// story overlapped its successor by 1.955 s, a breach.)
+func TestEtcdRenewalsDoNotWaitForTheStoreDisk(t *testing.T) {
+	sc, err := scenario.Load("testdata/slow-store-disk.yaml")
+	require.NoError(t, err)
+	for _, seed := range []uint64{6801887519534019558, 1, 2, 3, 4, 5, 6, 7} {
+		r, err := sc.Run(scenario.RunOptions{Seed: seed, Lean: true})
+		require.NoError(t, err)
+		assert.Zero(t, r.Report.Breaches, "seed %d: %v", seed, r.Problems)
+	}
 }

@@ -200,7 +200,17 @@ func (s *Server) OnMessage(m sim.Message) {
 		k, ok := s.first()
 		s.observed(rep, k, ok)
 	}
-	s.settle()
+	switch req.Op {
+	case OpKeepAlive, OpRangeBelow, OpObserve:
+		// Nothing durable changed: a renewal moves the lease's expiry
+		// in the leader's memory only (server/lease/lessor.go Renew; a
+		// new leader's Promote resets every expiry, as Start does here),
+		// and a read writes nothing, so the answer waits for no fsync.
+		s.report()
+		s.rearm()
+	default:
+		s.settle()
+	}
 	s.env.Send(sim.Message{Kind: KindResponse, To: m.From, Index: req.ID, Body: rep})
 }
 

@@ -52,6 +52,14 @@ type Config struct {
 	// max(now, locked_at + LockAtLeastFor). Default false: the lease is
 	// left to expire.
 	ReleaseOnCancel bool
+	// Identity (k8s) is the holder identity a candidate writes:
+	// IdentityNode (default: the node's name, as a client-go application
+	// passing its pod or host name: a restarted candidate is the same
+	// holder and renews its lease at once) or IdentityProcess (the name
+	// and a UUID drawn at every boot, as kube-controller-manager's
+	// hostname_UUID: a restarted candidate is a new one and waits until
+	// the lease it observes has not been renewed for its duration).
+	Identity string
 
 	// TTL (ttl) is the key's time to live, counted by the store's clock.
 	// Default 10s.
@@ -204,6 +212,12 @@ const (
 // DefaultConfig returns client-go's defaults (15s/10s/2s, jitter 1.2) for
 // the k8s flavour, a 10s TTL renewed every TTL/3 with Redlock's 1% + 2ms drift
 // margin, and ShedLock's 30s lockAtMostFor extended every 15s.
+// Holder identities of a k8s candidate (Config.Identity).
+const (
+	IdentityNode    = "node"
+	IdentityProcess = "process"
+)
+
 func DefaultConfig() Config {
 	return Config{
 		Flavor:             FlavorK8s,
@@ -312,6 +326,8 @@ func (c Config) validate(n registry.Namer) error {
 		return fail([]string{"RejoinDelay"}, "%s must not be negative, got %v", n("RejoinDelay"), c.RejoinDelay)
 	case c.ShutdownAt < 0:
 		return fail([]string{"ShutdownAt"}, "%s must not be negative, got %v", n("ShutdownAt"), c.ShutdownAt)
+	case c.Identity != "" && c.Identity != IdentityNode && c.Identity != IdentityProcess:
+		return fail([]string{"Identity"}, "%s must be %q or %q, got %q", n("Identity"), IdentityNode, IdentityProcess, c.Identity)
 	}
 	switch c.Flavor {
 	case FlavorK8s:

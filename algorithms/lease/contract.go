@@ -39,7 +39,7 @@ func Contract(v registry.Values) contract.Contract {
 			// clock's rate stretches the holder's RenewDeadline and the
 			// follower's LeaseDuration, a pause the holder's acting.
 			Unless: []contract.FaultClass{contract.Pause, contract.ClockRate, contract.ClockStep, contract.DiskLoss},
-			Source:     "client-go tools/leaderelection/leaderelection.go: renew (wait.Until, RenewDeadline per round), tryAcquireOrRenew (observedTime + LeaseDuration, raw-record comparison), release",
+			Source: "client-go tools/leaderelection/leaderelection.go: renew (wait.Until, RenewDeadline per round), tryAcquireOrRenew (observedTime + LeaseDuration, raw-record comparison), release",
 		}
 	case FlavorTTL, FlavorRedlock:
 		var out contract.Contract
@@ -92,7 +92,9 @@ func ttlEpochs(c Config) contract.Guarantee {
 			unless = append(unless, contract.Crash)
 		}
 	}
-	return contract.Guarantee{Check: "election_safety", Unless: unless,
+	// A crash that lost the counter's last writes keeps handing out epochs
+	// it handed before until the counter passes them: its effect lasts.
+	return contract.Guarantee{Check: "election_safety", Unless: unless, Lasting: []contract.FaultClass{contract.Crash, contract.DiskLoss},
 		Source: "Redis INCR (the application's fencing counter in its acquire script); redis.conf appendonly/appendfsync, rdb save points"}
 }
 

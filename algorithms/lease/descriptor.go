@@ -11,7 +11,7 @@ import (
 var fieldNames = map[string]string{
 	"Flavor":        "flavor",
 	"LeaseDuration": "lease_duration", "RenewDeadline": "renew_deadline", "RetryPeriod": "retry_period",
-	"JitterFactor": "jitter_factor", "RequestTimeout": "request_timeout", "RejoinDelay": "rejoin_delay",
+	"JitterFactor": "jitter_factor", "Identity": "identity", "RequestTimeout": "request_timeout", "RejoinDelay": "rejoin_delay",
 	"ShutdownAt": "shutdown_at", "TTL": "ttl", "RenewInterval": "renew_interval",
 	"ClockDriftFactor": "clock_drift_factor", "ExpiryClock": "expiry_clock", "Masters": "masters", "TimeoutFactor": "timeout_factor", "SetNXOnExtend": "set_nx_on_extend", "RedisReadTimeout": "redis_read_timeout", "RedisDialTimeout": "redis_dial_timeout", "RedisMaxRetries": "redis_max_retries", "RedisDialerRetries": "redis_dialer_retries", "ContextTimeoutEnabled": "context_timeout_enabled", "ClockDriftMargin": "clock_drift_margin",
 	"ValidityCheck": "validity_check", "ValidityCheckInterval": "validity_check_interval",
@@ -61,6 +61,7 @@ func Descriptor() registry.Algorithm {
 			{Key: "retry_period", Kind: registry.Duration, Doc: "RetryPeriod (all flavours), default 2s"},
 			{Key: "jitter_factor", Kind: registry.Float, Min: 0, Max: 100, Doc: "JitterFactor, default 1.2"},
 			{Key: "release_on_cancel", Kind: registry.Bool, Doc: "release the lease on resign, default false"},
+			{Key: "identity", Kind: registry.Enum, Enum: []string{IdentityNode, IdentityProcess}, Doc: "k8s: the holder identity: node (the node's name: a restarted candidate resumes its own lease) or process (name_UUID drawn at each boot, as kube-controller-manager's hostname_UUID: a restarted candidate waits out the lease it observes); default node"},
 			{Key: "ttl", Kind: registry.Duration, Doc: "ttl: key TTL by the store's clock, default 10s"},
 			{Key: "expiry_clock", Kind: registry.Enum, Enum: []string{string(ExpiryWall), string(ExpiryMonotonic)}, Doc: "ttl: the store clock that expires the key: wall (Redis) or monotonic; default wall"},
 			{Key: "renew_interval", Kind: registry.Duration, Doc: "ttl: renewal interval, default ttl/3"},
@@ -133,6 +134,9 @@ func configOf(v registry.Values) Config {
 	registry.SetDuration(v, "retry_period", &c.RetryPeriod)
 	registry.SetFloat(v, "jitter_factor", &c.JitterFactor)
 	registry.SetBool(v, "release_on_cancel", &c.ReleaseOnCancel)
+	if v.Has("identity") {
+		c.Identity = v.String("identity")
+	}
 	registry.SetDuration(v, "ttl", &c.TTL)
 	if v.Has("masters") {
 		c.Masters = v.Int("masters")

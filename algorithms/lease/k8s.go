@@ -31,7 +31,15 @@ type k8sState struct {
 	stopWhy      string // why the tenure ends, reported when a release finishes
 }
 
-func (n *Node) identity() string { return n.env.Name() }
+// identity is the holder identity this incarnation writes: the node's
+// name, or with IdentityProcess the name and the UUID it drew at boot
+// (kube-controller-manager's hostname_UUID).
+func (n *Node) identity() string {
+	if n.incarnation != "" {
+		return n.env.Name() + "_" + n.incarnation
+	}
+	return n.env.Name()
+}
 
 func (n *Node) k8sIsLeader() bool { return n.k.observed.HolderIdentity == n.identity() }
 

@@ -255,3 +255,29 @@ func TestK8sPausedLeaderActsUntilRenewDeadline(t *testing.T) {
 	assert.Equal(t, "renew deadline exceeded", down.Detail)
 	assert.Equal(t, []sim.NodeID{1}, c.s.Leaders())
 }
+
+// TestK8sRestartedProcessIdentityWaits: kube-controller-manager's leader
+// election identity is hostname + "_" + uuid.NewUUID(), new in every
+// process. Restarted 1 s after a crash, the holder is a new candidate:
+// the record names its old identity, so IsLeader() is false, and
+// tryAcquireOrRenew refuses while isLeaseValid — observedTime (its first
+// Get) + LeaseDuration — holds: nobody leads for about a lease duration
+// after the restart. Must-refute twin: TestK8sRestartedHolderReacquires,
+// the node's name as identity, leads again at once.
+func TestK8sRestartedProcessIdentityWaits(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Identity = IdentityProcess
+	c := newCluster(t, 5, 3, cfg)
+	c.s.RunUntil(sim.Time(20 * time.Second))
+	old := c.leader(t)
+	c.s.Crash(old)
+	c.s.RunFor(time.Second)
+	restart := c.s.Now()
+	c.s.Restart(old, true)
+	c.s.RunFor(time.Second)
+	assert.Empty(t, c.s.Leaders(), "the restarted process is not the holder it finds")
+	c.s.RunFor(30 * time.Second)
+	r, ok := c.firstLead(restart, sim.None)
+	require.True(t, ok)
+	assert.GreaterOrEqual(t, time.Duration(r.At-restart), cfg.LeaseDuration-time.Second, "a new leader only once the old lease is out (led by %s)", c.s.NodeName(r.Node))
+}

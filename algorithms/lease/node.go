@@ -63,6 +63,9 @@ type Node struct {
 	store  sim.NodeID
 	stores []sim.NodeID // every store; redlock talks to all of them
 	env    sim.Env
+	// incarnation is this boot's UUID under IdentityProcess ("": the
+	// node's name is the identity).
+	incarnation string
 
 	phase    phase
 	resigned bool
@@ -128,6 +131,11 @@ func MustNew(cfg Config, peers []sim.NodeID, store sim.NodeID) *Node {
 // process competes afresh (client-go keeps no state across restarts).
 func (n *Node) Start(env sim.Env, _ []byte) {
 	*n = Node{cfg: n.cfg, peers: n.peers, store: n.store, stores: n.stores, env: env}
+	if n.cfg.Flavor == FlavorK8s && n.cfg.Identity == IdentityProcess {
+		// A new process, a new identity (uuid.NewUUID in
+		// kube-controller-manager's leader election setup).
+		n.incarnation = fmt.Sprintf("%016x", env.Rand().Uint64())
+	}
 	if n.cfg.ShutdownAt > 0 {
 		if env.Now() >= n.cfg.ShutdownAt {
 			n.resigned, n.phase = true, phaseStopped

@@ -59,6 +59,9 @@ type Config struct {
 	// zooLeaderTwice is internal/bugzoo's planted CheckQuorum bug
 	// (zoohook.go); always false outside its tests.
 	zooLeaderTwice bool
+	// zooPreVoteNoLease is internal/bugzoo's planted PreVote bug
+	// (zoohook.go); always false outside its tests.
+	zooPreVoteNoLease bool
 }
 
 // TimerReset is a rule for restarting the election timer (Config.TimerReset).

@@ -11,6 +11,7 @@ const (
 	sourceElectionSafety = "Raft (Ongaro & Ousterhout 2014) §5.2, §5.4 and Figure 2: one vote per term, currentTerm and votedFor on stable storage before answering"
 	sourceCheckQuorum    = "Ongaro's thesis §6.2: a leader steps down after an election timeout without hearing from a majority (leader.go checkQuorum)"
 	sourceStepDown       = "Raft Figure 2, Rules for Servers: a server that sees a higher term converts to follower; a new leader heartbeats every peer at once"
+	sourceDisruption     = "Ongaro's thesis §9.6 (PreVote; a server ignores RequestVote within the minimum election timeout of hearing a leader) and §6.2 (CheckQuorum)"
 )
 
 // Contract is what Raft leader election promises with configuration c
@@ -56,7 +57,22 @@ func Contract(c Config) contract.Contract {
 		sb.Latency = contract.LatencyTerms{Max: 1}
 		sb.Source = sourceStepDown
 	}
-	return contract.Contract{Guarantees: []contract.Guarantee{es, sb}}.WithAftermath(Aftermath(c))
+	out := contract.Contract{Guarantees: []contract.Guarantee{es, sb}}
+	if c.PreVote && c.CheckQuorum {
+		// PreVote keeps a node that was cut off from raising its term
+		// (thesis §9.6), and CheckQuorum's leader lease makes a follower
+		// that heard from its leader within the minimum election timeout
+		// refuse pre-votes (§6.2, §9.6), so a node rejoining after a
+		// partition does not depose a leader a majority still hears. Not
+		// a partition: the check only judges a leader whose majority's
+		// links had been up for the window.
+		out.Guarantees = append(out.Guarantees, contract.Guarantee{Check: "disruption",
+			Unless:    append([]contract.FaultClass{contract.Pause, contract.ClockRate, contract.Loss, contract.Link, contract.Disk, contract.Crash, contract.Restart}, lost...),
+			Window:    2 * c.ElectionTimeoutMax,
+			TermState: StateTermBumped + 1,
+			Source:    sourceDisruption})
+	}
+	return out.WithAftermath(Aftermath(c))
 }
 
 // Aftermath is how long after a fault ends it can still explain a finding

@@ -88,7 +88,7 @@ func (n *Node) onRequestVote(m *sim.Message) {
 func (n *Node) onPreVote(m *sim.Message) {
 	req := voteReqOf(m)
 	canVote := req.Term > n.term || n.votedFor == sim.None || n.votedFor == m.From
-	grant := canVote && upToDate(req.LastLogTerm, req.LastLogIndex, n.lastLogTerm, n.lastLogIndex) && !n.inLease()
+	grant := canVote && upToDate(req.LastLogTerm, req.LastLogIndex, n.lastLogTerm, n.lastLogIndex) && (!n.inLease() || n.cfg.zooPreVoteNoLease)
 	term := n.term
 	if grant {
 		term = req.Term // the pre-candidate matches grants by the term it asked for

@@ -40,6 +40,17 @@ func raftBugs() []Bug {
 			}),
 		},
 		{
+			Name: "zoo-raft-prevote-no-lease", Base: "raft", Catches: "disruption", NeedsContract: true,
+			Summary:  "raft grants a pre-vote inside the leader lease: a follower rejoining after a partition wins its pre-vote and deposes the healthy leader",
+			Citation: "Ongaro's thesis §9.6 (disruptive servers: a server that heard from a current leader within the minimum election timeout does not grant a vote; PreVote alone does not stop a rejoining server whose log is as up to date); go.etcd.io/raft raft.go Step (a MsgPreVote is refused inLease, which needs CheckQuorum)",
+			Scenario: "raft-prevote-rejoin.yaml",
+			wrap: onBase(func(f registry.Factory, v registry.Values) registry.Factory {
+				return hooked(f, func(nd sim.Node) {
+					hook[interface{ ZooPreVoteIgnoresLease() }](nd, "ZooPreVoteIgnoresLease hook").ZooPreVoteIgnoresLease()
+				})
+			}),
+		},
+		{
 			Name: "zoo-raft-stale-vote", Base: "raft", Catches: "election_safety",
 			Summary:  "a raft candidate counts a vote granted in an earlier term toward its current campaign",
 			Citation: "andreev-io/little-raft#44 (process_vote_response_as_candidate did not ignore votes with a stale term: two leaders in one term); Raft paper Figure 2 (drop responses of an older term)",

@@ -33,6 +33,10 @@ func (w *node) Start(env sim.Env, restored []byte) {
 	w.inner.Start(w.l, restored)
 }
 
+// Inner names the algorithm's node, so the engine finds its host agent
+// (sim.HostAgent), which the planted bug does not touch.
+func (w *node) Inner() sim.Node { return w.inner }
+
 // OnMessage implements sim.Node.
 func (w *node) OnMessage(m sim.Message) {
 	if w.filter != nil && !w.filter(w.l, &m) {

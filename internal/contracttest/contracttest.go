@@ -114,6 +114,10 @@ func (n *lateNode) Start(env sim.Env, restored []byte) {
 	n.inner.Start(&lateEnv{Env: env, n: n}, restored)
 }
 
+// Inner names the candidate, so the engine finds its host agent
+// (sim.HostAgent).
+func (n *lateNode) Inner() sim.Node { return n.inner }
+
 // OnMessage implements sim.Node.
 func (n *lateNode) OnMessage(m sim.Message) { n.inner.OnMessage(m) }
 

@@ -1,0 +1,129 @@
+package hunt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/electsim/electsim/contract"
+	"github.com/electsim/electsim/scenario"
+	"github.com/electsim/electsim/sim"
+)
+
+// Building a configuration without running it. The search learns a
+// configuration's nodes, services and contract by building one run of it
+// (loadCluster), and sizes the built-in base by the algorithm's timescale
+// the same way (loadBase). Building calls the algorithm's factory, user
+// code that may call os.Exit or block: with Options.Runner the build
+// happens in a worker process too (Runner.Cluster), under the same
+// watchdog as its handlers, and the searching process only reads what the
+// worker sends back.
+
+// ClusterJob is one configuration to build (not run), as a value that
+// crosses a process boundary as JSON.
+type ClusterJob struct {
+	// Seed is the run seed (the search builds its configurations with
+	// seed 1).
+	Seed uint64 `json:"seed"`
+	// Name is the scenario's file name; Scenario the configuration's
+	// scenario file (scenario.Scenario.YAML); Algorithm overrides its
+	// algorithm ("" keeps it).
+	Name      string `json:"name"`
+	Scenario  string `json:"scenario"`
+	Algorithm string `json:"algorithm,omitempty"`
+}
+
+// ClusterResult is what building a ClusterJob's run showed.
+type ClusterResult struct {
+	// Algorithm is the run's algorithm; Candidates, Stores and Resource
+	// its nodes (Resource sim.None: no fenced resource); HasResource and
+	// HasStore whether it has a fenced resource and a lease store.
+	Algorithm   string       `json:"algorithm"`
+	Candidates  []sim.NodeID `json:"candidates,omitempty"`
+	Stores      []sim.NodeID `json:"stores,omitempty"`
+	Resource    sim.NodeID   `json:"resource"`
+	HasResource bool         `json:"has_resource,omitempty"`
+	HasStore    bool         `json:"has_store,omitempty"`
+	// Contract and Declared are the run's contract, resolved and as
+	// declared; Timescale the algorithm's (scenario.Run.Timescale).
+	Contract  contract.Contract `json:"contract"`
+	Declared  contract.Contract `json:"declared"`
+	Timescale time.Duration     `json:"timescale_ns,omitempty"`
+	// CronStates are the cron mode's protocol states (queue, beat and
+	// controller steps), after the algorithm's: cron.Config.States.
+	CronStates []string `json:"cron_states,omitempty"`
+	// Err is why the run could not be built (a configuration the
+	// algorithm refuses, a panic in its factory).
+	Err string `json:"err,omitempty"`
+}
+
+// DiedError is a worker process that died (or overran its watchdog)
+// while it built a configuration: the algorithm's factory called os.Exit,
+// overflowed its stack or did not return. Search returns it when the
+// base's configuration killed its worker; simrun reports it as the
+// algorithm's crash, not as bad input.
+type DiedError struct{ Msg string }
+
+func (e *DiedError) Error() string { return e.Msg }
+
+// BuildCluster builds j's run in this process (a worker's side of
+// Runner.Cluster); a panic in the algorithm's factory is its Err.
+func BuildCluster(j ClusterJob) (res ClusterResult) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = ClusterResult{Err: fmt.Sprintf("building the run panicked: %v", p)}
+		}
+	}()
+	sc, err := scenario.Parse(j.Name, []byte(j.Scenario))
+	if err != nil {
+		return ClusterResult{Err: err.Error()}
+	}
+	r, err := sc.Build(scenario.RunOptions{Seed: j.Seed, Algorithm: j.Algorithm, Lean: true})
+	if err != nil {
+		return ClusterResult{Err: err.Error()}
+	}
+	return clusterResultOf(r)
+}
+
+// clusterResultOf is what a built run shows of its configuration.
+func clusterResultOf(r *scenario.Run) ClusterResult {
+	out := ClusterResult{Algorithm: r.Algorithm, Candidates: r.Candidates, Stores: r.StoreIDs, Resource: r.ResourceID,
+		HasResource: r.Resource != nil, HasStore: r.Store != nil, Contract: r.Contract, Declared: r.Declared, Timescale: r.Timescale}
+	if r.CronConfig != nil {
+		out.CronStates = r.CronConfig.States()
+	}
+	return out
+}
+
+// buildCluster builds one run of sc (seed 1, algorithm over) to learn
+// its configuration: through o.Runner when set, else here, where a panic
+// in the algorithm's factory is an error, not the search's end.
+func buildCluster(ctx context.Context, o *Options, sc *scenario.Scenario, over string) (ClusterResult, error) {
+	if o.Runner != nil {
+		res, err := o.Runner.Cluster(ctx, ClusterJob{Seed: 1, Name: sc.File, Scenario: string(sc.YAML()), Algorithm: over})
+		if err != nil {
+			return ClusterResult{}, err
+		}
+		if res.Err != "" {
+			return res, errors.New(res.Err)
+		}
+		return res, nil
+	}
+	res := func() (res ClusterResult) {
+		defer func() {
+			if p := recover(); p != nil { // a user algorithm's factory
+				res = ClusterResult{Err: fmt.Sprintf("building the run panicked: %v", p)}
+			}
+		}()
+		r, err := sc.Build(scenario.RunOptions{Seed: 1, Algorithm: over, Lean: true})
+		if err != nil {
+			return ClusterResult{Err: err.Error()}
+		}
+		return clusterResultOf(r)
+	}()
+	if res.Err != "" {
+		return res, errors.New(res.Err)
+	}
+	return res, nil
+}

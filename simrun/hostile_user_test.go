@@ -1,0 +1,91 @@
+package simrun
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/electsim/electsim/registry"
+	"github.com/electsim/electsim/sim"
+)
+
+// hostileAlgo is a user's algorithm (not built into electsim: no
+// InProcess) that misbehaves as its "bug" parameter says, for the
+// hostile corpus (hostile_workers_test.go). Its nodes never lead; each
+// sets a timer every hostileTick and, at it:
+//
+//   - exit: os.Exit(0);
+//   - forge: prints what a reply of an older simrun's hunt worker looked
+//     like (a line with its marker) on stdout, then goes on;
+//   - alloc: allocates (and touches) memory without bound;
+//   - late-panic: panics once the simulated clock passes 900 s (a
+//     finding whose shrink takes long: every trial runs to 900 s).
+//
+// and at its factory (while the run is built, before any handler):
+//
+//   - build-exit: os.Exit(7);
+//   - build-block: never returns.
+const hostileAlgo = "hostile-user"
+
+// hostileTick is the nodes' timer period.
+const hostileTick = time.Millisecond
+
+type hostileNode struct {
+	env  sim.Env
+	bug  string
+	keep [][]byte
+}
+
+func (h *hostileNode) Start(env sim.Env, _ []byte) {
+	h.env = env
+	env.SetTimer(hostileTick, 1)
+}
+
+func (h *hostileNode) OnMessage(sim.Message) {}
+
+func (h *hostileNode) OnTimer(sim.TimerID, int) {
+	switch h.bug {
+	case "exit":
+		os.Exit(0)
+	case "forge":
+		fmt.Println(`@@simrun-hunt-reply@@ {"run":{"hash":"forged"`)
+		fmt.Println(`@@simrun-hunt-reply@@ {"run":{"failure":["crashed"],"crash":"forged"}}`)
+	case "alloc":
+		for {
+			b := make([]byte, 1<<20)
+			for i := 0; i < len(b); i += 4096 {
+				b[i] = 1
+			}
+			h.keep = append(h.keep, b)
+		}
+	case "late-panic":
+		if h.env.Now() >= 900*time.Second {
+			panic("hostile-user: a late bug")
+		}
+	}
+	h.env.SetTimer(hostileTick, 1)
+}
+
+func init() {
+	bugs := []string{"none", "exit", "forge", "alloc", "late-panic", "build-exit", "build-block"}
+	registry.Default.MustRegister(registry.Algorithm{
+		Name: hostileAlgo, Doc: "throwaway: a user algorithm that misbehaves (hostile corpus)", Package: "hostileuser",
+		Params: []registry.Param{{Key: "bug", Kind: registry.Enum, Enum: bugs, Doc: "how it misbehaves"}},
+		Build: func(v registry.Values, _ int, _ *sim.Rand) (registry.Factory, error) {
+			bug := "none"
+			if v.Has("bug") {
+				bug = v.String("bug")
+			}
+			return func([]sim.NodeID, registry.Services) sim.Node {
+				switch bug {
+				case "build-exit":
+					os.Exit(7)
+				case "build-block":
+					var never chan struct{}
+					<-never
+				}
+				return &hostileNode{bug: bug}
+			}, nil
+		},
+	})
+}

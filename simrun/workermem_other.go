@@ -1,0 +1,7 @@
+//go:build !linux
+
+package simrun
+
+// lowerDataLimit does nothing outside Linux (the Go runtime's
+// soft limit still applies).
+func lowerDataLimit(uint64) error { return nil }
