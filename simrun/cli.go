@@ -17,6 +17,7 @@ var subcommands = []struct{ name, synopsis, doc string }{
 	{"merge", "merge [-out DIR] [-json FILE] [-quiet] [-runs=false] DIR|summary.json...", "combine shard outputs into one summary and report"},
 	{"margin", "margin -scenario FILE -rate PATH [-rates LIST] [-seeds K] [-out DIR]", "clock-drift margin study: simulated overlaps beside the analytic bound"},
 	{"hunt", "hunt -algo NAME [-set path=value]... [-scenario F] [-budget 60s] [-runs N] [-seed N] [-workers N] [-isolate] [-out DIR] [-quiet]", "search fault schedules and parameters for a contract breach"},
+	{"reality", "reality -scenario FILE [-trials N] [-workers W] [-out DIR]", "the story against the real servers and clients, beside the simulation"},
 	{"list", "list [-dir DIR]", "the shipped scenarios and the algorithms with their parameters"},
 	{"help", "help [COMMAND]", "this text, or COMMAND's (the same as COMMAND -h)"},
 }
@@ -46,6 +47,8 @@ func runAs(prog string, args []string, stdout, stderr io.Writer) int {
 			if isWorker() { // hidden: a hunt's worker process (huntpool.go)
 				return huntWorker(os.Stdin, os.NewFile(huntReplyFD, "simrun-replies"), stderr) // the replies' pipe (huntpool.go)
 			}
+		case "reality":
+			return realityAs(prog, args[1:], stdout, stderr)
 		case "list":
 			return listAs(prog, args[1:], stdout, stderr)
 		case "help":

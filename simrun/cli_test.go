@@ -105,7 +105,7 @@ func TestHelpListsEveryCommand(t *testing.T) {
 	code, usage, stderr := simrun(t, "-h")
 	require.Equal(t, exitOK, code)
 	assert.Empty(t, stderr)
-	for _, c := range []string{"merge", "margin", "hunt", "list", "help", "-version", "-scenario", "-matrix"} {
+	for _, c := range []string{"merge", "margin", "hunt", "reality", "list", "help", "-version", "-scenario", "-matrix"} {
 		assert.Regexp(t, `(?m)^(usage:| {6}) simrun `+c+`\b`, usage, "usage line for %s", c)
 	}
 	for _, c := range subcommands {
@@ -113,7 +113,7 @@ func TestHelpListsEveryCommand(t *testing.T) {
 	}
 	_, help, _ := simrun(t, "help")
 	assert.Equal(t, usage, help)
-	for _, c := range []string{"merge", "margin", "hunt", "list"} {
+	for _, c := range []string{"merge", "margin", "hunt", "reality", "list"} {
 		code, direct, _ := simrun(t, c, "-h")
 		require.Equal(t, exitOK, code, c)
 		code, viaHelp, _ := simrun(t, "help", c)
@@ -124,7 +124,7 @@ func TestHelpListsEveryCommand(t *testing.T) {
 	}
 	code, _, stderr = simrun(t, "help", "mrege")
 	assert.Equal(t, exitUsage, code)
-	assert.Equal(t, `simrun help: no command "mrege" (did you mean merge?) (one of merge, margin, hunt, list, help); run 'simrun -h' for usage`+"\n", stderr)
+	assert.Equal(t, `simrun help: no command "mrege" (did you mean merge?) (one of merge, margin, hunt, reality, list, help); run 'simrun -h' for usage`+"\n", stderr)
 
 	code, stdout, _ := simrun(t, "-version")
 	assert.Equal(t, exitOK, code)

@@ -1,0 +1,201 @@
+package reality
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/electsim/electsim/faults"
+	"github.com/electsim/electsim/scenario"
+)
+
+// FaultKind is what the harness does to a real process.
+type FaultKind string
+
+// The faults a trial applies.
+const (
+	// FaultPause: SIGSTOP the holder's client for For, then SIGCONT.
+	FaultPause FaultKind = "pause"
+	// FaultCrash: SIGKILL the holder's client; For later a new client
+	// process takes its place (none without For).
+	FaultCrash FaultKind = "crash"
+)
+
+// Fault is one fault of a story, aimed at the client holding the lock.
+type Fault struct {
+	Kind FaultKind
+	// AtMin..AtMax is when it hits, drawn per trial, from the trial's start.
+	AtMin, AtMax time.Duration
+	// ForMin..ForMax is how long it lasts (0: until the trial ends).
+	ForMin, ForMax time.Duration
+}
+
+// Story is a scenario as the harness plays it with real processes.
+type Story struct {
+	// Scenario is the electsim scenario, run as is on the simulated side.
+	Scenario *scenario.Scenario
+	// Adapter names the real system (Adapters).
+	Adapter string
+	// Candidates is the number of client processes; Stores the number of
+	// servers (1, or Redlock's masters).
+	Candidates, Stores int
+	// Client is the client's tuning, as the scenario's algorithm sets it.
+	TTL, Renew, Retry time.Duration
+	Jitter            float64
+	// Faults, in the scenario's order.
+	Faults []Fault
+	// Length is how long a trial runs: the scenario's duration and settle.
+	Length time.Duration
+	// Unmeasured says, one line each, what the scenario has that the
+	// trials do not measure (a cron layer: the clients write nowhere).
+	Unmeasured []string
+}
+
+// leaseParams are the lease parameters a real client follows (the rest
+// are refused: the real client could not be told them); persistence and
+// token only matter to store faults and writes, which no trial has.
+var leaseParams = map[string]bool{"flavor": true, "ttl": true, "renew_interval": true, "retry_period": true,
+	"jitter_factor": true, "masters": true, "validity_check": true, "token": true, "persistence": true,
+	"clock_drift_factor": true, "clock_drift_margin": true}
+
+// FromScenario reads what the harness needs from a scenario, or refuses
+// it with a one-line reason: an algorithm with no real adapter, a
+// parameter the real client cannot be given, a fault the harness cannot
+// apply to real processes.
+func FromScenario(sc *scenario.Scenario) (*Story, error) {
+	st := &Story{Scenario: sc, Candidates: sc.Nodes, Stores: 1, TTL: 10 * time.Second, Retry: 2 * time.Second, Jitter: 1.2,
+		Length: sc.Duration + sc.Settle.For}
+	switch sc.Algorithm.Name {
+	case "lease":
+	case "etcd":
+		if err := st.etcd(sc); err != nil {
+			return nil, err
+		}
+		return st.faults(sc)
+	default:
+		return nil, fmt.Errorf("algorithm %q has no real adapter yet (lease ttl: Redis, lease redlock: five Redis masters, etcd: etcd)", sc.Algorithm.Name)
+	}
+	flavor := "k8s"
+	for _, kv := range sc.Algorithm.Params() {
+		k, v, _ := strings.Cut(kv, "=")
+		if !leaseParams[k] {
+			return nil, fmt.Errorf("algorithm parameter %s: the real client is not told it", k)
+		}
+		var err error
+		switch k {
+		case "flavor":
+			flavor = v
+		case "ttl":
+			st.TTL, err = time.ParseDuration(v)
+		case "renew_interval":
+			st.Renew, err = time.ParseDuration(v)
+		case "retry_period":
+			st.Retry, err = time.ParseDuration(v)
+		case "jitter_factor":
+			st.Jitter, err = strconv.ParseFloat(v, 64)
+		case "masters":
+			st.Stores, err = strconv.Atoi(v)
+		case "validity_check":
+			if v != "never" {
+				return nil, fmt.Errorf("validity_check %s: the real client follows go-redsync's README (never)", v)
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("algorithm parameter %s: %v", kv, err)
+		}
+	}
+	switch flavor {
+	case "ttl":
+		st.Adapter, st.Stores = "redis", 1
+	case "redlock":
+		st.Adapter = "redlock"
+		if st.Stores == 1 && !hasParam(sc, "masters") {
+			st.Stores = 5
+		}
+	default:
+		return nil, fmt.Errorf("lease flavor %q has no real adapter yet (ttl, redlock)", flavor)
+	}
+	if st.Renew == 0 {
+		st.Renew = st.TTL / 3
+	}
+	return st.faults(sc)
+}
+
+// etcd reads the etcd election's parameters: the session TTL (default 60 s,
+// NewSession's); the rest are the model's server and timeouts, left at the
+// real ones' defaults.
+func (st *Story) etcd(sc *scenario.Scenario) error {
+	st.Adapter, st.Stores, st.TTL = "etcd", 1, 60*time.Second
+	for _, kv := range sc.Algorithm.Params() {
+		k, v, _ := strings.Cut(kv, "=")
+		if k != "ttl" {
+			return fmt.Errorf("algorithm parameter %s: the real client and server are not told it", k)
+		}
+		d, err := time.ParseDuration(v)
+		if err != nil || d%time.Second != 0 {
+			return fmt.Errorf("algorithm parameter %s: a whole number of seconds", kv)
+		}
+		st.TTL = d
+	}
+	st.Renew = st.TTL / 3
+	return nil
+}
+
+// faults reads the scenario's faults, or refuses those the harness cannot
+// apply to real processes.
+func (st *Story) faults(sc *scenario.Scenario) (*Story, error) {
+	if len(sc.Clocks) > 0 {
+		return nil, fmt.Errorf("clocks: the harness cannot set a real process's clock (libfaketime conflicts with Debian's jemalloc Redis)")
+	}
+	if len(sc.Nemeses) > 0 {
+		return nil, fmt.Errorf("nemeses: the harness plays the faults list only")
+	}
+	for i, f := range sc.Faults {
+		rf, err := realFault(f)
+		if err != nil {
+			return nil, fmt.Errorf("faults[%d]: %v", i, err)
+		}
+		st.Faults = append(st.Faults, rf)
+	}
+	if sc.Cron != nil {
+		st.Unmeasured = append(st.Unmeasured, "cron: the real clients write nowhere, so double_execution and stale_write are measured in simulation only")
+	}
+	return st, nil
+}
+
+func hasParam(sc *scenario.Scenario, key string) bool {
+	for _, kv := range sc.Algorithm.Params() {
+		if strings.HasPrefix(kv, key+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+// realFault is f as the harness applies it, or why it cannot.
+func realFault(f faults.Fault) (Fault, error) {
+	if f.After != nil {
+		return Fault{}, fmt.Errorf("a fault on a protocol event (after: %s) needs the engine's trace; give it a time (at:)", f.After.Event+f.After.State)
+	}
+	rf := Fault{AtMin: f.At.Min, AtMax: f.At.Max}
+	if f.For != nil {
+		rf.ForMin, rf.ForMax = f.For.Min, f.For.Max
+	}
+	var target faults.Target
+	switch {
+	case f.Pause != nil:
+		rf.Kind, target = FaultPause, f.Pause.Target
+		if f.For == nil {
+			return Fault{}, fmt.Errorf("a pause without for: would last past the trial")
+		}
+	case f.Crash != nil:
+		rf.Kind, target = FaultCrash, f.Crash.Target
+	default:
+		return Fault{}, fmt.Errorf("only pause and crash of the holder are applied to real processes (partitions through the proxy: not yet)")
+	}
+	if target.Kind != faults.TargetLeader && target.Kind != faults.TargetLeaseHolder {
+		return Fault{}, fmt.Errorf("target %s: the harness aims at the client holding the lock (leader, lease_holder)", target.Kind)
+	}
+	return rf, nil
+}

@@ -1,0 +1,115 @@
+package reality
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/electsim/electsim/scenario"
+)
+
+func parse(t *testing.T, src string) *scenario.Scenario {
+	t.Helper()
+	sc, err := scenario.Parse("story.yaml", []byte(src))
+	require.NoError(t, err)
+	return sc
+}
+
+const storyHead = "name: s\nseed: 1\nduration: 16s\nstart: 2026-11-21T01:59:00Z\ncluster: {nodes: 3}\nsettle: {for: 4s, leader_within: 4s}\n"
+
+func TestFromScenarioReadsTheShippedStories(t *testing.T) {
+	for _, f := range []string{"stories/redis-gc-pause.yaml", "stories/redis-leader-crash.yaml"} {
+		sc, err := scenario.Load(f)
+		require.NoError(t, err, f)
+		st, err := FromScenario(sc)
+		require.NoError(t, err, f)
+		require.Equal(t, "redis", st.Adapter)
+		require.Equal(t, 3, st.Candidates)
+		require.Equal(t, 1, st.Stores)
+		require.Equal(t, 3*time.Second, st.TTL)
+		require.Equal(t, time.Second, st.Renew, "TTL/3, the model's default RenewInterval")
+		require.Equal(t, time.Second, st.Retry)
+		require.Equal(t, 1.2, st.Jitter)
+		require.Equal(t, 20*time.Second, st.Length)
+		require.Len(t, st.Faults, 1)
+		require.Equal(t, 4*time.Second, st.Faults[0].AtMin)
+		require.Equal(t, 5*time.Second, st.Faults[0].AtMax)
+	}
+}
+
+func TestFromScenarioRedlockHasFiveMasters(t *testing.T) {
+	st, err := FromScenario(parse(t, storyHead+"algorithm: {name: lease, flavor: redlock, ttl: 8s}\nfaults: [{at: 5s, crash: leader}]\n"))
+	require.NoError(t, err)
+	require.Equal(t, "redlock", st.Adapter)
+	require.Equal(t, 5, st.Stores)
+	require.Equal(t, FaultCrash, st.Faults[0].Kind)
+	require.Zero(t, st.Faults[0].ForMax, "a crash without for: never restarted")
+}
+
+func TestFromScenarioRefusesWhatItCannotPlay(t *testing.T) {
+	for name, tail := range map[string]string{
+		"no adapter":     "algorithm: {name: raft}\n",
+		"k8s lease":      "algorithm: {name: lease, flavor: k8s}\n",
+		"parameter":      "algorithm: {name: lease, flavor: ttl, request_timeout: 1s}\n",
+		"validity check": "algorithm: {name: lease, flavor: ttl, validity_check: before_each_action}\n",
+		"event trigger":  "algorithm: {name: lease, flavor: ttl}\nfaults: [{after: {event: elected, node: leader}, pause: leader, for: 5s}]\n",
+		"partition":      "algorithm: {name: lease, flavor: ttl}\nfaults: [{at: 5s, partition: {shape: groups, groups: [[leader], [store, followers]]}, for: 5s}]\n",
+		"clock":          "algorithm: {name: lease, flavor: ttl}\nfaults: [{at: 1s, clock: {target: followers, rate: 2.0}}]\n",
+		"target":         "algorithm: {name: lease, flavor: ttl}\nfaults: [{at: 5s, pause: candidate, for: 5s}]\n",
+	} {
+		sc, err := scenario.Parse("story.yaml", []byte(storyHead+tail))
+		require.NoError(t, err, "%s: a valid scenario the harness must refuse itself", name)
+		_, err = FromScenario(sc)
+		require.Error(t, err, name)
+	}
+}
+
+func TestPrepareNamesTheMissingPackage(t *testing.T) {
+	t.Setenv("PATH", t.TempDir()) // no redis-server here
+	_, _, err := Prepare(Options{Scenario: "stories/redis-gc-pause.yaml"})
+	var missing *MissingError
+	require.True(t, errors.As(err, &missing), "%v", err)
+	require.Equal(t, "redis-server", missing.Package)
+	require.Contains(t, err.Error(), "apt-get install -y redis-server")
+}
+
+func TestFromScenarioEtcd(t *testing.T) {
+	for _, f := range []string{"stories/etcd-gc-pause.yaml", "stories/etcd-leader-crash.yaml"} {
+		sc, err := scenario.Load(f)
+		require.NoError(t, err, f)
+		st, err := FromScenario(sc)
+		require.NoError(t, err, f)
+		require.Equal(t, "etcd", st.Adapter)
+		require.Equal(t, 1, st.Stores)
+		require.Equal(t, 3*time.Second, st.TTL)
+		require.Len(t, st.Faults, 1)
+	}
+	st, err := FromScenario(parse(t, storyHead+"algorithm: {name: etcd}\n"))
+	require.NoError(t, err)
+	require.Equal(t, 60*time.Second, st.TTL, "NewSession's default")
+	for name, tail := range map[string]string{
+		"request timeout": "algorithm: {name: etcd, ttl: 3s, request_timeout: 1s}\n",
+		"revoke delay":    "algorithm: {name: etcd, ttl: 3s, revoke_delay: 50ms}\n",
+	} {
+		_, err := FromScenario(parse(t, storyHead+tail))
+		require.Error(t, err, name)
+	}
+}
+
+// A check cancelled before or between trials (SIGINT) returns an error,
+// never a result with trials missing; no server is needed to see it: the
+// cancelled trial starts nothing.
+func TestRunTrialsCancelledReturnsAnError(t *testing.T) {
+	sc, err := scenario.Load("stories/redis-gc-pause.yaml")
+	require.NoError(t, err)
+	st, err := FromScenario(sc)
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res := &Result{Trials: make([]*TrialResult, 3)}
+	err = runTrials(ctx, Options{Trials: 3, Workers: 1}, st, "/nonexistent/client", t.TempDir(), res)
+	require.Error(t, err)
+}
