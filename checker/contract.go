@@ -154,7 +154,7 @@ func (c *checker) excuseOf(s *faultSpan, v *Violation) Excuse {
 
 // reaches reports whether fault s reached finding v: it acted while v
 // lasted or ended at most g.Aftermath before v began (at any time before v
-// ended for a class g says voids it anywhere: a forgotten vote stays
+// ended for a class g says lasts (Guarantee.Lasting): a forgotten vote stays
 // forgotten), and it acted on a node v involves (inv), on a link such a
 // node used, or, for a class g names in Anywhere, on any node.
 func (c *checker) reaches(g contract.Guarantee, s *faultSpan, v *Violation, inv []sim.NodeID) bool {
@@ -162,7 +162,8 @@ func (c *checker) reaches(g contract.Guarantee, s *faultSpan, v *Violation, inv 
 	if s.start > v.End {
 		return false
 	}
-	if !anywhere && !g.Lasts(s.class) && s.end != sim.Never && s.end.Add(g.Aftermath) < v.At {
+	lasting := g.Lasts(s.class)
+	if !lasting && s.end != sim.Never && s.end.Add(g.Aftermath) < v.At {
 		return false
 	}
 	if s.class == contract.Loss {
@@ -176,7 +177,7 @@ func (c *checker) reaches(g contract.Guarantee, s *faultSpan, v *Violation, inv 
 			named = inv
 		}
 		from := v.At - sim.Time(g.Aftermath)
-		if anywhere {
+		if lasting {
 			from = 0
 		}
 		if !c.faults.lost.any(named, max(from, s.start), v.End) {

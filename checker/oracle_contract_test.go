@@ -235,7 +235,7 @@ func oracleVerdict(c oCase, check string, f oFinding) contract.Verdict {
 		for _, a := range g.Lasting {
 			lasting = lasting || a == flt.cls && excepted
 		}
-		if !anywhere && !lasting && flt.end != sim.Never && flt.end+sim.Time(g.Aftermath) < f.at {
+		if !lasting && flt.end != sim.Never && flt.end+sim.Time(g.Aftermath) < f.at {
 			continue
 		}
 		reached := false
@@ -265,7 +265,7 @@ func oracleVerdict(c oCase, check string, f oFinding) contract.Verdict {
 				return false
 			}
 			from := f.at - sim.Time(g.Aftermath)
-			if anywhere {
+			if lasting {
 				from = 0
 			}
 			if !oracleLost(c.recs, named, max(from, flt.start), f.end) {

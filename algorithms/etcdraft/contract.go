@@ -40,13 +40,14 @@ func Contract(c Config) contract.Contract {
 		lost = append(lost, contract.Restart) // a restarted node forgot its vote; a crash alone forgets nothing that matters
 	}
 	out := contract.Contract{Guarantees: []contract.Guarantee{
-		{Check: "election_safety", Unless: lost, Anywhere: lost, Source: sourceElectionSafety},
+		{Check: "election_safety", Unless: lost, Anywhere: lost, Lasting: lost, Source: sourceElectionSafety},
 	}}
 	if c.CheckQuorum {
 		out.Guarantees = append(out.Guarantees, contract.Guarantee{
 			Check:      "split_brain",
 			Unless:     append([]contract.FaultClass{contract.Pause, contract.ClockRate}, lost...),
 			Anywhere:   lost,
+			Lasting:    lost,
 			MaxOverlap: 2 * CheckQuorumPeriod(c),
 			Latency:    contract.LatencyTerms{Spread: 1},
 			Source:     sourceCheckQuorum,

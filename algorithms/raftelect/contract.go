@@ -45,8 +45,8 @@ func Contract(c Config) contract.Contract {
 	if !c.Persist {
 		lost = append(lost, contract.Restart) // a restarted node forgot its vote; a crash alone forgets nothing that matters
 	}
-	es := contract.Guarantee{Check: "election_safety", Unless: lost, Anywhere: lost, Source: sourceElectionSafety}
-	sb := contract.Guarantee{Check: "split_brain", Anywhere: lost}
+	es := contract.Guarantee{Check: "election_safety", Unless: lost, Anywhere: lost, Lasting: lost, Source: sourceElectionSafety}
+	sb := contract.Guarantee{Check: "split_brain", Anywhere: lost, Lasting: lost}
 	if c.CheckQuorum {
 		sb.Unless = append([]contract.FaultClass{contract.Pause, contract.ClockRate}, lost...)
 		sb.MaxOverlap = 2 * c.ElectionTimeoutMin

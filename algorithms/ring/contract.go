@@ -31,7 +31,15 @@ const sourceModel = "Chang & Roberts 1979 and LeLann 1977 (a reliable unidirecti
 // itself: the run gets no contract (contract.LatencyTerms.Assume); a link
 // fault within it (class link) is inside the model.
 func Contract(c Config) contract.Contract {
-	return contract.Synchronous(c.AckTimeout, sourceModel).WithAftermath(Aftermath(c))
+	out := contract.Synchronous(c.AckTimeout, sourceModel).WithAftermath(Aftermath(c))
+	// Every node relays the ring's election messages, so a slow, paused
+	// or fast-clocked node delays or loses an election it is not named in:
+	// its faults reach every finding (within the aftermath).
+	for i := range out.Guarantees {
+		g := &out.Guarantees[i]
+		g.Anywhere = append(g.Anywhere, contract.Pause, contract.ClockRate, contract.Disk)
+	}
+	return out
 }
 
 // Aftermath is how long after a fault ends it can still explain a finding
