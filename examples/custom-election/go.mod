@@ -1,6 +1,6 @@
 module example.com/custom-election
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/electsim/electsim v0.0.0-00010101000000-000000000000
@@ -21,7 +21,8 @@ require (
 	go.etcd.io/raft/v3 v3.7.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/image v0.30.0 // indirect
-	golang.org/x/text v0.28.0 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+	golang.org/x/text v0.37.0 // indirect
 	gonum.org/v1/plot v0.17.0 // indirect
 	google.golang.org/protobuf v1.36.11 // indirect
 )
