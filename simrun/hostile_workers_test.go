@@ -141,7 +141,7 @@ func TestHostileSmallRefusals(t *testing.T) {
 	for _, c := range subcommands {
 		assert.Contains(t, r.stderr, c.name)
 	}
-	assert.Contains(t, r.stderr, "commands: merge, margin, hunt, list, help")
+	assert.Contains(t, r.stderr, "commands: merge, margin, hunt, reality, list, help")
 	requireRefused(t, runBounded(t, dir, "-scenario", abs, "-set", "clu\nster.nodes=3"), `"clu\nster.nodes"`)
 	requireRefused(t, runBounded(t, dir, "hunt", "-algo", "raft", "-set", "a\nb=1"), `"a\nb"`)
 	assert.Equal(t, before, snapshot(t, dir))
