@@ -157,7 +157,7 @@ func (c *checker) excuseOf(s *faultSpan, v *Violation) Excuse {
 // ended for a class g says lasts (Guarantee.Lasting): a forgotten vote stays
 // forgotten), and it acted on a node v involves (inv), on a link such a
 // node used, or, for a class g names in Anywhere, on any node.
-func (c *checker) reaches(g contract.Guarantee, s *faultSpan, v *Violation, inv []sim.NodeID) bool {
+func (c *checker) reaches(g contract.Guarantee, s *faultSpan, v *Violation, inv nodeSet) bool {
 	anywhere := g.ExcusesAnywhere(s.class)
 	if s.start > v.End {
 		return false
@@ -174,7 +174,7 @@ func (c *checker) reaches(g contract.Guarantee, s *faultSpan, v *Violation, inv 
 		// an answer timeout later).
 		named := v.NodeIDs
 		if len(named) == 0 {
-			named = inv
+			named = inv.members()
 		}
 		from := v.At - sim.Time(g.Aftermath)
 		if lasting {
@@ -186,60 +186,76 @@ func (c *checker) reaches(g contract.Guarantee, s *faultSpan, v *Violation, inv 
 	}
 	switch {
 	case s.node >= 0:
-		return anywhere || containsID(inv, s.node)
+		return anywhere || inv.has(s.node)
 	case s.class.PerNode() || s.links == nil:
 		return true // every node, or every link
 	}
 	for _, l := range s.links {
-		if (containsID(inv, l.From) || containsID(inv, l.To)) && c.faults.used.either(l.From, l.To) {
+		if (inv.has(l.From) || inv.has(l.To)) && c.faults.used.either(l.From, l.To) {
 			return true
 		}
 	}
 	return false
 }
 
-// involved lists the nodes a finding of check involves: the nodes it
+// nodeSet is a set of nodes, indexed by ID.
+type nodeSet []bool
+
+func (s nodeSet) has(id sim.NodeID) bool { return id >= 0 && int(id) < len(s) && s[id] }
+
+func (s *nodeSet) add(ids ...sim.NodeID) {
+	for _, id := range ids {
+		if id < 0 {
+			continue
+		}
+		for int(id) >= len(*s) {
+			*s = append(*s, false)
+		}
+		(*s)[id] = true
+	}
+}
+
+// involved is the set of nodes a finding of check involves: the nodes it
 // names (every candidate when it names none) and the services they depend
 // on: the lease stores (a coordination service) for an election finding;
 // for a finding of the cron layer also every other service (the fenced
-// resource, the queue, the execution store, the workers).
-func (c *checker) involved(check string, v *Violation) []sim.NodeID {
-	out := append([]sim.NodeID(nil), v.NodeIDs...)
-	if len(out) == 0 || check == CheckDisruption {
-		// A disruption involves every candidate: a slow or paused
-		// follower makes the leader's quorum check fail as surely as the
-		// leader's own fault (never a partition: the check requires the
-		// quorum's links to have been up, and the node whose rejoining
-		// disrupts is the one that was cut off).
-		for _, id := range c.in.Candidates {
-			if !containsID(out, id) {
-				out = append(out, id)
-			}
-		}
+// resource, the queue, the execution store, the workers), in queue and
+// Kubernetes modes every candidate too (a colocated worker), and for a
+// missed slot its due recoverers. A disruption involves every candidate.
+func (c *checker) involved(check string, v *Violation) nodeSet {
+	inv := make(nodeSet, len(c.in.Names))
+	inv.add(v.NodeIDs...)
+	if len(v.NodeIDs) == 0 || check == CheckDisruption {
+		// A disruption: a slow or paused follower makes the leader's
+		// quorum check fail as surely as the leader's own fault (never a
+		// partition: the check requires the quorum's links to have been
+		// up, and the node whose rejoining disrupts is the one cut off).
+		inv.add(c.in.Candidates...)
 	}
-	out = append(out, c.in.LeaseStore...)
+	inv.add(c.in.LeaseStore...)
 	if contains(electionChecks, check) {
-		return out
+		return inv
 	}
 	if check == CheckMissedSlots && len(v.NodeIDs) > 0 {
-		// The slot's due recoverers too: every node whose tenure began
-		// while the slot could still be run, however short the tenure (a
-		// crash just after it took over is why the slot was missed).
+		// The slot's due recoverers: every node whose tenure began while
+		// the slot could still be run, however short (a crash just after
+		// it took over is why the slot was missed).
 		for i := range c.tl.tenures {
-			if t := &c.tl.tenures[i]; t.start >= v.At && t.start <= v.End && !containsID(out, t.node) {
-				out = append(out, t.node)
+			if t := &c.tl.tenures[i]; t.start >= v.At && t.start <= v.End {
+				inv.add(t.node)
 			}
 		}
 	}
+	cand := make(nodeSet, len(c.in.Names))
+	cand.add(c.in.Candidates...)
 	for id := range c.in.Names {
-		n := sim.NodeID(id)
 		// In queue and Kubernetes modes (Input.Exec) a candidate may be a
 		// worker too (colocated): whoever ran the slot is involved.
-		if (!containsID(c.in.Candidates, n) || c.exec != nil) && !containsID(out, n) {
-			out = append(out, n)
+		if n := sim.NodeID(id); c.exec != nil || !cand.has(n) {
+			inv.add(n)
 		}
 	}
-	return out
+	return inv
 }
 
 func containsID(ids []sim.NodeID, id sim.NodeID) bool {
@@ -249,4 +265,15 @@ func containsID(ids []sim.NodeID, id sim.NodeID) bool {
 		}
 	}
 	return false
+}
+
+// members lists the set's nodes in ID order.
+func (s nodeSet) members() []sim.NodeID {
+	var out []sim.NodeID
+	for id, in := range s {
+		if in {
+			out = append(out, sim.NodeID(id))
+		}
+	}
+	return out
 }

@@ -79,3 +79,13 @@ func (t Table) Validate() error {
 func SlotName(job string, slot int64) string {
 	return job + "@" + time.Unix(0, slot).UTC().Format(time.RFC3339Nano)
 }
+
+// LongestRun is the longest any job of t may run (its RunMax), 0 for an
+// empty table.
+func (t Table) LongestRun() time.Duration {
+	var d time.Duration
+	for i := range t {
+		d = max(d, t[i].RunMax)
+	}
+	return d
+}

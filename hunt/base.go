@@ -75,6 +75,9 @@ type base struct {
 	desc   *registry.Algorithm
 	nodes  bool     // the search draws the cluster size
 	pinned []string // parameter keys the search leaves alone
+	// noElection: a shedlock or celery mode base, whose nodes take the
+	// cron layer's lock themselves (desc is a bare name).
+	noElection bool
 }
 
 // loadBase reads the base scenario of o.
@@ -128,7 +131,7 @@ func loadBase(ctx context.Context, o *Options) (*base, error) {
 		if o.Algo != "" && o.Algo != own {
 			return nil, usagef("-algo: %s is a %s-mode scenario (no election algorithm); it cannot run under %s", sc.Name, own, o.Algo)
 		}
-		b.sc, b.algo, b.desc = sc, own, &registry.Algorithm{Name: own}
+		b.sc, b.algo, b.desc, b.noElection = sc, own, &registry.Algorithm{Name: own}, true
 		return b, nil
 	}
 	if o.Scenario != "" && o.Algo != "" && o.Algo != sc.AlgorithmName("") {

@@ -50,7 +50,7 @@ func Search(ctx context.Context, o Options) (Result, error) {
 	}
 	if o.OnStart != nil {
 		caveat := b.sc.Caveat(b.over)
-		if b.desc.Contract == nil && b.algo != "shedlock" && b.algo != "celery" {
+		if b.desc.Contract == nil && !b.noElection {
 			caveat = "" // no contract: the hunt holds it to the election's own promise (findings)
 		}
 		o.OnStart(b.algo, caveat)

@@ -8,8 +8,7 @@ package scenario
 // a run's contract reads them. Empty when the contract excuses overlaps
 // only by faults of the nodes involved.
 func (sc *Scenario) Caveat(algo string) string {
-	own := sc.AlgorithmName("")
-	if own == "shedlock" || own == "celery" {
+	if sc.noElection() {
 		return "promises no exclusion at all: no election, each node takes the cron layer's lock itself"
 	}
 	spec := sc.Algorithm

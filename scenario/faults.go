@@ -89,21 +89,7 @@ func (l *loader) readFault(m *mapReader, kind, path string, sc *Scenario) (fault
 	ok := true
 	l.faultHasAfter = m.has("after")
 	defer func() { l.faultHasAfter = false }()
-	if m.has("at") {
-		if m.durRange("at", &f.At.Min, &f.At.Max, false) {
-			if sc.Duration > 0 && f.At.Min >= sc.Duration && !m.has("after") {
-				// Faults fire in the fault phase only; the settle phase
-				// reverts them and fires none, so this one never would.
-				l.errAt(m.get("at"), join(path, "at"), "%s is not before the fault phase ends (duration: %s): the fault would never fire (settle fires no fault); move it earlier or lengthen duration", fmtDur(f.At.Min), fmtDur(sc.Duration))
-				ok = false
-			}
-		} else {
-			ok = false
-		}
-	} else if !m.has("after") {
-		l.errAt(m.n, join(path, "at"), "missing: when the fault fires (e.g. at: 10s or at: 10s..20s), or after: {event, node}")
-		ok = false
-	}
+	ok = l.readAt(m, path, sc, &f) && ok
 	if m.has("for") {
 		var d faults.DurRange
 		if m.durRange("for", &d.Min, &d.Max, false) {
@@ -902,6 +888,26 @@ func (l *loader) readTriggerState(am *mapReader, tr *faults.Trigger, path string
 		} else {
 			l.errAt(am.get("state"), p, "unknown protocol state %q%s (%s declares %s)", tr.State, suggest(tr.State, states), sc.AlgorithmName(""), strings.Join(states, ", "))
 		}
+		return false
+	}
+	return true
+}
+
+// readAt reads a fault's at: a time in the fault phase (required unless
+// after: triggers the fault).
+func (l *loader) readAt(m *mapReader, path string, sc *Scenario, f *faults.Fault) bool {
+	switch {
+	case !m.has("at") && !m.has("after"):
+		l.errAt(m.n, join(path, "at"), "missing: when the fault fires (e.g. at: 10s or at: 10s..20s), or after: {event, node}")
+		return false
+	case !m.has("at"):
+		return true
+	case !m.durRange("at", &f.At.Min, &f.At.Max, false):
+		return false
+	case sc.Duration > 0 && f.At.Min >= sc.Duration && !m.has("after"):
+		// Faults fire in the fault phase only; the settle phase reverts
+		// them and fires none, so this one never would.
+		l.errAt(m.get("at"), join(path, "at"), "%s is not before the fault phase ends (duration: %s): the fault would never fire (settle fires no fault); move it earlier or lengthen duration", fmtDur(f.At.Min), fmtDur(sc.Duration))
 		return false
 	}
 	return true

@@ -246,27 +246,7 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 		r.Contract = findAlgo(spec.Name).ContractOf(vals)
 		r.Timescale = findAlgo(spec.Name).TimescaleOf(vals)
 	}
-	// How long after a fault ends it still excuses a finding: the
-	// algorithm's own figure, else twice its timescale (docs/checkers.md,
-	// "Excuses"); the cron layer's promises add its longest run, for which
-	// a deposed leader's run may go on writing.
-	after := aftermathOf(r.Contract, r.Timescale)
-	r.Contract = r.Contract.WithAftermath(after)
-	var longestRun time.Duration
-	if r.CronConfig != nil {
-		for _, j := range r.CronConfig.Jobs {
-			longestRun = max(longestRun, j.RunMax)
-		}
-	}
-	switch {
-	case r.CronConfig != nil && shedlock:
-		r.Contract = r.Contract.Merge(r.CronConfig.ShedLockContract().WithAftermath(after + longestRun))
-	case r.CronConfig != nil:
-		r.Contract = r.Contract.Merge(r.CronConfig.Contract().WithAftermath(after + longestRun))
-	}
-	// Latency terms need the network the algorithm's values do not know.
-	r.Declared = r.Contract
-	r.Contract = r.Contract.Resolve(networkLatency(sc))
+	r.resolveContract(shedlock)
 	// Candidates are built afresh on every boot (sim.AddFreshNode): a
 	// crash loses all volatile state by construction.
 	var build func() sim.Node
@@ -602,10 +582,7 @@ func (r *Run) check() {
 		}
 		in.Policy = r.CronConfig.Policy
 		in.Jobs = r.CronConfig.Jobs
-		var longest time.Duration
-		for _, j := range r.CronConfig.Jobs {
-			longest = max(longest, j.RunMax)
-		}
+		longest := r.CronConfig.Jobs.LongestRun()
 		in.CronFrom = sc.Start
 		end := sc.Duration + sc.Settle.For - longest - 2*time.Second - r.wallLag()
 		if end > 0 {
@@ -669,4 +646,24 @@ func (r *Run) FaultSource(e *checker.Excuse) string {
 		}
 	}
 	return ""
+}
+
+// resolveContract completes the run's contract once the algorithm's is
+// known: every guarantee's aftermath (the algorithm's own figure, else
+// twice its timescale; the cron layer's promises add its longest run, for
+// which a deposed leader's run may go on writing: docs/checkers.md,
+// "Excuses"), the cron layer's promises, and the latency terms resolved
+// against the run's network (Declared keeps them unresolved).
+func (r *Run) resolveContract(shedlock bool) {
+	after := aftermathOf(r.Contract, r.Timescale)
+	r.Contract = r.Contract.WithAftermath(after)
+	if c := r.CronConfig; c != nil {
+		cronContract := c.Contract()
+		if shedlock {
+			cronContract = c.ShedLockContract()
+		}
+		r.Contract = r.Contract.Merge(cronContract.WithAftermath(after + c.Jobs.LongestRun()))
+	}
+	r.Declared = r.Contract
+	r.Contract = r.Contract.Resolve(networkLatency(r.Scenario))
 }
