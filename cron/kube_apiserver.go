@@ -77,7 +77,7 @@ func (a *APIServer) OnMessage(m sim.Message) {
 		a.createPod(m)
 	case KindKubeDeletePod:
 		if name, ok := m.Body.(string); ok {
-			a.evict(name)
+			a.evict(name, m.Flag)
 		}
 	case KindKubeFinishJob:
 		if f, ok := m.Body.(*KubeFinish); ok {
@@ -272,13 +272,16 @@ func (a *APIServer) pickKubelet() sim.NodeID {
 	return best
 }
 
-// evict deletes a Pod (the taint manager's eviction): Terminating until
-// its kubelet reports it gone, which an unreachable kubelet cannot.
-func (a *APIServer) evict(name string) {
+// evict deletes a Pod (the taint manager's eviction when taint is set,
+// which first adds the DisruptionTarget condition; else the Job
+// controller's delete): Terminating until its kubelet reports it gone,
+// which an unreachable kubelet cannot.
+func (a *APIServer) evict(name string, taint bool) {
 	i := a.pod(name)
 	if i < 0 || a.pods[i].Deleting {
 		return
 	}
+	a.pods[i].Disruption = a.pods[i].Disruption || taint
 	if a.pods[i].Node == sim.None { // never bound: nothing runs it
 		a.pods[i].Phase, a.pods[i].EndedAt = PodFailed, a.env.WallNanos()
 		return
@@ -330,6 +333,9 @@ func (a *APIServer) nodeStatus(m sim.Message) {
 			continue
 		}
 		p := &a.pods[i]
+		if st.Phase > p.Phase && st.Phase == PodFailed {
+			p.ExitCode = st.ExitCode
+		}
 		if st.Gone && p.Deleting {
 			a.removePod(i)
 			continue

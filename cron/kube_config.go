@@ -95,6 +95,13 @@ type KubeConfig struct {
 	// shell script as PID 1 does) and runs on until then. Zero kills at
 	// once; DefaultKube and the scenario loader give the API default, 30s.
 	TerminationGrace time.Duration
+	// PodFailurePolicy is the Job's spec.podFailurePolicy; nil: unset. Set,
+	// it makes PodReplacementPolicy KubeReplaceFailed (SetDefaults_Job),
+	// and validation refuses any other (validatePodReplacementPolicy).
+	PodFailurePolicy *KubePodFailurePolicy
+	// PodExitCode is the exit code of a container that fails (PodFailRate).
+	// Default 1.
+	PodExitCode int32
 }
 
 // DefaultKube returns a KubeConfig with n kubelets and the API defaults
@@ -128,6 +135,24 @@ func (k *KubeConfig) validate(c *Config) error {
 	def(&k.NodeMonitorGrace, 40*time.Second)
 	def(&k.TolerationSeconds, 300*time.Second)
 	def(&k.StartDeadline, time.Minute)
+	if k.PodExitCode == 0 {
+		k.PodExitCode = 1
+	}
+	if k.PodFailurePolicy != nil {
+		// pkg/apis/batch/v1/defaults.go SetDefaults_Job: Failed when a pod
+		// failure policy is set; validatePodReplacementPolicy refuses any
+		// other value beside one.
+		switch k.PodReplacementPolicy {
+		case "":
+			k.PodReplacementPolicy = KubeReplaceFailed
+		case KubeReplaceFailed:
+		default:
+			return fmt.Errorf("kubernetes pod_replacement_policy %q: only %s is supported when pod_failure_policy is specified", k.PodReplacementPolicy, KubeReplaceFailed)
+		}
+		if err := k.PodFailurePolicy.Validate(); err != nil {
+			return err
+		}
+	}
 	if k.PodReplacementPolicy == "" {
 		k.PodReplacementPolicy = KubeReplaceTerminating
 	}
@@ -145,6 +170,8 @@ func (k *KubeConfig) validate(c *Config) error {
 		return fmt.Errorf("kubernetes backoff_limit must be in 0..%d, got %d", MaxKubePodsPerJob-2, k.BackoffLimit)
 	case k.SuccessfulHistory < 0 || k.FailedHistory < 0 || k.SuccessfulHistory+k.FailedHistory > MaxKubeJobsPerCronJob/2:
 		return fmt.Errorf("kubernetes history limits must be in 0..%d together, got %d and %d", MaxKubeJobsPerCronJob/2, k.SuccessfulHistory, k.FailedHistory)
+	case k.PodExitCode < 1 || k.PodExitCode > 255:
+		return fmt.Errorf("kubernetes pod_exit_code must be in 1..255, got %d", k.PodExitCode)
 	case k.PodFailRate < 0 || k.PodFailRate > 1:
 		return fmt.Errorf("kubernetes pod_fail_rate must be in [0, 1], got %v", k.PodFailRate)
 	case k.StartingDeadline < 0 || k.ActiveDeadline < 0 || k.TerminationGrace < 0:

@@ -351,8 +351,13 @@ func (c *ControllerManager) jobController(v *KubeSnapshot) {
 			continue
 		}
 		var live []*KubePod
-		succeeded, failed, seen, terminating := 0, 0, 0, 0
+		// failed counts every failed Pod (the failure backoff's count);
+		// counted those that count towards backoffLimit (not Ignored by
+		// the pod failure policy: nonIgnoredFailedPodsCount).
+		succeeded, failed, counted, seen, terminating := 0, 0, 0, 0, 0
 		var lastFail int64
+		failJob := -1
+		onlyFailed := k.PodReplacementPolicy == KubeReplaceFailed || k.PodFailurePolicy != nil // onlyReplaceFailedPods
 		for pi := range v.Pods {
 			p := &v.Pods[pi]
 			if p.JobName != jb.Name {
@@ -365,10 +370,29 @@ func (c *ControllerManager) jobController(v *KubeSnapshot) {
 			case p.Phase == PodFailed:
 				failed++
 				lastFail = max(lastFail, p.EndedAt)
+				// getFailJobMessage and nonIgnoredFailedPodsCount: a
+				// Failed Pod is matched against the policy's rules.
+				count, fail, rule := k.PodFailurePolicy.match(p)
+				if count {
+					counted++
+				}
+				if fail && failJob < 0 {
+					failJob = rule
+				}
 			case !p.Deleting:
 				live = append(live, p)
 			default:
 				terminating++
+				// isPodFailed: unless only Failed Pods are replaced, a
+				// Pod with a deletionTimestamp that has not succeeded
+				// counts as failed towards backoffLimit at once. (Its
+				// failure backoff runs from its finish time, which for a
+				// Pod on an unreachable node is its Ready=False time,
+				// set when the node went unreachable minutes earlier:
+				// the model adds no wait for it.)
+				if !onlyFailed {
+					counted++
+				}
 			}
 		}
 		// finish deletes the Job's running Pods and marks it finished
@@ -396,7 +420,9 @@ func (c *ControllerManager) jobController(v *KubeSnapshot) {
 		switch {
 		case succeeded > 0:
 			finish("")
-		case failed > k.BackoffLimit: // exceedsBackoffLimit, checked before the deadline
+		case failJob >= 0: // a FailJob rule matched: FailureTarget, reason PodFailurePolicy
+			finish("PodFailurePolicy")
+		case counted > k.BackoffLimit: // exceedsBackoffLimit, checked before the deadline
 			finish("BackoffLimitExceeded")
 		case k.ActiveDeadline > 0 && now-jb.Start >= int64(k.ActiveDeadline): // pastActiveDeadline
 			finish("DeadlineExceeded")
@@ -460,7 +486,7 @@ func (c *ControllerManager) nodeLifecycle(v *KubeSnapshot) {
 		id := k.KubeletNodes[i]
 		for _, p := range v.Pods {
 			if p.Node == id && !p.Deleting && p.Phase < PodSucceeded {
-				c.send(KindKubeDeletePod, sim.Message{Body: p.Name})
+				c.send(KindKubeDeletePod, sim.Message{Flag: true, Body: p.Name})
 			}
 		}
 	}

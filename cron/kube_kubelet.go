@@ -22,7 +22,8 @@ type kubeletPod struct {
 	pod   KubePod
 	run   int64 // the executor's run ID; 0 once it ended
 	phase int
-	gone  bool // killed after its deletion: report it gone
+	exit  int32 // the container's exit code once Failed; 0: it never ran here
+	gone  bool  // killed after its deletion: report it gone
 	// terminating: deleted, SIGTERM sent, running on until killAt
 	// (monotonic) unless it ends first.
 	terminating bool
@@ -111,7 +112,7 @@ func (k *Kubelet) status() {
 	k.env.CancelTimer(k.timer)
 	sts := make([]KubePodStatus, 0, len(k.pods))
 	for _, p := range k.pods {
-		sts = append(sts, KubePodStatus{Name: p.pod.Name, Phase: p.phase, Gone: p.gone})
+		sts = append(sts, KubePodStatus{Name: p.pod.Name, Phase: p.phase, Gone: p.gone, ExitCode: p.exit})
 	}
 	k.env.Send(sim.Message{Kind: KindKubeNodeStatus, To: k.cfg.Kube.APIServer, Body: sts})
 	k.timer = k.env.SetTimer(k.cfg.Kube.NodeStatusEvery, k.cfg.TagBase+tagKubeStatus)
@@ -132,8 +133,9 @@ func (k *Kubelet) reconcile(bound []KubePod, full bool) {
 			k.startPod(b)
 			changed = true
 		case i < 0 && b.Phase == PodRunning:
-			// It ran here before a crash: its container is gone.
-			k.pods = append(k.pods, kubeletPod{pod: b, phase: PodFailed})
+			// It ran here before a crash: its container is gone (the
+			// kubelet's ContainerStatusUnknown, exit code 137).
+			k.pods = append(k.pods, kubeletPod{pod: b, phase: PodFailed, exit: KubeExitKilled})
 			changed = true
 		case i >= 0 && b.Deleting && !k.pods[i].gone:
 			k.kill(i)
@@ -200,7 +202,7 @@ func (k *Kubelet) hardKill(i int) {
 		k.Stats.Killed++
 		k.env.Effect(sim.Effect{Name: "kubelet.pod_killed", Detail: p.pod.Name + ": deleted",
 			A: p.run, B: p.pod.Slot, C: int64(p.pod.Job), Fact: sim.FactExecFailed})
-		p.run, p.phase = 0, PodFailed
+		p.run, p.phase, p.exit = 0, PodFailed, KubeExitKilled
 	}
 	p.gone = true
 }
@@ -216,8 +218,8 @@ func (k *Kubelet) finished(r *run) {
 	ev := sim.Effect{Name: "kubelet.pod_succeeded", Detail: p.pod.Name, A: p.run, B: p.pod.Slot, C: int64(p.pod.Job), Fact: sim.FactExecCompleted}
 	p.phase = PodSucceeded
 	if f := k.cfg.Kube.PodFailRate; f > 0 && k.env.Rand().Float64() < f {
-		p.phase = PodFailed
-		ev.Name, ev.Detail, ev.Fact = "kubelet.pod_failed", p.pod.Name+": the container exited 1", sim.FactExecFailed
+		p.phase, p.exit = PodFailed, k.cfg.Kube.PodExitCode
+		ev.Name, ev.Detail, ev.Fact = "kubelet.pod_failed", fmt.Sprintf("%s: the container exited %d", p.pod.Name, p.exit), sim.FactExecFailed
 		k.Stats.Failed++
 	} else {
 		k.Stats.Succeeded++

@@ -11,7 +11,7 @@ import "github.com/electsim/electsim/sim"
 //	KubeUpdateStatus:  A=job, Index=lastScheduleTime (0: nil), B=resourceVersion read, Body=[]string active Job names
 //	KubeDeleteJob:     Body=string Job name (its Pods are deleted with it)
 //	KubeCreatePod:     Index=pods the creator saw, Body=string Job name
-//	KubeDeletePod:     Body=string Pod name (an eviction: deletionTimestamp set)
+//	KubeDeletePod:     Body=string Pod name (deletionTimestamp set), Flag=the taint manager's eviction (DisruptionTarget)
 //	KubeFinishJob:     Flag=failed, Body=*KubeFinish
 //	KubeBind:          Body=*KubePod; the API server tells a kubelet of a Pod bound to it, or deleted
 //	KubeNodeStatus:    Body=[]KubePodStatus; a kubelet's status update and lease renewal
@@ -24,7 +24,7 @@ var (
 	KindKubeUpdateStatus   = sim.RegisterKind("kube.UpdateStatus", sim.Fields{Index: "last_schedule", A: "job", B: "resource_version"})
 	KindKubeDeleteJob      = sim.RegisterKind("kube.DeleteJob", sim.Fields{})
 	KindKubeCreatePod      = sim.RegisterKind("kube.CreatePod", sim.Fields{Index: "pods_seen"})
-	KindKubeDeletePod      = sim.RegisterKind("kube.DeletePod", sim.Fields{})
+	KindKubeDeletePod      = sim.RegisterKind("kube.DeletePod", sim.Fields{Flag: "eviction"})
 	KindKubeFinishJob      = sim.RegisterKind("kube.FinishJob", sim.Fields{Flag: "failed"})
 	KindKubeBind           = sim.RegisterKind("kube.Bind", sim.Fields{})
 	KindKubeNodeStatus     = sim.RegisterKind("kube.NodeStatus", sim.Fields{})
@@ -77,6 +77,13 @@ type KubePod struct {
 	Phase    int
 	Deleting bool  // deletionTimestamp set (evicted, or its Job deleted): Terminating
 	EndedAt  int64 // when it succeeded or failed, API server wall ns
+	// ExitCode is its container's exit code once it failed; 0: none (it
+	// never ran, or succeeded).
+	ExitCode int32
+	// Disruption is the DisruptionTarget=True condition the taint manager
+	// adds before it evicts a Pod (taint_eviction.go
+	// addConditionAndDeletePod, reason DeletionByTaintManager).
+	Disruption bool
 }
 
 // KubePodStatus is a kubelet's report of one Pod.
@@ -84,6 +91,8 @@ type KubePodStatus struct {
 	Name  string
 	Phase int
 	Gone  bool // the kubelet killed it after its deletion: remove the object
+	// ExitCode is the container's exit code once Failed (0: it never ran here).
+	ExitCode int32
 }
 
 // KubeCronJobStatus is a CronJob's status and resourceVersion.

@@ -50,6 +50,17 @@ func (l *loader) readKube(m *mapReader, cs *CronSpec) {
 	if p := km.probability("pod_fail_rate"); p != nil {
 		k.PodFailRate = *p
 	}
+	var code int
+	if km.integer("pod_exit_code", &code, 1, 255) {
+		k.PodExitCode = int32(code)
+	}
+	l.readPodFailurePolicy(km, k)
+	if n := km.get("success_policy"); n != nil {
+		// validateJobSpec (pkg/apis/batch/validation/validation.go) refuses
+		// a successPolicy on a NonIndexed Job, and a CronJob's Jobs here
+		// are NonIndexed (the completionMode default) with completions 1.
+		l.errAt(n, "cron.kubernetes.success_policy", "requires indexed completion mode, as the API server answers (validateJobSpec); the model's Jobs are NonIndexed with completions 1, where every rule the API server would accept on an Indexed Job is met exactly when the Job's one completion is")
+	}
 	for _, key := range []string{"sync_every", "node_status_every", "node_monitor_grace", "start_deadline"} {
 		var d time.Duration
 		if km.has(key) && km.dur(key, &d) && d < time.Millisecond {
@@ -57,6 +68,59 @@ func (l *loader) readKube(m *mapReader, cs *CronSpec) {
 		}
 	}
 	km.finish()
+}
+
+// readPodFailurePolicy reads cron.kubernetes.pod_failure_policy, the Job's
+// spec.podFailurePolicy: {rules: [{action, on_exit_codes: {operator,
+// values}} or {action, on_pod_conditions: [{type, status}]}]}, checked as
+// the API server checks it (cron.KubePodFailurePolicy.Validate), with
+// pod_replacement_policy, which it allows only as Failed.
+func (l *loader) readPodFailurePolicy(km *mapReader, k *cron.KubeConfig) {
+	n := km.get("pod_failure_policy")
+	if n == nil || n.kind == yNull { // null: unset, as the API reads it
+		return
+	}
+	path := "cron.kubernetes.pod_failure_policy"
+	pm := l.mapOf(n, path)
+	pol := &cron.KubePodFailurePolicy{Rules: []cron.KubePodFailureRule{}}
+	for i, it := range pm.list("rules") {
+		rp := index(join(path, "rules"), i)
+		rm := l.mapOf(it, rp)
+		var r cron.KubePodFailureRule
+		rm.str("action", &r.Action)
+		if en := rm.get("on_exit_codes"); en != nil {
+			em := l.mapOf(en, join(rp, "on_exit_codes"))
+			r.ExitCodes = &cron.KubeExitCodes{}
+			em.str("operator", &r.ExitCodes.Operator)
+			if vn := em.get("values"); vn != nil {
+				vs, _ := l.intList(vn, join(rp, "on_exit_codes.values"))
+				for _, v := range vs {
+					r.ExitCodes.Values = append(r.ExitCodes.Values, int32(max(min(v, 1<<30), -1<<30)))
+				}
+			}
+			em.finish()
+		}
+		for j, cn := range rm.list("on_pod_conditions") {
+			cm := l.mapOf(cn, index(join(rp, "on_pod_conditions"), j))
+			var c cron.KubePodCondition
+			cm.str("type", &c.Type)
+			cm.str("status", &c.Status)
+			cm.finish()
+			r.Conditions = append(r.Conditions, c)
+		}
+		rm.finish()
+		pol.Rules = append(pol.Rules, r)
+	}
+	pm.finish()
+	if err := pol.Validate(); err != nil {
+		l.errAt(n, path, "%s", strings.TrimPrefix(err.Error(), "kubernetes pod_failure_policy "))
+		return
+	}
+	if k.PodReplacementPolicy != "" && k.PodReplacementPolicy != cron.KubeReplaceFailed {
+		l.errAt(km.get("pod_replacement_policy"), "cron.kubernetes.pod_replacement_policy", "only %s is supported when pod_failure_policy is specified (validatePodReplacementPolicy)", cron.KubeReplaceFailed)
+		return
+	}
+	k.PodFailurePolicy = pol
 }
 
 // kubeMode reports whether the scenario runs cron in Kubernetes mode.
@@ -154,6 +218,30 @@ func kubeYAML(k cron.KubeConfig) string {
 	add("start_deadline", k.StartDeadline)
 	if k.PodFailRate != 0 {
 		parts = append(parts, "pod_fail_rate: "+strconv.FormatFloat(k.PodFailRate, 'g', -1, 64))
+	}
+	if k.PodExitCode != 0 {
+		parts = append(parts, fmt.Sprintf("pod_exit_code: %d", k.PodExitCode))
+	}
+	if p := k.PodFailurePolicy; p != nil {
+		var rules []string
+		for _, r := range p.Rules {
+			on := ""
+			if e := r.ExitCodes; e != nil {
+				vs := make([]string, len(e.Values))
+				for i, v := range e.Values {
+					vs[i] = strconv.Itoa(int(v))
+				}
+				on = fmt.Sprintf("on_exit_codes: {operator: %s, values: [%s]}", e.Operator, strings.Join(vs, ", "))
+			} else {
+				cs := make([]string, len(r.Conditions))
+				for i, c := range r.Conditions {
+					cs[i] = fmt.Sprintf("{type: %s, status: %s}", c.Type, c.Status)
+				}
+				on = "on_pod_conditions: [" + strings.Join(cs, ", ") + "]"
+			}
+			rules = append(rules, fmt.Sprintf("{action: %s, %s}", r.Action, on))
+		}
+		parts = append(parts, "pod_failure_policy: {rules: ["+strings.Join(rules, ", ")+"]}")
 	}
 	return strings.Join(parts, ", ")
 }

@@ -75,6 +75,14 @@ func TestKubeSectionErrors(t *testing.T) {
 		{"  kubernetes: {kubelets: 2, sync_every: 0s}\n", "cron.kubernetes.sync_every: must be at least 1ms"},
 		{"  kubernetes: {kubelets: 2}\nfaults:\n  - {at: 1s, crash: queue, for: 1s}\n", "queue: this scenario has no queue-mode cron"},
 		{"  kubernetes: {kubelets: 2}\nfaults:\n  - {at: 1s, crash: kubelet3, for: 1s}\n", "kubelet3"},
+		// validateJobSpec: successPolicy requires indexed completion mode.
+		{"  kubernetes: {kubelets: 2, success_policy: {rules: [{succeeded_count: 1}]}}\n", "cron.kubernetes.success_policy: requires indexed completion mode"},
+		// validatePodReplacementPolicy: only Failed beside a pod failure policy.
+		{"  kubernetes: {kubelets: 2, pod_replacement_policy: TerminatingOrFailed, pod_failure_policy: {rules: []}}\n", "only Failed is supported when pod_failure_policy is specified"},
+		// validatePodFailurePolicyRule and its OnExitCodes check.
+		{"  kubernetes: {kubelets: 2, pod_failure_policy: {rules: [{action: FailJob, on_exit_codes: {operator: In, values: [0]}}]}}\n", "value 0 must not be used with the In operator"},
+		{"  kubernetes: {kubelets: 2, pod_failure_policy: {rules: [{action: FailIndex, on_exit_codes: {operator: In, values: [1]}}]}}\n", "requires the backoffLimitPerIndex"},
+		{"  kubernetes: {kubelets: 2, pod_failure_policy: {rules: [{action: Ignore}]}}\n", "one of on_exit_codes and on_pod_conditions is required"},
 	} {
 		_, err := Parse("k.yaml", []byte(kubeBaseYAML+tc.yaml))
 		require.Error(t, err, tc.yaml)
@@ -91,6 +99,12 @@ func TestKubeSectionErrors(t *testing.T) {
 	// checks nothing, and the two are flags of different processes.
 	_, err = Parse("k.yaml", []byte(kubeBaseYAML+"  kubernetes: {kubelets: 2, node_monitor_grace: 5s}\n"))
 	require.NoError(t, err)
+	// A pod failure policy, even with no rules, makes the replacement
+	// policy Failed (SetDefaults_Job); an empty rule list is valid
+	// (validatePodFailurePolicy has no "at least one rule" check).
+	sc, err := Parse("k.yaml", []byte(kubeBaseYAML+"  kubernetes: {kubelets: 2, pod_failure_policy: {rules: []}}\n"))
+	require.NoError(t, err)
+	require.NotNil(t, sc.Cron.Config.Kube.PodFailurePolicy)
 }
 
 // kubeRun runs a shipped kube scenario at seed with sets applied.
@@ -123,7 +137,7 @@ func factsOf(r *Run, f sim.Fact, slot int64) []sim.Record {
 	return out
 }
 
-// The six shipped Kubernetes stories do what their comments promise, and
+// The seven shipped Kubernetes stories do what their comments promise, and
 // each has a variant in which it must not happen.
 func TestKubeStories(t *testing.T) {
 	slot := time.Date(2026, 11, 21, 2, 0, 0, 0, time.UTC).UnixNano()
@@ -157,6 +171,27 @@ func TestKubeStories(t *testing.T) {
 			assert.Len(t, factsOf(f, sim.FactExecStarted, slot), 1)
 			c, _ = f.Report.Check(checker.CheckDuplicateExecution)
 			assert.Empty(t, c.Violations)
+		})
+		// job_controller.go onlyReplaceFailedPods and matchPodFailurePolicy
+		// (Ignore on DisruptionTarget, which taint_eviction.go sets).
+		t.Run("pod failure policy", func(t *testing.T) {
+			r := kubeRun(t, "kube-pod-failure-policy.yaml", seed)
+			require.True(t, r.OK, "seed %d: %v", seed, r.Problems)
+			assert.Empty(t, factsOf(r, sim.FactExecRedelivered, slot), "no Pod beside the Terminating one")
+			starts := factsOf(r, sim.FactExecStarted, slot)
+			require.Len(t, starts, 2, "replaced once the node returned and the Pod was Failed")
+			killed := effectsNamed(r, "kubelet.pod_killed")
+			require.Len(t, killed, 1)
+			assert.Greater(t, starts[1].At, killed[0].At, "one after the other")
+			c, _ := r.Report.Check(checker.CheckDuplicateExecution)
+			assert.False(t, c.OnlyHarmless(), "policy none: both runs applied")
+			// Must not happen the same way without the policy: the
+			// replacement starts beside the Terminating Pod at eviction.
+			n := kubeRun(t, "kube-pod-failure-policy.yaml", seed, "cron.kubernetes.pod_failure_policy=null")
+			require.Len(t, factsOf(n, sim.FactExecRedelivered, slot), 1)
+			started := factsOf(n, sim.FactExecStarted, slot)
+			require.Len(t, started, 2)
+			assert.Less(t, started[1].At, effectsNamed(n, "kubelet.pod_killed")[0].At, "beside the first")
 		})
 		// syncCronJob, concurrencyPolicy Forbid.
 		t.Run("forbid stuck", func(t *testing.T) {

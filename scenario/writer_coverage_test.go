@@ -63,6 +63,8 @@ func TestWriterRoundTrips(t *testing.T) {
 var refusedOnly = map[string]bool{
 	"faults[].pause.wipe_disk":  true, // "applies only to crash and restart"
 	"faults[].resign.wipe_disk": true,
+	// validateJobSpec: successPolicy requires indexed completion mode.
+	"cron.kubernetes.success_policy": true,
 }
 
 // TestWriterCoversEveryKey guards the round trip's reach: every key the
