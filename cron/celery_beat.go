@@ -224,9 +224,15 @@ func (b *Beat) evaluate() {
 		sched := b.cfg.Jobs[e.job].Sched()
 		now := b.env.WallNanos()
 		nowT := time.Unix(0, now).UTC()
+		every, interval := IntervalOf(sched)
 		due := e.lastRunAt == 0
 		if !due {
 			next := sched.Next(time.Unix(0, e.lastRunAt).UTC())
+			if interval {
+				// schedule.remaining_estimate: last_run_at + run_every - now
+				// (celery/utils/time.py remaining, relative=False).
+				next = time.Unix(0, e.lastRunAt+int64(every)).UTC()
+			}
 			if next.IsZero() {
 				continue // no more events: not due, no time to wake for
 			}
@@ -236,7 +242,11 @@ func (b *Beat) evaluate() {
 			}
 			due = true
 		}
-		if n := sched.Next(nowT); !n.IsZero() {
+		if interval {
+			// schedule.is_due: (True, self.seconds) — check again one
+			// interval after this fire.
+			b.remain = min(b.remain, every)
+		} else if n := sched.Next(nowT); !n.IsZero() {
 			b.remain = min(b.remain, time.Duration(n.UnixNano()-now))
 		}
 		slot := latestSlot(sched, e.lastRunAt, now)

@@ -119,14 +119,16 @@ func (c *CeleryConfig) validate(cfg *Config) error {
 	return nil
 }
 
-// CelerySchedule refuses schedules Celery beat's crontab cannot express:
-// its crontab has minute resolution, and an @every interval would be
-// Celery's schedule(run_every), which re-anchors at every run
-// (last_run_at + run_every) rather than on a fixed grid.
+// CelerySchedule refuses schedules Celery beat cannot express: its
+// crontab has minute resolution (five fields, or a descriptor). An
+// "@every d" is Celery's schedule(run_every=d) (celery/schedules.py), the
+// schedule a timedelta in beat_schedule gives, whose is_due re-anchors on
+// last_run_at: due at last_run_at + run_every (relative=False), and
+// last_run_at is the beat's now when it fires.
 func CelerySchedule(expr string) error {
 	e := strings.TrimSpace(expr)
 	if strings.HasPrefix(e, "@every") {
-		return fmt.Errorf("schedule %q: Celery mode takes crontab schedules; an interval re-anchors at each run in Celery (schedule.remaining_estimate from last_run_at), which slots on a fixed grid cannot judge", expr)
+		return nil
 	}
 	if rest, ok := strings.CutPrefix(e, "CRON_TZ="); ok {
 		if _, after, found := strings.Cut(rest, " "); found {

@@ -57,9 +57,22 @@ type rbTag struct{ receipt, exec int64 }
 func NewRedis(cfg *Config) *Redis {
 	r := &Redis{Queue: NewQueue(cfg), cfg: cfg, entries: make([]rbEntry, len(cfg.Jobs))}
 	for j := range r.entries {
-		r.entries[j] = rbEntry{present: true, lastRunAt: cfg.NotBefore.UnixNano()}
+		r.entries[j] = rbEntry{present: true, lastRunAt: initialLastRunAt(cfg, j)}
 	}
 	return r
+}
+
+// initialLastRunAt is job j's last_run_at in a deployment that has been
+// running: cfg.NotBefore for a crontab, and for an interval the latest
+// multiple of it (since the Unix epoch) at or before cfg.NotBefore — its
+// fires then fall on the slots the checks judge (an interval's last run
+// is at most one interval back; schedule.is_due re-anchors on it).
+func initialLastRunAt(cfg *Config, j int) int64 {
+	at := cfg.NotBefore.UnixNano()
+	if d, ok := IntervalOf(cfg.Jobs[j].Sched()); ok {
+		at -= at % int64(d)
+	}
+	return at
 }
 
 // LockHolder returns the lock's token and whether it is held now.

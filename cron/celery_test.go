@@ -314,12 +314,12 @@ func TestKombuVisibilityTimeoutRedeliversLongTask(t *testing.T) {
 }
 
 // TestCelerySchedulesAreCrontabs: Celery's crontab has minute resolution;
-// an @every would be schedule(run_every), anchored on last_run_at.
+// an @every is schedule(run_every), accepted since issue 36.
 func TestCelerySchedulesAreCrontabs(t *testing.T) {
-	for _, ok := range []string{"*/5 * * * *", "0 2 * * *", "@hourly", "CRON_TZ=Europe/Paris 0 2 * * *"} {
+	for _, ok := range []string{"*/5 * * * *", "0 2 * * *", "@hourly", "CRON_TZ=Europe/Paris 0 2 * * *", "@every 1m", "@every 90s"} {
 		assert.NoError(t, cron.CelerySchedule(ok), ok)
 	}
-	for _, bad := range []string{"@every 1m", "*/10 * * * * *"} {
+	for _, bad := range []string{"*/10 * * * * *"} {
 		assert.Error(t, cron.CelerySchedule(bad), bad)
 	}
 }

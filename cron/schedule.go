@@ -87,6 +87,13 @@ func (e every) Next(t time.Time) time.Time {
 
 func (e every) String() string { return "@every " + time.Duration(e).String() }
 
+// IntervalOf returns the interval of an "@every" schedule, false for a
+// cron expression.
+func IntervalOf(s Schedule) (time.Duration, bool) {
+	e, ok := s.(every)
+	return time.Duration(e), ok
+}
+
 // SlotsBetween lists the slots of s in (from, to], in order.
 func SlotsBetween(s Schedule, from, to time.Time) []time.Time {
 	var out []time.Time
