@@ -104,3 +104,42 @@ func TestRedBeatIntervalVolatileRestart(t *testing.T) {
 	require.Len(t, kept, 5)
 	assert.InDelta(t, 0, float64(kept[2].Sub(wall(2, 10, 0))), float64(time.Second))
 }
+
+// TestRedBeatIntervalBeatRestartKeepsLastRunAt: both beats down from
+// 02:07:30, back at 02:41:30 (the lock expired at 02:30). The restarted
+// beat's setup_schedule → update_from_dict finds the entry (from_key) and
+// keeps its last_run_at (02:05); save writes meta with HSETNX, so it is
+// not reset: the entry is overdue and fires at once, 02:41:30, and the
+// interval counts from there (02:46:30). Must-refute twin: had the restart
+// re-saved last_run_at = now (as after a volatile Redis restart), nothing
+// would fire before 02:46:30; the crontab fires at 02:41:30 and then on
+// its grid, 02:45.
+func TestRedBeatIntervalBeatRestartKeepsLastRunAt(t *testing.T) {
+	run := func(schedule string) []time.Time {
+		w := newCWorld(t, 34, ccfg(1, schedule))
+		w.s.At(sinceStart(wall(2, 7, 30)), func() {
+			for _, b := range w.beats {
+				w.s.Crash(b)
+			}
+		})
+		w.s.At(sinceStart(wall(2, 41, 30)), func() {
+			for _, b := range w.beats {
+				w.s.Restart(b, false)
+			}
+		})
+		w.s.RunUntil(sinceStart(wall(2, 50, 0)))
+		return w.sentAt()
+	}
+	near := func(want, got time.Time) {
+		t.Helper()
+		assert.InDelta(t, 0, float64(got.Sub(want)), float64(time.Second), "want %v, got %v", want.Format("15:04:05"), got.Format("15:04:05.000"))
+	}
+	iv := run("@every 5m")
+	require.Len(t, iv, 4, "02:00, 02:05, at the restart, one interval later")
+	near(wall(2, 41, 30), iv[2])
+	near(wall(2, 46, 30), iv[3])
+	cr := run("*/5 * * * *")
+	require.Len(t, cr, 4)
+	near(wall(2, 41, 30), cr[2])
+	near(wall(2, 45, 0), cr[3])
+}
