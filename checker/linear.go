@@ -154,6 +154,7 @@ func (c *checker) checkLinearizability() (Check, Linearization) {
 				Slot: c.slotName(e.JobIndex, e.Slot),
 				Details: fmt.Sprintf("partition %s: porcupine linearized %d of %d writes; it cannot place %s → applied, because %s",
 					partName(parts[u.partition][0]), u.prefix, u.size, writeDesc(in.LogEntry, c.in.name), why)}
+			c.hintRestated(&v, in)
 			if c.wants(&ch) {
 				// Tell the applied writes of the partition's conflicting runs.
 				var idx []int

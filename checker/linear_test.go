@@ -37,8 +37,9 @@ func TestResourceModelDoubleExecutionIllegal(t *testing.T) {
 	c := mustCheck(r, CheckLinearizability)
 	require.Equal(t, StatusViolated, c.Status)
 	assert.Equal(t, "porcupine: the resource history (2 writes, 1 partitions by slot) is not linearizable as a fenced store", c.Summary)
-	assert.Equal(t, "partition report@2026-01-01T02:00:00Z: porcupine linearized 1 of 2 writes; it cannot place n1 run@10ns report@2026-01-01T02:00:00Z step 0 token 6 → applied, because a higher token (7) was already applied",
+	assert.Equal(t, "partition report@2026-01-01T02:00:00Z: porcupine linearized 1 of 2 writes; it cannot place n1 run@10ns report@2026-01-01T02:00:00Z step 0 token 6 → applied, because a higher token (7) was already applied — the same slot double_execution reports: writes of two runs of it were applied, and the fenced-store model admits one run's writes per slot",
 		c.Violations[0].Details)
+	assert.Equal(t, CheckDoubleExecution, c.Violations[0].Restates)
 	assert.Contains(t, c.Violations[0].Explanation, "t=8.000s n1 wrote report@2026-01-01T02:00:00Z step 0 with token 6; resource accepted it at t=8.010s")
 }
 

@@ -102,6 +102,10 @@ type Violation struct {
 	Harmless bool
 	// Why explains the harm verdict of a split-brain overlap.
 	Why string
+	// Restates, for a linearizability finding, names the check that
+	// already reports the same write or slot (double_execution,
+	// stale_write); empty when none does.
+	Restates string
 	// Details is a one-line statement of the finding.
 	Details string
 	// Explanation is a short narrative built from the trace, with true and

@@ -333,7 +333,11 @@ type ViolationSummary struct {
 	// Details is the one-line finding; Explanation the narrative, present
 	// for the runs simrun re-ran with their story (the featured run and the
 	// failing runs it prints), empty for the others (docs/output.md).
-	Details     string `json:"details,omitempty"`
+	Details string `json:"details,omitempty"`
+	// Restates, for a linearizability finding, names the check that
+	// already reports the same write or slot (double_execution,
+	// stale_write; checker.Violation.Restates).
+	Restates    string `json:"restates,omitempty"`
 	Explanation string `json:"explanation"`
 	Replay      string `json:"replay"`
 	// Stack is a crashed finding's stack, from the panic to the engine

@@ -50,7 +50,7 @@ func summarize(r *scenario.Run) reports.RunSummary {
 		rs.Checks[c.Name] = string(c.Status)
 		for _, v := range c.Violations {
 			vs := reports.ViolationSummary{
-				Kind: v.Kind, AtMs: msT(v.At), DurationMs: ms(v.Duration), Harmless: v.Harmless, Details: v.Details, Explanation: v.Explanation, Replay: v.Replay, Stack: v.Stack}
+				Kind: v.Kind, AtMs: msT(v.At), DurationMs: ms(v.Duration), Harmless: v.Harmless, Details: v.Details, Restates: v.Restates, Explanation: v.Explanation, Replay: v.Replay, Stack: v.Stack}
 			if v.Contract != contract.Uncovered {
 				vs.Contract = v.Contract.String()
 			}
