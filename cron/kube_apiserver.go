@@ -120,6 +120,10 @@ func (a *APIServer) createJob(m sim.Message) {
 	resp := m
 	resp.Kind, resp.To = KindKubeCreateJobResp, m.From
 	name := kubeJobName(a.cfg.Jobs[j].Name, slot)
+	if a.cfg.zoo.jobNamePerRequest {
+		name = fmt.Sprintf("%s-%x", name, uint64(m.B)) // PlantJobNamePerRequest
+		resp.Body = name
+	}
 	n := 0
 	for _, x := range a.jobs {
 		if x.Job == j {
