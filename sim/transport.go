@@ -1,5 +1,7 @@
 package sim
 
+import "time"
+
 // Send implements Env.
 func (n *nodeState) Send(m Message) {
 	s := n.s
@@ -33,20 +35,59 @@ func (s *Sim) transmit(m *Message) {
 		s.drop(m, s.now, DropPartitionAtSend)
 		return
 	}
+	stream := s.nodes[m.From].stream || s.nodes[m.To].stream
+	var resent time.Duration
 	if s.netRand.Chance(l.dropThresh) {
-		s.drop(m, s.now, DropLoss)
-		return
+		if !stream {
+			s.drop(m, s.now, DropLoss)
+			return
+		}
+		var ok bool
+		if resent, ok = s.retransmission(l); !ok {
+			s.drop(m, s.now, DropLoss)
+			return
+		}
 	}
-	s.schedule(m, l)
-	if s.netRand.Chance(l.dupThresh) {
+	s.schedule(m, l, resent)
+	// The duplicate is drawn for a stream too, so that a run draws the
+	// same numbers whichever nodes stream; TCP delivers one copy.
+	if s.netRand.Chance(l.dupThresh) && !stream {
 		s.stats.Duplicated[m.Kind]++
-		s.schedule(m, l)
+		s.schedule(m, l, 0)
 	}
 }
 
-// schedule draws a latency and queues one delivery of m over l.
-func (s *Sim) schedule(m *Message, l *link) {
-	at := s.now.Add(l.latency.Sample(&s.netRand))
+// TCP's retransmission timeout: Linux's minimum to start with, doubled
+// after each retransmission (TCP_RTO_MIN), and the retransmissions before
+// the connection is given up (net.ipv4.tcp_retries2's default, 15).
+const (
+	tcpRTOMin   = 200 * time.Millisecond
+	tcpRTOMax   = 120 * time.Second
+	tcpRetries2 = 15
+)
+
+// retransmission is how long TCP takes to get a segment the link lost
+// through: the timeouts of every retransmission until one is not lost
+// (each as likely to be lost as the first), and false if tcp_retries2
+// retransmissions were all lost (the connection is reset: the message is
+// lost).
+func (s *Sim) retransmission(l *link) (time.Duration, bool) {
+	var waited time.Duration
+	rto := tcpRTOMin
+	for range tcpRetries2 {
+		waited += rto
+		rto = min(2*rto, tcpRTOMax)
+		if !s.netRand.Chance(l.dropThresh) {
+			return waited, true
+		}
+	}
+	return 0, false
+}
+
+// schedule draws a latency and queues one delivery of m over l, after
+// extra (a stream's retransmissions).
+func (s *Sim) schedule(m *Message, l *link, extra time.Duration) {
+	at := s.now.Add(l.latency.Sample(&s.netRand) + extra)
 	if l.fifo {
 		if at < l.lastDeliver {
 			at = l.lastDeliver
