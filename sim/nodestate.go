@@ -74,10 +74,11 @@ func Service() NodeOption { return func(n *nodeState) { n.service = true } }
 
 // Streams marks the node as one every client reaches over a TCP
 // connection (an HTTP API server, a database): a message to or from it is
-// never duplicated by the network, and a loss is a retransmission after
-// TCP's timeout rather than a drop (see transmit). A cut link still drops
-// it: the client's own request timeout, far below TCP's, ends the request
-// first.
+// never duplicated by the network, and a lost segment or a cut link costs
+// retransmissions after TCP's timeouts rather than the message (see
+// transmitSent), until tcp_retries2 of them fail or the sender crashes.
+// The client's own request timeout is its business: a request it gave up
+// may still arrive, as over a real connection.
 func Streams() NodeOption { return func(n *nodeState) { n.stream = true } }
 
 // StartDown keeps the node down at the start; Restart brings it up.

@@ -192,6 +192,7 @@ type msgSlot struct {
 	sentAt Time
 	srcInc uint32
 	dstInc uint32
+	tries  uint8 // a stream's retransmissions after cuts so far
 }
 
 // Sim is one simulated run. Build it with New, add nodes, then Run. A Sim is
@@ -649,6 +650,8 @@ func (s *Sim) dispatch(e *event) {
 		fn()
 	case evLocal:
 		s.deliver(e, false)
+	case evResend:
+		s.resend(e)
 	}
 }
 

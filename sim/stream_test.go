@@ -91,3 +91,57 @@ func TestStreamOnACleanLinkChangesNothing(t *testing.T) {
 	}
 	assert.Equal(t, hash(false), hash(true))
 }
+
+// cutRun sends one message a→b at t=0 over a 10 ms link cut at cutAt and
+// healed at healAt (never if 0), b a stream node or not, and a crashed at
+// crashAt (never if 0); it returns when b got it (-1: never) and the drop
+// reasons.
+func cutRun(t *testing.T, stream bool, cutAt, healAt, crashAt time.Duration) (sim.Time, [8]uint64) {
+	t.Helper()
+	s := sim.New(sim.Config{Seed: 1, Link: sim.LinkConfig{Latency: sim.Constant(10 * time.Millisecond)}})
+	a := s.AddNode("a", sender(&probeLog{s: s}, []sendPlan{{0, 1, 7}}))
+	l := &probeLog{s: s}
+	var opts []sim.NodeOption
+	if stream {
+		opts = append(opts, sim.Streams())
+	}
+	b := s.AddNode("b", newProbe(l), opts...)
+	s.At(sim.Time(cutAt), func() { s.Cut(a, b) })
+	if healAt > 0 {
+		s.At(sim.Time(healAt), func() { s.Connect(a, b) })
+	}
+	if crashAt > 0 {
+		s.At(sim.Time(crashAt), func() { s.Crash(a) })
+	}
+	s.RunFor(time.Hour)
+	got := l.of("msg")
+	if len(got) == 0 {
+		return -1, s.Stats().DropReasons
+	}
+	require.Len(t, got, 1)
+	return got[0].At, s.Stats().DropReasons
+}
+
+// A stream's message meets a cut as TCP's segment does: cut in flight or
+// at send, it is sent again at each retransmission timeout (200 ms, 400 ms,
+// … after the last try) and arrives after the heal; a datagram is lost.
+// A sender that crashes takes its connection with it, and a cut that never
+// heals loses the message after tcp_retries2 retransmissions.
+func TestStreamCutIsRetransmitted(t *testing.T) {
+	// Cut in flight at 5 ms, healed at 300 ms: lost at 10 ms, resent at
+	// 210 ms (cut), 610 ms (up): delivered at 620 ms.
+	at, drops := cutRun(t, true, 5*time.Millisecond, 300*time.Millisecond, 0)
+	assert.Equal(t, sim.Time(620*time.Millisecond), at)
+	assert.Zero(t, drops[sim.DropPartitionInFlight])
+	at, drops = cutRun(t, false, 5*time.Millisecond, 300*time.Millisecond, 0)
+	assert.Equal(t, sim.Time(-1), at, "must-refute: a datagram cut in flight is lost")
+	assert.Equal(t, uint64(1), drops[sim.DropPartitionInFlight])
+	// The sender crashes while its message waits for the link.
+	at, drops = cutRun(t, true, 5*time.Millisecond, 300*time.Millisecond, 100*time.Millisecond)
+	assert.Equal(t, sim.Time(-1), at)
+	assert.Equal(t, uint64(1), drops[sim.DropSenderCrashed])
+	// A cut that never heals: dropped after the 15th retransmission.
+	at, drops = cutRun(t, true, 5*time.Millisecond, 0, 0)
+	assert.Equal(t, sim.Time(-1), at)
+	assert.Equal(t, uint64(1), drops[sim.DropPartitionAtSend])
+}

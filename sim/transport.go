@@ -29,32 +29,79 @@ func (n *nodeState) Send(m Message) {
 }
 
 // transmit puts m on its link at the current time.
-func (s *Sim) transmit(m *Message) {
+func (s *Sim) transmit(m *Message) { s.transmitSent(m, s.now, 0) }
+
+// isStream reports whether m travels on a TCP connection (Streams).
+func (s *Sim) isStream(m *Message) bool { return s.nodes[m.From].stream || s.nodes[m.To].stream }
+
+// transmitSent puts m, first sent at sentAt and retransmitted after cuts
+// tries times, on its link now. A stream's message meets a cut link as
+// TCP's segment does: it is sent again at the next retransmission timeout
+// (resendLater), until tcp_retries2 retransmissions have failed.
+func (s *Sim) transmitSent(m *Message, sentAt Time, tries uint8) {
 	l := s.net.at(m.From, m.To)
+	stream := s.isStream(m)
 	if !l.up {
-		s.drop(m, s.now, DropPartitionAtSend)
+		if stream && tries < tcpRetries2 {
+			s.resendLater(m, sentAt, tries)
+			return
+		}
+		s.drop(m, sentAt, DropPartitionAtSend)
 		return
 	}
-	stream := s.nodes[m.From].stream || s.nodes[m.To].stream
 	var resent time.Duration
 	if s.netRand.Chance(l.dropThresh) {
 		if !stream {
-			s.drop(m, s.now, DropLoss)
+			s.drop(m, sentAt, DropLoss)
 			return
 		}
 		var ok bool
 		if resent, ok = s.retransmission(l); !ok {
-			s.drop(m, s.now, DropLoss)
+			s.drop(m, sentAt, DropLoss)
 			return
 		}
 	}
-	s.schedule(m, l, resent)
+	s.schedule(m, l, resent, sentAt, tries)
 	// The duplicate is drawn for a stream too, so that a run draws the
 	// same numbers whichever nodes stream; TCP delivers one copy.
 	if s.netRand.Chance(l.dupThresh) && !stream {
 		s.stats.Duplicated[m.Kind]++
-		s.schedule(m, l, 0)
+		s.schedule(m, l, 0, sentAt, tries)
 	}
+}
+
+// resendLater queues m's next retransmission (tries so far), one
+// retransmission timeout from now, from the sender's current incarnation:
+// a sender that crashes meanwhile takes its connection with it.
+func (s *Sim) resendLater(m *Message, sentAt Time, tries uint8) {
+	ref := s.allocMsg()
+	slot := &s.msgs[ref]
+	slot.m, slot.sentAt, slot.tries = *m, sentAt, tries+1
+	slot.srcInc = s.nodes[m.From].inc
+	s.push(s.now.Add(rtoAfter(tries)), evResend, int16(m.From), ref)
+}
+
+// resend sends a stream's message again (evResend), unless its sender
+// crashed since (its connection is gone).
+func (s *Sim) resend(e *event) {
+	slot := &s.msgs[e.ref]
+	m, sent, tries, inc := slot.m, slot.sentAt, slot.tries, slot.srcInc
+	s.freeMsg(e.ref)
+	if n := s.nodes[m.From]; inc != n.inc || !n.up {
+		s.drop(&m, sent, DropSenderCrashed)
+		return
+	}
+	s.transmitSent(&m, sent, tries)
+}
+
+// rtoAfter is TCP's retransmission timeout after tries retransmissions:
+// TCP_RTO_MIN doubled each time, at most TCP_RTO_MAX.
+func rtoAfter(tries uint8) time.Duration {
+	rto := tcpRTOMin
+	for range tries {
+		rto = min(2*rto, tcpRTOMax)
+	}
+	return rto
 }
 
 // TCP's retransmission timeout: Linux's minimum to start with, doubled
@@ -84,9 +131,10 @@ func (s *Sim) retransmission(l *link) (time.Duration, bool) {
 	return 0, false
 }
 
-// schedule draws a latency and queues one delivery of m over l, after
-// extra (a stream's retransmissions).
-func (s *Sim) schedule(m *Message, l *link, extra time.Duration) {
+// schedule draws a latency and queues one delivery of m (first sent at
+// sentAt, retransmitted after cuts tries times) over l, after extra (a
+// stream's retransmissions of lost segments).
+func (s *Sim) schedule(m *Message, l *link, extra time.Duration, sentAt Time, tries uint8) {
 	at := s.now.Add(l.latency.Sample(&s.netRand) + extra)
 	if l.fifo {
 		if at < l.lastDeliver {
@@ -97,7 +145,8 @@ func (s *Sim) schedule(m *Message, l *link, extra time.Duration) {
 	ref := s.allocMsg()
 	slot := &s.msgs[ref]
 	slot.m = *m
-	slot.sentAt = s.now
+	slot.sentAt, slot.tries = sentAt, tries
+	slot.srcInc = s.nodes[m.From].inc
 	slot.dstInc = s.nodes[m.To].inc
 	s.push(at, evDeliver, int16(m.To), ref)
 }
@@ -133,9 +182,12 @@ func (s *Sim) deliver(e *event, network bool) {
 	slot := &s.msgs[e.ref]
 	dst := s.nodes[e.node]
 	if network && !s.net.at(slot.m.From, slot.m.To).up {
-		m := slot.m
-		sent := slot.sentAt
+		m, sent, tries, inc := slot.m, slot.sentAt, slot.tries, slot.srcInc
 		s.freeMsg(e.ref)
+		if src := s.nodes[m.From]; s.isStream(&m) && tries < tcpRetries2 && inc == src.inc && src.up {
+			s.resendLater(&m, sent, tries) // TCP sends the lost segment again
+			return
+		}
 		s.drop(&m, sent, DropPartitionInFlight)
 		return
 	}

@@ -83,10 +83,10 @@ func modeBugs() []Bug {
 // controller-managers of a lease split each run a Job's Pod. The hunt
 // finds those on the real controller within a few hundred runs; they are
 // the real system's behaviour, not the bugs'. Link faults are left out
-// too: the model's API requests are datagrams a lossy or duplicating link
-// can duplicate (a second CreatePod), where client-go's HTTP over TCP
-// never hands the API server one request twice (issue 35, open: the
-// Kubernetes model's transport).
+// too: a create whose answer a slow or lossy link delays past the
+// controller's wait is an error to it, though the Job exists, and the
+// next sync meets the same "UnexpectedJob" (found with TCP's
+// retransmissions modelled, sim.Streams).
 // A wall-clock step of a controller-manager is left out as well: a
 // holder stepped back can write a renewTime it wrote before, which
 // client-go's comparison of raw records misses, and the lease splits
