@@ -30,7 +30,8 @@ type Excuse struct {
 	// when it was still acting during the finding.
 	Before time.Duration
 	// Stretch, for a split_brain overlap within a bound stretched by
-	// pauses, is how much the pauses added to the bound.
+	// pauses and clock-rate faults, is how much they added to the bound (a
+	// pause what it lasted, a rate fault D·|rate − 1|).
 	Stretch time.Duration
 }
 
@@ -92,12 +93,12 @@ func (c *checker) setExcuse(v *Violation, e Excuse) {
 // excuses finds, among the run's faults of g's exception classes that
 // reached v (excuse), the one that voids g for it, else the pauses that
 // stretch its bound (contract.Guarantee.Stretches), summed into one
-// Excuse named after the longest. Either may be nil.
+// Excuse named after the one that adds most. Either may be nil.
 func (c *checker) excuses(check string, g contract.Guarantee, v *Violation) (void, stretch *Excuse) {
 	inv := c.involved(check, v)
 	var best *faultSpan
 	var longest *faultSpan
-	var added time.Duration
+	var added, longestAdds time.Duration
 	for i := range c.faults.spans {
 		s := &c.faults.spans[i]
 		if !g.Excuses(s.class) || !c.reaches(g, s, v, inv) {
@@ -105,9 +106,12 @@ func (c *checker) excuses(check string, g contract.Guarantee, v *Violation) (voi
 		}
 		if g.Stretches(s.class) && check == CheckSplitBrain {
 			d := time.Duration(min(s.end, v.End) - s.start)
+			if s.class == contract.ClockRate {
+				d = time.Duration(float64(d) * s.rateDev)
+			}
 			added += d
-			if longest == nil || d > time.Duration(min(longest.end, v.End)-longest.start) {
-				longest = s
+			if longest == nil || d > longestAdds {
+				longest, longestAdds = s, d
 			}
 			continue
 		}

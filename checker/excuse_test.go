@@ -121,6 +121,39 @@ func TestExcusePauseStretchesTheBound(t *testing.T) {
 	assert.Equal(t, contract.Excused, verdictOf(t, crashed, both).Contract)
 }
 
+// A clock-rate fault stretches a bounded split_brain guarantee by what
+// its drift can explain, D·|rate − 1| over the D of real time it acted,
+// rather than voiding it: the holder's clock ran at half speed for 400 ms
+// (200 ms of drift), so an overlap within bound + 200 ms is within bound,
+// one past it a breach that still names the fault; a stopped clock (rate
+// 0) explains as much as a pause of the same length.
+func TestExcuseClockRateStretchesTheBound(t *testing.T) {
+	bounded := contract.Contract{Guarantees: []contract.Guarantee{{Check: CheckSplitBrain, Unless: []contract.FaultClass{contract.ClockRate},
+		MaxOverlap: 100 * time.Millisecond, Aftermath: time.Second}}}
+	slow := func(overlapMs, ratePPB int64) []sim.Record {
+		return overlapTrace(overlapMs, func(b *trace) {
+			b.add(sim.Record{At: at(500), Type: sim.RecFault, Node: 0, Fact: sim.FactClockRate, RatePPB: ratePPB})
+			b.add(sim.Record{At: at(900), Type: sim.RecFault, Node: 0, Fact: sim.FactClockExact, RatePPB: sim.RateOne})
+		})
+	}
+	v := verdictOf(t, slow(300, sim.RateOne/2), bounded)
+	assert.Equal(t, contract.WithinBound, v.Contract, "100 ms bound + 400 ms at half speed")
+	require.NotNil(t, v.Excuse)
+	assert.Equal(t, contract.ClockRate, v.Excuse.Class)
+	assert.Equal(t, 200*time.Millisecond, v.Excuse.Stretch)
+	v = verdictOf(t, slow(301, sim.RateOne/2), bounded)
+	assert.Equal(t, contract.Breach, v.Contract, "1 ms past the stretched bound")
+	require.NotNil(t, v.Excuse, "the breach keeps the fault that did not explain it")
+	v = verdictOf(t, slow(500, 2*sim.RateOne), bounded)
+	assert.Equal(t, contract.WithinBound, v.Contract, "double speed for 400 ms: 400 ms of drift")
+	v = verdictOf(t, slow(501, 2*sim.RateOne), bounded)
+	assert.Equal(t, contract.Breach, v.Contract, "double speed for 400 ms explains 400 ms, not 401")
+	v = verdictOf(t, slow(500, 3*sim.RateOne/2), bounded)
+	assert.Equal(t, contract.Breach, v.Contract, "1.5× for 400 ms explains 200 ms, not 400")
+	v = verdictOf(t, slow(500, 0), bounded)
+	assert.Equal(t, contract.WithinBound, v.Contract, "a stopped clock explains its whole 400 ms")
+}
+
 // The user's expectation is the user's: a finding the contract excuses
 // fails a scenario that neither requires nor allows it, saying the
 // contract excused it; `breaches: []` (ContractOnly) judges by the

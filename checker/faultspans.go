@@ -30,6 +30,10 @@ type faultSpan struct {
 	// durable, for a disk fault, is when the last write issued under it
 	// became durable: the fault acts until then (closeAt).
 	durable sim.Time
+	// rateDev, for a clock-rate fault, is the largest |rate − 1| the
+	// node's clock ran at during it (sim.Record.RatePPB): how far its
+	// readings drift from real time per unit of real time.
+	rateDev float64
 }
 
 // faultSpans follows the run's faults from the typed facts of its records
@@ -176,6 +180,10 @@ func (f *faultSpans) fault(r *sim.Record) {
 		f.linkReset(r.Links, t)
 	case sim.FactClockRate:
 		f.openAt(contract.ClockRate, node, t)
+		if s := f.open[contract.ClockRate]; node >= 0 && int(node) < len(s) && s[node] >= 0 {
+			sp := &f.spans[s[node]]
+			sp.rateDev = max(sp.rateDev, rateDeviation(r.RatePPB))
+		}
 	case sim.FactClockExact:
 		f.closeAt(contract.ClockRate, node, t)
 	case sim.FactClockStep:
@@ -331,4 +339,15 @@ func (l *lossDrops) any(nodes []sim.NodeID, from, to sim.Time) bool {
 		}
 	}
 	return false
+}
+
+// rateDeviation is |rate − 1| of a clock running at ratePPB parts per
+// billion: the real time a reading gains or loses per unit of real time
+// (a stopped clock, rate 0, loses all of it, as a pause does).
+func rateDeviation(ratePPB int64) float64 {
+	d := float64(ratePPB)/float64(sim.RateOne) - 1
+	if d < 0 {
+		return -d
+	}
+	return d
 }

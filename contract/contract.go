@@ -295,12 +295,16 @@ func (c Contract) WithAftermath(d time.Duration) Contract {
 	return out
 }
 
-// Stretches reports whether class c, where it is g's only exception that
-// reached a split_brain finding, lengthens g's MaxOverlap by what it lasted
-// rather than voiding it: a paused leader acts on for as long as it was
-// paused past its bound, and no longer (docs/checkers.md, "Excuses").
+// Stretches reports whether class c, where it is among g's exceptions
+// that reached a split_brain finding, lengthens g's MaxOverlap by what it
+// can explain rather than voiding it: a paused leader acts on for as long
+// as it was paused past its bound, and no longer; a clock that ran at rate
+// r for D of real time misjudges any interval by at most D·|r − 1| (a
+// slow holder's lease outlives its real end by that much, a fast
+// follower's wait ends that much early), and no more (docs/checkers.md,
+// "Excuses").
 func (g Guarantee) Stretches(c FaultClass) bool {
-	return c == Pause && g.MaxOverlap > 0
+	return (c == Pause || c == ClockRate) && g.MaxOverlap > 0
 }
 
 // Verdict is how a contract judged one finding.

@@ -396,7 +396,7 @@ func (e *ExcuseSummary) String() string {
 		s += " acting during it"
 	}
 	if e.StretchMs > 0 {
-		s += fmt.Sprintf("; the bound stretched by %s ms of pauses", strconv.FormatFloat(e.StretchMs, 'f', -1, 64))
+		s += fmt.Sprintf("; the bound stretched by %s ms of pauses and clock drift", strconv.FormatFloat(e.StretchMs, 'f', -1, 64))
 	}
 	return s
 }
