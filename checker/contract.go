@@ -81,7 +81,34 @@ func (c *checker) judge(check string, v *Violation) {
 		if stretch != nil {
 			v.Excuse = stretch // the pauses did not explain all of it: kept for the explanation
 		}
+		if label, s := c.knownBug(check, g, v); s != nil {
+			e := c.excuseOf(s, v)
+			v.KnownBug, v.Excuse = label, &e
+		}
 	}
+}
+
+// knownBug finds the known bug of g's configured release (Guarantee.Known)
+// a fault reaching v triggered, and that fault (the nearest, as an excuse
+// is chosen); nil if none did.
+func (c *checker) knownBug(check string, g contract.Guarantee, v *Violation) (string, *faultSpan) {
+	if len(g.Known) == 0 {
+		return "", nil
+	}
+	inv := c.involved(check, v)
+	var best *faultSpan
+	label := ""
+	for i := range c.faults.spans {
+		s := &c.faults.spans[i]
+		l, ok := g.KnownBugOf(s.class)
+		if !ok || !c.reaches(g, s, v, inv) {
+			continue
+		}
+		if best == nil || closer(s, best) {
+			best, label = s, l
+		}
+	}
+	return label, best
 }
 
 func (c *checker) setExcuse(v *Violation, e Excuse) {

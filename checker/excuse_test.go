@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -152,6 +153,33 @@ func TestExcuseClockRateStretchesTheBound(t *testing.T) {
 	assert.Equal(t, contract.Breach, v.Contract, "1.5× for 400 ms explains 200 ms, not 400")
 	v = verdictOf(t, slow(500, 0), bounded)
 	assert.Equal(t, contract.WithinBound, v.Contract, "a stopped clock explains its whole 400 ms")
+}
+
+// A fault of a known bug's class (contract.Guarantee.Known: a bug of the
+// configured library release) does not excuse a finding it reaches: the
+// finding is a breach labelled with the bug and naming the fault; without
+// the known bug, the same class in Unless excuses it (the twin), and a
+// known-bug class that reaches nothing leaves an unlabelled breach.
+func TestKnownBugIsALabelledBreach(t *testing.T) {
+	known := contract.Contract{Guarantees: []contract.Guarantee{{Check: CheckSplitBrain, Aftermath: time.Second,
+		Known: []contract.KnownBug{{Label: "LIB-1 (lib 1.0)", Classes: []contract.FaultClass{contract.Pause}}}}}}
+	paused := overlapTrace(5000, func(b *trace) { b.pause(700, 0).resume(900, 0) })
+	v := verdictOf(t, paused, known)
+	assert.Equal(t, contract.Breach, v.Contract)
+	assert.Equal(t, "LIB-1 (lib 1.0)", v.KnownBug)
+	require.NotNil(t, v.Excuse)
+	assert.Equal(t, contract.Pause, v.Excuse.Class)
+	rep, _, problems := judgeContract(t, paused, known, Expect{})
+	c, _ := rep.Check(CheckSplitBrain)
+	assert.Equal(t, 1, c.KnownBugs)
+	assert.Contains(t, strings.Join(problems, "\n"), "known bug LIB-1 (lib 1.0), triggered by pause on node0")
+
+	excused := contract.Contract{Guarantees: []contract.Guarantee{{Check: CheckSplitBrain, Aftermath: time.Second, Unless: []contract.FaultClass{contract.Pause}}}}
+	assert.Equal(t, contract.Excused, verdictOf(t, paused, excused).Contract)
+
+	v = verdictOf(t, overlapTrace(5000, nil), known)
+	assert.Equal(t, contract.Breach, v.Contract)
+	assert.Empty(t, v.KnownBug, "no fault of the bug's class reached it")
 }
 
 // The user's expectation is the user's: a finding the contract excuses

@@ -345,8 +345,13 @@ type ViolationSummary struct {
 	Contract  string `json:"contract,omitempty"`
 	ExcusedBy string `json:"excused_by,omitempty"`
 	// Excuse names the fault that excused the finding (or whose pauses
-	// stretched its bound), when the contract's verdict rests on one.
+	// stretched its bound), when the contract's verdict rests on one; for
+	// a breach with KnownBug, the fault that triggered the bug.
 	Excuse *ExcuseSummary `json:"excuse,omitempty"`
+	// KnownBug labels a breach that a known bug of the configured library
+	// release explains ("CURATOR-696 (Curator 5.4–5.6)"): the real system
+	// breaks the guarantee there too (checker.Violation.KnownBug).
+	KnownBug string `json:"known_bug,omitempty"`
 }
 
 // ExcuseSummary is the fault behind a finding's excuse (checker.Excuse):

@@ -27,8 +27,12 @@ type Tally struct {
 	Excused map[contract.FaultClass]int
 	// Longest is the longest overlap seen per verdict.
 	Longest map[contract.Verdict]time.Duration
-	// BreachSeeds are the seeds with a breach (at most 10).
+	// BreachSeeds are the seeds with a breach no known bug of the
+	// configured release explains (at most 10).
 	BreachSeeds []uint64
+	// KnownBugs counts the breaches a known bug of the configured release
+	// explains, by its label (checker.Violation.KnownBug).
+	KnownBugs map[string]int
 	// Contract is the first run's contract.
 	Contract contract.Contract
 }
@@ -46,7 +50,7 @@ func Sweep(path string, sets []string, seeds int) (Tally, error) {
 
 // SweepScenario is Sweep on a loaded scenario.
 func SweepScenario(sc *scenario.Scenario, seeds int) (Tally, error) {
-	t := Tally{Verdicts: map[contract.Verdict]int{}, Excused: map[contract.FaultClass]int{}, Longest: map[contract.Verdict]time.Duration{}}
+	t := Tally{Verdicts: map[contract.Verdict]int{}, Excused: map[contract.FaultClass]int{}, Longest: map[contract.Verdict]time.Duration{}, KnownBugs: map[string]int{}}
 	for i := 0; i < seeds; i++ {
 		seed := sc.Seed + uint64(i)
 		r, err := sc.Run(scenario.RunOptions{Seed: seed})
@@ -66,6 +70,10 @@ func SweepScenario(sc *scenario.Scenario, seeds int) (Tally, error) {
 			case contract.Excused:
 				t.Excused[v.ExcusedBy]++
 			case contract.Breach:
+				if v.KnownBug != "" {
+					t.KnownBugs[v.KnownBug]++
+					continue
+				}
 				breach = true
 			}
 		}
