@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/electsim/electsim/checker"
 	"github.com/electsim/electsim/scenario"
 	"github.com/electsim/electsim/sim"
 )
@@ -78,3 +79,50 @@ cron:
 	require.Positive(t, sent)
 	assert.Positive(t, dup, "must-refute: the resource is reached by datagrams")
 }
+
+// TestK8sRenewalSurvivesAShortCut is a hunt's finding against the k8s
+// flavour under the datagram model (simrun hunt -algo lease, 2026-11-29):
+// an 11 ms cut of the new holder just after its acquisition lost its first
+// renewal, the holder waited out its 5 s request timeout, and the slow
+// path then wrote the renewTime of the attempt's start (client-go's
+// tryAcquireOrRenew takes now once), which followers' whole-second
+// comparison could not tell from the acquisition: a 0.9 s overlap, a
+// breach. Over TCP (sim.Streams) the lost segment is retransmitted 200 ms
+// later and the renewal lands: no overlap.
+func TestK8sRenewalSurvivesAShortCut(t *testing.T) {
+	sc, err := scenario.Parse("k8s-short-cut.yaml", []byte(k8sShortCut))
+	require.NoError(t, err)
+	r, err := sc.Run(scenario.RunOptions{Seed: sc.Seed})
+	require.NoError(t, err)
+	c, ok := r.Report.Check(checker.CheckSplitBrain)
+	require.True(t, ok)
+	assert.Zero(t, c.Breaches, "%v", r.Problems)
+	assert.True(t, r.OK, "%v", r.Problems)
+}
+
+// k8sShortCut is the hunt's repro.yaml (its comment header left out).
+const k8sShortCut = `name: "hunt-lease-repro"
+description: "simrun hunt's built-in base cluster for lease"
+seed: 12631489103970993198
+duration: 33.549s
+start: 2026-01-01T00:00:00Z
+cluster:
+  nodes: 3
+  fsync: {dist: constant, min: 0s}
+network:
+  latency: {dist: uniform, min: 1ms, max: 10ms}
+  drop: 0
+  duplicate: 0
+algorithm: {name: lease, set_nx_on_extend: false, redis_max_retries: 100, redis_dialer_retries: 1, context_timeout_enabled: true, jitter_factor: 0, release_on_cancel: false, identity: node, expiry_clock: wall, validity_check: before_each_action, persistence_override: rdb, token: fence}
+cron:
+  mode: leader
+  jobs:
+    - {name: "tick", schedule: "@every 2s", duration: 100ms..500ms}
+  policy: [idempotency]
+faults:
+  - {at: 36.428042ms, for: 20.696s, partition: {shape: isolate, target: n2}}
+  - {at: 18.115178425s, for: 11.156ms, partition: {shape: isolate, target: n3}}
+  - {at: 23.135344814s, for: 10.348s, partition: {shape: isolate, target: n3}}
+settle: {for: 23s, leader_within: 20s}
+expect: {allow: [leader_linearizability, liveness, missed_slots, stale_write], breaches: []}
+`
