@@ -497,10 +497,11 @@ func (s *Sim) freeMsg(ref int32) {
 // emit hashes s.rec and hands it to the sinks. Notes are annotations, not
 // behaviour: they reach the sinks but not the hash, so a materialized
 // scenario (whose notes name its faults differently) hashes the same.
-// Protocol-state effects (FactProtocolState) are observations of the same
-// kind: an algorithm that starts declaring its states hashes as before.
+// Protocol-state effects (FactProtocolState) and write lags
+// (FactLeaseWriteLag) are observations of the same kind: an algorithm that
+// starts declaring them hashes as before.
 func (s *Sim) emit() {
-	if s.rec.Type != RecNote && s.rec.Fact != FactProtocolState {
+	if s.rec.Type != RecNote && s.rec.Fact != FactProtocolState && s.rec.Fact != FactLeaseWriteLag {
 		s.hash.record(&s.rec, s.kindHash[s.rec.Kind])
 	}
 	for _, k := range s.sinks {

@@ -27,7 +27,8 @@ func sweep(t *testing.T, file string, sets []string, seeds int) contracttest.Tal
 
 // TestLeaseContractHoldsOnShippedScenarios: over seeds of the shipped
 // scenarios that run the lease flavours, no split-brain breaks the
-// contract, every overlap the k8s bound admits is no longer than it, and
+// contract, every overlap the k8s bound admits is no longer than it (and
+// the pauses and clock-rate faults that stretch it), and
 // each of Kleppmann's stories is excused by the fault it tells of (with
 // the application checking its validity; without, nothing is promised).
 func TestLeaseContractHoldsOnShippedScenarios(t *testing.T) {
@@ -38,7 +39,7 @@ func TestLeaseContractHoldsOnShippedScenarios(t *testing.T) {
 		tl := sweep(t, tc.file, nil, tc.seeds)
 		g, ok := tl.Contract.For("split_brain")
 		require.True(t, ok)
-		assert.LessOrEqual(t, tl.Longest[contract.WithinBound], g.MaxOverlap, tc.file)
+		assert.LessOrEqual(t, tl.LongestUnstretched, g.MaxOverlap, "%s: within bound past what its pauses and clock rates stretch", tc.file)
 		t.Logf("%s: %v, longest within bound %v of %v", tc.file, tl.Verdicts, tl.Longest[contract.WithinBound], g.MaxOverlap)
 	}
 	tl := sweep(t, "k8s-release-hang.yaml", nil, 20)

@@ -27,6 +27,10 @@ type Tally struct {
 	Excused map[contract.FaultClass]int
 	// Longest is the longest overlap seen per verdict.
 	Longest map[contract.Verdict]time.Duration
+	// LongestUnstretched is the longest part of a within-bound overlap
+	// that the pauses and clock rates stretching its bound do not explain
+	// (Duration − Excuse.Stretch): never more than the bound itself.
+	LongestUnstretched time.Duration
 	// BreachSeeds are the seeds with a breach no known bug of the
 	// configured release explains (at most 10).
 	BreachSeeds []uint64
@@ -66,6 +70,13 @@ func SweepScenario(sc *scenario.Scenario, seeds int) (Tally, error) {
 		for _, v := range c.Violations {
 			t.Verdicts[v.Contract]++
 			t.Longest[v.Contract] = max(t.Longest[v.Contract], v.Duration)
+			if v.Contract == contract.WithinBound {
+				d := v.Duration
+				if v.Excuse != nil {
+					d -= v.Excuse.Stretch
+				}
+				t.LongestUnstretched = max(t.LongestUnstretched, d)
+			}
 			switch v.Contract {
 			case contract.Excused:
 				t.Excused[v.ExcusedBy]++
