@@ -58,7 +58,10 @@ func (c *checker) judge(check string, v *Violation) {
 		v.Contract = contract.Uncovered
 		return
 	}
-	if check == CheckSplitBrain && g.MaxOverlap > 0 && v.Duration <= g.MaxOverlap {
+	if check == CheckSplitBrain && g.WriteLag && v.Duration > g.MaxOverlap {
+		v.WriteLag = c.faults.writeLagOf(v.NodeIDs, v.At-sim.Time(g.Aftermath), v.End)
+	}
+	if check == CheckSplitBrain && g.MaxOverlap > 0 && v.Duration <= g.MaxOverlap+v.WriteLag {
 		v.Contract = contract.WithinBound
 		return
 	}
@@ -73,7 +76,7 @@ func (c *checker) judge(check string, v *Violation) {
 	case void != nil:
 		v.Contract = contract.Excused
 		c.setExcuse(v, *void)
-	case stretch != nil && check == CheckSplitBrain && v.Duration <= g.MaxOverlap+stretch.Stretch:
+	case stretch != nil && check == CheckSplitBrain && v.Duration <= g.MaxOverlap+stretch.Stretch+v.WriteLag:
 		v.Contract = contract.WithinBound
 		c.setExcuse(v, *stretch)
 	default:

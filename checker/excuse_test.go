@@ -182,6 +182,34 @@ func TestKnownBugIsALabelledBreach(t *testing.T) {
 	assert.Empty(t, v.KnownBug, "no fault of the bug's class reached it")
 }
 
+// A holder's stale lease write (sim.FactLeaseWriteLag: client-go wrote
+// the renewTime of its attempt's start, 500 ms before the write landed)
+// stretches a bound that declares WriteLag by that lag: an overlap within
+// bound + 500 ms is within bound, one past it a breach; without WriteLag,
+// or with the stale write another node's, the same overlap is a breach
+// (the twins).
+func TestWriteLagStretchesTheBound(t *testing.T) {
+	lagging := contract.Contract{Guarantees: []contract.Guarantee{{Check: CheckSplitBrain, WriteLag: true,
+		MaxOverlap: 10 * time.Millisecond, Aftermath: time.Second}}}
+	stale := func(overlapMs, landedMs int64) []sim.Record {
+		return overlapTrace(overlapMs, func(b *trace) {
+			b.add(sim.Record{At: at(landedMs), Type: sim.RecEffect, Node: 0, Fact: sim.FactLeaseWriteLag, B: int64(500 * time.Millisecond)})
+		})
+	}
+	v := verdictOf(t, stale(510, 600), lagging)
+	assert.Equal(t, contract.WithinBound, v.Contract, "10 ms bound + 500 ms of write lag")
+	assert.Equal(t, 500*time.Millisecond, v.WriteLag)
+	assert.Equal(t, contract.Breach, verdictOf(t, stale(511, 600), lagging).Contract, "1 ms past the stretched bound")
+	plain := lagging
+	plain.Guarantees = []contract.Guarantee{lagging.Guarantees[0]}
+	plain.Guarantees[0].WriteLag = false
+	assert.Equal(t, contract.Breach, verdictOf(t, stale(510, 600), plain).Contract, "no WriteLag, no stretch")
+	other := overlapTrace(510, func(b *trace) {
+		b.add(sim.Record{At: at(600), Type: sim.RecEffect, Node: 2, Fact: sim.FactLeaseWriteLag, B: int64(500 * time.Millisecond)})
+	})
+	assert.Equal(t, contract.Breach, verdictOf(t, other, lagging).Contract, "a node outside the overlap")
+}
+
 // The user's expectation is the user's: a finding the contract excuses
 // fails a scenario that neither requires nor allows it, saying the
 // contract excused it; `breaches: []` (ContractOnly) judges by the

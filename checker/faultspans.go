@@ -56,6 +56,16 @@ type faultSpans struct {
 	used     usedLinks
 	lost     lossDrops
 	ord      int
+	// lags are, per node, its latest lease write that succeeded carrying
+	// a time older than its success (sim.FactLeaseWriteLag): one per node,
+	// so memory grows with nodes, never with time.
+	lags []writeLag
+}
+
+// writeLag is a lease write that landed lag after the time it carries.
+type writeLag struct {
+	at  sim.Time
+	lag time.Duration
 }
 
 // allLinks keys the spans of a fault on every link.
@@ -142,6 +152,13 @@ func (f *faultSpans) observe(r *sim.Record) {
 			f.closeAt(contract.ServiceDown, node, t)
 		case sim.FactLeaseReverted:
 			f.instant(contract.DiskLoss, node, t, false) // the store's lost writes: their leases expire
+		case sim.FactLeaseWriteLag:
+			if node >= 0 {
+				for int(node) >= len(f.lags) {
+					f.lags = append(f.lags, writeLag{})
+				}
+				f.lags[node] = writeLag{at: t, lag: time.Duration(r.B)}
+			}
 		}
 	case sim.RecFault:
 		f.fault(r)
@@ -350,4 +367,18 @@ func rateDeviation(ratePPB int64) float64 {
 		return -d
 	}
 	return d
+}
+
+// writeLagOf is the lag of the latest stale lease write of any of nodes
+// that succeeded between from and to (zero if none).
+func (f *faultSpans) writeLagOf(nodes []sim.NodeID, from, to sim.Time) time.Duration {
+	var out time.Duration
+	for _, n := range nodes {
+		if n >= 0 && int(n) < len(f.lags) {
+			if w := f.lags[n]; w.lag > 0 && w.at >= from && w.at <= to {
+				out = max(out, w.lag)
+			}
+		}
+	}
+	return out
 }

@@ -122,6 +122,10 @@ type Violation struct {
 	// it), and ExcusedBy, ExcusedNode and ExcusedAt repeat its class, node
 	// name and start.
 	Contract contract.Verdict
+	// WriteLag, for a split_brain overlap judged under a guarantee with
+	// WriteLag, is how much its bound stretched for the holder's stale
+	// lease write (sim.FactLeaseWriteLag); zero when none counted.
+	WriteLag time.Duration
 	// KnownBug, on a breach, labels the known bug of the configured
 	// library release that a fault reaching the finding triggered
 	// (contract.Guarantee.Known); Excuse then names that fault.

@@ -161,6 +161,13 @@ type Guarantee struct {
 	// it is a breach labelled with the bug, so a user on that version sees
 	// the bug rather than a clean verdict (docs/checkers.md, "Known bugs").
 	Known []KnownBug
+	// WriteLag: a split_brain overlap's bound also stretches by how much
+	// older than its success the holder's latest lease write was
+	// (sim.FactLeaseWriteLag) when it succeeded within the Aftermath
+	// before the overlap: client-go writes the renewTime of an attempt's
+	// start, and a record whose renewTime second is already written looks
+	// unchanged to followers while the holder counts from its success.
+	WriteLag bool
 	// Aftermath is how long after a fault ended it can still excuse a
 	// finding of this check: the time the algorithm needs to recover from
 	// it (a deposed leader to notice, a lease to run out, an election to
@@ -281,6 +288,7 @@ func (c Contract) Merge(other Contract) Contract {
 				m.Known = append(slices.Clone(m.Known), k)
 			}
 		}
+		m.WriteLag = m.WriteLag || g.WriteLag
 		m.MaxOverlap = max(m.MaxOverlap, g.MaxOverlap)
 		m.Deadline = max(m.Deadline, g.Deadline) // a later deadline lets more faults excuse
 		m.Recovery = max(m.Recovery, g.Recovery)

@@ -352,6 +352,9 @@ type ViolationSummary struct {
 	// release explains ("CURATOR-696 (Curator 5.4–5.6)"): the real system
 	// breaks the guarantee there too (checker.Violation.KnownBug).
 	KnownBug string `json:"known_bug,omitempty"`
+	// WriteLagMs is how much a split_brain bound stretched for the
+	// holder's stale lease write (checker.Violation.WriteLag).
+	WriteLagMs float64 `json:"write_lag_ms,omitempty"`
 }
 
 // ExcuseSummary is the fault behind a finding's excuse (checker.Excuse):
