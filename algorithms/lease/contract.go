@@ -69,7 +69,15 @@ func Contract(v registry.Values) contract.Contract {
 		g = contract.Guarantee{
 			Unless: []contract.FaultClass{contract.Partition, contract.Link, contract.Loss, contract.ServiceDown, contract.Disk,
 				contract.Pause, contract.ClockRate, contract.ClockStep, contract.DiskLoss},
-			Source: "ShedLock README (synchronized clocks), SqlStatementsSource (lock_until), KeepAliveLockProvider (a failed extension only stops the keep-alive)",
+			// lock_until is the writer's wall clock plus lockAtMostFor,
+			// compared with the reader's wall clock: what a clock-rate
+			// fault made a node's wall clock gain or lose stays after the
+			// rate is exact again, and the node takes locks that much
+			// early (or holds them that much late) for good. A hunt from
+			// swarm-long.yaml found a 96 s overlap 84 s after a 35 s
+			// fast-clock fault ended (2026-11-29).
+			Lasting: []contract.FaultClass{contract.ClockRate},
+			Source:  "ShedLock README (synchronized clocks), SqlStatementsSource (lock_until), KeepAliveLockProvider (a failed extension only stops the keep-alive)",
 		}
 		if c.Unlock == UnlockByName {
 			// The unlock names the row only (SqlStatementsSource.getUnlockStatement

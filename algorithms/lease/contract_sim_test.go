@@ -116,6 +116,29 @@ func TestWalltimeStoreCrashIsAnOutage(t *testing.T) {
 	assert.Positive(t, tl.Excused[contract.ServiceDown])
 }
 
+// TestWalltimeClockDriftLasts is hunt's finding against the walltime
+// flavour (testdata/walltime-clock-drift.yaml, from swarm-long.yaml): a
+// node whose wall clock ran fast keeps what it gained when the rate is
+// exact again, and since ShedLock compares lock_until, written by one
+// node's wall clock, with another's, it takes the lock early for good.
+// The overlap comes 84 s after the fault ended; the contract names
+// clock_rate Lasting, so it is excused by it, not a breach (before: a
+// breach, the fault's Aftermath long past). Under the same schedule
+// without the clock fault there is no overlap at all (the twin).
+func TestWalltimeClockDriftLasts(t *testing.T) {
+	tl, err := contracttest.Sweep("testdata/walltime-clock-drift.yaml", nil, 1)
+	require.NoError(t, err)
+	assert.Empty(t, tl.BreachSeeds)
+	assert.Equal(t, 1, tl.Verdicts[contract.Excused])
+	assert.Equal(t, 1, tl.Excused[contract.ClockRate])
+	g, _ := tl.Contract.For("split_brain")
+	assert.True(t, g.Lasts(contract.ClockRate))
+
+	tl, err = contracttest.Sweep("testdata/walltime-clock-drift.yaml", []string{"faults=[{at: 51.922s, for: 128µs, crash: {target: n1}}]"}, 1)
+	require.NoError(t, err)
+	assert.Zero(t, tl.Verdicts[contract.Excused]+tl.Verdicts[contract.Breach], "no clock fault, no overlap: %v", tl.Verdicts)
+}
+
 // TestRedlockCountsMastersNotAnswers is hunt's finding against the redlock
 // flavour (testdata/redlock-duplicated-answers.yaml): duplicated answers
 // of two masters made a quorum of five. A master counts once per round,
