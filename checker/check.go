@@ -142,6 +142,9 @@ func (c *checker) add(ch *Check, v Violation) {
 	switch v.Contract {
 	case contract.Breach:
 		ch.Breaches++
+		if v.KnownBug != "" {
+			ch.KnownBugs++
+		}
 	case contract.Excused:
 		ch.Excused++
 	case contract.WithinBound:

@@ -30,7 +30,8 @@ type Excuse struct {
 	// when it was still acting during the finding.
 	Before time.Duration
 	// Stretch, for a split_brain overlap within a bound stretched by
-	// pauses, is how much the pauses added to the bound.
+	// pauses and clock-rate faults, is how much they added to the bound (a
+	// pause what it lasted, a rate fault D·|rate − 1|).
 	Stretch time.Duration
 }
 
@@ -57,7 +58,10 @@ func (c *checker) judge(check string, v *Violation) {
 		v.Contract = contract.Uncovered
 		return
 	}
-	if check == CheckSplitBrain && g.MaxOverlap > 0 && v.Duration <= g.MaxOverlap {
+	if check == CheckSplitBrain && g.WriteLag && v.Duration > g.MaxOverlap {
+		v.WriteLag = c.faults.writeLagOf(v.NodeIDs, v.At-sim.Time(g.Aftermath), v.End)
+	}
+	if check == CheckSplitBrain && g.MaxOverlap > 0 && v.Duration <= g.MaxOverlap+v.WriteLag {
 		v.Contract = contract.WithinBound
 		return
 	}
@@ -72,7 +76,7 @@ func (c *checker) judge(check string, v *Violation) {
 	case void != nil:
 		v.Contract = contract.Excused
 		c.setExcuse(v, *void)
-	case stretch != nil && check == CheckSplitBrain && v.Duration <= g.MaxOverlap+stretch.Stretch:
+	case stretch != nil && check == CheckSplitBrain && v.Duration <= g.MaxOverlap+stretch.Stretch+v.WriteLag:
 		v.Contract = contract.WithinBound
 		c.setExcuse(v, *stretch)
 	default:
@@ -80,7 +84,34 @@ func (c *checker) judge(check string, v *Violation) {
 		if stretch != nil {
 			v.Excuse = stretch // the pauses did not explain all of it: kept for the explanation
 		}
+		if label, s := c.knownBug(check, g, v); s != nil {
+			e := c.excuseOf(s, v)
+			v.KnownBug, v.Excuse = label, &e
+		}
 	}
+}
+
+// knownBug finds the known bug of g's configured release (Guarantee.Known)
+// a fault reaching v triggered, and that fault (the nearest, as an excuse
+// is chosen); nil if none did.
+func (c *checker) knownBug(check string, g contract.Guarantee, v *Violation) (string, *faultSpan) {
+	if len(g.Known) == 0 {
+		return "", nil
+	}
+	inv := c.involved(check, v)
+	var best *faultSpan
+	label := ""
+	for i := range c.faults.spans {
+		s := &c.faults.spans[i]
+		l, ok := g.KnownBugOf(s.class)
+		if !ok || !c.reaches(g, s, v, inv) {
+			continue
+		}
+		if best == nil || closer(s, best) {
+			best, label = s, l
+		}
+	}
+	return label, best
 }
 
 func (c *checker) setExcuse(v *Violation, e Excuse) {
@@ -92,12 +123,12 @@ func (c *checker) setExcuse(v *Violation, e Excuse) {
 // excuses finds, among the run's faults of g's exception classes that
 // reached v (excuse), the one that voids g for it, else the pauses that
 // stretch its bound (contract.Guarantee.Stretches), summed into one
-// Excuse named after the longest. Either may be nil.
+// Excuse named after the one that adds most. Either may be nil.
 func (c *checker) excuses(check string, g contract.Guarantee, v *Violation) (void, stretch *Excuse) {
 	inv := c.involved(check, v)
 	var best *faultSpan
 	var longest *faultSpan
-	var added time.Duration
+	var added, longestAdds time.Duration
 	for i := range c.faults.spans {
 		s := &c.faults.spans[i]
 		if !g.Excuses(s.class) || !c.reaches(g, s, v, inv) {
@@ -105,9 +136,12 @@ func (c *checker) excuses(check string, g contract.Guarantee, v *Violation) (voi
 		}
 		if g.Stretches(s.class) && check == CheckSplitBrain {
 			d := time.Duration(min(s.end, v.End) - s.start)
+			if s.class == contract.ClockRate {
+				d = time.Duration(float64(d) * s.rateDev)
+			}
 			added += d
-			if longest == nil || d > time.Duration(min(longest.end, v.End)-longest.start) {
-				longest = s
+			if longest == nil || d > longestAdds {
+				longest, longestAdds = s, d
 			}
 			continue
 		}

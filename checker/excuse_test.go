@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -119,6 +120,94 @@ func TestExcusePauseStretchesTheBound(t *testing.T) {
 	both.Guarantees[0].Unless = []contract.FaultClass{contract.Pause, contract.Crash}
 	crashed := overlapTrace(5000, func(b *trace) { b.pause(700, 0).resume(900, 0).crash(950, 1, false).restart(960, 1) })
 	assert.Equal(t, contract.Excused, verdictOf(t, crashed, both).Contract)
+}
+
+// A clock-rate fault stretches a bounded split_brain guarantee by what
+// its drift can explain, D·|rate − 1| over the D of real time it acted,
+// rather than voiding it: the holder's clock ran at half speed for 400 ms
+// (200 ms of drift), so an overlap within bound + 200 ms is within bound,
+// one past it a breach that still names the fault; a stopped clock (rate
+// 0) explains as much as a pause of the same length.
+func TestExcuseClockRateStretchesTheBound(t *testing.T) {
+	bounded := contract.Contract{Guarantees: []contract.Guarantee{{Check: CheckSplitBrain, Unless: []contract.FaultClass{contract.ClockRate},
+		MaxOverlap: 100 * time.Millisecond, Aftermath: time.Second}}}
+	slow := func(overlapMs, ratePPB int64) []sim.Record {
+		return overlapTrace(overlapMs, func(b *trace) {
+			b.add(sim.Record{At: at(500), Type: sim.RecFault, Node: 0, Fact: sim.FactClockRate, RatePPB: ratePPB})
+			b.add(sim.Record{At: at(900), Type: sim.RecFault, Node: 0, Fact: sim.FactClockExact, RatePPB: sim.RateOne})
+		})
+	}
+	v := verdictOf(t, slow(300, sim.RateOne/2), bounded)
+	assert.Equal(t, contract.WithinBound, v.Contract, "100 ms bound + 400 ms at half speed")
+	require.NotNil(t, v.Excuse)
+	assert.Equal(t, contract.ClockRate, v.Excuse.Class)
+	assert.Equal(t, 200*time.Millisecond, v.Excuse.Stretch)
+	v = verdictOf(t, slow(301, sim.RateOne/2), bounded)
+	assert.Equal(t, contract.Breach, v.Contract, "1 ms past the stretched bound")
+	require.NotNil(t, v.Excuse, "the breach keeps the fault that did not explain it")
+	v = verdictOf(t, slow(500, 2*sim.RateOne), bounded)
+	assert.Equal(t, contract.WithinBound, v.Contract, "double speed for 400 ms: 400 ms of drift")
+	v = verdictOf(t, slow(501, 2*sim.RateOne), bounded)
+	assert.Equal(t, contract.Breach, v.Contract, "double speed for 400 ms explains 400 ms, not 401")
+	v = verdictOf(t, slow(500, 3*sim.RateOne/2), bounded)
+	assert.Equal(t, contract.Breach, v.Contract, "1.5× for 400 ms explains 200 ms, not 400")
+	v = verdictOf(t, slow(500, 0), bounded)
+	assert.Equal(t, contract.WithinBound, v.Contract, "a stopped clock explains its whole 400 ms")
+}
+
+// A fault of a known bug's class (contract.Guarantee.Known: a bug of the
+// configured library release) does not excuse a finding it reaches: the
+// finding is a breach labelled with the bug and naming the fault; without
+// the known bug, the same class in Unless excuses it (the twin), and a
+// known-bug class that reaches nothing leaves an unlabelled breach.
+func TestKnownBugIsALabelledBreach(t *testing.T) {
+	known := contract.Contract{Guarantees: []contract.Guarantee{{Check: CheckSplitBrain, Aftermath: time.Second,
+		Known: []contract.KnownBug{{Label: "LIB-1 (lib 1.0)", Classes: []contract.FaultClass{contract.Pause}}}}}}
+	paused := overlapTrace(5000, func(b *trace) { b.pause(700, 0).resume(900, 0) })
+	v := verdictOf(t, paused, known)
+	assert.Equal(t, contract.Breach, v.Contract)
+	assert.Equal(t, "LIB-1 (lib 1.0)", v.KnownBug)
+	require.NotNil(t, v.Excuse)
+	assert.Equal(t, contract.Pause, v.Excuse.Class)
+	rep, _, problems := judgeContract(t, paused, known, Expect{})
+	c, _ := rep.Check(CheckSplitBrain)
+	assert.Equal(t, 1, c.KnownBugs)
+	assert.Contains(t, strings.Join(problems, "\n"), "known bug LIB-1 (lib 1.0), triggered by pause on node0")
+
+	excused := contract.Contract{Guarantees: []contract.Guarantee{{Check: CheckSplitBrain, Aftermath: time.Second, Unless: []contract.FaultClass{contract.Pause}}}}
+	assert.Equal(t, contract.Excused, verdictOf(t, paused, excused).Contract)
+
+	v = verdictOf(t, overlapTrace(5000, nil), known)
+	assert.Equal(t, contract.Breach, v.Contract)
+	assert.Empty(t, v.KnownBug, "no fault of the bug's class reached it")
+}
+
+// A holder's stale lease write (sim.FactLeaseWriteLag: client-go wrote
+// the renewTime of its attempt's start, 500 ms before the write landed)
+// stretches a bound that declares WriteLag by that lag: an overlap within
+// bound + 500 ms is within bound, one past it a breach; without WriteLag,
+// or with the stale write another node's, the same overlap is a breach
+// (the twins).
+func TestWriteLagStretchesTheBound(t *testing.T) {
+	lagging := contract.Contract{Guarantees: []contract.Guarantee{{Check: CheckSplitBrain, WriteLag: true,
+		MaxOverlap: 10 * time.Millisecond, Aftermath: time.Second}}}
+	stale := func(overlapMs, landedMs int64) []sim.Record {
+		return overlapTrace(overlapMs, func(b *trace) {
+			b.add(sim.Record{At: at(landedMs), Type: sim.RecEffect, Node: 0, Fact: sim.FactLeaseWriteLag, B: int64(500 * time.Millisecond)})
+		})
+	}
+	v := verdictOf(t, stale(510, 600), lagging)
+	assert.Equal(t, contract.WithinBound, v.Contract, "10 ms bound + 500 ms of write lag")
+	assert.Equal(t, 500*time.Millisecond, v.WriteLag)
+	assert.Equal(t, contract.Breach, verdictOf(t, stale(511, 600), lagging).Contract, "1 ms past the stretched bound")
+	plain := lagging
+	plain.Guarantees = []contract.Guarantee{lagging.Guarantees[0]}
+	plain.Guarantees[0].WriteLag = false
+	assert.Equal(t, contract.Breach, verdictOf(t, stale(510, 600), plain).Contract, "no WriteLag, no stretch")
+	other := overlapTrace(510, func(b *trace) {
+		b.add(sim.Record{At: at(600), Type: sim.RecEffect, Node: 2, Fact: sim.FactLeaseWriteLag, B: int64(500 * time.Millisecond)})
+	})
+	assert.Equal(t, contract.Breach, verdictOf(t, other, lagging).Contract, "a node outside the overlap")
 }
 
 // The user's expectation is the user's: a finding the contract excuses

@@ -83,6 +83,9 @@ func (r Report) Judge(e Expect) (ok bool, problems []string) {
 			for _, v := range c.Violations {
 				if v.Contract == contract.Breach {
 					p += "; first: " + v.Details
+					if v.KnownBug != "" && v.Excuse != nil {
+						p += fmt.Sprintf(" (known bug %s, triggered by %s on %s)", v.KnownBug, v.Excuse.Class, v.Excuse.NodeName)
+					}
 					break
 				}
 			}

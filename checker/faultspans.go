@@ -30,6 +30,10 @@ type faultSpan struct {
 	// durable, for a disk fault, is when the last write issued under it
 	// became durable: the fault acts until then (closeAt).
 	durable sim.Time
+	// rateDev, for a clock-rate fault, is the largest |rate − 1| the
+	// node's clock ran at during it (sim.Record.RatePPB): how far its
+	// readings drift from real time per unit of real time.
+	rateDev float64
 }
 
 // faultSpans follows the run's faults from the typed facts of its records
@@ -52,6 +56,16 @@ type faultSpans struct {
 	used     usedLinks
 	lost     lossDrops
 	ord      int
+	// lags are, per node, its latest lease write that succeeded carrying
+	// a time older than its success (sim.FactLeaseWriteLag): one per node,
+	// so memory grows with nodes, never with time.
+	lags []writeLag
+}
+
+// writeLag is a lease write that landed lag after the time it carries.
+type writeLag struct {
+	at  sim.Time
+	lag time.Duration
 }
 
 // allLinks keys the spans of a fault on every link.
@@ -138,6 +152,13 @@ func (f *faultSpans) observe(r *sim.Record) {
 			f.closeAt(contract.ServiceDown, node, t)
 		case sim.FactLeaseReverted:
 			f.instant(contract.DiskLoss, node, t, false) // the store's lost writes: their leases expire
+		case sim.FactLeaseWriteLag:
+			if node >= 0 {
+				for int(node) >= len(f.lags) {
+					f.lags = append(f.lags, writeLag{})
+				}
+				f.lags[node] = writeLag{at: t, lag: time.Duration(r.B)}
+			}
 		}
 	case sim.RecFault:
 		f.fault(r)
@@ -176,6 +197,10 @@ func (f *faultSpans) fault(r *sim.Record) {
 		f.linkReset(r.Links, t)
 	case sim.FactClockRate:
 		f.openAt(contract.ClockRate, node, t)
+		if s := f.open[contract.ClockRate]; node >= 0 && int(node) < len(s) && s[node] >= 0 {
+			sp := &f.spans[s[node]]
+			sp.rateDev = max(sp.rateDev, rateDeviation(r.RatePPB))
+		}
 	case sim.FactClockExact:
 		f.closeAt(contract.ClockRate, node, t)
 	case sim.FactClockStep:
@@ -331,4 +356,29 @@ func (l *lossDrops) any(nodes []sim.NodeID, from, to sim.Time) bool {
 		}
 	}
 	return false
+}
+
+// rateDeviation is |rate − 1| of a clock running at ratePPB parts per
+// billion: the real time a reading gains or loses per unit of real time
+// (a stopped clock, rate 0, loses all of it, as a pause does).
+func rateDeviation(ratePPB int64) float64 {
+	d := float64(ratePPB)/float64(sim.RateOne) - 1
+	if d < 0 {
+		return -d
+	}
+	return d
+}
+
+// writeLagOf is the lag of the latest stale lease write of any of nodes
+// that succeeded between from and to (zero if none).
+func (f *faultSpans) writeLagOf(nodes []sim.NodeID, from, to sim.Time) time.Duration {
+	var out time.Duration
+	for _, n := range nodes {
+		if n >= 0 && int(n) < len(f.lags) {
+			if w := f.lags[n]; w.lag > 0 && w.at >= from && w.at <= to {
+				out = max(out, w.lag)
+			}
+		}
+	}
+	return out
 }

@@ -46,6 +46,7 @@ func (c *checker) checkLeaderLinearizability() (Check, Linearization) {
 				// split_brain but says nothing of the lock.
 				if _, own := c.in.Contract.For(CheckLeaderLinearizability); !own {
 					v.Contract, v.Excuse, v.ExcusedBy, v.ExcusedNode, v.ExcusedAt = sb.Contract, sb.Excuse, sb.ExcusedBy, sb.ExcusedNode, sb.ExcusedAt
+					v.KnownBug = sb.KnownBug
 					v.judged = sb.Contract != contract.Uncovered
 				}
 			}

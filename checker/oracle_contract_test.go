@@ -66,6 +66,9 @@ type oFault struct {
 	node       sim.NodeID
 	links      []sim.Link
 	start, end sim.Time
+	// dev, for a clock-rate fault, is the largest |rate − 1| its node's
+	// clock ran at from its start to its end.
+	dev float64
 }
 
 // oracleFaults lists the trace's faults with their ends, by scanning
@@ -107,7 +110,28 @@ func oracleFaults(recs []sim.Record) []oFault {
 			one(contract.ServiceDown, endOf(i, same(sim.RecEffect, sim.FactServiceUp)))
 		case r.Type != sim.RecFault:
 		case r.Fact == sim.FactClockRate:
-			one(contract.ClockRate, endOf(i, same(sim.RecFault, sim.FactClockExact)))
+			end := endOf(i, same(sim.RecFault, sim.FactClockExact))
+			if len(out) > 0 && func() bool { // a second rate change of a span still open: not a new fault
+				for j := len(out) - 1; j >= 0; j-- {
+					if out[j].cls == contract.ClockRate && out[j].node == node {
+						return out[j].end == end
+					}
+				}
+				return false
+			}() {
+				break
+			}
+			dev := 0.0
+			for _, x := range recs[i:] {
+				if x.At > end {
+					break
+				}
+				if x.Node == node && x.Type == sim.RecFault && x.Fact == sim.FactClockRate {
+					d := float64(x.RatePPB)/float64(sim.RateOne) - 1
+					dev = max(dev, d, -d)
+				}
+			}
+			out = append(out, oFault{cls: contract.ClockRate, node: node, start: at, end: end, dev: dev})
 		case r.Fact == sim.FactClockStep:
 			one(contract.ClockStep, endOf(i, same(sim.RecFault, sim.FactClockUnstepped)))
 		case r.Fact == sim.FactDiskLatency:
@@ -272,9 +296,13 @@ func oracleVerdict(c oCase, check string, f oFinding) contract.Verdict {
 				continue
 			}
 		}
-		if flt.cls == contract.Pause && check == checker.CheckSplitBrain && g.MaxOverlap > 0 {
+		if (flt.cls == contract.Pause || flt.cls == contract.ClockRate) && check == checker.CheckSplitBrain && g.MaxOverlap > 0 {
 			paused = true
-			stretch += time.Duration(min(flt.end, f.end) - flt.start)
+			d := time.Duration(min(flt.end, f.end) - flt.start)
+			if flt.cls == contract.ClockRate {
+				d = time.Duration(float64(d) * flt.dev)
+			}
+			stretch += d
 			continue
 		}
 		return contract.Excused

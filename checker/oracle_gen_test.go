@@ -71,7 +71,11 @@ func genCase(t *rapid.T) oCase {
 		switch rapid.IntRange(0, 15).Draw(t, "action") {
 		case 13: // a clock or disk fault, or its end, on a candidate or on the resource
 			target := sim.NodeID(rapid.IntRange(0, c.n).Draw(t, "clockNode"))
-			add(sim.Record{Type: sim.RecFault, Node: target, Fact: rapid.SampledFrom([]sim.Fact{sim.FactClockRate, sim.FactClockStep, sim.FactClockExact, sim.FactClockUnstepped, sim.FactDiskLatency, sim.FactDiskRestored}).Draw(t, "clockFact")})
+			r := sim.Record{Type: sim.RecFault, Node: target, Fact: rapid.SampledFrom([]sim.Fact{sim.FactClockRate, sim.FactClockStep, sim.FactClockExact, sim.FactClockUnstepped, sim.FactDiskLatency, sim.FactDiskRestored}).Draw(t, "clockFact")}
+			if r.Fact == sim.FactClockRate { // the rate it now runs at: stopped, slow or fast
+				r.RatePPB = rapid.SampledFrom([]int64{0, sim.RateOne / 2, sim.RateOne * 9 / 10, sim.RateOne * 3 / 2, 2 * sim.RateOne}).Draw(t, "ratePPB")
+			}
+			add(r)
 		case 14: // a network fault or its end: on one link between two nodes (the resource's included), or on every link
 			r := sim.Record{Type: sim.RecFault, Node: sim.None, Fact: rapid.SampledFrom([]sim.Fact{sim.FactLinksCut, sim.FactLinksRestored, sim.FactLinkChanged, sim.FactLinkLossy, sim.FactLinkLossyChanged, sim.FactLinksReset}).Draw(t, "netFact")}
 			from, to := sim.NodeID(rapid.IntRange(0, c.n).Draw(t, "linkFrom")), sim.NodeID(rapid.IntRange(0, c.n).Draw(t, "linkTo"))

@@ -65,6 +65,9 @@ type Check struct {
 	// their contract verdict (Violation.Contract); all zero when the
 	// contract does not cover the check.
 	Breaches, Excused, WithinBound int
+	// KnownBugs counts the Breaches labelled with a known bug of the
+	// configured release (Violation.KnownBug).
+	KnownBugs int
 	// Violations are the findings, each with its explanation.
 	Violations []Violation
 }
@@ -122,7 +125,15 @@ type Violation struct {
 	// for a breach past a stretched bound, the pauses that did not explain
 	// it), and ExcusedBy, ExcusedNode and ExcusedAt repeat its class, node
 	// name and start.
-	Contract    contract.Verdict
+	Contract contract.Verdict
+	// WriteLag, for a split_brain overlap judged under a guarantee with
+	// WriteLag, is how much its bound stretched for the holder's stale
+	// lease write (sim.FactLeaseWriteLag); zero when none counted.
+	WriteLag time.Duration
+	// KnownBug, on a breach, labels the known bug of the configured
+	// library release that a fault reaching the finding triggered
+	// (contract.Guarantee.Known); Excuse then names that fault.
+	KnownBug    string
 	Excuse      *Excuse
 	ExcusedBy   contract.FaultClass
 	ExcusedNode string

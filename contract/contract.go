@@ -14,6 +14,7 @@ package contract
 
 import (
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -154,6 +155,19 @@ type Guarantee struct {
 	// epochs again until it passes them. They excuse a finding on those
 	// nodes however long after (no Aftermath), still only where they hit.
 	Lasting []FaultClass
+	// Known are bugs of the real library version the configuration names
+	// under which the real system breaks the guarantee (a release's issue).
+	// A finding a fault of a known bug's classes reached is not excused:
+	// it is a breach labelled with the bug, so a user on that version sees
+	// the bug rather than a clean verdict (docs/checkers.md, "Known bugs").
+	Known []KnownBug
+	// WriteLag: a split_brain overlap's bound also stretches by how much
+	// older than its success the holder's latest lease write was
+	// (sim.FactLeaseWriteLag) when it succeeded within the Aftermath
+	// before the overlap: client-go writes the renewTime of an attempt's
+	// start, and a record whose renewTime second is already written looks
+	// unchanged to followers while the holder counts from its success.
+	WriteLag bool
 	// Aftermath is how long after a fault ended it can still excuse a
 	// finding of this check: the time the algorithm needs to recover from
 	// it (a deposed leader to notice, a lease to run out, an election to
@@ -269,6 +283,12 @@ func (c Contract) Merge(other Contract) Contract {
 			}
 		}
 		m.Lasting = lasting
+		for _, k := range g.Known {
+			if !slices.ContainsFunc(m.Known, func(x KnownBug) bool { return x.Label == k.Label }) {
+				m.Known = append(slices.Clone(m.Known), k)
+			}
+		}
+		m.WriteLag = m.WriteLag || g.WriteLag
 		m.MaxOverlap = max(m.MaxOverlap, g.MaxOverlap)
 		m.Deadline = max(m.Deadline, g.Deadline) // a later deadline lets more faults excuse
 		m.Recovery = max(m.Recovery, g.Recovery)
@@ -295,12 +315,39 @@ func (c Contract) WithAftermath(d time.Duration) Contract {
 	return out
 }
 
-// Stretches reports whether class c, where it is g's only exception that
-// reached a split_brain finding, lengthens g's MaxOverlap by what it lasted
-// rather than voiding it: a paused leader acts on for as long as it was
-// paused past its bound, and no longer (docs/checkers.md, "Excuses").
+// KnownBug is a bug of a real library release under which the real
+// system breaks a guarantee.
+type KnownBug struct {
+	// Label names the bug and the releases it is in, for people:
+	// "CURATOR-696 (Curator 5.4–5.6)".
+	Label string
+	// Classes are the fault classes that trigger it.
+	Classes []FaultClass
+}
+
+// KnownBugOf returns the label of g's known bug that fault class c
+// triggers, if any.
+func (g Guarantee) KnownBugOf(c FaultClass) (string, bool) {
+	for _, k := range g.Known {
+		for _, x := range k.Classes {
+			if x == c {
+				return k.Label, true
+			}
+		}
+	}
+	return "", false
+}
+
+// Stretches reports whether class c, where it is among g's exceptions
+// that reached a split_brain finding, lengthens g's MaxOverlap by what it
+// can explain rather than voiding it: a paused leader acts on for as long
+// as it was paused past its bound, and no longer; a clock that ran at rate
+// r for D of real time misjudges any interval by at most D·|r − 1| (a
+// slow holder's lease outlives its real end by that much, a fast
+// follower's wait ends that much early), and no more (docs/checkers.md,
+// "Excuses").
 func (g Guarantee) Stretches(c FaultClass) bool {
-	return c == Pause && g.MaxOverlap > 0
+	return (c == Pause || c == ClockRate) && g.MaxOverlap > 0
 }
 
 // Verdict is how a contract judged one finding.

@@ -143,7 +143,7 @@ func (b *Beat) OnMessage(m sim.Message) {
 	case stepAcquire:
 		b.acquired(m)
 	case stepExtend:
-		if !m.Flag {
+		if !m.Flag && !b.cfg.zoo.beatIgnoresLockLoss {
 			b.exit("LockNotOwnedError: Cannot extend a lock that's no longer owned")
 			return
 		}
@@ -202,6 +202,13 @@ func (b *Beat) acquired(m sim.Message) {
 
 // tick begins RedBeatScheduler.tick: extend the lock first.
 func (b *Beat) tick() {
+	if b.cfg.zoo.beatSkipsExtend {
+		// PlantBeatSkipsExtend: straight to loading the schedule.
+		b.Stats.Ticks++
+		b.cfg.reached(b.env, StBeatTick, b.fence)
+		b.send(stepLoad, sim.Message{Kind: KindRBLoad})
+		return
+	}
 	b.send(stepExtend, sim.Message{Kind: KindRBExtend, A: b.token})
 	b.cfg.reached(b.env, StBeatTick, b.fence)
 }

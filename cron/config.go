@@ -88,6 +88,10 @@ type Config struct {
 	// Kube configures Kubernetes mode (NewControllerManager, NewAPIServer,
 	// NewKubelet); off unless Kube.Kubelets > 0.
 	Kube KubeConfig
+	// zoo holds the cron modes' planted bugs (internal/bugzoo, through
+	// the Plant… methods of zoohook_modes.go); no scenario key reaches it,
+	// and the zero value plants none.
+	zoo modeBugs
 }
 
 // Validate checks the configuration and fills in defaults.

@@ -110,7 +110,7 @@ func (st *ExecStore) OnMessage(m sim.Message) {
 func (st *ExecStore) claim(m sim.Message) {
 	now := st.env.WallNanos()
 	r := st.byID[m.A]
-	ok := r != nil && (r.status == ExecPending || r.status == ExecFailed)
+	ok := r != nil && (r.status == ExecPending || r.status == ExecFailed || st.cfg.zoo.claimAnyStatus && r.status == ExecRunning)
 	if ok {
 		r.status, r.endedAt, r.beatAt = ExecRunning, 0, now
 	}
@@ -199,7 +199,7 @@ func ticketOf(r *execRecord) *ExecTicket {
 // creates the slot's next attempt under token and returns its ticket.
 func (st *ExecStore) declareDead(r *execRecord, token int64, now int64) *ExecTicket {
 	st.finish(r, ExecDead, now, fmt.Sprintf("heartbeat %v old (stale_after %v)", time.Duration(now-r.beatAt).Round(time.Millisecond), st.q().StaleAfter))
-	if st.q().Delivery != AtLeastOnce {
+	if st.q().Delivery != AtLeastOnce && !st.cfg.zoo.deadRerunAtMostOnce {
 		return nil
 	}
 	return ticketOf(st.newRecord(slotKey{r.job, r.slot}, max(token, r.token), r.attempt+1, now))

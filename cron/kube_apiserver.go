@@ -44,7 +44,9 @@ func NewAPIServer(cfg *Config) *APIServer {
 // AddAPIServer adds an API server node named name to s.
 func AddAPIServer(s *sim.Sim, name string, cfg *Config) (sim.NodeID, *APIServer) {
 	a := NewAPIServer(cfg)
-	return s.AddNode(name, a, sim.Service()), a
+	// Every client reaches it by HTTP over TCP (client-go's rest.Client):
+	// no request or answer is duplicated, a loss is a retransmission.
+	return s.AddNode(name, a, sim.Service(), sim.Streams()), a
 }
 
 // Objects returns how many Jobs and Pods the API server holds (for tests
@@ -120,6 +122,10 @@ func (a *APIServer) createJob(m sim.Message) {
 	resp := m
 	resp.Kind, resp.To = KindKubeCreateJobResp, m.From
 	name := kubeJobName(a.cfg.Jobs[j].Name, slot)
+	if a.cfg.zoo.jobNamePerRequest {
+		name = fmt.Sprintf("%s-%x", name, uint64(m.B)) // PlantJobNamePerRequest
+		resp.Body = name
+	}
 	n := 0
 	for _, x := range a.jobs {
 		if x.Job == j {

@@ -253,7 +253,7 @@ func (c *ControllerManager) cronJob(v *KubeSnapshot, j int) {
 	if slices.Contains(active, name) || st.LastScheduleTime == slot {
 		return
 	}
-	if k.Concurrency == KubeForbid && len(active) > 0 {
+	if k.Concurrency == KubeForbid && len(active) > 0 && !c.cfg.zoo.forbidIgnoresActive {
 		if c.missed[j] != slot {
 			c.missed[j] = slot
 			c.env.Effect(sim.Effect{Name: "kube.job_already_active", Detail: fmt.Sprintf("%s: not starting, %s is still active (concurrencyPolicy Forbid)", SlotName(job.Name, slot), active[0]),
@@ -291,6 +291,9 @@ func (c *ControllerManager) created(m sim.Message) {
 	}
 	c.cfg.reached(c.env.Env, StKubeJobCreated, w.slot)
 	name := kubeJobName(c.cfg.Jobs[w.job].Name, w.slot)
+	if given, ok := m.Body.(string); ok {
+		name = given // the API server chose it (PlantJobNamePerRequest)
+	}
 	if slices.Contains(w.active, name) {
 		return
 	}

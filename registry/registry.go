@@ -143,6 +143,13 @@ type Algorithm struct {
 	// store can take the algorithm's per-store settings (a Redis master's
 	// persistence). nil: the lease store's defaults.
 	NewLeaseStore func(v Values, k int) sim.Node
+	// StoreStreams, if set, says whether the candidates reach the lease
+	// store (or the NewStore service) with these values over TCP
+	// connections, as client-go reaches the API server's Lease by HTTP:
+	// the network then never duplicates a request or an answer, and a
+	// lost segment costs a retransmission rather than the message
+	// (sim.Streams). nil or false: datagrams, the pessimistic reading.
+	StoreStreams func(v Values) bool
 	// InProcess: its handlers are trusted to return (electsim's own
 	// algorithms, tested in its repository, set it), so simrun sweeps it
 	// in its own process. Unset (a user's algorithm), a sweep of more than

@@ -419,6 +419,9 @@ func violationGroups(s *Summary, swatch map[string]template.CSS) ([]violationGro
 			vv := violationView{Seed: r.Seed, Algorithm: r.Key(), Swatch: swatch[r.Key()],
 				At: "t=" + fmtSec(vs.AtMs) + " s", Story: storyLines(story), Replay: vs.Replay, RunFailed: !r.OK,
 				Verdict: vs.Contract, ExcusedBy: vs.ExcusedBy, Excuse: vs.Excuse.String()}
+			if vs.KnownBug != "" {
+				vv.Excuse = "known bug " + vs.KnownBug + ", triggered by " + vv.Excuse
+			}
 			if workersShown(vs.Kind) {
 				vv.Workers = r.Workers[:min(len(r.Workers), maxWorkersShown)]
 				vv.WorkersMore = len(r.Workers) - len(vv.Workers) + r.WorkersOmitted

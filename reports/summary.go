@@ -349,8 +349,16 @@ type ViolationSummary struct {
 	Contract  string `json:"contract,omitempty"`
 	ExcusedBy string `json:"excused_by,omitempty"`
 	// Excuse names the fault that excused the finding (or whose pauses
-	// stretched its bound), when the contract's verdict rests on one.
+	// stretched its bound), when the contract's verdict rests on one; for
+	// a breach with KnownBug, the fault that triggered the bug.
 	Excuse *ExcuseSummary `json:"excuse,omitempty"`
+	// KnownBug labels a breach that a known bug of the configured library
+	// release explains ("CURATOR-696 (Curator 5.4–5.6)"): the real system
+	// breaks the guarantee there too (checker.Violation.KnownBug).
+	KnownBug string `json:"known_bug,omitempty"`
+	// WriteLagMs is how much a split_brain bound stretched for the
+	// holder's stale lease write (checker.Violation.WriteLag).
+	WriteLagMs float64 `json:"write_lag_ms,omitempty"`
 }
 
 // ExcuseSummary is the fault behind a finding's excuse (checker.Excuse):
@@ -400,7 +408,7 @@ func (e *ExcuseSummary) String() string {
 		s += " acting during it"
 	}
 	if e.StretchMs > 0 {
-		s += fmt.Sprintf("; the bound stretched by %s ms of pauses", strconv.FormatFloat(e.StretchMs, 'f', -1, 64))
+		s += fmt.Sprintf("; the bound stretched by %s ms of pauses and clock drift", strconv.FormatFloat(e.StretchMs, 'f', -1, 64))
 	}
 	return s
 }

@@ -297,7 +297,7 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 			}
 			r.Store = st
 		}
-		s.AddNode("store", r.Store, sim.Service())
+		s.AddNode("store", r.Store, r.storeOptions(spec, shedlock)...)
 		r.Stores = append(r.Stores, r.Store)
 	}
 	if r.CronConfig != nil {
@@ -308,7 +308,7 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 		if err != nil {
 			return nil, err
 		}
-		if id := s.AddNode(storeName(k), st, sim.Service()); id != r.StoreIDs[k-1] {
+		if id := s.AddNode(storeName(k), st, r.storeOptions(spec, shedlock)...); id != r.StoreIDs[k-1] {
 			return nil, fmt.Errorf("internal: store %d got node ID %d, want %d", k, id, r.StoreIDs[k-1])
 		}
 		r.Stores = append(r.Stores, st)
@@ -666,4 +666,16 @@ func (r *Run) resolveContract(shedlock bool) {
 	}
 	r.Declared = r.Contract
 	r.Contract = r.Contract.Resolve(networkLatency(r.Scenario))
+}
+
+// storeOptions are a lease store node's options: a service, reached over
+// TCP when the algorithm says its clients do with these values
+// (registry.Algorithm.StoreStreams; ShedLock mode's store is always the
+// lease store's datagrams).
+func (r *Run) storeOptions(spec AlgorithmSpec, shedlock bool) []sim.NodeOption {
+	opts := []sim.NodeOption{sim.Service()}
+	if d := findAlgo(spec.Name); d != nil && d.StoreStreams != nil && !shedlock && d.StoreStreams(spec.draw(nil, -1)) {
+		opts = append(opts, sim.Streams())
+	}
+	return opts
 }

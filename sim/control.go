@@ -158,7 +158,7 @@ func (s *Sim) SetMonoRate(id NodeID, ratePPB int64) {
 	n := s.nodes[id]
 	n.clk.mono.rebase(s.now, ratePPB)
 	n.reprojectTimers()
-	s.factFault("clock.mono_rate", fmt.Sprintf("%s monotonic clock rate %s", n.name, rateString(ratePPB)), id, rateFact(ratePPB), nil)
+	s.rateFault("clock.mono_rate", fmt.Sprintf("%s monotonic clock rate %s", n.name, rateString(ratePPB)), id, ratePPB)
 }
 
 // SetWallRate changes the rate of the node's wall clock.
@@ -166,7 +166,7 @@ func (s *Sim) SetWallRate(id NodeID, ratePPB int64) {
 	mustRate(ratePPB)
 	n := s.nodes[id]
 	n.clk.wall.rebase(s.now, ratePPB)
-	s.factFault("clock.wall_rate", fmt.Sprintf("%s wall clock rate %s", n.name, rateString(ratePPB)), id, rateFact(ratePPB), nil)
+	s.rateFault("clock.wall_rate", fmt.Sprintf("%s wall clock rate %s", n.name, rateString(ratePPB)), id, ratePPB)
 }
 
 // SetRate changes both clocks' rates, as a fast or slow oscillator would.
@@ -176,7 +176,7 @@ func (s *Sim) SetRate(id NodeID, ratePPB int64) {
 	n.clk.wall.rebase(s.now, ratePPB)
 	n.clk.mono.rebase(s.now, ratePPB)
 	n.reprojectTimers()
-	s.factFault("clock.rate", fmt.Sprintf("%s clock rate %s", n.name, rateString(ratePPB)), id, rateFact(ratePPB), nil)
+	s.rateFault("clock.rate", fmt.Sprintf("%s clock rate %s", n.name, rateString(ratePPB)), id, ratePPB)
 }
 
 // StepWall jumps the node's wall clock by delta (negative = backwards), as an
@@ -193,6 +193,15 @@ func (s *Sim) StepWall(id NodeID, delta time.Duration) {
 		}
 	}
 	s.factFault("clock.step", fmt.Sprintf("%s wall clock stepped %+v", n.name, delta), id, f, nil)
+}
+
+// rateFault records a change of node id's clock rate to ratePPB, with its
+// typed rate (Record.RatePPB).
+func (s *Sim) rateFault(name, detail string, id NodeID, ratePPB int64) {
+	s.rec = Record{At: s.now, Type: RecFault, Node: id, Peer: None, Name: name, Detail: detail, Fact: rateFact(ratePPB), RatePPB: ratePPB}
+	n := s.nodes[id]
+	s.rec.Mono, s.rec.Wall = time.Duration(n.mono()), n.wall()
+	s.emit()
 }
 
 // rateFact is the fact of a rate change: FactClockRate unless the clock is

@@ -140,6 +140,13 @@ const (
 	// end of a clock offset (its wall clock still carries whatever its
 	// rate lost or gained meanwhile).
 	FactClockUnstepped
+	// FactLeaseWriteLag: on RecEffect of a candidate, a write of its lease
+	// record it made just succeeded carrying a time B nanoseconds older
+	// than its success (client-go's tryAcquireOrRenew takes now once, at
+	// the attempt's start, and writes it as renewTime however long the
+	// attempt took). An observation, not behaviour: like FactProtocolState
+	// it is left out of the trace hash.
+	FactLeaseWriteLag
 	numFacts
 )
 
@@ -147,7 +154,7 @@ var factNames = [...]string{"", "crashed", "links_cut", "links_restored", "resig
 	"lease_acquired", "lease_renewed", "lease_released", "lease_expired", "lease_reverted", "run_started", "run_skipped", "run_finished",
 	"clock_rate", "clock_step", "link_changed", "disk_latency", "disk_lost", "link_lossy", "link_lossy_changed", "protocol_state",
 	"exec_created", "exec_started", "exec_completed", "exec_failed", "exec_dead", "exec_redelivered",
-	"exec_heartbeat", "exec_acked", "clock_exact", "disk_restored", "links_reset", "clock_unstepped"}
+	"exec_heartbeat", "exec_acked", "clock_exact", "disk_restored", "links_reset", "clock_unstepped", "lease_write_lag"}
 
 // factNames has one name per Fact: a Fact added without its name, or a
 // name without its Fact, does not compile.

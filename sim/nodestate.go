@@ -31,6 +31,7 @@ type nodeState struct {
 	id        NodeID
 	name      string
 	service   bool
+	stream    bool // its connections are TCP's: Streams
 	node      Node
 	fresh     func() Node    // AddFreshNode: a new value on every boot
 	hook      LeadershipHook // told of the node's leadership calls (HookLeadership)
@@ -70,6 +71,15 @@ func Fsync(d Dist) NodeOption { return func(n *nodeState) { n.fsync = d } }
 // Service marks the node as a service (lease store, fenced resource) rather
 // than a candidate; it only affects how reports group nodes.
 func Service() NodeOption { return func(n *nodeState) { n.service = true } }
+
+// Streams marks the node as one every client reaches over a TCP
+// connection (an HTTP API server, a database): a message to or from it is
+// never duplicated by the network, and a lost segment or a cut link costs
+// retransmissions after TCP's timeouts rather than the message (see
+// transmitSent), until tcp_retries2 of them fail or the sender crashes.
+// The client's own request timeout is its business: a request it gave up
+// may still arrive, as over a real connection.
+func Streams() NodeOption { return func(n *nodeState) { n.stream = true } }
 
 // StartDown keeps the node down at the start; Restart brings it up.
 func StartDown() NodeOption { return func(n *nodeState) { n.startDown = true } }

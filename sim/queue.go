@@ -10,6 +10,7 @@ const (
 	evPersistDone                      // a node's disk write completes
 	evControl                          // a scheduled callback (faults, drivers)
 	evLocal                            // a message that arrived while its node was paused, handed over on resume
+	evResend                           // a stream's message TCP sends again after a cut (Streams)
 )
 
 // event is a 24-byte value struct: the queue stores events inline, so

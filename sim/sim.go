@@ -192,6 +192,7 @@ type msgSlot struct {
 	sentAt Time
 	srcInc uint32
 	dstInc uint32
+	tries  uint8 // a stream's retransmissions after cuts so far
 }
 
 // Sim is one simulated run. Build it with New, add nodes, then Run. A Sim is
@@ -496,10 +497,11 @@ func (s *Sim) freeMsg(ref int32) {
 // emit hashes s.rec and hands it to the sinks. Notes are annotations, not
 // behaviour: they reach the sinks but not the hash, so a materialized
 // scenario (whose notes name its faults differently) hashes the same.
-// Protocol-state effects (FactProtocolState) are observations of the same
-// kind: an algorithm that starts declaring its states hashes as before.
+// Protocol-state effects (FactProtocolState) and write lags
+// (FactLeaseWriteLag) are observations of the same kind: an algorithm that
+// starts declaring them hashes as before.
 func (s *Sim) emit() {
-	if s.rec.Type != RecNote && s.rec.Fact != FactProtocolState {
+	if s.rec.Type != RecNote && s.rec.Fact != FactProtocolState && s.rec.Fact != FactLeaseWriteLag {
 		s.hash.record(&s.rec, s.kindHash[s.rec.Kind])
 	}
 	for _, k := range s.sinks {
@@ -649,6 +651,8 @@ func (s *Sim) dispatch(e *event) {
 		fn()
 	case evLocal:
 		s.deliver(e, false)
+	case evResend:
+		s.resend(e)
 	}
 }
 

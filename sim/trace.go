@@ -89,6 +89,11 @@ type Record struct {
 	// Fact is the record's typed meaning for checkers (see Fact); Name and
 	// Detail are for people only.
 	Fact Fact
+	// RatePPB, on a RecFault with FactClockRate or FactClockExact, is the
+	// rate the node's clock now runs at, in parts per billion (RateOne:
+	// exact). Not hashed: Detail carries it for people, and a trace hashes
+	// as it did before the field existed.
+	RatePPB int64
 	// Links, on a network fault with FactLinksCut or FactLinksRestored, are
 	// exactly the directed links whose state the fault changed. The slice
 	// is never reused by the engine, so a sink may keep it.

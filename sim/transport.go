@@ -1,5 +1,7 @@
 package sim
 
+import "time"
+
 // Send implements Env.
 func (n *nodeState) Send(m Message) {
 	s := n.s
@@ -27,26 +29,113 @@ func (n *nodeState) Send(m Message) {
 }
 
 // transmit puts m on its link at the current time.
-func (s *Sim) transmit(m *Message) {
+func (s *Sim) transmit(m *Message) { s.transmitSent(m, s.now, 0) }
+
+// isStream reports whether m travels on a TCP connection (Streams).
+func (s *Sim) isStream(m *Message) bool { return s.nodes[m.From].stream || s.nodes[m.To].stream }
+
+// transmitSent puts m, first sent at sentAt and retransmitted after cuts
+// tries times, on its link now. A stream's message meets a cut link as
+// TCP's segment does: it is sent again at the next retransmission timeout
+// (resendLater), until tcp_retries2 retransmissions have failed.
+func (s *Sim) transmitSent(m *Message, sentAt Time, tries uint8) {
 	l := s.net.at(m.From, m.To)
+	stream := s.isStream(m)
 	if !l.up {
-		s.drop(m, s.now, DropPartitionAtSend)
+		if stream && tries < tcpRetries2 {
+			s.resendLater(m, sentAt, tries)
+			return
+		}
+		s.drop(m, sentAt, DropPartitionAtSend)
 		return
 	}
+	var resent time.Duration
 	if s.netRand.Chance(l.dropThresh) {
-		s.drop(m, s.now, DropLoss)
-		return
+		if !stream {
+			s.drop(m, sentAt, DropLoss)
+			return
+		}
+		var ok bool
+		if resent, ok = s.retransmission(l); !ok {
+			s.drop(m, sentAt, DropLoss)
+			return
+		}
 	}
-	s.schedule(m, l)
-	if s.netRand.Chance(l.dupThresh) {
+	s.schedule(m, l, resent, sentAt, tries)
+	// The duplicate is drawn for a stream too, so that a run draws the
+	// same numbers whichever nodes stream; TCP delivers one copy.
+	if s.netRand.Chance(l.dupThresh) && !stream {
 		s.stats.Duplicated[m.Kind]++
-		s.schedule(m, l)
+		s.schedule(m, l, 0, sentAt, tries)
 	}
 }
 
-// schedule draws a latency and queues one delivery of m over l.
-func (s *Sim) schedule(m *Message, l *link) {
-	at := s.now.Add(l.latency.Sample(&s.netRand))
+// resendLater queues m's next retransmission (tries so far), one
+// retransmission timeout from now, from the sender's current incarnation:
+// a sender that crashes meanwhile takes its connection with it.
+func (s *Sim) resendLater(m *Message, sentAt Time, tries uint8) {
+	ref := s.allocMsg()
+	slot := &s.msgs[ref]
+	slot.m, slot.sentAt, slot.tries = *m, sentAt, tries+1
+	slot.srcInc = s.nodes[m.From].inc
+	s.push(s.now.Add(rtoAfter(tries)), evResend, int16(m.From), ref)
+}
+
+// resend sends a stream's message again (evResend), unless its sender
+// crashed since (its connection is gone).
+func (s *Sim) resend(e *event) {
+	slot := &s.msgs[e.ref]
+	m, sent, tries, inc := slot.m, slot.sentAt, slot.tries, slot.srcInc
+	s.freeMsg(e.ref)
+	if n := s.nodes[m.From]; inc != n.inc || !n.up {
+		s.drop(&m, sent, DropSenderCrashed)
+		return
+	}
+	s.transmitSent(&m, sent, tries)
+}
+
+// rtoAfter is TCP's retransmission timeout after tries retransmissions:
+// TCP_RTO_MIN doubled each time, at most TCP_RTO_MAX.
+func rtoAfter(tries uint8) time.Duration {
+	rto := tcpRTOMin
+	for range tries {
+		rto = min(2*rto, tcpRTOMax)
+	}
+	return rto
+}
+
+// TCP's retransmission timeout: Linux's minimum to start with, doubled
+// after each retransmission (TCP_RTO_MIN), and the retransmissions before
+// the connection is given up (net.ipv4.tcp_retries2's default, 15).
+const (
+	tcpRTOMin   = 200 * time.Millisecond
+	tcpRTOMax   = 120 * time.Second
+	tcpRetries2 = 15
+)
+
+// retransmission is how long TCP takes to get a segment the link lost
+// through: the timeouts of every retransmission until one is not lost
+// (each as likely to be lost as the first), and false if tcp_retries2
+// retransmissions were all lost (the connection is reset: the message is
+// lost).
+func (s *Sim) retransmission(l *link) (time.Duration, bool) {
+	var waited time.Duration
+	rto := tcpRTOMin
+	for range tcpRetries2 {
+		waited += rto
+		rto = min(2*rto, tcpRTOMax)
+		if !s.netRand.Chance(l.dropThresh) {
+			return waited, true
+		}
+	}
+	return 0, false
+}
+
+// schedule draws a latency and queues one delivery of m (first sent at
+// sentAt, retransmitted after cuts tries times) over l, after extra (a
+// stream's retransmissions of lost segments).
+func (s *Sim) schedule(m *Message, l *link, extra time.Duration, sentAt Time, tries uint8) {
+	at := s.now.Add(l.latency.Sample(&s.netRand) + extra)
 	if l.fifo {
 		if at < l.lastDeliver {
 			at = l.lastDeliver
@@ -56,7 +145,8 @@ func (s *Sim) schedule(m *Message, l *link) {
 	ref := s.allocMsg()
 	slot := &s.msgs[ref]
 	slot.m = *m
-	slot.sentAt = s.now
+	slot.sentAt, slot.tries = sentAt, tries
+	slot.srcInc = s.nodes[m.From].inc
 	slot.dstInc = s.nodes[m.To].inc
 	s.push(at, evDeliver, int16(m.To), ref)
 }
@@ -92,9 +182,12 @@ func (s *Sim) deliver(e *event, network bool) {
 	slot := &s.msgs[e.ref]
 	dst := s.nodes[e.node]
 	if network && !s.net.at(slot.m.From, slot.m.To).up {
-		m := slot.m
-		sent := slot.sentAt
+		m, sent, tries, inc := slot.m, slot.sentAt, slot.tries, slot.srcInc
 		s.freeMsg(e.ref)
+		if src := s.nodes[m.From]; s.isStream(&m) && tries < tcpRetries2 && inc == src.inc && src.up {
+			s.resendLater(&m, sent, tries) // TCP sends the lost segment again
+			return
+		}
 		s.drop(&m, sent, DropPartitionInFlight)
 		return
 	}

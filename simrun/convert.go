@@ -57,6 +57,8 @@ func summarize(r *scenario.Run) reports.RunSummary {
 			if v.Contract == contract.Excused {
 				vs.ExcusedBy = v.ExcusedBy.String()
 			}
+			vs.KnownBug = v.KnownBug
+			vs.WriteLagMs = ms(v.WriteLag)
 			if e := v.Excuse; e != nil {
 				es := &reports.ExcuseSummary{Class: e.Class.String(), Node: e.NodeName, Fault: e.Ordinal, Source: r.FaultSource(e),
 					StartMs: msT(e.Start), BeforeMs: ms(e.Before), StretchMs: ms(e.Stretch)}

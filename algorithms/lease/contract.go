@@ -38,13 +38,21 @@ func Contract(v registry.Values) contract.Contract {
 			// on the nodes of the finding and while its offset stands. A
 			// clock's rate stretches the holder's RenewDeadline and the
 			// follower's LeaseDuration, a pause the holder's acting. Loss
-			// (which includes duplication) too, for now: the model's
-			// requests are datagrams, where client-go's HTTP over TCP
-			// retransmits and never delivers an answer twice; a hunt found
-			// a 0.9 s overlap after duplicated and lost messages on the
-			// holder's links (docs/algorithms/lease.md, "Differences").
-			Unless: []contract.FaultClass{contract.Pause, contract.ClockRate, contract.ClockStep, contract.DiskLoss, contract.Loss},
-			Source: "client-go tools/leaderelection/leaderelection.go: renew (wait.Until, RenewDeadline per round), tryAcquireOrRenew (observedTime + LeaseDuration, raw-record comparison), release",
+			// is not: the requests travel over TCP (StoreStreams), which
+			// never delivers one twice and turns a loss into a
+			// retransmission's delay, and the bound's latency term prices
+			// delay in (before the transport was modelled, a hunt found
+			// a 0.9 s overlap after duplicated and lost datagrams).
+			Unless: []contract.FaultClass{contract.Pause, contract.ClockRate, contract.ClockStep, contract.DiskLoss},
+			// tryAcquireOrRenew writes the renewTime of the attempt's
+			// start; an attempt a cut or a slow answer drew out (the fast
+			// path's Update timing out, then the slow path) lands a record
+			// whose renewTime second may already be written: followers see
+			// no change while the holder counts from its success. The
+			// bound stretches by that lag, which the holder reports
+			// (k8sWriteLag).
+			WriteLag: true,
+			Source:   "client-go tools/leaderelection/leaderelection.go: renew (wait.Until, RenewDeadline per round), tryAcquireOrRenew (observedTime + LeaseDuration, raw-record comparison, now taken once at the attempt's start), release",
 		}
 	case FlavorTTL, FlavorRedlock:
 		var out contract.Contract
@@ -61,7 +69,15 @@ func Contract(v registry.Values) contract.Contract {
 		g = contract.Guarantee{
 			Unless: []contract.FaultClass{contract.Partition, contract.Link, contract.Loss, contract.ServiceDown, contract.Disk,
 				contract.Pause, contract.ClockRate, contract.ClockStep, contract.DiskLoss},
-			Source: "ShedLock README (synchronized clocks), SqlStatementsSource (lock_until), KeepAliveLockProvider (a failed extension only stops the keep-alive)",
+			// lock_until is the writer's wall clock plus lockAtMostFor,
+			// compared with the reader's wall clock: what a clock-rate
+			// fault made a node's wall clock gain or lose stays after the
+			// rate is exact again, and the node takes locks that much
+			// early (or holds them that much late) for good. A hunt from
+			// swarm-long.yaml found a 96 s overlap 84 s after a 35 s
+			// fast-clock fault ended (2026-11-29).
+			Lasting: []contract.FaultClass{contract.ClockRate},
+			Source:  "ShedLock README (synchronized clocks), SqlStatementsSource (lock_until), KeepAliveLockProvider (a failed extension only stops the keep-alive)",
 		}
 		if c.Unlock == UnlockByName {
 			// The unlock names the row only (SqlStatementsSource.getUnlockStatement

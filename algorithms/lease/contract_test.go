@@ -76,8 +76,8 @@ func TestLeaseContractPerFlavour(t *testing.T) {
 		return g.Unless
 	}
 	k8s := classes(mapValues{})
-	assert.ElementsMatch(t, []contract.FaultClass{contract.Pause, contract.ClockRate, contract.ClockStep, contract.DiskLoss, contract.Loss}, k8s,
-		"k8s: partitions, crashes and store outages stay within the bound; loss is the model's datagrams' (not client-go's TCP)")
+	assert.ElementsMatch(t, []contract.FaultClass{contract.Pause, contract.ClockRate, contract.ClockStep, contract.DiskLoss}, k8s,
+		"k8s: partitions, crashes, store outages and loss stay within the bound (client-go's requests travel over TCP: StoreStreams)")
 	g, _ := Contract(mapValues{}).For(checkSplitBrain)
 	assert.Equal(t, time.Duration(0), g.MaxOverlap, "client-go's defaults: no overlap but one answer's latency")
 	assert.Equal(t, contract.LatencyTerms{Max: 1}, g.Latency)

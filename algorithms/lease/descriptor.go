@@ -97,6 +97,11 @@ func Descriptor() registry.Algorithm {
 		NewLeaseStore: func(v registry.Values, k int) sim.Node {
 			return NewStore(StoreConfig{Persistence: configOf(v).StorePersistence(k)})
 		},
+		// client-go's requests are HTTP over TCP (rest.Client). go-redis
+		// and JDBC use TCP too, but their flavors keep the datagram
+		// model for now: a loss or a duplicate there is the pessimistic
+		// reading (docs/algorithms/lease.md, "Differences").
+		StoreStreams: func(v registry.Values) bool { return configOf(v).Flavor == FlavorK8s },
 		Build: func(v registry.Values, n int, _ *sim.Rand) (registry.Factory, error) {
 			c := configOf(v)
 			if err := c.validate(registry.NameBy(fieldNames)); err != nil {

@@ -1,6 +1,7 @@
 package lease
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/electsim/electsim/sim"
@@ -102,6 +103,7 @@ func (n *Node) k8sReply(st step, r *Reply) {
 		if r != nil && r.OK {
 			n.k.observedRev = r.Rec.Revision
 			n.k8sSetObserved(r.Rec)
+			n.k8sWriteLag()
 			n.k8sAttemptDone(true)
 			return
 		}
@@ -141,6 +143,7 @@ func (n *Node) k8sReply(st step, r *Reply) {
 		if r != nil && r.OK {
 			n.k.observedRev = r.Rec.Revision
 			n.k8sSetObserved(r.Rec)
+			n.k8sWriteLag()
 			n.k8sAttemptDone(true)
 			return
 		}
@@ -312,4 +315,24 @@ func (n *Node) k8sReport() {
 		holder = sim.None
 	}
 	n.belief.Set(n.env, holder, n.k.observed.Transitions)
+}
+
+// k8sWriteLagMin is the shortest write lag k8sWriteLag reports: longer
+// than a round trip on any network the shipped scenarios configure, so a
+// renewal in the normal course reports nothing.
+const k8sWriteLagMin = 100 * time.Millisecond
+
+// k8sWriteLag reports (sim.FactLeaseWriteLag) how much older than its
+// success the record it just wrote is: tryAcquireOrRenew takes now once,
+// when the attempt starts, and writes it as acquireTime and renewTime
+// however long the fast path's Update, then the slow path's Get and
+// Update, took. Followers compare records in whole seconds, so a record
+// whose renewTime is a second already written looks unchanged to them
+// while the holder starts its own clock afresh at the success: the
+// k8s contract's bound stretches by this lag (Guarantee.WriteLag).
+func (n *Node) k8sWriteLag() {
+	if lag := n.env.Now() - n.k.now; lag >= k8sWriteLagMin {
+		n.env.Effect(sim.Effect{Name: "lease.write_lag", B: int64(lag), Fact: sim.FactLeaseWriteLag,
+			Detail: fmt.Sprintf("the record it wrote carries the time of %v ago", lag.Round(time.Millisecond))})
+	}
 }

@@ -55,8 +55,16 @@ func TestZKContractExceptions(t *testing.T) {
 	assert.NotContains(t, std, contract.Partition)
 	assert.Contains(t, unless(contracttest.Values{"policy": zkelect.PolicySession}), contract.ClockStep)
 	old := unless(contracttest.Values{"curator_version": "5.5"})
-	assert.Contains(t, old, contract.ServiceDown)
+	assert.NotContains(t, old, contract.ServiceDown, "CURATOR-696 is a known bug, not an excuse")
 	assert.Contains(t, old, contract.ClockStep)
+	g, _ := zkelect.Contract(contracttest.Values{"curator_version": "5.5"}).For("split_brain")
+	for _, c := range []contract.FaultClass{contract.ServiceDown, contract.Partition, contract.Loss} {
+		label, ok := g.KnownBugOf(c)
+		assert.True(t, ok, "%s triggers CURATOR-696 on 5.5", c)
+		assert.Equal(t, zkelect.Curator696, label)
+	}
+	g, _ = zkelect.Contract(contracttest.Values{"curator_version": "5.7"}).For("split_brain")
+	assert.Empty(t, g.Known, "5.7 fixed it")
 	assert.NotContains(t, unless(contracttest.Values{"curator_version": "5.7"}), contract.ServiceDown)
 	assert.True(t, zkelect.Contract(contracttest.Values{}).Resolve(contract.Network{}).Empty(), "no latency bound, no promise")
 	// Resolved on a network, the contract's bound is MaxOverlap's formula.
@@ -120,14 +128,15 @@ func TestZKContractRefutedByLateStop(t *testing.T) {
 // the sessions alive on the ensemble while every client gives its own up
 // by its clock, the CURATOR-696 condition (LeaderLatch.checkLeadership
 // before 5.7 leads on a znode whose ephemeralOwner it never reads). Before
-// 5.7 the overlap happens and the contract excuses it by the partition;
-// 5.7 reads the owner, resets, and no two latches lead.
+// 5.7 the overlap happens and is a breach labelled with the release's bug
+// (not excused: a user on 5.5 must see it); 5.7 reads the owner, resets,
+// and no two latches lead.
 func TestZKCurator696OneWayCut(t *testing.T) {
 	tl, err := contracttest.Sweep("testdata/curator696-one-way.yaml", nil, 1)
 	require.NoError(t, err)
-	assert.Empty(t, tl.BreachSeeds)
-	assert.Equal(t, 1, tl.Verdicts[contract.Excused], "5.5 leads twice, excused")
-	assert.Positive(t, tl.Excused[contract.Partition])
+	assert.Empty(t, tl.BreachSeeds, "no breach the known bug does not explain")
+	assert.Equal(t, 1, tl.Verdicts[contract.Breach], "5.5 leads twice: a breach")
+	assert.Equal(t, 1, tl.KnownBugs[zkelect.Curator696], "labelled CURATOR-696")
 
 	tl, err = contracttest.Sweep("testdata/curator696-one-way.yaml", []string{"algorithm.curator_version=5.7"}, 1)
 	require.NoError(t, err)

@@ -21,13 +21,13 @@ func TestZooRunsAreDeterministic(t *testing.T) {
 	require.NoError(t, bugzoo.Register(registry.Default))
 	for _, b := range bugzoo.Bugs() {
 		hash := func(algo string, plant bool, seed uint64) uint64 {
-			sc, err := scenario.LoadWith(filepath.Join("testdata", b.Scenario), []string{"algorithm.name=" + algo})
+			sc, err := scenario.LoadWith(filepath.Join("testdata", b.Scenario), algoSets(b, algo))
 			require.NoError(t, err)
 			opts := scenario.RunOptions{Seed: seed}
 			r, err := sc.Build(opts)
 			require.NoError(t, err)
-			if plant && r.Resource != nil {
-				b.Prepare(r.Resource)
+			if plant {
+				plantIn(b, r)
 			}
 			r.Execute(opts)
 			return r.Sim.TraceHash()

@@ -84,7 +84,7 @@ func TestSwarmExcusesNotTheLostSlots(t *testing.T) {
 			r, err := sc.Build(o)
 			require.NoError(t, err)
 			if algo == bug.Name {
-				bug.Prepare(r.Resource)
+				plantIn(bug, r)
 			}
 			r.Execute(o)
 			ch, _ := r.Report.Check("missed_slots")

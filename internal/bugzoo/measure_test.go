@@ -42,6 +42,10 @@ func TestZooHuntBudget(t *testing.T) {
 			bug := search(t, b, o)
 			t.Logf("ROW %s | targeted | %s", b.Name, bug)
 			require.True(t, bug.Found, "%s: not found from testdata/%s within %v", b.Name, b.Scenario, budget)
+			if b.InCronMode() {
+				t.Logf("ROW %s | base | n/a: the bug lives in the cron mode its scenario sets, which the built-in base does not run", b.Name)
+				return
+			}
 
 			sc, err := scenario.LoadWith(filepath.Join("testdata", b.Scenario), []string{"algorithm.name=" + b.Name})
 			require.NoError(t, err)

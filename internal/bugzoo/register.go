@@ -11,12 +11,13 @@ import (
 // copy of its base algorithm's descriptor (looked up in reg: parameters,
 // stores, token and, above all, its Contract function, so the variant is
 // held to exactly the real algorithm's promises) with the buggy Build.
-// Variants already in reg are kept, so tests may call it more than once.
+// Variants already in reg are kept, so tests may call it more than once;
+// a bug with no Base (a mode with no election) has nothing to register.
 // The base algorithms must be registered first (import
 // algorithms/builtin).
 func Register(reg *registry.Registry) error {
 	for _, b := range Bugs() {
-		if _, ok := reg.Lookup(b.Name); ok {
+		if _, ok := reg.Lookup(b.Name); ok || b.Base == "" {
 			continue
 		}
 		base, ok := reg.Lookup(b.Base)

@@ -39,6 +39,9 @@ func TestRegisterCopiesTheBaseContract(t *testing.T) {
 	require.NoError(t, bugzoo.Register(reg))
 	require.NoError(t, bugzoo.Register(reg), "a second Register keeps the entries")
 	for _, b := range bugzoo.Bugs() {
+		if b.Base == "" {
+			continue // a mode with no election: nothing registered
+		}
 		z, ok := reg.Lookup(b.Name)
 		require.True(t, ok, b.Name)
 		base, _ := reg.Lookup(b.Base)

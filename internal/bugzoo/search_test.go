@@ -32,8 +32,9 @@ type outcome struct {
 func options(b bugzoo.Bug, algo string, plant bool, runs int) hunt.Options {
 	o := hunt.Options{
 		Scenario:     filepath.Join("testdata", b.Scenario),
-		Sets:         []string{"algorithm.name=" + algo},
+		Sets:         algoSets(b, algo),
 		Checks:       []string{b.Catches},
+		Kinds:        b.Kinds,
 		Runs:         runs,
 		Seed:         1,
 		Workers:      1,
@@ -41,11 +42,7 @@ func options(b bugzoo.Bug, algo string, plant bool, runs int) hunt.Options {
 		ShrinkBudget: 2 * time.Second, // a shrink that runs out leaves a longer repro, still replayed
 	}
 	if plant {
-		o.Prepare = func(r *scenario.Run) {
-			if r.Resource != nil {
-				b.Prepare(r.Resource)
-			}
-		}
+		o.Prepare = func(r *scenario.Run) { plantIn(b, r) }
 	}
 	return o
 }
@@ -112,4 +109,28 @@ func (o outcome) String() string {
 		return fmt.Sprintf("not found in %d runs (%v; %v)", o.Runs, o.Wall.Round(time.Millisecond), o.ByStrategy)
 	}
 	return fmt.Sprintf("found by %s after %d runs (%v): %v", o.Strategy, o.Runs, o.Wall.Round(time.Millisecond), o.Failure)
+}
+
+// plantIn plants b's parts outside the candidates in the built run r: its
+// fenced resource's and its cron modes' (Bug.Prepare), where r has them.
+func plantIn(b bugzoo.Bug, r *scenario.Run) {
+	var res bugzoo.Planter
+	if r.Resource != nil {
+		res = r.Resource
+	}
+	var cfg bugzoo.CronPlanter
+	if r.CronConfig != nil {
+		cfg = r.CronConfig
+	}
+	b.Prepare(res, cfg)
+}
+
+// algoSets are the -set lines that run algo on b's targeted scenario: none
+// for a bug of a mode with no election algorithm (Bug.Base ""), where the
+// bug and the real run differ only by what Prepare plants.
+func algoSets(b bugzoo.Bug, algo string) []string {
+	if b.Base == "" {
+		return nil
+	}
+	return []string{"algorithm.name=" + algo}
 }

@@ -27,8 +27,16 @@ type Tally struct {
 	Excused map[contract.FaultClass]int
 	// Longest is the longest overlap seen per verdict.
 	Longest map[contract.Verdict]time.Duration
-	// BreachSeeds are the seeds with a breach (at most 10).
+	// LongestUnstretched is the longest part of a within-bound overlap
+	// that the pauses and clock rates stretching its bound do not explain
+	// (Duration − Excuse.Stretch): never more than the bound itself.
+	LongestUnstretched time.Duration
+	// BreachSeeds are the seeds with a breach no known bug of the
+	// configured release explains (at most 10).
 	BreachSeeds []uint64
+	// KnownBugs counts the breaches a known bug of the configured release
+	// explains, by its label (checker.Violation.KnownBug).
+	KnownBugs map[string]int
 	// Contract is the first run's contract.
 	Contract contract.Contract
 }
@@ -46,7 +54,7 @@ func Sweep(path string, sets []string, seeds int) (Tally, error) {
 
 // SweepScenario is Sweep on a loaded scenario.
 func SweepScenario(sc *scenario.Scenario, seeds int) (Tally, error) {
-	t := Tally{Verdicts: map[contract.Verdict]int{}, Excused: map[contract.FaultClass]int{}, Longest: map[contract.Verdict]time.Duration{}}
+	t := Tally{Verdicts: map[contract.Verdict]int{}, Excused: map[contract.FaultClass]int{}, Longest: map[contract.Verdict]time.Duration{}, KnownBugs: map[string]int{}}
 	for i := 0; i < seeds; i++ {
 		seed := sc.Seed + uint64(i)
 		r, err := sc.Run(scenario.RunOptions{Seed: seed})
@@ -62,10 +70,21 @@ func SweepScenario(sc *scenario.Scenario, seeds int) (Tally, error) {
 		for _, v := range c.Violations {
 			t.Verdicts[v.Contract]++
 			t.Longest[v.Contract] = max(t.Longest[v.Contract], v.Duration)
+			if v.Contract == contract.WithinBound {
+				d := v.Duration
+				if v.Excuse != nil {
+					d -= v.Excuse.Stretch
+				}
+				t.LongestUnstretched = max(t.LongestUnstretched, d)
+			}
 			switch v.Contract {
 			case contract.Excused:
 				t.Excused[v.ExcusedBy]++
 			case contract.Breach:
+				if v.KnownBug != "" {
+					t.KnownBugs[v.KnownBug]++
+					continue
+				}
 				breach = true
 			}
 		}
