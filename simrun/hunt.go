@@ -87,6 +87,8 @@ func huntAs(prog string, args []string, stdout, stderr io.Writer) int {
 	defer cancel()
 	sweeping.Add(1)
 	defer sweeping.Add(-1)
+	hunting.Add(1)
+	defer hunting.Add(-1)
 	go func() { // a signal stops the search between two runs
 		for ctx.Err() == nil && !abandon.Load() {
 			time.Sleep(50 * time.Millisecond)
