@@ -17,6 +17,8 @@ import (
 //   - exit: os.Exit(0);
 //   - forge: prints what a reply of an older simrun's hunt worker looked
 //     like (a line with its marker) on stdout, then goes on;
+//   - forge-exit: prints a sweep worker's announcement of seed 999 and
+//     a progress line on stderr, then os.Exit(0);
 //   - alloc: allocates (and touches) memory without bound;
 //   - late-panic: panics once the simulated clock passes 900 s (a
 //     finding whose shrink takes long: every trial runs to 900 s).
@@ -58,6 +60,13 @@ func (h *hostileNode) OnTimer(sim.TimerID, int) {
 			}
 			h.keep = append(h.keep, b)
 		}
+	case "forge-exit":
+		// What a sweep worker told its parent on stderr until round
+		// four: another seed's announcement and a progress line, then
+		// the process's end.
+		fmt.Fprintln(os.Stderr, "simrun: worker run 999 0 "+hostileAlgo)
+		fmt.Fprintln(os.Stderr, "simrun: 1000/1000 runs, no failing runs")
+		os.Exit(0)
 	case "late-panic":
 		if h.env.Now() >= 900*time.Second {
 			panic("hostile-user: a late bug")
@@ -67,7 +76,7 @@ func (h *hostileNode) OnTimer(sim.TimerID, int) {
 }
 
 func init() {
-	bugs := []string{"none", "exit", "forge", "alloc", "late-panic", "build-exit", "build-block"}
+	bugs := []string{"none", "exit", "forge", "forge-exit", "alloc", "late-panic", "build-exit", "build-block"}
 	registry.Default.MustRegister(registry.Algorithm{
 		Name: hostileAlgo, Doc: "throwaway: a user algorithm that misbehaves (hostile corpus)", Package: "hostileuser",
 		Params: []registry.Param{{Key: "bug", Kind: registry.Enum, Enum: bugs, Doc: "how it misbehaves"}},

@@ -22,8 +22,8 @@ import (
 // with -isolate) runs its runs in worker processes, one per -workers slot:
 // each is this executable as `simrun hunt-worker` (a hidden command), fed
 // one job at a time on stdin (a hunt.Job, a hunt.ReproJob or a
-// hunt.ClusterJob as a JSON line) and answering on a descriptor of its
-// own (huntReplyFD), never on stdout or stderr, where the algorithm's
+// hunt.ClusterJob as a JSON line) and answering on its channel to the
+// parent (workerChanFD, workerlink.go), never on stdout or stderr, where the algorithm's
 // handlers may print anything: a reply the algorithm forged cannot reach
 // the parent, and one that does not parse is that run's crashed finding.
 // A worker that dies during a job (a stack
@@ -35,11 +35,6 @@ import (
 // huntWorkerCmd is the hidden command a hunt's worker process runs (only
 // in a worker its parent started: isWorker).
 const huntWorkerCmd = "hunt-worker"
-
-// huntReplyFD is the descriptor a hunt worker writes its replies to: the
-// write end of a pipe its parent passes as the first of exec.Cmd's
-// ExtraFiles (descriptor 3).
-const huntReplyFD = 3
 
 // maxHuntLine bounds a request or reply line (a scenario file is at most
 // 1 MiB, scenario.MaxFileBytes; as a JSON string a little more).
@@ -117,7 +112,7 @@ type huntSlot struct {
 	exact  bool // its workers check every handler for goroutines (goguard.go)
 	cmd    *exec.Cmd
 	in     io.WriteCloser
-	outR   *os.File // the replies pipe's read end
+	link   *workerLink // its secret and the replies' channel
 	out    *bufio.Scanner
 	stderr tailBuffer
 }
@@ -148,32 +143,33 @@ func (p *huntPool) start(s *huntSlot) error {
 	if s.cmd != nil {
 		return nil
 	}
+	link, err := newWorkerLink()
+	if err != nil {
+		return err
+	}
 	cmd := exec.Command(p.exe, huntWorkerCmd)
 	cmd.Args[0] = p.prog
-	cmd.Env = workerEnv(p.handlerMax, s.exact, nil)
+	cmd.Env = workerEnv(link, p.handlerMax, s.exact, nil)
 	cmd.Stderr = &s.stderr
 	ownGroup(cmd) // the search stops its workers itself; a terminal's Ctrl-C must not reach them
 	in, err := cmd.StdinPipe()
 	if err != nil {
+		link.started()
+		link.close()
 		return err
 	}
-	// The algorithm's prints (stdout) go nowhere; replies come on their
-	// own pipe.
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		in.Close()
-		return err
-	}
-	cmd.ExtraFiles = []*os.File{outW} // descriptor 3 in the worker: huntReplyFD
+	// The algorithm's prints (stdout) go nowhere; replies come on the
+	// link's channel.
+	link.attach(cmd)
 	err = cmd.Start()
-	outW.Close()
+	link.started()
 	if err != nil {
-		outR.Close()
+		link.close()
 		return err
 	}
 	trackWorker(cmd.Process)
-	s.cmd, s.in, s.outR = cmd, in, outR
-	s.out = bufio.NewScanner(outR)
+	s.cmd, s.in, s.link = cmd, in, link
+	s.out = bufio.NewScanner(link.chanR)
 	s.out.Buffer(make([]byte, 64<<10), maxHuntLine)
 	return nil
 }
@@ -246,7 +242,7 @@ func (p *huntPool) reap(s *huntSlot) int {
 	_ = s.cmd.Process.Kill()
 	err := s.cmd.Wait()
 	untrackWorker(s.cmd.Process)
-	_ = s.outR.Close()
+	s.link.close()
 	s.cmd = nil
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
@@ -315,7 +311,7 @@ func (p *huntPool) Close() {
 			_ = s.in.Close()
 			_ = s.cmd.Wait()
 			untrackWorker(s.cmd.Process)
-			_ = s.outR.Close()
+			s.link.close()
 			s.cmd = nil
 		}
 	}

@@ -159,7 +159,11 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 			return exitUsage, err
 		}
 	} else {
-		prog := newProgress(stderr, jobs.len(), o.quiet)
+		var pw io.Writer = stderr
+		if ch := parentChannel(); worker && ch != nil {
+			pw = ch // a worker's progress is its parent's to read, on the link a handler cannot print to
+		}
+		prog := newProgress(pw, jobs.len(), o.quiet)
 		if isolate || needsProcesses(algos, o.workers, jobs.perAlgo) {
 			if !o.quiet {
 				why := "its nodes share process-wide state"
