@@ -99,6 +99,7 @@ func huntAs(prog string, args []string, stdout, stderr io.Writer) int {
 			return fail("%v", err)
 		}
 		defer pool.Close()
+		pool.shareCores(o.Workers)
 		o.Runner = pool
 		if !quiet {
 			why := "-isolate"
