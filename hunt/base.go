@@ -95,28 +95,42 @@ func loadBase(ctx context.Context, o *Options) (*base, error) {
 		}
 		b.name, b.src, b.nodes = "hunt-"+o.Algo, BaseYAML(o.Algo, true), true
 	}
-	sc, err := scenario.ParseWith(b.name, b.src, b.sets)
+	sc, err := parse(o, b.name, b.src, b.sets)
 	fencing := true
-	if err != nil && o.Scenario == "" {
+	unfenced := func() error {
 		// The algorithm's leaders hand no fencing token with these values
 		// (registry.Algorithm.Token): the base fences nothing.
 		fencing = false
 		b.src = BaseYAML(o.Algo, fencing)
-		sc, err = scenario.ParseWith(b.name, b.src, b.sets)
+		var err error
+		sc, err = parse(o, b.name, b.src, b.sets)
+		return err
+	}
+	if err != nil && o.Scenario == "" {
+		err = unfenced()
 	}
 	if err != nil {
 		return nil, usagef("%v", err)
 	}
 	if o.Scenario == "" {
-		// Size the built-in base to the algorithm's timeouts.
-		r, err := buildCluster(ctx, o, sc, "")
+		// Size the built-in base to the algorithm's timeouts. In a
+		// worker, the file is read in full first: the token check this
+		// process left to it may refuse fencing.
+		r, err := buildCluster(ctx, o, sc, "", b.src, b.sets)
+		var le *loadError
+		if errors.As(err, &le) && fencing {
+			if err := unfenced(); err != nil {
+				return nil, usagef("%v", err)
+			}
+			r, err = buildCluster(ctx, o, sc, "", b.src, b.sets)
+		}
 		var died *DiedError
 		if errors.As(err, &died) {
-			return nil, err // the algorithm's factory killed its worker
+			return nil, err // the algorithm's code killed its worker
 		}
 		if err == nil && r.Timescale > maxFor {
 			src := baseYAML(o.Algo, fencing, r.Timescale)
-			if sc2, err := scenario.ParseWith(b.name, src, b.sets); err == nil {
+			if sc2, err := parse(o, b.name, src, b.sets); err == nil {
 				b.src, sc = src, sc2
 			}
 		}

@@ -52,19 +52,20 @@ func (h *hunter) cluster(nodes int, params []string) (*cluster, error) {
 // worker process with o.Runner (clusterjob.go).
 func loadCluster(ctx context.Context, o *Options, b *base, sets []string) (c *cluster, err error) {
 	defer func() {
-		if p := recover(); p != nil { // a user algorithm's Build, while the file is parsed
+		if p := recover(); p != nil { // a user algorithm's Build, while the file is parsed (in this process: no Runner)
 			c, err = nil, fmt.Errorf("building %s's cluster panicked: %v", b.algo, p)
 		}
 	}()
-	sc, err := scenario.ParseWith(b.name, b.src, sets)
+	sc, err := parse(o, b.name, b.src, sets)
 	if err != nil {
 		return nil, err
 	}
 	sc.Expect.ContractOnly = true // a hunt judges the contract (docs/hunting.md, "What a hunt judges")
-	r, err := buildCluster(ctx, o, sc, b.over)
+	r, err := buildCluster(ctx, o, sc, b.over, b.src, sets)
 	if err != nil {
 		var died *DiedError
-		if errors.As(err, &died) {
+		var le *loadError
+		if errors.As(err, &died) || errors.As(err, &le) {
 			return nil, err
 		}
 		return nil, fmt.Errorf("%s: %w", b.algo, err)

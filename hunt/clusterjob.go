@@ -30,8 +30,16 @@ type ClusterJob struct {
 	// scenario file (scenario.Scenario.YAML); Algorithm overrides its
 	// algorithm ("" keeps it).
 	Name      string `json:"name"`
-	Scenario  string `json:"scenario"`
+	Scenario  string `json:"scenario,omitempty"`
 	Algorithm string `json:"algorithm,omitempty"`
+	// Source and Sets, when Source is set, are the file as the user gave
+	// it and the -set overrides, read instead of Scenario and in full
+	// (scenario.ParseWith): the process that sends the job read them
+	// with scenario.ParseOptions.DeferUserCode, so the algorithm's own
+	// checks of its parameters run here first, and their errors carry
+	// the file's own positions.
+	Source string   `json:"source,omitempty"`
+	Sets   []string `json:"sets,omitempty"`
 }
 
 // ClusterResult is what building a ClusterJob's run showed.
@@ -53,9 +61,12 @@ type ClusterResult struct {
 	// CronStates are the cron mode's protocol states (queue, beat and
 	// controller steps), after the algorithm's: cron.Config.States.
 	CronStates []string `json:"cron_states,omitempty"`
-	// Err is why the run could not be built (a configuration the
-	// algorithm refuses, a panic in its factory).
-	Err string `json:"err,omitempty"`
+	// LoadErr is why the job's file does not load (the loader's errors,
+	// the algorithm's checks of its parameters among them); Err why the
+	// run could not be built (a configuration the algorithm refuses, a
+	// panic in its factory).
+	LoadErr string `json:"load_err,omitempty"`
+	Err     string `json:"err,omitempty"`
 }
 
 // DiedError is a worker process that died (or overran its watchdog)
@@ -75,8 +86,13 @@ func BuildCluster(j ClusterJob) (res ClusterResult) {
 			res = ClusterResult{Err: fmt.Sprintf("building the run panicked: %v", p)}
 		}
 	}()
-	sc, err := scenario.Parse(j.Name, []byte(j.Scenario))
-	if err != nil {
+	var sc *scenario.Scenario
+	var err error
+	if j.Source != "" {
+		if sc, err = scenario.ParseWith(j.Name, []byte(j.Source), j.Sets); err != nil {
+			return ClusterResult{LoadErr: err.Error()}
+		}
+	} else if sc, err = scenario.Parse(j.Name, []byte(j.Scenario)); err != nil {
 		return ClusterResult{Err: err.Error()}
 	}
 	r, err := sc.Build(scenario.RunOptions{Seed: j.Seed, Algorithm: j.Algorithm, Lean: true})
@@ -97,15 +113,20 @@ func clusterResultOf(r *scenario.Run) ClusterResult {
 }
 
 // buildCluster builds one run of sc (seed 1, algorithm over) to learn
-// its configuration: through o.Runner when set, else here, where a panic
-// in the algorithm's factory is an error, not the search's end.
-func buildCluster(ctx context.Context, o *Options, sc *scenario.Scenario, over string) (ClusterResult, error) {
+// its configuration: through o.Runner when set (where the worker reads
+// src with sets in full first: sc was read without the algorithm's own
+// checks, parse), else here, where a panic in the algorithm's factory is
+// an error, not the search's end. A file the worker refuses is a
+// *loadError.
+func buildCluster(ctx context.Context, o *Options, sc *scenario.Scenario, over string, src []byte, sets []string) (ClusterResult, error) {
 	if o.Runner != nil {
-		res, err := o.Runner.Cluster(ctx, ClusterJob{Seed: 1, Name: sc.File, Scenario: string(sc.YAML()), Algorithm: over})
-		if err != nil {
+		res, err := o.Runner.Cluster(ctx, ClusterJob{Seed: 1, Name: sc.File, Source: string(src), Sets: sets, Algorithm: over})
+		switch {
+		case err != nil:
 			return ClusterResult{}, err
-		}
-		if res.Err != "" {
+		case res.LoadErr != "":
+			return res, &loadError{res.LoadErr}
+		case res.Err != "":
 			return res, errors.New(res.Err)
 		}
 		return res, nil
@@ -126,4 +147,17 @@ func buildCluster(ctx context.Context, o *Options, sc *scenario.Scenario, over s
 		return res, errors.New(res.Err)
 	}
 	return res, nil
+}
+
+// loadError is a file a worker refused to load: the loader's own words.
+type loadError struct{ msg string }
+
+func (e *loadError) Error() string { return e.msg }
+
+// parse reads a base's source with sets: in full in this process, but
+// without the algorithm's own code when o.Runner runs it in workers
+// (scenario.ParseOptions.DeferUserCode; buildCluster has a worker read
+// it in full).
+func parse(o *Options, name string, src []byte, sets []string) (*scenario.Scenario, error) {
+	return scenario.ParseWithOptions(name, src, sets, scenario.ParseOptions{DeferUserCode: o.Runner != nil})
 }

@@ -65,7 +65,20 @@ func (d *drawer) logDur(lo, hi time.Duration) time.Duration {
 
 // at draws a firing time in the fault phase.
 func (d *drawer) at() faults.DurRange {
-	return faults.Dur(d.rng.DurationRange(0, d.dur).Round(time.Millisecond))
+	return d.inPhase(d.rng.DurationRange(0, d.dur))
+}
+
+// inPhase is at rounded to the millisecond and moved into the fault
+// phase, [0, dur): a fault at the phase's end or later would never fire,
+// and the scenario loader refuses it ("not before the fault phase ends"),
+// so a run whose scenario crosses to a worker process as YAML
+// (Runner) would not load.
+func (d *drawer) inPhase(at time.Duration) faults.DurRange {
+	at = max(at.Round(time.Millisecond), 0)
+	if last := (d.dur - 1).Truncate(time.Millisecond); at > last {
+		at = max(last, 0)
+	}
+	return faults.Dur(at)
 }
 
 // nodes draws a cluster size (0: the base's).
@@ -271,7 +284,7 @@ func (d *drawer) state(s *schedule, c *cluster) {
 		}
 		s.faults = append(s.faults, f)
 		for k := d.rng.Intn(maxStateRepeats); k > 0; k-- {
-			f.At = faults.Dur(min(f.At.Min+d.rng.DurationRange(500*time.Millisecond, 3*time.Second), d.dur).Round(time.Millisecond))
+			f.At = d.inPhase(f.At.Min + d.rng.DurationRange(500*time.Millisecond, 3*time.Second))
 			s.faults = append(s.faults, f)
 		}
 	}
@@ -342,8 +355,7 @@ func (d *drawer) mutate(s *schedule, c *cluster) {
 				i := d.rng.Intn(len(s.faults))
 				f := s.faults[i]
 				shift := d.rng.DurationRange(-time.Second, time.Second)
-				at := min(max(f.At.Min+shift, 0), d.dur).Round(time.Millisecond)
-				f.At = faults.Dur(at)
+				f.At = d.inPhase(f.At.Min + shift)
 				s.faults[i] = f
 			}
 		case 5:

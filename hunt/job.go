@@ -89,6 +89,10 @@ type Hooks struct {
 	Beat  *atomic.Int64
 	Abort *atomic.Bool
 	Guard sim.Guard
+	// Reader, if set, reads the job's scenario (keeping what the runs
+	// of one configuration share: scenario.Reparser); else
+	// scenario.Parse.
+	Reader *scenario.Reparser
 }
 
 // RunJob executes j in this process (a worker's side of Runner.Run) with
@@ -99,7 +103,11 @@ func RunJob(j Job, h Hooks) (res JobResult) {
 			res = JobResult{Failure: []string{"crashed"}, Crash: fmt.Sprintf("panic: %v\n\n%s", p, debug.Stack())}
 		}
 	}()
-	sc, err := scenario.Parse(j.Name, []byte(j.Scenario))
+	parse := scenario.Parse
+	if h.Reader != nil {
+		parse = h.Reader.Parse
+	}
+	sc, err := parse(j.Name, []byte(j.Scenario))
 	if err != nil {
 		return JobResult{Err: err.Error()}
 	}

@@ -48,13 +48,6 @@ func Search(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if o.OnStart != nil {
-		caveat := b.sc.Caveat(b.over)
-		if b.desc.Contract == nil && !b.noElection {
-			caveat = "" // no contract: the hunt holds it to the election's own promise (findings)
-		}
-		o.OnStart(b.algo, caveat)
-	}
 	h := &hunter{ctx: runCtx, stopCtx: ctx, o: &o, b: b, clusters: map[string]*cluster{}, started: started,
 		res: Result{ByStrategy: map[Strategy]int{}}}
 	h.d = &drawer{o: &o, b: b, rng: sim.NewRand(o.Seed, "hunt"), dur: b.sc.Duration}
@@ -68,6 +61,15 @@ func Search(ctx context.Context, o Options) (Result, error) {
 		return Result{}, err
 	case err != nil:
 		return Result{}, usagef("%v", err)
+	}
+	if o.OnStart != nil {
+		// After the base's first build: with a Runner a worker has
+		// called the algorithm's code (its Contract among it) first.
+		caveat := b.sc.Caveat(b.over)
+		if b.desc.Contract == nil && !b.noElection {
+			caveat = "" // no contract: the hunt holds it to the election's own promise (findings)
+		}
+		o.OnStart(b.algo, caveat)
 	}
 	if len(c0.kinds) == 0 {
 		return Result{}, usagef("no fault kind to draw on this cluster (kinds %v)", o.Kinds)

@@ -265,8 +265,9 @@ func (l *loader) readAlgorithm(n *ynode, path string, nodes int) AlgorithmSpec {
 		}
 	}
 	m.finish()
-	// Validate the configuration at both ends of every range.
-	if len(l.errs) == 0 {
+	// Validate the configuration at both ends of every range (by the
+	// algorithm's Build: user code, unless the caller defers it).
+	if len(l.errs) == 0 && l.userCode(def) {
 		for _, end := range []int{-1, 1} {
 			if _, err := def.Build(spec.draw(sim.NewRand(0, "validate"), end), nodes, sim.NewRand(0, "validate")); err != nil {
 				l.configError(n, path, def, spec, err)

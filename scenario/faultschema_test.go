@@ -25,7 +25,7 @@ func readerKeys(t *testing.T) map[string]map[string]bool {
 				out[path] = map[string]bool{}
 			}
 			out[path][key] = true
-		})
+		}, ParseOptions{})
 		require.NoError(t, err)
 	}
 	return out

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/electsim/electsim/registry"
 )
 
 // loader collects errors while reading a file's tree.
@@ -23,6 +25,16 @@ type loader struct {
 	// fencingAt is cron.policy's "fencing" entry, if any, for the check
 	// that the algorithm hands its leaders a token (checkFencingToken).
 	fencingAt *ynode
+	// deferUser: call no code of an algorithm not built into electsim
+	// (ParseOptions.DeferUserCode; userCode).
+	deferUser bool
+}
+
+// userCode reports whether the loader may call def's own code now: always
+// for electsim's algorithms, and for others unless the caller defers it
+// to a worker process (ParseOptions.DeferUserCode).
+func (l *loader) userCode(def *registry.Algorithm) bool {
+	return def != nil && (def.InProcess || !l.deferUser)
 }
 
 func (l *loader) errAt(n *ynode, path, format string, args ...any) {

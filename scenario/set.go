@@ -26,19 +26,48 @@ func LoadWith(path string, sets []string) (*Scenario, error) {
 // ParseWith reads scenario source like Parse, with -set overrides applied
 // (see LoadWith).
 func ParseWith(name string, src []byte, sets []string) (*Scenario, error) {
-	return parseWith(name, src, sets, nil)
+	return parseWith(name, src, sets, nil, ParseOptions{})
+}
+
+// ParseOptions change what the loader does.
+type ParseOptions struct {
+	// DeferUserCode keeps the loader from calling the code of an
+	// algorithm not built into electsim (registry.Algorithm.InProcess
+	// unset): its Build, which validates the file's parameters at both
+	// ends of every range, and its Token, for cron.policy [fencing]. A
+	// process that runs such an algorithm only in worker processes
+	// (simrun's isolation) reads the file so, and has a worker load it
+	// in full (ParseWith) before it trusts it: user code that exits,
+	// blocks or overflows its stack while it validates kills that
+	// worker, not the process that reads the file. The scenario it
+	// returns is checked in every other respect.
+	DeferUserCode bool
+}
+
+// ParseWithOptions is ParseWith with options.
+func ParseWithOptions(name string, src []byte, sets []string, o ParseOptions) (*Scenario, error) {
+	return parseWith(name, src, sets, nil, o)
+}
+
+// LoadWithOptions is LoadWith with options.
+func LoadWithOptions(path string, sets []string, o ParseOptions) (*Scenario, error) {
+	src, err := ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWithOptions(path, src, sets, o)
 }
 
 // parseWith is ParseWith with an optional hook that hears every key the
 // loader knows at every mapping it reads, and whether the mapping has it.
-func parseWith(name string, src []byte, sets []string, onAsked func(path, key string, present bool)) (*Scenario, error) {
+func parseWith(name string, src []byte, sets []string, onAsked func(path, key string, present bool), o ParseOptions) (*Scenario, error) {
 	root, perr := parseYAML(name, src, MaxFileBytes)
 	if perr != nil {
 		return nil, Errors{perr}
 	}
 	// An override that cannot be spliced is reported and left out; the
 	// file is still read with the others, so every error shows at once.
-	l := &loader{file: name, onAsked: onAsked}
+	l := &loader{file: name, onAsked: onAsked, deferUser: o.DeferUserCode}
 	if len(sets) > MaxSets {
 		return nil, Errors{{File: SetFile, Line: 1, Col: 1, Msg: fmt.Sprintf("%d -set overrides, at most %d (MaxSets)", len(sets), MaxSets)}}
 	}

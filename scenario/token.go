@@ -21,7 +21,7 @@ func (a AlgorithmSpec) Token() (registry.Token, bool) {
 // that compares tokens would reject nothing, so the run would report
 // fencing that fences nothing.
 func (l *loader) checkFencingToken(sc *Scenario) {
-	if sc.Cron == nil || sc.Cron.Mode == "shedlock" || !sc.Cron.Config.Policy.Fencing || l.fencingAt == nil {
+	if sc.Cron == nil || sc.Cron.Mode == "shedlock" || !sc.Cron.Config.Policy.Fencing || l.fencingAt == nil || !l.userCode(findAlgo(sc.Algorithm.Name)) {
 		return
 	}
 	tok, ok := sc.Algorithm.Token()

@@ -96,7 +96,7 @@ func TestWriterCoversEveryKey(t *testing.T) {
 			if present {
 				set[k] = true
 			}
-		})
+		}, ParseOptions{})
 		require.NoError(t, err)
 	}
 	var unset []string

@@ -45,7 +45,7 @@ func runAs(prog string, args []string, stdout, stderr io.Writer) int {
 			return huntAs(prog, args[1:], stdout, stderr)
 		case huntWorkerCmd:
 			if isWorker() { // hidden: a hunt's worker process (huntpool.go)
-				return huntWorker(os.Stdin, os.NewFile(huntReplyFD, "simrun-replies"), stderr) // the replies' pipe (huntpool.go)
+				return huntWorker(os.Stdin, parentChannel(), stderr) // the replies' channel (workerlink.go)
 			}
 		case "reality":
 			return realityAs(prog, args[1:], stdout, stderr)

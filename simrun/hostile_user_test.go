@@ -17,6 +17,8 @@ import (
 //   - exit: os.Exit(0);
 //   - forge: prints what a reply of an older simrun's hunt worker looked
 //     like (a line with its marker) on stdout, then goes on;
+//   - forge-exit: prints a sweep worker's announcement of seed 999 and
+//     a progress line on stderr, then os.Exit(0);
 //   - alloc: allocates (and touches) memory without bound;
 //   - late-panic: panics once the simulated clock passes 900 s (a
 //     finding whose shrink takes long: every trial runs to 900 s).
@@ -25,6 +27,13 @@ import (
 //
 //   - build-exit: os.Exit(7);
 //   - build-block: never returns.
+//
+// and in its Build, which the scenario loader calls to check a file's
+// parameters (before any run is built):
+//
+//   - validate-exit: os.Exit(7);
+//   - validate-block: never returns;
+//   - validate-refuse: refuses the configuration (an error).
 const hostileAlgo = "hostile-user"
 
 // hostileTick is the nodes' timer period.
@@ -58,6 +67,13 @@ func (h *hostileNode) OnTimer(sim.TimerID, int) {
 			}
 			h.keep = append(h.keep, b)
 		}
+	case "forge-exit":
+		// What a sweep worker told its parent on stderr until round
+		// four: another seed's announcement and a progress line, then
+		// the process's end.
+		fmt.Fprintln(os.Stderr, "simrun: worker run 999 0 "+hostileAlgo)
+		fmt.Fprintln(os.Stderr, "simrun: 1000/1000 runs, no failing runs")
+		os.Exit(0)
 	case "late-panic":
 		if h.env.Now() >= 900*time.Second {
 			panic("hostile-user: a late bug")
@@ -67,7 +83,7 @@ func (h *hostileNode) OnTimer(sim.TimerID, int) {
 }
 
 func init() {
-	bugs := []string{"none", "exit", "forge", "alloc", "late-panic", "build-exit", "build-block"}
+	bugs := []string{"none", "exit", "forge", "forge-exit", "alloc", "late-panic", "build-exit", "build-block", "validate-exit", "validate-block", "validate-refuse"}
 	registry.Default.MustRegister(registry.Algorithm{
 		Name: hostileAlgo, Doc: "throwaway: a user algorithm that misbehaves (hostile corpus)", Package: "hostileuser",
 		Params: []registry.Param{{Key: "bug", Kind: registry.Enum, Enum: bugs, Doc: "how it misbehaves"}},
@@ -75,6 +91,15 @@ func init() {
 			bug := "none"
 			if v.Has("bug") {
 				bug = v.String("bug")
+			}
+			switch bug { // Build itself: the loader's check of the file's parameters
+			case "validate-exit":
+				os.Exit(7)
+			case "validate-block":
+				var never chan struct{}
+				<-never
+			case "validate-refuse":
+				return nil, fmt.Errorf("hostileuser: bug %q is refused", bug)
 			}
 			return func([]sim.NodeID, registry.Services) sim.Node {
 				switch bug {
@@ -86,6 +111,60 @@ func init() {
 				}
 				return &hostileNode{bug: bug}
 			}, nil
+		},
+	})
+}
+
+// hostileBuiltin is an algorithm registered as built into electsim
+// (InProcess: trusted, swept in simrun's own process) with a planted
+// bug, for the supervising parent of hunts (issue 35 point 7,
+// hostile_supervision_test.go): with bug "recurse" a node's timer
+// handler recurses without end once the simulated clock passes 1 s,
+// as the ring bug issue 35 planted did.
+const hostileBuiltin = "hostile-builtin"
+
+type recursingNode struct {
+	env sim.Env
+	bug string
+}
+
+func (n *recursingNode) Start(env sim.Env, _ []byte) {
+	n.env = env
+	env.SetTimer(100*time.Millisecond, 1)
+}
+
+func (n *recursingNode) OnMessage(sim.Message) {}
+
+func (n *recursingNode) OnTimer(sim.TimerID, int) {
+	if n.bug == "recurse" && n.env.Now() > time.Second {
+		n.forward(0)
+	}
+	n.env.SetTimer(100*time.Millisecond, 1)
+}
+
+// forward is the planted bug: a relay that never reaches its end.
+func (n *recursingNode) forward(hops int) int { return n.forward(hops+1) + 1 }
+
+func init() {
+	registry.Default.MustRegister(registry.Algorithm{
+		Name: hostileBuiltin, Doc: "throwaway: a built-in algorithm with a planted recursion (hostile corpus)", Package: "hostilebuiltin",
+		InProcess: true,
+		Params:    []registry.Param{{Key: "bug", Kind: registry.Enum, Enum: []string{"none", "recurse"}, Doc: "the planted bug"}},
+		Build: func(v registry.Values, _ int, _ *sim.Rand) (registry.Factory, error) {
+			bug := "none"
+			if v.Has("bug") {
+				bug = v.String("bug")
+			}
+			switch bug { // Build itself: the loader's check of the file's parameters
+			case "validate-exit":
+				os.Exit(7)
+			case "validate-block":
+				var never chan struct{}
+				<-never
+			case "validate-refuse":
+				return nil, fmt.Errorf("hostileuser: bug %q is refused", bug)
+			}
+			return func([]sim.NodeID, registry.Services) sim.Node { return &recursingNode{bug: bug} }, nil
 		},
 	})
 }

@@ -208,7 +208,8 @@ func signalChild(t *testing.T, dir string, at *regexp.Regexp, sig syscall.Signal
 // abandoned) and the hunt writes the reproduction it has and exits 130,
 // in this process and in a worker; one during a build that blocks stops
 // the hunt (130) without waiting for the watchdog. The old code finished
-// the shrink (seconds later, exit 1) and never stopped the blocked build.
+// the shrink (seconds later, exit 1) and never stopped the blocked build;
+// until round four, the signal's line spoke of a sweep's partial summary.
 func TestHostileSignalsDuringHunts(t *testing.T) {
 	dir := workersCorpus(t)
 	for _, iso := range []string{"-isolate=false", "-isolate"} {
@@ -223,6 +224,10 @@ func TestHostileSignalsDuringHunts(t *testing.T) {
 			require.NoError(t, err, "what was found is written")
 			assert.Contains(t, string(repro), "seed: ")
 			assert.NotContains(t, stderr, "goroutine ", "no stack trace")
+			// The signal's line says what a hunt does with it, not a
+			// sweep's "partial summary" (round four: it did).
+			assert.Contains(t, stderr, "interrupt: abandoning the runs in progress (not judged) and stopping the hunt")
+			assert.NotContains(t, stderr, "partial summary")
 		})
 	}
 	t.Run("blocked build", func(t *testing.T) {

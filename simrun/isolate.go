@@ -2,6 +2,7 @@ package simrun
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -19,7 +20,9 @@ import (
 // ends crashed), but two failures it cannot: a stack overflow, which Go's
 // runtime makes fatal, and a handler that never returns. In worker
 // processes (-isolate, or an algorithm with process-wide state) each
-// worker announces every run on stderr before starting it; when a worker
+// worker announces every run on its channel to the parent (workerLink:
+// never stdout or stderr, where a handler may print anything) before
+// starting it; when a worker
 // dies, its parent reports the run it was on as crashed, with the fatal
 // error and the top of its stack, and starts a new worker on the same
 // seeds without the runs that died (runs are deterministic, so the runs
@@ -27,10 +30,14 @@ import (
 // handler that has not returned within -handler-timeout of wall time into
 // such a death. docs/engine.md, "When a handler fails".
 
-// The worker's announcements, on stderr.
+// The worker's announcements, on its channel to the parent; and the
+// mark it writes on stderr as a run starts, from which its parent keeps
+// stderr for that run's death (only the mark's place counts: a handler
+// that prints one shortens its own crash's account, nothing more).
 const (
 	workerRunLine  = "simrun: worker run " // + "<seed> <cell> <algo>"
 	workerDoneLine = "simrun: worker done" // the announced run finished
+	workerTailMark = "simrun: worker stderr of run "
 )
 
 // Environment the parent gives a worker process.
@@ -88,6 +95,7 @@ type workerGuard struct {
 	done    chan struct{}
 	timeout time.Duration
 	gor     *goroutineGuard // that no handler starts a goroutine (goguard.go)
+	ch      io.Writer       // the channel to the parent (workerLink)
 }
 
 // newWorkerGuard starts the guard in a worker process (isWorker):
@@ -98,7 +106,7 @@ func newWorkerGuard() *workerGuard {
 		return g
 	}
 	g.gor = newGoroutineGuard(true)
-	g.on, g.skip = true, workerSkips()
+	g.on, g.skip, g.ch = true, workerSkips(), parentChannel()
 	g.beat.Store(-1)
 	debug.SetMaxStack(workerMaxStack)
 	limitWorkerMemory()
@@ -181,7 +189,8 @@ func (g *workerGuard) begin(j job) *atomic.Int64 {
 	if !g.on {
 		return nil
 	}
-	fmt.Fprintln(os.Stderr, workerRunLine+jobKey(j))
+	fmt.Fprintln(os.Stderr, workerTailMark+jobKey(j))
+	fmt.Fprintln(g.ch, workerRunLine+jobKey(j))
 	return g.building()
 }
 
@@ -207,7 +216,7 @@ func (g *workerGuard) idle() {
 func (g *workerGuard) end() {
 	if g.on {
 		g.idle()
-		fmt.Fprintln(os.Stderr, workerDoneLine)
+		fmt.Fprintln(g.ch, workerDoneLine)
 	}
 }
 

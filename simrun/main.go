@@ -53,7 +53,7 @@ func handleSignals() {
 		if sweeping.Load() > 0 {
 			interrupted.Store(int32(sig.(syscall.Signal)))
 			abandon.Store(true)
-			fmt.Fprintf(os.Stderr, "\nsimrun: %v: abandoning the runs in progress, then writing a partial summary of the runs done (again to stop at once)\n", sig)
+			fmt.Fprintf(os.Stderr, "\nsimrun: %v: %s (again to stop at once)\n", sig, stopWording())
 			sig = <-c
 		}
 		killWorkers()
@@ -75,6 +75,19 @@ var (
 	interrupted atomic.Int32
 	abandon     atomic.Bool
 )
+
+// hunting counts the hunts under way (a subset of sweeping): a signal's
+// line then says what a hunt does with it, not a sweep.
+var hunting atomic.Int32
+
+// stopWording is what the first signal does to the work under way
+// (docs/output.md, "Signals"; docs/hunting.md, exit status 130/143).
+func stopWording() string {
+	if hunting.Load() > 0 {
+		return "abandoning the runs in progress (not judged) and stopping the hunt; a shrink under way stops with what it found so far"
+	}
+	return "abandoning the runs in progress, then writing a partial summary of the runs done"
+}
 
 // interruption names the signal that stopped the sweeps, and its exit
 // status; ok is false if none did.

@@ -24,6 +24,10 @@ func TestMain(m *testing.M) {
 	// memory and time): this test binary, told by the environment to be
 	// simrun.
 	if os.Getenv("SIMRUN_AS_MAIN") == "1" {
+		// This binary is simrun now, and decides as simrun does: an
+		// algorithm not built in is swept in worker processes, a hunt
+		// always hunts in them (isolation.go), -isolate=false aside.
+		inTestBinary = func() bool { return false }
 		if err := applyChildMemLimit(); err != nil {
 			fmt.Fprintln(os.Stderr, "simrun test child:", err)
 			os.Exit(2)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/reports"
+	"github.com/electsim/electsim/scenario"
 )
 
 // MaxMarginSeeds is the most seeds a margin study runs per rate: it keeps
@@ -68,7 +69,7 @@ func marginAs(prog string, args []string, stdout, stderr io.Writer) int {
 	}
 	o.dims = []varyDim{{spec: *ratePath + "=" + *rates, path: *ratePath, values: vals}}
 	o.cells = gridOf(o.dims)
-	scs, err := loadCellsAs(o, o.cells, "-rates")
+	scs, err := loadCellsAs(o, o.cells, "-rates", scenario.ParseOptions{})
 	if err != nil {
 		return fail("%v", err)
 	}

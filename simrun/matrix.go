@@ -2,6 +2,7 @@ package simrun
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"html"
 	"io"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/goccy/go-yaml"
 
+	"github.com/electsim/electsim/hunt"
+	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/reports"
 	"github.com/electsim/electsim/scenario"
 )
@@ -107,17 +110,32 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, err
 	}
 	dir := filepath.Dir(o.matrix)
+	// Isolated as a sweep is (isolation): a matrix of an algorithm not
+	// built into electsim runs each scenario's runs in worker processes,
+	// and its files are read in full, the algorithm's checks of its
+	// parameters included, by a worker first (checkLoads).
+	isolate, autoIsolated := isolation(o, m.Algorithms, max(seeds, 1)*len(m.Scenarios)*len(m.Algorithms), isWorker(), registry.Default.Lookup)
 	var scs []*scenario.Scenario
+	var files []string
 	for _, f := range m.Scenarios {
 		if !filepath.IsAbs(f) {
 			f = filepath.Join(dir, f) // relative to the matrix file
 		}
-		sc, err := scenario.LoadWith(f, o.sets)
+		sc, err := scenario.LoadWithOptions(f, o.sets, scenario.ParseOptions{DeferUserCode: true})
+		if err == nil && isolate {
+			fo := matrixSweepOptions(o, f, seeds)
+			if code, err := checkLoads(fo, first, sc.AlgorithmName("")); err != nil {
+				return code, err
+			}
+		} else if err == nil && userAlgorithm(sc) {
+			sc, err = scenario.LoadWith(f, o.sets)
+		}
 		if err != nil {
 			return exitUsage, usageError{err.Error()}
 		}
 		sc.Program = o.prog
 		scs = append(scs, sc)
+		files = append(files, f)
 	}
 	total := 0
 	table := make([][]cell, len(scs))
@@ -131,7 +149,18 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 		table[i] = make([]cell, len(m.Algorithms))
 		var ok []string
 		for k, a := range m.Algorithms {
-			if _, err := sc.Build(scenario.RunOptions{Seed: first, Algorithm: algoOverride(sc, a)}); err != nil {
+			build := func() error {
+				_, err := sc.Build(scenario.RunOptions{Seed: first, Algorithm: algoOverride(sc, a)})
+				return err
+			}
+			if isolate {
+				build = func() error { return isolatedBuild(o, sc, first, algoOverride(sc, a)) }
+			}
+			if err := build(); err != nil {
+				var died *hunt.DiedError
+				if errors.As(err, &died) {
+					return exitViolation, fmt.Errorf("%s under %s: %v", files[i], a, err)
+				}
 				table[i][k].na = err.Error()
 				continue
 			}
@@ -152,6 +181,13 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 		fmt.Fprintf(stderr, "simrun: matrix %s · %s × %s × %s = %s\n", m.Name, reports.Plural(len(scs), "scenario", "scenarios"),
 			reports.Plural(len(m.Algorithms), "algorithm", "algorithms"), reports.Plural(seeds, "seed", "seeds"), reports.Plural(total, "run", "runs"))
 	}
+	if isolate && !o.quiet {
+		why := "-isolate"
+		if autoIsolated {
+			why = "not built into electsim: a run that overflows its stack, hangs or starts a goroutine is reported, not fatal; -isolate=false runs it in this process"
+		}
+		fmt.Fprintf(stderr, "simrun: each scenario's runs in worker processes (%s)\n", why)
+	}
 	prog := newProgress(stderr, total, o.quiet)
 	start := time.Now()
 	done, stopped := 0, false
@@ -163,7 +199,19 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 			break
 		}
 		sc := scs[p.i]
-		res := runSweep([]*scenario.Scenario{sc}, p.jobs, o.workers, false, o.porcupine, prog, nil, nil)
+		var res sweepResult
+		if isolate {
+			// processSweep counts its own runs from 0: the progress
+			// adds the scenarios before.
+			prog.base, prog.baseCounts = done, prog.counts()
+			var err error
+			if res, err = processSweep(matrixSweepOptions(o, files[p.i], seeds), []*scenario.Scenario{sc}, p.jobs, first, prog, &runsOut{}); err != nil {
+				return exitUsage, err
+			}
+			prog.base = 0
+		} else {
+			res = runSweep([]*scenario.Scenario{sc}, p.jobs, o.workers, false, o.porcupine, prog, nil, nil)
+		}
 		if len(res.errs) > 0 {
 			return exitUsage, res.errs[0]
 		}
@@ -223,6 +271,14 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 		}
 	}
 	return exitOK, nil
+}
+
+// matrixSweepOptions are o for one scenario file of a matrix, swept over
+// seeds seeds in worker processes (processSweep, checkLoads).
+func matrixSweepOptions(o *options, file string, seeds int) *options {
+	fo := *o
+	fo.matrix, fo.scenario, fo.seeds, fo.cells, fo.dims, fo.failFast = "", file, seeds, []gridCell{{}}, nil, false
+	return &fo
 }
 
 var matrixColumns = []string{"split-brain rate", "double-exec rate", "failover p50", "failover p99", "leaderless mean", "msgs / election", "runs failing expect"}

@@ -49,8 +49,15 @@ func applyChildMemLimit() error {
 	if err != nil || mb == 0 {
 		return fmt.Errorf("%s=%q: want a positive number of MiB", envChildMemMB, v)
 	}
-	lim := &syscall.Rlimit{Cur: mb << 20, Max: mb << 20}
-	return syscall.Setrlimit(syscall.RLIMIT_DATA, lim)
+	var lim syscall.Rlimit
+	setLimit(&lim.Cur, &lim.Max, mb<<20)
+	return syscall.Setrlimit(syscall.RLIMIT_DATA, &lim)
+}
+
+// setLimit sets both of a syscall.Rlimit's fields to bytes, whichever
+// integer type the system gives them (uint64 on Linux, int64 on FreeBSD).
+func setLimit[T int64 | uint64](cur, max *T, bytes uint64) {
+	*cur, *max = T(bytes), T(bytes)
 }
 
 // envAllocMB makes a test child allocate and touch that many MiB instead

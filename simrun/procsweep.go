@@ -251,30 +251,60 @@ func superviseChild(o *options, scs []*scenario.Scenario, jobs jobList, exe stri
 		for i, j := range k.skip {
 			keys[i] = jobKey(j)
 		}
-		cmd.Env = workerEnv(o.handlerMax, k.exact, keys)
+		link, err := newWorkerLink()
+		if err != nil {
+			return err
+		}
+		cmd.Env = workerEnv(link, o.handlerMax, k.exact, keys)
 		cmd.Stdout = io.Discard
 		ownGroup(cmd) // the parent forwards signals once; a terminal's Ctrl-C must not reach the children twice
 		pipe, err := cmd.StderrPipe()
 		if err != nil {
+			link.started()
+			link.close()
 			return err
 		}
+		link.attach(cmd)
 		mu.Lock()
 		k.cmd, k.n, k.counts, k.cur = cmd, 0, findingCounts{}, nil
 		k.stderr.Reset()
+		k.tail.Reset()
 		err = cmd.Start()
+		link.started()
 		mu.Unlock()
 		if err != nil {
+			link.close()
 			return err
 		}
 		trackWorker(cmd.Process)
+		// Two streams: the link's channel (announcements and progress,
+		// which only simrun writes) and stderr (whatever the algorithm
+		// prints, and the runtime's fatal error). Both are read to
+		// their end before the worker is reaped.
+		var readers sync.WaitGroup
+		readers.Add(1)
+		go func() {
+			defer readers.Done()
+			ch := bufio.NewScanner(link.chanR)
+			ch.Buffer(make([]byte, 64<<10), 1<<20)
+			for ch.Scan() {
+				mu.Lock()
+				k.readChannel(ch.Text(), report)
+				mu.Unlock()
+			}
+			_, _ = io.Copy(io.Discard, link.chanR) // past an over-long line: to the end
+		}()
 		sc := bufio.NewScanner(pipe)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
 			line := sc.Text()
 			mu.Lock()
-			k.readLine(line, report)
+			k.readStderr(line)
 			mu.Unlock()
 		}
+		_, _ = io.Copy(io.Discard, pipe)
+		readers.Wait()
+		link.close()
 		err = cmd.Wait()
 		untrackWorker(cmd.Process)
 		code := 0
@@ -313,22 +343,18 @@ func superviseChild(o *options, scs []*scenario.Scenario, jobs jobList, exe stri
 	}
 }
 
-// readLine takes one line of a worker's stderr: a progress line, a run's
-// announcement or end, or anything else (kept for an error message).
-func (k *child) readLine(line string, report func()) {
+// readChannel takes one line of a worker's channel (workerLink): a
+// run's announcement or end, or a progress line.
+func (k *child) readChannel(line string, report func()) {
 	switch {
 	case strings.HasPrefix(line, workerRunLine):
 		if j, ok := parseJobKey(strings.TrimPrefix(line, workerRunLine)); ok {
 			k.cur = &j
-			k.tail.Reset()
 		}
 		return
 	case line == workerDoneLine:
 		k.cur = nil
 		return
-	}
-	if k.cur != nil && k.tail.Len() < 1<<20 {
-		k.tail.WriteString(line + "\n")
 	}
 	if m := childProgressRe.FindStringSubmatch(line); m != nil {
 		k.n, _ = strconv.Atoi(m[1])
@@ -341,7 +367,22 @@ func (k *child) readLine(line string, report func()) {
 			k.counts.expected, _ = strconv.Atoi(e[1])
 		}
 		report()
+	}
+}
+
+// readStderr takes one line of a worker's stderr: kept for the death of
+// the run in flight (from the mark the worker writes there as it starts
+// a run: workerTailMark) and for an error message. What the algorithm
+// prints here decides nothing but the words of its own run's crash.
+func (k *child) readStderr(line string) {
+	if strings.HasPrefix(line, workerTailMark) {
+		k.tail.Reset()
 		return
 	}
-	k.stderr.WriteString(line + "\n")
+	if k.tail.Len() < 1<<20 {
+		k.tail.WriteString(line + "\n")
+	}
+	if k.stderr.Len() < 1<<20 {
+		k.stderr.WriteString(line + "\n")
+	}
 }

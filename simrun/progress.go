@@ -39,6 +39,11 @@ type progress struct {
 	last    time.Time
 	every   time.Duration
 	printed bool
+	// base and baseCounts are added to what set reports: the runs of a
+	// matrix's earlier scenarios, when each scenario's worker processes
+	// count from 0.
+	base       int
+	baseCounts findingCounts
 }
 
 func newProgress(w io.Writer, total int, quiet bool) *progress {
@@ -91,6 +96,10 @@ func (p *progress) add(r *reports.RunSummary) {
 
 // set reports totals counted elsewhere (worker processes' progress lines).
 func (p *progress) set(n int, c findingCounts) {
+	n += p.base
+	c.failed += p.baseCounts.failed
+	c.harmless += p.baseCounts.harmless
+	c.expected += p.baseCounts.expected
 	p.n.Store(int64(n))
 	p.failed.Store(int64(c.failed))
 	p.harmless.Store(int64(c.harmless))

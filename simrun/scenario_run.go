@@ -24,7 +24,11 @@ const featuredGrace = 5 * time.Second
 
 // runScenario runs one scenario over the seeds and algorithms of o.
 func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
-	scs, err := loadCells(o, o.cells)
+	// The file is read without its algorithm's own code (Build's checks
+	// of its parameters) until the sweep knows whether it isolates that
+	// algorithm: then a worker reads it in full first (checkLoads), or,
+	// in this process, it is read again in full.
+	scs, err := loadCellsAs(o, o.cells, "-vary", scenario.ParseOptions{DeferUserCode: true})
 	if err != nil {
 		return exitUsage, err
 	}
@@ -64,6 +68,16 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	var can []string
 	worker := isWorker() // a worker process: the parent explains, features and reports
 	isolated, _ := isolation(o, algos, jobs.len(), worker, registry.Default.Lookup)
+	if isolated {
+		if code, err := checkLoads(o, first, sc.AlgorithmName("")); err != nil {
+			return code, err
+		}
+	} else if userAlgorithm(sc) {
+		if scs, err = loadCells(o, o.cells); err != nil {
+			return exitUsage, err
+		}
+		sc = scs[0]
+	}
 	for _, a := range algos {
 		if worker {
 			can = append(can, a)
@@ -159,7 +173,11 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 			return exitUsage, err
 		}
 	} else {
-		prog := newProgress(stderr, jobs.len(), o.quiet)
+		var pw io.Writer = stderr
+		if ch := parentChannel(); worker && ch != nil {
+			pw = ch // a worker's progress is its parent's to read, on the link a handler cannot print to
+		}
+		prog := newProgress(pw, jobs.len(), o.quiet)
 		if isolate || needsProcesses(algos, o.workers, jobs.perAlgo) {
 			if !o.quiet {
 				why := "its nodes share process-wide state"

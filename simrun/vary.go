@@ -122,24 +122,37 @@ func shortPath(p string) string {
 // overrides and then the cell's values. A value the scenario refuses is a
 // usage error naming the dimension and the value.
 func loadCells(o *options, cells []gridCell) ([]*scenario.Scenario, error) {
-	return loadCellsAs(o, cells, "-vary")
+	return loadCellsAs(o, cells, "-vary", scenario.ParseOptions{})
 }
 
-// loadCellsAs is loadCells naming the flag that gave the values.
-func loadCellsAs(o *options, cells []gridCell, flagName string) ([]*scenario.Scenario, error) {
+// loadCellsAs is loadCells naming the flag that gave the values, read
+// with po (scenario.ParseOptions.DeferUserCode: a sweep that may isolate
+// its algorithm reads its file without the algorithm's code first).
+func loadCellsAs(o *options, cells []gridCell, flagName string, po scenario.ParseOptions) ([]*scenario.Scenario, error) {
 	scs := make([]*scenario.Scenario, len(cells))
 	for i, c := range cells {
-		sc, err := scenario.LoadWith(o.scenario, append(append([]string(nil), o.sets...), c.sets...))
+		sc, err := scenario.LoadWithOptions(o.scenario, cellSets(o, c), po)
 		if err != nil {
-			if len(c.sets) == 0 {
-				return nil, usageError{err.Error()}
-			}
-			return nil, usagef("%s: %s: %v", flagName, c.label, err)
+			return nil, cellError(c, flagName, err)
 		}
 		sc.Program = o.prog
 		scs[i] = sc
 	}
 	return scs, nil
+}
+
+// cellSets are the -set overrides of a grid cell: the sweep's, then the
+// cell's values.
+func cellSets(o *options, c gridCell) []string {
+	return append(append([]string(nil), o.sets...), c.sets...)
+}
+
+// cellError is a cell's load error as loadCellsAs words it.
+func cellError(c gridCell, flagName string, err error) error {
+	if len(c.sets) == 0 {
+		return usageError{err.Error()}
+	}
+	return usagef("%s: %s: %v", flagName, c.label, err)
 }
 
 // groupLabel is the group a run of algo in cell is shown under: the

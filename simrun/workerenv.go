@@ -2,32 +2,21 @@ package simrun
 
 import (
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 )
 
-// A worker's identity and environment. A process is a worker only when
-// its parent said so: the parent sets envWorker to its own process ID, and
-// the child checks it against its parent's (os.Getppid). A SIMRUN_WORKER
-// left set in a user's shell (any value, "1" included) names no parent
-// of the process that reads it, so a sweep or hunt started from that shell
-// is never mistaken for a worker. The parent builds the variables it owns
-// from scratch for each worker: whatever the user's environment holds
-// under those names (a SIMRUN_WORKER_SKIP left set would make workers
-// skip seeds) never reaches one. docs/engine.md, "Worker processes".
+// A worker's environment. The parent builds the variables it owns from
+// scratch for each worker: whatever the user's environment holds under
+// those names (a SIMRUN_WORKER_SKIP left set would make workers skip
+// seeds) never reaches one. Whether a process is a worker at all is
+// decided by its link to its parent (workerlink.go). docs/engine.md,
+// "Worker processes".
 
 // ownedEnv are the variables simrun sets for its workers: a worker
 // gets these from its parent alone.
 var ownedEnv = []string{envWorker, envSkip, envTimeout, envGuardExact, "GOMAXPROCS"}
-
-// isWorker reports whether this process is a worker of a simrun parent:
-// envWorker holds the parent's process ID.
-func isWorker() bool {
-	v := os.Getenv(envWorker)
-	return v != "" && v == strconv.Itoa(os.Getppid())
-}
 
 // scrubbedEnv is this process's environment without the variables simrun
 // owns (ownedEnv).
@@ -50,13 +39,13 @@ func scrubbedEnv() []string {
 }
 
 // workerEnv is a worker process's environment: this process's without
-// the variables simrun owns, then those set afresh: marked as this
-// process's worker, running Main, on one core (procsweep.go explains
+// the variables simrun owns, then those set afresh: the secret of its
+// link (workerLink), running Main, on one core (procsweep.go explains
 // GOMAXPROCS), with its watchdog's bound, when exact its goroutine guard
 // in the exact step (goguard.go), and the jobs it must skip (skip: jobKey
 // texts; none when empty).
-func workerEnv(handlerMax time.Duration, exact bool, skip []string) []string {
-	env := append(scrubbedEnv(), envWorker+"="+strconv.Itoa(os.Getpid()), "SIMRUN_AS_MAIN=1", "GOMAXPROCS=1", envTimeout+"="+handlerMax.String())
+func workerEnv(l *workerLink, handlerMax time.Duration, exact bool, skip []string) []string {
+	env := append(scrubbedEnv(), envWorker+"="+l.secret, "SIMRUN_AS_MAIN=1", "GOMAXPROCS=1", envTimeout+"="+handlerMax.String())
 	if exact {
 		env = append(env, envGuardExact+"=1")
 	}

@@ -1,0 +1,7 @@
+//go:build !unix
+
+package simrun
+
+// readSecret: no system here passes a worker its descriptors
+// (exec.Cmd.ExtraFiles is unix's), so no process is a worker.
+func readSecret(int) (string, bool) { return "", false }
