@@ -95,14 +95,14 @@ func loadBase(ctx context.Context, o *Options) (*base, error) {
 		}
 		b.name, b.src, b.nodes = "hunt-"+o.Algo, BaseYAML(o.Algo, true), true
 	}
-	sc, err := scenario.ParseWith(b.name, b.src, b.sets)
+	sc, err := scenario.ParseRunning(b.name, b.src, b.sets, running(o))
 	fencing := true
 	if err != nil && o.Scenario == "" {
 		// The algorithm's leaders hand no fencing token with these values
 		// (registry.Algorithm.Token): the base fences nothing.
 		fencing = false
 		b.src = BaseYAML(o.Algo, fencing)
-		sc, err = scenario.ParseWith(b.name, b.src, b.sets)
+		sc, err = scenario.ParseRunning(b.name, b.src, b.sets, running(o))
 	}
 	if err != nil {
 		return nil, usagef("%v", err)
@@ -116,7 +116,7 @@ func loadBase(ctx context.Context, o *Options) (*base, error) {
 		}
 		if err == nil && r.Timescale > maxFor {
 			src := baseYAML(o.Algo, fencing, r.Timescale)
-			if sc2, err := scenario.ParseWith(b.name, src, b.sets); err == nil {
+			if sc2, err := scenario.ParseRunning(b.name, src, b.sets, running(o)); err == nil {
 				b.src, sc = src, sc2
 			}
 		}
@@ -147,17 +147,51 @@ func loadBase(ctx context.Context, o *Options) (*base, error) {
 		if k, ok := strings.CutPrefix(strings.TrimSpace(path), "algorithm."); ok {
 			b.pinned = append(b.pinned, k)
 		}
+		if k, ok := strings.CutPrefix(strings.TrimSpace(path), b.algo+"."); ok {
+			b.pinned = append(b.pinned, k) // NAME.KEY of the hunted algorithm
+		}
 		if strings.TrimSpace(path) == "cluster.nodes" {
 			b.nodes = false
 		}
 	}
-	if b.over == "" {
-		for _, kv := range sc.Algorithm.Params() {
-			k, _, _ := strings.Cut(kv, "=")
-			b.pinned = append(b.pinned, k) // the file sets it: the user chose it
+	own := sc
+	if b.over != "" {
+		// The file's parameters the hunted algorithm has are kept (and
+		// pinned); those it lacks are dropped, and said so.
+		if own, err = sc.For(b.over); err != nil {
+			return nil, usagef("%v", err)
+		}
+		if d := sc.Dropped(b.over); len(d) > 0 && o.Progress != nil {
+			fmt.Fprintf(o.Progress, "hunt: %s: dropped the file's %s settings %s lacks (%s); the others are kept\n",
+				sc.Name, sc.Algorithm.Name, b.over, strings.Join(d, ", "))
 		}
 	}
+	for _, kv := range own.Algorithm.Params() {
+		k, _, _ := strings.Cut(kv, "=")
+		b.pinned = append(b.pinned, k) // the file sets it: the user chose it
+	}
 	return b, nil
+}
+
+// running is what the base runs under: -algo's algorithm over a file's
+// own (its -set overrides then apply to it: scenario.ParseRunning).
+func running(o *Options) []string {
+	if o.Scenario != "" && o.Algo != "" {
+		return []string{o.Algo}
+	}
+	return nil
+}
+
+// yamlOf is schedule scenario sc as a file that runs the hunted
+// algorithm without -algo: with the override's own algorithm section
+// (its values and -set overrides) in place of the file's.
+func (b *base) yamlOf(sc *scenario.Scenario) []byte {
+	if b.over != "" {
+		if own, err := sc.For(b.over); err == nil {
+			return own.YAML()
+		}
+	}
+	return sc.YAML()
 }
 
 // setsFor returns the -set overrides of a schedule's configuration.

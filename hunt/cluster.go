@@ -56,7 +56,7 @@ func loadCluster(ctx context.Context, o *Options, b *base, sets []string) (c *cl
 			c, err = nil, fmt.Errorf("building %s's cluster panicked: %v", b.algo, p)
 		}
 	}()
-	sc, err := scenario.ParseWith(b.name, b.src, sets)
+	sc, err := scenario.ParseRunning(b.name, b.src, sets, running(o))
 	if err != nil {
 		return nil, err
 	}

@@ -67,7 +67,7 @@ func (h *hunter) repro(out *outcome) {
 		// reproduction.
 		sc := *out.sc
 		sc.Seed, sc.Name = out.s.seed, reproName(h.b.sc.Name)
-		return withHeader(note, &j, sc.YAML())
+		return withHeader(note, &j, h.b.yamlOf(&sc))
 	}
 	if out.panic != "" {
 		res.Explanation = "crashed: " + out.panic

@@ -23,6 +23,11 @@ type loader struct {
 	// fencingAt is cron.policy's "fencing" entry, if any, for the check
 	// that the algorithm hands its leaders a token (checkFencingToken).
 	fencingAt *ynode
+	// running are the algorithms the scenario is loaded to run under
+	// (ParseRunning; by default the file's own), algoSets the overrides
+	// of algorithm parameters (running.go).
+	running  []string
+	algoSets []algoSet
 }
 
 func (l *loader) errAt(n *ynode, path, format string, args ...any) {

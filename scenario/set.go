@@ -26,12 +26,17 @@ func LoadWith(path string, sets []string) (*Scenario, error) {
 // ParseWith reads scenario source like Parse, with -set overrides applied
 // (see LoadWith).
 func ParseWith(name string, src []byte, sets []string) (*Scenario, error) {
-	return parseWith(name, src, sets, nil)
+	return parse(name, src, sets, nil, nil)
 }
 
 // parseWith is ParseWith with an optional hook that hears every key the
 // loader knows at every mapping it reads, and whether the mapping has it.
 func parseWith(name string, src []byte, sets []string, onAsked func(path, key string, present bool)) (*Scenario, error) {
+	return parse(name, src, sets, nil, onAsked)
+}
+
+// parse is ParseRunning with parseWith's hook.
+func parse(name string, src []byte, sets, running []string, onAsked func(path, key string, present bool)) (*Scenario, error) {
 	root, perr := parseYAML(name, src, MaxFileBytes)
 	if perr != nil {
 		return nil, Errors{perr}
@@ -43,10 +48,24 @@ func parseWith(name string, src []byte, sets []string, onAsked func(path, key st
 		return nil, Errors{{File: SetFile, Line: 1, Col: 1, Msg: fmt.Sprintf("%d -set overrides, at most %d (MaxSets)", len(sets), MaxSets)}}
 	}
 	for i, arg := range sets {
+		// NAME.KEY overrides wait for NAME's own section (running.go).
+		if s, ok, _ := classifySet(arg, i+1); ok {
+			l.algoSets = append(l.algoSets, s)
+			if s.algo != "" {
+				continue
+			}
+		}
 		if e := applySet(&root, arg, i+1); e != nil {
 			l.errs = append(l.errs, e)
 		}
 	}
+	l.running = running
+	if len(running) == 0 {
+		if own := fileAlgorithm(root); findAlgo(own) != nil {
+			l.running = []string{own}
+		}
+	}
+	l.checkAlgoSets()
 	sc := l.readScenario(root)
 	if len(l.errs) > 0 {
 		return nil, l.errs.sorted()

@@ -112,7 +112,7 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 		if !filepath.IsAbs(f) {
 			f = filepath.Join(dir, f) // relative to the matrix file
 		}
-		sc, err := scenario.LoadWith(f, o.sets)
+		sc, err := scenario.LoadRunning(f, o.sets, m.Algorithms)
 		if err != nil {
 			return exitUsage, usageError{err.Error()}
 		}

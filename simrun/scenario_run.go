@@ -48,6 +48,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 			return exitUsage, usagef("-algo: %s is a %s-mode scenario (no election algorithm); it cannot run under %s", sc.Name, own, a)
 		}
 	}
+	tellDropped(o, sc, algos, stderr)
 	if o.materialize != "" {
 		return materialize(o, sc, first, algos[0], stdout)
 	}

@@ -129,7 +129,9 @@ func loadCells(o *options, cells []gridCell) ([]*scenario.Scenario, error) {
 func loadCellsAs(o *options, cells []gridCell, flagName string) ([]*scenario.Scenario, error) {
 	scs := make([]*scenario.Scenario, len(cells))
 	for i, c := range cells {
-		sc, err := scenario.LoadWith(o.scenario, append(append([]string(nil), o.sets...), c.sets...))
+		// Loaded for the algorithms that run: -set applies to them
+		// (scenario.ParseRunning, docs/scenarios.md "Overrides").
+		sc, err := scenario.LoadRunning(o.scenario, append(append([]string(nil), o.sets...), c.sets...), o.algos)
 		if err != nil {
 			if len(c.sets) == 0 {
 				return nil, usageError{err.Error()}
