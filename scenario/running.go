@@ -120,13 +120,13 @@ func (l *loader) runningHas(key string) bool {
 // algorithm), with the NAME.KEY overrides of name spliced in. The file's
 // keys are dropped only when name is not the algorithm the file itself
 // names; otherwise they stay, to be reported as the file's mistakes.
-func (l *loader) sectionFor(n *ynode, name string) (*ynode, []string) {
+func (l *loader) sectionFor(n *ynode, name string) (*ynode, []string, bool) {
 	if n == nil || n.kind != yMap {
-		return n, nil
+		return n, nil, false
 	}
 	d := findAlgo(name)
 	if d == nil {
-		return n, nil
+		return n, nil, false
 	}
 	nameNode := mapGet(n, "name")
 	retarget := nameNode == nil || nameNode.set > 0 || strings.TrimSpace(nameNode.text) != name
@@ -166,7 +166,44 @@ func (l *loader) sectionFor(n *ynode, name string) (*ynode, []string) {
 			l.errs = append(l.errs, e)
 		}
 	}
-	return root, dropped
+	return root, dropped, retarget
+}
+
+// readSection reads the algorithm section n as algorithm name reads it
+// (sectionFor). A file's parameter kept for another algorithm whose value
+// that algorithm refuses (a lease file's token: fence under zookeeper; a
+// heartbeat above bully's default heartbeat_timeout) is dropped too, and
+// the section read again: the file's values were never meant for it.
+func (l *loader) readSection(n *ynode, name string, nodes int) (AlgorithmSpec, []string) {
+	sec, dropped, retarget := l.sectionFor(n, name)
+	for {
+		sub := &loader{file: l.file, running: l.running, onAsked: l.onAsked}
+		spec := sub.readAlgorithm(sec, "algorithm", nodes)
+		if len(sub.errs) == 0 {
+			return spec, dropped
+		}
+		var bad []string
+		if retarget && sec.kind == yMap {
+			for _, k := range sec.keys {
+				if k.name == "name" || fromSet(k) {
+					continue
+				}
+				for _, e := range sub.errs {
+					if e.Field == "algorithm."+k.name || strings.HasPrefix(e.Field, "algorithm."+k.name+"[") {
+						bad = append(bad, k.name)
+						break
+					}
+				}
+			}
+		}
+		if len(bad) == 0 {
+			l.errs = append(l.errs, sub.errs...)
+			return spec, dropped
+		}
+		cp := *sec
+		cp.keys = slices.DeleteFunc(slices.Clone(sec.keys), func(k ykey) bool { return slices.Contains(bad, k.name) })
+		sec, dropped = &cp, append(dropped, bad...)
+	}
 }
 
 // readAlgorithms reads the algorithm section for every running algorithm:
@@ -178,15 +215,14 @@ func (l *loader) readAlgorithms(sc *Scenario, n *ynode) {
 		return
 	}
 	sc.algoTree = n
-	sec, dropped := l.sectionFor(n, own)
-	sc.Algorithm = l.readAlgorithm(sec, "algorithm", sc.Nodes)
+	spec, dropped := l.readSection(n, own, sc.Nodes)
+	sc.Algorithm = spec
 	l.drop(sc, own, dropped)
 	for _, a := range l.running {
 		if a == own || findAlgo(a) == nil {
 			continue
 		}
-		sec, dropped := l.sectionFor(n, a)
-		spec := l.readAlgorithm(sec, "algorithm", sc.Nodes)
+		spec, dropped := l.readSection(n, a, sc.Nodes)
 		if sc.specs == nil {
 			sc.specs = map[string]AlgorithmSpec{}
 		}
@@ -207,7 +243,8 @@ func (l *loader) drop(sc *Scenario, a string, keys []string) {
 }
 
 // Dropped lists the file's algorithm parameters a run under algorithm a
-// leaves out because a has no such parameter (nil when a keeps them all).
+// leaves out because a has no such parameter or refuses its value (nil
+// when a keeps them all).
 func (sc *Scenario) Dropped(a string) []string {
 	if a == "" {
 		a = sc.Algorithm.Name
@@ -219,7 +256,7 @@ func (sc *Scenario) Dropped(a string) []string {
 		return nil
 	}
 	l := &loader{file: sc.File}
-	_, dropped := l.sectionFor(sc.algoTree, a)
+	_, dropped := l.readSection(sc.algoTree, a, sc.Nodes)
 	return dropped
 }
 
@@ -238,8 +275,7 @@ func (sc *Scenario) specFor(a string) (AlgorithmSpec, error) {
 		return AlgorithmSpec{Name: a}, nil
 	}
 	l := &loader{file: sc.File}
-	sec, _ := l.sectionFor(sc.algoTree, a)
-	spec := l.readAlgorithm(sec, "algorithm", sc.Nodes)
+	spec, _ := l.readSection(sc.algoTree, a, sc.Nodes)
 	if len(l.errs) > 0 {
 		return spec, l.errs.sorted()
 	}

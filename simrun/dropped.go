@@ -11,18 +11,19 @@ import (
 
 // tellDropped says, in one line on stderr, which of the file's algorithm
 // parameters the algorithms of -algo leave out because they have no such
-// parameter (the rest are kept: docs/scenarios.md, "Overrides").
+// parameter or refuse its value (the rest are kept: docs/scenarios.md,
+// "-set overrides").
 func tellDropped(o *options, sc *scenario.Scenario, algos []string, stderr io.Writer) {
 	var parts []string
 	for _, a := range algos {
 		if d := sc.Dropped(a); len(d) > 0 {
-			parts = append(parts, fmt.Sprintf("%s has no %s", a, strings.Join(d, ", ")))
+			parts = append(parts, fmt.Sprintf("%s: %s", a, strings.Join(d, ", ")))
 		}
 	}
 	if len(parts) == 0 {
 		return
 	}
-	fmt.Fprintf(stderr, "%s: %s: dropped the file's %s settings these algorithms lack (%s); the others are kept\n",
+	fmt.Fprintf(stderr, "%s: %s: dropped the file's %s settings the algorithms run do not take (%s); the others are kept\n",
 		progName(o), filepath.Base(sc.File), sc.Algorithm.Name, strings.Join(parts, "; "))
 }
 

@@ -21,7 +21,7 @@ func TestSetFollowsAlgo(t *testing.T) {
 	dir := t.TempDir()
 	code, _, errOut := simrun(t, "-scenario", partition, "-algo", "bully", "-set", "algorithm.heartbeat_timeout=5s", "-seeds", "2", "-out", filepath.Join(dir, "a"))
 	assert.Equal(t, exitOK, code, errOut)
-	assert.Contains(t, errOut, "dropped the file's raft settings these algorithms lack (bully has no election_timeout)")
+	assert.Contains(t, errOut, "dropped the file's raft settings the algorithms run do not take (bully: election_timeout); the others are kept")
 	assert.Equal(t, 1, strings.Count(errOut, "dropped"), "one line")
 
 	// The file's heartbeat (50ms) is kept, the override applied.
