@@ -121,7 +121,7 @@ func loadBase(ctx context.Context, o *Options) (*base, error) {
 			}
 		}
 	}
-	sc.Expect.ContractOnly = true // a hunt judges the contract (docs/hunting.md, "What a hunt judges")
+	sc.Expect = huntExpect(sc.Expect, o.Checks)
 	b.sc = sc
 	b.algo = sc.AlgorithmName(o.Algo)
 	if own := sc.AlgorithmName(""); own == "shedlock" || own == "celery" {
