@@ -81,8 +81,14 @@ func TestDocCommands(t *testing.T) {
 			}
 			text := Rewrite(c, sizes, filepath.Join(work, "tmp"))
 			dir, cmdEnv := filepath.Join(repo, filepath.FromSlash(c.Dir)), env
+			listing := false
 			if inPlace(text) {
 				dir, cmdEnv = filepath.Join(root, filepath.FromSlash(c.Dir)), inPlaceEnv
+				// A read-only go test of the main module: `go test ./...`
+				// runs its tests itself; list them (ListOnly).
+				if l, ok := ListOnly(text); ok && !sizes.Full && c.Dir == "." && c.Exit == 0 && c.Stdout == "" {
+					text, listing = l, true
+				}
 			}
 			if goRunDotRE.MatchString(text) {
 				bin, ok := runDot[c.Dir]
@@ -104,6 +110,9 @@ func TestDocCommands(t *testing.T) {
 			if code != c.Exit {
 				t.Errorf("%s: %s\nexited %d, the docs say %d (mark another status with <!-- doccmds: exit N -->)\nstdout (tail):\n%s\nstderr (tail):\n%s",
 					c.Where(), text, code, c.Exit, tail(stdout, 15), tail(stderr, 15))
+			}
+			if empty := Listed(stdout); listing && len(empty) > 0 {
+				t.Errorf("%s: %s\nnames no test in %s (listed with: %s)", c.Where(), c.Text, strings.Join(empty, ", "), text)
 			}
 			if c.Stdout != "" {
 				require.Equal(t, normalizeOutput(c.Stdout), normalizeOutput(stdout),

@@ -206,3 +206,23 @@ func TestInPlace(t *testing.T) {
 		assert.Equal(t, want, inPlace(text), text)
 	}
 }
+
+// A read-only go test of the main module lists the tests it names: its
+// -bench pattern, else its -run pattern, else every test.
+func TestListOnly(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"go test -count=1 ./internal/bugzoo", "go test -list . ./internal/bugzoo"},
+		{"go test -count=1 ./checker -run TestCheckerAgreesWithOracle", "go test -list TestCheckerAgreesWithOracle ./checker"},
+		{"go test -count=1 ./sim -run x -benchtime 1x -bench SimHour", "go test -list SimHour ./sim"},
+		{"RAPID_NOFAILFILE=1 go test -count=1 -timeout 2h -run TestProperty ./algorithms/raftelect ./cron", "RAPID_NOFAILFILE=1 go test -list TestProperty ./algorithms/raftelect ./cron"},
+		{"go test -count=1 ./scenario -run '^FuzzParse$'", "go test -list '^FuzzParse$' ./scenario"},
+		{"go test -count=1 ./sim -run '^$' -benchtime 1x -bench . -benchmem", "go test -list . ./sim"},
+	} {
+		got, ok := ListOnly(tc.in)
+		assert.True(t, ok, tc.in)
+		assert.Equal(t, tc.want, got, tc.in)
+	}
+	_, ok := ListOnly("go vet ./...")
+	assert.False(t, ok)
+	assert.Equal(t, []string{"example.com/b"}, Listed("TestA\nok  \texample.com/a\t0.01s\nok  \texample.com/b\t0.01s\n?   \texample.com/c\t[no test files]\n"))
+}
