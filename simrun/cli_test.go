@@ -141,6 +141,8 @@ func TestFlagErrorIsOneLine(t *testing.T) {
 		{[]string{"-sedes", "3"}, "simrun: flag provided but not defined: -sedes (did you mean -seeds?); run 'simrun -h' for usage"},
 		{[]string{"-scenario", partition, "-seeds", "x"}, `simrun: invalid value "x" for flag -seeds: want a whole number of seeds; run 'simrun -h' for usage`},
 		{[]string{"-scenario"}, "simrun: flag needs an argument: -scenario; run 'simrun -h' for usage"},
+		// A duration without a unit said only "parse error" (issue 38 point 10).
+		{[]string{"hunt", "-algo", "raft", "-budget", "5"}, `simrun hunt: invalid value "5" for flag -budget: want a duration with a unit, such as 60s, 5m or 1h30m; run 'simrun hunt -h' for usage`},
 		{[]string{"-qiuet"}, "simrun: flag provided but not defined: -qiuet (did you mean -quiet?); run 'simrun -h' for usage"},
 		{[]string{"-zzz"}, "simrun: flag provided but not defined: -zzz; run 'simrun -h' for usage"},
 		{[]string{"merge", "-jsn", "x"}, "simrun merge: flag provided but not defined: -jsn (did you mean -json?); run 'simrun merge -h' for usage"},
