@@ -162,8 +162,8 @@ func loadBase(ctx context.Context, o *Options) (*base, error) {
 			return nil, usagef("%v", err)
 		}
 		if d := sc.Dropped(b.over); len(d) > 0 && o.Progress != nil {
-			fmt.Fprintf(o.Progress, "hunt: %s: dropped the file's %s settings %s does not take (%s); the others are kept\n",
-				sc.Name, sc.Algorithm.Name, b.over, strings.Join(d, ", "))
+			fmt.Fprintf(o.Progress, "%s hunt: %s: dropped the file's %s settings %s does not take (%s); the others are kept\n",
+				o.Program, sc.Name, sc.Algorithm.Name, b.over, strings.Join(d, ", "))
 		}
 	}
 	for _, kv := range own.Algorithm.Params() {

@@ -85,7 +85,7 @@ func (h *hunter) repro(out *outcome) {
 		return
 	}
 	if h.o.Progress != nil {
-		fmt.Fprintf(h.o.Progress, "hunt: shrinking seed %d (%s), at most %v...\n", out.s.seed, strings.Join(out.failure, ", "), h.o.ShrinkBudget)
+		fmt.Fprintf(h.o.Progress, "%s hunt: shrinking seed %d (%s), at most %v...\n", h.o.Program, out.s.seed, strings.Join(out.failure, ", "), h.o.ShrinkBudget)
 	}
 	var rr ReproResult
 	if h.o.Runner != nil {

@@ -270,7 +270,7 @@ func (h *hunter) progress(force bool) {
 	}
 	h.lastLine = time.Now()
 	el := time.Since(h.started)
-	fmt.Fprintf(w, "hunt: runs %d in %v (%.0f/s), %v simulated; %s\n", h.res.Runs, el.Round(time.Millisecond),
+	fmt.Fprintf(w, "%s hunt: runs %d in %v (%.0f/s), %v simulated; %s\n", h.o.Program, h.res.Runs, el.Round(time.Millisecond),
 		float64(h.res.Runs)/max(el.Seconds(), 1e-9), h.res.SimTime.Round(time.Second), h.reach.coverage(0, 0, len(h.corpus)).short())
 }
 

@@ -49,6 +49,16 @@ func TestCommandsNameTheProgram(t *testing.T) {
 		assert.NotRegexp(t, `simrun -(scenario|seed)`, string(b), f)
 	}
 	assert.NotContains(t, stdout, "simrun -scenario")
+	// Progress and notes go by the program's name too (issue 38 point 10:
+	// they said "simrun:" and "hunt:").
+	assert.Contains(t, stderr, "my-sim: bully-partition: ")
+	assert.Contains(t, stderr, "my-sim: shrinking seed ")
+	assert.NotRegexp(t, `(?m)^(simrun|hunt)[: ]`, stderr)
+	code, _, stderr = simrunAs("my-sim", "hunt", "-algo", "bully", "-set", "algorithm.answer_timeout=1ms", "-checks", "election_safety",
+		"-runs", "20", "-workers", "1", "-shrink-time", "2s", "-out", filepath.Join(dir, "h"))
+	require.Equal(t, exitViolation, code, stderr)
+	assert.Contains(t, stderr, "my-sim hunt: shrinking seed ")
+	assert.NotRegexp(t, `(?m)^(simrun|hunt)[: ]`, stderr)
 
 	// Errors, usage and hints.
 	bad := filepath.Join(dir, "bad.yaml")

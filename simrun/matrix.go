@@ -149,10 +149,11 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 		plans = append(plans, plan{i: i, algo: ok, jobs: jobs})
 	}
 	if !o.quiet {
-		fmt.Fprintf(stderr, "simrun: matrix %s · %s × %s × %s = %s\n", m.Name, reports.Plural(len(scs), "scenario", "scenarios"),
+		fmt.Fprintf(stderr, "%s: matrix %s · %s × %s × %s = %s\n", progName(o), m.Name, reports.Plural(len(scs), "scenario", "scenarios"),
 			reports.Plural(len(m.Algorithms), "algorithm", "algorithms"), reports.Plural(seeds, "seed", "seeds"), reports.Plural(total, "run", "runs"))
 	}
 	prog := newProgress(stderr, total, o.quiet)
+	prog.name = progName(o)
 	start := time.Now()
 	done, stopped := 0, false
 	sweeping.Add(1) // a signal between two scenarios' sweeps stops gracefully too
