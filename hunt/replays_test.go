@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -64,6 +65,14 @@ func TestEveryFindingReplays(t *testing.T) {
 				assert.Contains(t, got, f, "the repro replays to %v, the hunt found %v:\n%s", got, res.Failure, res.Repro)
 			}
 			assert.NotContains(t, string(res.Repro), "cannot shrink", "the header says it replays; so must the note")
+			// The explanation is the finding's own, in at most a dozen
+			// lines (issue 38 point 8: a split_brain finding was
+			// explained by a liveness story).
+			lines := strings.Split(res.Explanation, "\n")
+			check, _, _ := strings.Cut(lines[0], ":")
+			assert.Contains(t, res.Failure, check, "explained by another check: %s", res.Explanation)
+			assert.LessOrEqual(t, len(lines), maxExplainLines, res.Explanation)
+			t.Logf("%v\n%s", res.Failure, res.Explanation)
 		})
 	}
 }

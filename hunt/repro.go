@@ -135,7 +135,7 @@ func reproduce(sc *scenario.Scenario, j *ReproJob, prepare func(*scenario.Run), 
 	explicit := r.Explicit()
 	explicit.Name = reproName(j.BaseName)
 	res.Explicit = string(explicit.YAML())
-	res.Explanation = explain(r)
+	res.Explanation = explain(r, j.Failure)
 	sh, err := scenario.Shrink(r, scenario.ShrinkOptions{Budget: j.ShrinkBudget, Prepare: prepare, Guard: guard, Abort: abort})
 	if err != nil {
 		res.Repro = string(withHeader(fmt.Sprintf("explicit (unshrunk) reproduction: %v", err), j, []byte(res.Explicit)))
@@ -152,7 +152,7 @@ func reproduce(sc *scenario.Scenario, j *ReproJob, prepare func(*scenario.Run), 
 		note += "\nThe shrink ran out of time; a smaller reproduction may exist."
 	}
 	res.Repro = string(withHeader(note, j, repro.YAML()))
-	if e := explain(sh.Run); e != "" {
+	if e := explain(sh.Run, j.Failure); e != "" {
 		res.Explanation = e
 	}
 	return res
@@ -240,21 +240,6 @@ It fails the same way (%s) and replays bit for bit:
 	}
 	b.Write(body)
 	return []byte(b.String())
-}
-
-// explain is a run's first harmful finding: its kind and story.
-func explain(r *scenario.Run) string {
-	for _, c := range r.Report.Checks {
-		for _, v := range c.Violations {
-			if !v.Harmless {
-				if v.Explanation != "" {
-					return v.Kind + ": " + v.Explanation
-				}
-				return v.Kind + ": " + v.Details
-			}
-		}
-	}
-	return ""
 }
 
 // reproName is the reproduction's scenario name: the base's with -repro.
