@@ -215,6 +215,9 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	s.Config = &reports.Config{ScenarioSHA256: sc.SourceSHA256, Sets: o.sets, Algorithms: algos, Vary: o.vary, Simrun: simrunVersion(), FailFast: o.failFast}
 	s.Grid = gridSummary(o.dims, o.heat)
 	s.Algorithms = res.col.Groups()
+	if s.Grid != nil && s.Grid.Heat == "auto" {
+		s.Grid.Heat = reports.AutoHeat(s.Algorithms)
+	}
 	for i := range s.Algorithms {
 		g := &s.Algorithms[i]
 		g.Token = tokenInfo(scs[cellOfVary(o, g.Vary)], g.Algorithm)
