@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -261,14 +262,26 @@ func matrixMarkdown(m *matrixFile, scs []*scenario.Scenario, t [][]cell, seeds i
 	fmt.Fprintf(&b, "# %s: %s per cell\n\n", m.Name, reports.Plural(seeds, "seed", "seeds"))
 	for i, sc := range scs {
 		fmt.Fprintf(&b, "## %s — %s\n\n| algorithm | %s |\n|---|%s\n", sc.Name, sc.Description, strings.Join(matrixColumns, " | "), strings.Repeat("---|", len(matrixColumns)))
+		// An n/a cell says why in a numbered note under the table, one per
+		// reason, so a cell stays a cell (the reason is a paragraph).
+		var reasons []string
+		who := map[string][]string{}
 		for k, a := range m.Algorithms {
 			v := cellValues(t[i][k])
-			if t[i][k].na != "" {
-				v[1] = t[i][k].na
+			if na := t[i][k].na; na != "" {
+				n := slices.Index(reasons, na)
+				if n < 0 {
+					reasons, n = append(reasons, na), len(reasons)
+				}
+				who[na] = append(who[na], a)
+				v[0] = fmt.Sprintf("n/a [%d]", n+1)
 			}
 			fmt.Fprintf(&b, "| %s | %s |\n", a, strings.Join(v, " | "))
 		}
 		b.WriteString("\n")
+		for n, r := range reasons {
+			fmt.Fprintf(&b, "[%d] n/a under %s: %s\n\n", n+1, strings.Join(who[r], ", "), r)
+		}
 	}
 	return b.String()
 }
