@@ -23,13 +23,18 @@ import (
 // 10 s of simulated time (without the caps this test measured 524 MB at
 // 20 s and 1.4 GB at 60 s). The test compares 10 s with 30 s (156 and 155
 // MB), half the work of 20 s against 60 s and still some 400 MB of growth
-// apart from the uncapped runs', against a 64 MB allowance. By default it
-// compares 5 s with 20 s (15 s apart: some 100 MB of growth uncapped, and
-// under half the time: issue 38 point 1); ELECTSIM_TEST_LARGE=1 (.ci/run)
-// compares 10 s with 30 s.
+// apart from the uncapped runs', against a 64 MB allowance.
+//
+// It runs only at the large sizes (ELECTSIM_TEST_LARGE=1, which .ci/run
+// sets): its two 64-node floods take 85-120 s of a busy 2-core machine,
+// the slowest test of `go test ./...` (issue 38 point 1), and a smaller
+// span cannot tell capped growth from uncapped within RSS's noise.
 func TestFeaturedRunMemoryBoundedPerFault(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs simrun as child processes")
+	}
+	if !testsize.Large() {
+		t.Skipf("two 64-node floods of 40 simulated seconds (1-2 minutes): run with %s=1 (.ci/run does)", testsize.Env)
 	}
 	if raceEnabled {
 		t.Skip("peak RSS under -race says nothing")
@@ -42,14 +47,13 @@ func TestFeaturedRunMemoryBoundedPerFault(t *testing.T) {
 	sc := filepath.Join(dir, "flood.yaml")
 	require.NoError(t, os.WriteFile(sc, []byte(body), 0o644))
 	peak := map[string]int64{}
-	short, long := testsize.Pick("5s", "10s"), testsize.Pick("20s", "30s")
-	for _, d := range []string{short, long} {
+	for _, d := range []string{"10s", "30s"} {
 		code, stderr, rss := runChild(t, dir, "-scenario", sc, "-set", "cluster.nodes=64", "-set", "duration="+d,
 			"-set", "settle={for: 20s, leader_within: 5s}", // the settle phase it was measured with: no faults, no growth
 			"-seeds", "1", "-shrink=false", "-quiet", "-out", "o"+d)
 		require.Contains(t, []int{0, 1}, code, stderr)
 		peak[d] = rss
 	}
-	t.Logf("peak RSS: %d KB at %s, %d KB at %s", peak[short], short, peak[long], long)
-	assert.LessOrEqual(t, peak[long], peak[short]+64<<10, "peak RSS in KB grows with simulated time")
+	t.Logf("peak RSS: %d KB at 10 s, %d KB at 30 s", peak["10s"], peak["30s"])
+	assert.LessOrEqual(t, peak["30s"], peak["10s"]+64<<10, "peak RSS in KB grows with simulated time")
 }
