@@ -224,5 +224,7 @@ func TestListOnly(t *testing.T) {
 	}
 	_, ok := ListOnly("go vet ./...")
 	assert.False(t, ok)
+	_, ok = ListOnly("go test -count=1 -c -o /tmp/simrun.test ./simrun")
+	assert.False(t, ok, "a test binary a later command runs")
 	assert.Equal(t, []string{"example.com/b"}, Listed("TestA\nok  \texample.com/a\t0.01s\nok  \texample.com/b\t0.01s\n?   \texample.com/c\t[no test files]\n"))
 }

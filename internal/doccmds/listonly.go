@@ -13,6 +13,11 @@ var (
 // boolFlags are the go test flags that take no value.
 var boolFlags = map[string]bool{"v": true, "benchmem": true, "short": true, "race": true, "json": true, "failfast": true, "trimpath": true, "cover": true}
 
+// writes are the go test flags whose command makes a file (a test binary,
+// a profile): such a command runs as documented.
+var writes = map[string]bool{"c": true, "o": true, "cpuprofile": true, "memprofile": true, "blockprofile": true, "mutexprofile": true,
+	"coverprofile": true, "trace": true, "outputdir": true, "json": true}
+
 // ListOnly returns, for a read-only `go test` of the main module (one that
 // would run in the working tree: inPlace), the command that lists the tests
 // it names instead of running them: `go test -list PATTERN PKGS`, PATTERN
@@ -39,6 +44,9 @@ func ListOnly(text string) (string, bool) {
 	var pkgs []string
 	for i := 2; i < len(f); i++ {
 		a := f[i]
+		if writes[strings.SplitN(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "test."), "=", 2)[0]] && strings.HasPrefix(a, "-") {
+			return "", false // it builds or writes something a later command uses
+		}
 		switch {
 		case strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && !boolFlags[strings.TrimPrefix(strings.TrimPrefix(a, "-"), "test.")]:
 			i++ // the flag's value
