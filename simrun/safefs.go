@@ -253,6 +253,9 @@ func stageFolder(out string) (*stagedFolder, error) {
 	busy := func(pid int) error {
 		return usagef("%s: another simrun (process %d) is writing this folder now; wait for it to finish, or choose another -out", out, pid)
 	}
+	// Killed writers' temporaries go first (as stageTemp would remove
+	// them); a live one's stays, and refuses this run.
+	cleanStale(filepath.Dir(out), filepath.Base(out))
 	if pid, ok := liveWriter(filepath.Dir(out), filepath.Base(out), ""); ok {
 		return nil, busy(pid)
 	}
