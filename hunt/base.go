@@ -135,7 +135,7 @@ func loadBase(ctx context.Context, o *Options) (*base, error) {
 			}
 		}
 	}
-	sc.Expect.ContractOnly = true // a hunt judges the contract (docs/hunting.md, "What a hunt judges")
+	sc.Expect = huntExpect(sc.Expect, o.Checks)
 	b.sc = sc
 	b.algo = sc.AlgorithmName(o.Algo)
 	if own := sc.AlgorithmName(""); own == "shedlock" || own == "celery" {
@@ -161,17 +161,51 @@ func loadBase(ctx context.Context, o *Options) (*base, error) {
 		if k, ok := strings.CutPrefix(strings.TrimSpace(path), "algorithm."); ok {
 			b.pinned = append(b.pinned, k)
 		}
+		if k, ok := strings.CutPrefix(strings.TrimSpace(path), b.algo+"."); ok {
+			b.pinned = append(b.pinned, k) // NAME.KEY of the hunted algorithm
+		}
 		if strings.TrimSpace(path) == "cluster.nodes" {
 			b.nodes = false
 		}
 	}
-	if b.over == "" {
-		for _, kv := range sc.Algorithm.Params() {
-			k, _, _ := strings.Cut(kv, "=")
-			b.pinned = append(b.pinned, k) // the file sets it: the user chose it
+	own := sc
+	if b.over != "" {
+		// The file's parameters the hunted algorithm has are kept (and
+		// pinned); those it lacks are dropped, and said so.
+		if own, err = sc.For(b.over); err != nil {
+			return nil, usagef("%v", err)
+		}
+		if d := sc.Dropped(b.over); len(d) > 0 && o.Progress != nil {
+			fmt.Fprintf(o.Progress, "%s hunt: %s: dropped the file's %s settings %s does not take (%s); the others are kept\n",
+				o.Program, sc.Name, sc.Algorithm.Name, b.over, strings.Join(d, ", "))
 		}
 	}
+	for _, kv := range own.Algorithm.Params() {
+		k, _, _ := strings.Cut(kv, "=")
+		b.pinned = append(b.pinned, k) // the file sets it: the user chose it
+	}
 	return b, nil
+}
+
+// running is what the base runs under: -algo's algorithm over a file's
+// own (its -set overrides then apply to it: scenario.ParseRunning).
+func running(o *Options) []string {
+	if o.Scenario != "" && o.Algo != "" {
+		return []string{o.Algo}
+	}
+	return nil
+}
+
+// yamlOf is schedule scenario sc as a file that runs the hunted
+// algorithm without -algo: with the override's own algorithm section
+// (its values and -set overrides) in place of the file's.
+func (b *base) yamlOf(sc *scenario.Scenario) []byte {
+	if b.over != "" {
+		if own, err := sc.For(b.over); err == nil {
+			return own.YAML()
+		}
+	}
+	return sc.YAML()
 }
 
 // setsFor returns the -set overrides of a schedule's configuration.

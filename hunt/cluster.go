@@ -60,7 +60,7 @@ func loadCluster(ctx context.Context, o *Options, b *base, sets []string) (c *cl
 	if err != nil {
 		return nil, err
 	}
-	sc.Expect.ContractOnly = true // a hunt judges the contract (docs/hunting.md, "What a hunt judges")
+	sc.Expect = huntExpect(sc.Expect, o.Checks)
 	r, err := buildCluster(ctx, o, sc, b.over, b.src, sets)
 	if err != nil {
 		var died *DiedError

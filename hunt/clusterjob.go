@@ -40,6 +40,9 @@ type ClusterJob struct {
 	// the file's own positions.
 	Source string   `json:"source,omitempty"`
 	Sets   []string `json:"sets,omitempty"`
+	// Running are the algorithms the file is read to run under (-algo;
+	// nil: its own), so -set applies to them (scenario.ParseRunning).
+	Running []string `json:"running,omitempty"`
 }
 
 // ClusterResult is what building a ClusterJob's run showed.
@@ -89,7 +92,7 @@ func BuildCluster(j ClusterJob) (res ClusterResult) {
 	var sc *scenario.Scenario
 	var err error
 	if j.Source != "" {
-		if sc, err = scenario.ParseWith(j.Name, []byte(j.Source), j.Sets); err != nil {
+		if sc, err = scenario.ParseRunning(j.Name, []byte(j.Source), j.Sets, j.Running); err != nil {
 			return ClusterResult{LoadErr: err.Error()}
 		}
 	} else if sc, err = scenario.Parse(j.Name, []byte(j.Scenario)); err != nil {
@@ -120,7 +123,7 @@ func clusterResultOf(r *scenario.Run) ClusterResult {
 // *loadError.
 func buildCluster(ctx context.Context, o *Options, sc *scenario.Scenario, over string, src []byte, sets []string) (ClusterResult, error) {
 	if o.Runner != nil {
-		res, err := o.Runner.Cluster(ctx, ClusterJob{Seed: 1, Name: sc.File, Source: string(src), Sets: sets, Algorithm: over})
+		res, err := o.Runner.Cluster(ctx, ClusterJob{Seed: 1, Name: sc.File, Source: string(src), Sets: sets, Algorithm: over, Running: running(o)})
 		switch {
 		case err != nil:
 			return ClusterResult{}, err
@@ -159,5 +162,5 @@ func (e *loadError) Error() string { return e.msg }
 // (scenario.ParseOptions.DeferUserCode; buildCluster has a worker read
 // it in full).
 func parse(o *Options, name string, src []byte, sets []string) (*scenario.Scenario, error) {
-	return scenario.ParseWithOptions(name, src, sets, scenario.ParseOptions{DeferUserCode: o.Runner != nil})
+	return scenario.ParseWithOptions(name, src, sets, scenario.ParseOptions{DeferUserCode: o.Runner != nil, Running: running(o)})
 }

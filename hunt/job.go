@@ -151,7 +151,7 @@ func probeOf(a alphabet, r *JobResult) *probe {
 
 // job is the Job of a drawn schedule.
 func (h *hunter) job(sc *scenario.Scenario, s *schedule, states []string) Job {
-	return Job{Name: h.b.name, Scenario: string(sc.YAML()), Seed: s.seed, Algorithm: h.b.over, States: states, Checks: h.o.Checks}
+	return Job{Name: h.b.name, Scenario: string(h.b.yamlOf(sc)), Seed: s.seed, Algorithm: h.b.over, States: states, Checks: h.o.Checks}
 }
 
 // runIsolated executes one schedule through Options.Runner in slot.

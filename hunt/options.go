@@ -3,6 +3,7 @@ package hunt
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/electsim/electsim/checker"
@@ -134,6 +135,21 @@ type Result struct {
 	Explanation string
 	// Coverage is what the search reached.
 	Coverage Coverage
+}
+
+// NotReplayedError is a finding whose reproduction does not replay to it:
+// a defect of the hunt (its judging and the file's expect disagree), so
+// no finding is reported.
+type NotReplayedError struct {
+	Failure []string
+	Seed    uint64
+	Why     string
+	Repro   []byte
+}
+
+func (e *NotReplayedError) Error() string {
+	return fmt.Sprintf("a defect of the hunt, not a finding: run seed %d failed with %s, but %s; please report it with the hunt's command line",
+		e.Seed, strings.Join(e.Failure, ", "), e.Why)
 }
 
 // UsageError is an invalid Options value (simrun hunt exits 2 on it).

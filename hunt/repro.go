@@ -2,10 +2,12 @@ package hunt
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/electsim/electsim/checker"
 	"github.com/electsim/electsim/scenario"
 	"github.com/electsim/electsim/sim"
 )
@@ -37,6 +39,9 @@ type ReproResult struct {
 	Repro       string `json:"repro,omitempty"`
 	Explicit    string `json:"explicit,omitempty"`
 	Explanation string `json:"explanation,omitempty"`
+	// NotReplayed, when set, says how the reproduction failed to replay to
+	// the finding: a defect of the hunt, which then reports no finding.
+	NotReplayed string `json:"not_replayed,omitempty"`
 }
 
 // ReproduceJob replays and shrinks j in this process (a worker's side of
@@ -67,7 +72,7 @@ func (h *hunter) repro(out *outcome) {
 		// reproduction.
 		sc := *out.sc
 		sc.Seed, sc.Name = out.s.seed, reproName(h.b.sc.Name)
-		return withHeader(note, &j, sc.YAML())
+		return withHeader(note, &j, h.b.yamlOf(&sc))
 	}
 	if out.panic != "" {
 		res.Explanation = "crashed: " + out.panic
@@ -80,7 +85,7 @@ func (h *hunter) repro(out *outcome) {
 		return
 	}
 	if h.o.Progress != nil {
-		fmt.Fprintf(h.o.Progress, "hunt: shrinking seed %d (%s), at most %v...\n", out.s.seed, strings.Join(out.failure, ", "), h.o.ShrinkBudget)
+		fmt.Fprintf(h.o.Progress, "%s hunt: shrinking seed %d (%s), at most %v...\n", h.o.Program, out.s.seed, strings.Join(out.failure, ", "), h.o.ShrinkBudget)
 	}
 	var rr ReproResult
 	if h.o.Runner != nil {
@@ -95,6 +100,7 @@ func (h *hunter) repro(out *outcome) {
 		rr = reproduce(out.sc, &j, h.o.Prepare, nil, h.stopped)
 	}
 	res.Repro, res.Explicit, res.Explanation = bytesOf(rr.Repro), bytesOf(rr.Explicit), rr.Explanation
+	h.notReplayed = rr.NotReplayed
 }
 
 // bytesOf is s as bytes, nil when empty.
@@ -109,6 +115,14 @@ func bytesOf(s string) []byte {
 // guard, if set, guards the replay and each trial; abort, if set, stops
 // them (the smallest reproduction so far stands).
 func reproduce(sc *scenario.Scenario, j *ReproJob, prepare func(*scenario.Run), guard func() sim.Guard, abort *atomic.Bool) (res ReproResult) {
+	defer func() {
+		if res.NotReplayed == "" && res.Repro != "" && (abort == nil || !abort.Load()) {
+			res.NotReplayed = replaysTo(res.Repro, j.Failure, prepare, guard)
+		}
+	}()
+	own := *sc
+	own.Expect = reproExpect(sc.Expect, j.Failure)
+	sc = &own
 	ro := scenario.RunOptions{Seed: j.Run.Seed, Algorithm: j.Run.Algorithm, Story: true, Abort: abort}
 	if guard != nil {
 		ro.Guard = guard()
@@ -121,7 +135,7 @@ func reproduce(sc *scenario.Scenario, j *ReproJob, prepare func(*scenario.Run), 
 	explicit := r.Explicit()
 	explicit.Name = reproName(j.BaseName)
 	res.Explicit = string(explicit.YAML())
-	res.Explanation = explain(r)
+	res.Explanation = explain(r, j.Failure)
 	sh, err := scenario.Shrink(r, scenario.ShrinkOptions{Budget: j.ShrinkBudget, Prepare: prepare, Guard: guard, Abort: abort})
 	if err != nil {
 		res.Repro = string(withHeader(fmt.Sprintf("explicit (unshrunk) reproduction: %v", err), j, []byte(res.Explicit)))
@@ -138,10 +152,79 @@ func reproduce(sc *scenario.Scenario, j *ReproJob, prepare func(*scenario.Run), 
 		note += "\nThe shrink ran out of time; a smaller reproduction may exist."
 	}
 	res.Repro = string(withHeader(note, j, repro.YAML()))
-	if e := explain(sh.Run); e != "" {
+	if e := explain(sh.Run, j.Failure); e != "" {
 		res.Explanation = e
 	}
 	return res
+}
+
+// huntExpect is the expect block a hunt judges its runs by: the base's,
+// judging the contract (docs/hunting.md, "What a hunt judges"), with the
+// checks -checks names no longer allowed (the built-in base allows
+// liveness; a scenario may allow or expect the very check hunted) and no
+// violation required (a hunt looks for failures, not for the base's story);
+// with election_safety or split_brain listed, harmless overlaps count.
+func huntExpect(e checker.Expect, checks []string) checker.Expect {
+	e.ContractOnly = true
+	e.MustOccur = nil
+	e.Allow = slices.DeleteFunc(slices.Clone(e.Allow), func(c string) bool { return slices.Contains(checks, c) })
+	if slices.Contains(checks, checker.CheckElectionSafety) || slices.Contains(checks, checker.CheckSplitBrain) {
+		// Two leaders at once is the election's own failure, whether or
+		// not the fenced resource absorbed it (issue 38 point 6); the
+		// harm is reported beside it. Only the listed checks count, so
+		// no other harmless finding becomes one.
+		e.FailOnHarmless = true
+	}
+	return e
+}
+
+// reproExpect is the expect block of a finding's reproduction: the
+// base's, with the finding's checks no longer allowed (a hunt judges
+// liveness and the base's allowed checks only with -checks), harmless
+// overlaps failing when the finding is the election's own two leaders at
+// once (a hunt holds an algorithm with no contract to it, fenced resource
+// or not: docs/hunting.md, "What a hunt judges"), and no violation the
+// base expected required, so the file fails exactly when the finding
+// does and `simrun -scenario repro.yaml` replays it.
+func reproExpect(e checker.Expect, failure []string) checker.Expect {
+	e.MustOccur = nil
+	e.Allow = slices.DeleteFunc(slices.Clone(e.Allow), func(c string) bool { return slices.Contains(failure, c) })
+	if slices.Contains(failure, checker.CheckElectionSafety) || slices.Contains(failure, checker.CheckSplitBrain) {
+		e.FailOnHarmless = true
+	}
+	return e
+}
+
+// replaysTo runs a reproduction file as `simrun -scenario repro.yaml`
+// does and says how it fails to fail with every check of failure ("" when
+// it does).
+func replaysTo(repro string, failure []string, prepare func(*scenario.Run), guard func() sim.Guard) string {
+	sc, err := scenario.Parse("repro.yaml", []byte(repro))
+	if err != nil {
+		return fmt.Sprintf("repro.yaml does not load: %v", err)
+	}
+	r, err := runWith(sc, guarded(scenario.RunOptions{Seed: sc.Seed}, guard), prepare)
+	if err != nil {
+		return fmt.Sprintf("repro.yaml does not run: %v", err)
+	}
+	got := scenario.Failure(r)
+	for _, f := range failure {
+		if !slices.Contains(got, f) {
+			if len(got) == 0 {
+				return fmt.Sprintf("repro.yaml passes; the finding was %s", strings.Join(failure, ", "))
+			}
+			return fmt.Sprintf("repro.yaml fails with %s, not %s", strings.Join(got, ", "), strings.Join(failure, ", "))
+		}
+	}
+	return ""
+}
+
+// guarded is ro with a fresh guard from guard, if set.
+func guarded(ro scenario.RunOptions, guard func() sim.Guard) scenario.RunOptions {
+	if guard != nil {
+		ro.Guard = guard()
+	}
+	return ro
 }
 
 // withHeader prefixes a reproduction with comments saying where it comes
@@ -157,21 +240,6 @@ It fails the same way (%s) and replays bit for bit:
 	}
 	b.Write(body)
 	return []byte(b.String())
-}
-
-// explain is a run's first harmful finding: its kind and story.
-func explain(r *scenario.Run) string {
-	for _, c := range r.Report.Checks {
-		for _, v := range c.Violations {
-			if !v.Harmless {
-				if v.Explanation != "" {
-					return v.Kind + ": " + v.Explanation
-				}
-				return v.Kind + ": " + v.Details
-			}
-		}
-	}
-	return ""
 }
 
 // reproName is the reproduction's scenario name: the base's with -repro.

@@ -82,6 +82,11 @@ func Search(ctx context.Context, o Options) (Result, error) {
 	h.abort, h.stopped = &abort, &stopped
 	err = h.loop(runCtx)
 	h.res.Coverage = h.reach.coverage(len(c0.events)+len(c0.states), len(c0.classesDrawn()), len(h.corpus))
+	if err == nil && h.res.Found && h.notReplayed != "" {
+		// A finding its reproduction does not replay to is a defect of
+		// the hunt, not a finding (tested by TestEveryFindingReplays).
+		return h.res, &NotReplayedError{Failure: h.res.Failure, Seed: h.res.Seed, Why: h.notReplayed, Repro: h.res.Repro}
+	}
 	if err == nil && h.res.Found && o.Out != "" {
 		err = writeRepro(o.Out, h.res.Repro)
 	}
@@ -121,6 +126,9 @@ type hunter struct {
 	lastLine time.Time
 	abort    *atomic.Bool // ctx's end, for the runs in this process
 	stopped  *atomic.Bool // stopCtx's end, for the shrink in this process
+	// notReplayed says how the finding's reproduction failed to replay
+	// to it ("" when it replays).
+	notReplayed string
 }
 
 // outcome is one judged run.
@@ -264,7 +272,7 @@ func (h *hunter) progress(force bool) {
 	}
 	h.lastLine = time.Now()
 	el := time.Since(h.started)
-	fmt.Fprintf(w, "hunt: runs %d in %v (%.0f/s), %v simulated; %s\n", h.res.Runs, el.Round(time.Millisecond),
+	fmt.Fprintf(w, "%s hunt: runs %d in %v (%.0f/s), %v simulated; %s\n", h.o.Program, h.res.Runs, el.Round(time.Millisecond),
 		float64(h.res.Runs)/max(el.Seconds(), 1e-9), h.res.SimTime.Round(time.Second), h.reach.coverage(0, 0, len(h.corpus)).short())
 }
 

@@ -49,14 +49,12 @@ func (s *Summary) HeatCells() []HeatCell {
 		}
 		c := HeatCell{Algorithm: a.Algorithm, Row: indexOf(g.Dims[0].Values, a.Vary[0]), Col: indexOf(g.Dims[1].Values, a.Vary[1]), Runs: a.Runs, Rate: true, Has: true}
 		switch g.Heat {
-		case "split_brain":
-			c.Count = a.Violations["split_brain"] + a.Harmless["split_brain"]
-		case "double_execution":
-			c.Count = a.Violations["double_execution"]
+		case "failed", "auto", "":
+			c.Count = a.Runs - a.OK
 		case "failover_p99":
 			c.Rate, c.Has, c.Value = false, a.FailoverMs.Count > 0, a.FailoverMs.P99
-		default: // failed
-			c.Count = a.Runs - a.OK
+		default: // a check: runs with a finding of it, harmful or harmless
+			c.Count = a.Violations[g.Heat] + a.Harmless[g.Heat]
 		}
 		if c.Rate && c.Runs > 0 {
 			c.Value = float64(c.Count) / float64(c.Runs)
@@ -65,6 +63,40 @@ func (s *Summary) HeatCells() []HeatCell {
 		out = append(out, c)
 	}
 	return out
+}
+
+// AutoHeat is the heat metric -heat auto resolves to once a sweep's
+// groups are known: failed when a run failed its expectations; else the
+// check the most runs found (harmful findings first, then harmless ones:
+// an expected lost_slot in every run), so the heatmap shows what failed;
+// failed again when no run found anything.
+func AutoHeat(groups []AlgoSummary) string {
+	failed := 0
+	harmful, harmless := map[string]int{}, map[string]int{}
+	for _, a := range groups {
+		failed += a.Runs - a.OK
+		for k, n := range a.Violations {
+			harmful[k] += n
+		}
+		for k, n := range a.Harmless {
+			harmless[k] += n
+		}
+	}
+	if failed > 0 {
+		return "failed"
+	}
+	for _, m := range []map[string]int{harmful, harmless} {
+		best, most := "", 0
+		for k, n := range m {
+			if n > most || n == most && n > 0 && k < best {
+				best, most = k, n
+			}
+		}
+		if most > 0 {
+			return best
+		}
+	}
+	return "failed"
 }
 
 func indexOf(xs []string, x string) int {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 )
@@ -99,4 +100,24 @@ func TestFormatSpanAndRate(t *testing.T) {
 	assert.Equal(t, "0", FormatRate(0))
 	assert.Equal(t, "2.5", FormatRate(2.46))
 	assert.Equal(t, "1352", FormatRate(1352.4))
+}
+
+// -heat auto shows what failed (issue 38 point 9): a sweep whose runs all
+// met their expectations, each with the lost_slot it expects, maps
+// lost_slot, not a pale 0 % of failed runs; a sweep with failed runs maps
+// those; a check's heat counts its harmless findings too.
+func TestAutoHeatShowsWhatFailed(t *testing.T) {
+	expected := []AlgoSummary{{Algorithm: "raft", Runs: 30, OK: 30, Violations: map[string]int{"lost_slot": 30, "missed_slots": 2}}}
+	assert.Equal(t, "lost_slot", AutoHeat(expected))
+	assert.Equal(t, "failed", AutoHeat([]AlgoSummary{{Runs: 30, OK: 29, Violations: map[string]int{"lost_slot": 30}}}))
+	assert.Equal(t, "split_brain", AutoHeat([]AlgoSummary{{Runs: 3, OK: 3, Harmless: map[string]int{"split_brain": 3}}}))
+	assert.Equal(t, "failed", AutoHeat([]AlgoSummary{{Runs: 3, OK: 3}}))
+
+	s := &Summary{Grid: &Grid{Dims: []GridDim{{Path: "a", Values: []string{"1"}}, {Path: "b", Values: []string{"x"}}}, Heat: "lost_slot"},
+		Algorithms: []AlgoSummary{{Algorithm: "raft", Vary: []string{"1", "x"}, Runs: 30, OK: 30, Violations: map[string]int{"lost_slot": 28}, Harmless: map[string]int{"lost_slot": 2}}}}
+	cells := s.HeatCells()
+	require.Len(t, cells, 1)
+	assert.Equal(t, 30, cells[0].Count)
+	assert.InDelta(t, 1.0, cells[0].Value, 1e-9)
+	assert.Equal(t, "runs with a lost_slot finding (harmful or harmless), Wilson 95% intervals", heatTitle("lost_slot"))
 }

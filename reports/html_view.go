@@ -115,8 +115,10 @@ type violationGroup struct {
 	Items     []violationView
 	More      int
 	// Verdicts is the group's runs by contract verdict (harmful groups
-	// whose check a contract covers).
+	// whose check a contract covers); VC the same as numbers, for the
+	// violations table.
 	Verdicts string
+	VC       VerdictCounts
 }
 
 // Open reports whether the group starts unfolded: harmful findings in

@@ -28,6 +28,9 @@ func failoverBox(s *Summary, algos []string) (*figure, error) {
 		return nil, nil
 	}
 	title := "Failover latency per algorithm"
+	if s.Grid != nil {
+		title = "Failover latency per group" // a -vary sweep's groups are its cells
+	}
 	// A box per group of a big grid made a figure (and an image in
 	// memory) as tall as the grid: past MaxBoxes, boxes at evenly spaced
 	// ranks, and the title says so.
@@ -39,6 +42,7 @@ func failoverBox(s *Summary, algos []string) (*figure, error) {
 		shown = kept
 		title = fmt.Sprintf("Failover latency per group (%d of %d, evenly spaced)", MaxBoxes, all)
 	}
+	title += noFailoverNote(noFailover(algos, lat))
 	ax := newLatencyAxis(lat)
 	p := newPlot(title, ax.label, "")
 	addGrid(p, true, false)

@@ -98,6 +98,7 @@ func failoverCDF(s *Summary, algos []string) (*figure, error) {
 	}
 	var legendW, entryH vg.Length
 	entries := 0
+	same := sameCurves(algos, lat)
 	for i, a := range algos {
 		if len(lat[i].vals) == 0 {
 			continue
@@ -122,6 +123,12 @@ func failoverCDF(s *Summary, algos []string) (*figure, error) {
 		if short {
 			label = fmt.Sprintf("%s · p50 %s · p99 %s ms", a, fmtMs(lat[i].dist.Percentile(50)), fmtMs(lat[i].dist.Percentile(99)))
 		}
+		if j, ok := same[i]; ok {
+			// Drawn over the earlier group's identical line, it hides it:
+			// say so, and draw it thinner on top so both dashes show.
+			label += "\n= " + algos[j] + "'s curve (identical)"
+			line.Width = vg.Points(1)
+		}
 		leg.Add(label, line)
 		entries++
 		legendW = max(legendW, leg.ThumbnailWidth+leg.TextStyle.Width(" "+label))
@@ -131,6 +138,7 @@ func failoverCDF(s *Summary, algos []string) (*figure, error) {
 	if lines > cdfMaxLegend {
 		p.Title.Text += fmt.Sprintf(" — %d groups, each one's figures in the tables", lines)
 	}
+	p.Title.Text += noFailoverNote(noFailover(algos, lat))
 	legendW += vg.Points(16)
 	top := p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding + vg.Points(6)
 	// Tall enough for every legend entry (gonum's legend gives each entry

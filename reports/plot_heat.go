@@ -222,14 +222,12 @@ func heatLabel(c HeatCell) string {
 // heatTitle names a heat metric for a title.
 func heatTitle(metric string) string {
 	switch metric {
-	case "split_brain":
-		return "split-brain rate (runs with a split-brain), Wilson 95% intervals"
-	case "double_execution":
-		return "double-execution rate, Wilson 95% intervals"
 	case "failover_p99":
 		return "failover latency p99 (ms)"
+	case "failed", "auto", "":
+		return "runs failing the scenario's expectations, Wilson 95% intervals"
 	}
-	return "runs failing the scenario's expectations, Wilson 95% intervals"
+	return "runs with a " + metric + " finding (harmful or harmless), Wilson 95% intervals"
 }
 
 // heatColor maps 0..1 to a sequential white → orange → dark red scale.

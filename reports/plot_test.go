@@ -505,3 +505,34 @@ func TestMarginBoundRisesOnlyPastTheSafeRate(t *testing.T) {
 	}
 	require.NoError(t, WriteMarginPlot(t.TempDir(), m))
 }
+
+// The failover plots hide no result (issue 38 point 9): a group whose CDF
+// is the same curve as an earlier one's says so in the legend (drawn over
+// it, it hid it), a group with no completed failover is named in the
+// titles instead of vanishing, and a -vary sweep's box plot is per group.
+func TestFailoverPlotsHideNoGroup(t *testing.T) {
+	s := synthAll(1, 5, "raft")
+	for _, r := range synthAll(1, 5, "raft").Runs {
+		r.Algorithm = "twin" // the same failovers as raft's
+		s.Runs = append(s.Runs, r)
+	}
+	for _, r := range synthAll(1, 5, "quiet").Runs {
+		r.Failovers = nil
+		s.Runs = append(s.Runs, r)
+	}
+	s.Aggregate()
+	f, err := failoverCDF(s, algoOrder(s))
+	require.NoError(t, err)
+	texts := drawnTexts(t, f)
+	assert.Equal(t, 1, countText(texts, "= raft's curve (identical)"), "%q", texts)
+	assert.Contains(t, f.title, "quiet: no completed failover, not drawn")
+	requireTextInside(t, f, texts)
+	b, err := failoverBox(s, algoOrder(s))
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(b.title, "Failover latency per algorithm\nquiet: no completed failover"), b.title)
+
+	g := synthGrid(2, []string{"raft"}, GridDim{Path: "a", Values: values("x", 2)}, GridDim{Path: "b", Values: values("y", 1)})
+	b, err = failoverBox(g, algoOrder(g))
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(b.title, "Failover latency per group"), b.title)
+}

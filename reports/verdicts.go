@@ -200,6 +200,7 @@ func groupVerdicts(s *Summary, groups []violationGroup) string {
 			c.WithinBound += v.WithinBound
 			c.NoContract += v.NoContract
 		}
+		g.VC = c
 		if c.Covered() {
 			g.Verdicts = c.String()
 		}

@@ -73,7 +73,14 @@ func TestReportShowsVerdicts(t *testing.T) {
 	s := verdictSummary()
 	s.Aggregate()
 	html, _ := writeReport(t, s, nil, HTMLExtras{})
-	assertHas(t, html, "runs by contract verdict: breach 2, no contract 1, excused 1, within bound 1")
+	assertHas(t, html, "Runs by the contract's verdict, in all: breach 2, no contract 1, excused 1, within bound 1")
+	// A plain table of the checks and their runs by verdict (issue 38
+	// point 9: the heading said "Violations (11220; runs by contract
+	// verdict: no contract 2261, excused 1625)").
+	assertHas(t, html, `<th>breach</th><th>excused</th><th>within bound</th><th>no contract</th>`)
+	assertHas(t, html, `split_brain</a></td><td>4</td><td>3</td><td>3</td><td>1</td><td>1</td><td>1</td><td>0</td>`)
+	assertHas(t, html, `double_execution</a></td><td>1</td><td>1</td><td>1</td><td>0</td><td>0</td><td>0</td><td>1</td>`)
+	assertHasNot(t, html, `Violations (5; runs by`)
 	assertHas(t, html, `split_brain <b>3</b> <span class="verdicts">(breach 1, excused 1, within bound 1)</span>`)
 	assertHas(t, html, `election_safety <b>1</b> <span class="verdicts">(breach 1)</span>`)
 	assertHas(t, html, `double_execution <b>1</b></span>`, "no contract covers it: no split")

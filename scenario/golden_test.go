@@ -25,6 +25,10 @@ import (
 //	                     if any, are -set overrides
 //	load-shipped <file>  loads the shipped scenario ../scenarios/<file> with the input
 //	                     lines as -set overrides
+//
+// Either takes algo=a,b: the scenario is loaded to run under those
+// algorithms (ParseRunning, simrun -algo), and each one's parameters, the
+// file's parameters it drops and its replay line's overrides are printed.
 func TestMalformed(t *testing.T) {
 	datadriven.RunTest(t, "testdata/malformed.txt", runLoadCommand)
 }
@@ -36,7 +40,14 @@ func TestSetOverrides(t *testing.T) {
 }
 
 func runLoadCommand(t *testing.T, td *datadriven.TestData) string {
-	require.Len(t, td.CmdArgs, 1, "usage: %s <file>", td.Cmd)
+	require.NotEmpty(t, td.CmdArgs, "usage: %s <file> [algo=a,b]", td.Cmd)
+	var running []string
+	for _, a := range td.CmdArgs[1:] {
+		require.Equal(t, "algo", a.Key, "usage: %s <file> [algo=a,b]", td.Cmd)
+		for _, v := range a.Vals {
+			running = append(running, strings.Split(v, ",")...)
+		}
+	}
 	var path, name string
 	switch td.Cmd {
 	case "load":
@@ -57,13 +68,26 @@ func runLoadCommand(t *testing.T, td *datadriven.TestData) string {
 	}
 	src, err := os.ReadFile(path)
 	require.NoError(t, err)
-	sc, err := ParseWith(name, src, sets)
+	sc, err := ParseRunning(name, src, sets, running)
 	if err != nil {
 		var es Errors
 		require.True(t, errors.As(err, &es), "want Errors, got %T: %v", err, err)
 		return err.Error() + "\n"
 	}
-	return describeScenario(sc)
+	out := describeScenario(sc)
+	if d := sc.Dropped(""); len(running) == 0 && len(d) > 0 {
+		out += fmt.Sprintf("drops %s\n", strings.Join(d, ", "))
+	}
+	for _, a := range running {
+		spec, err := sc.specFor(a)
+		require.NoError(t, err)
+		out += fmt.Sprintf("runs %s: %s", a, strings.Join(spec.Params(), " "))
+		if d := sc.Dropped(a); len(d) > 0 {
+			out += fmt.Sprintf(" (drops %s)", strings.Join(d, ", "))
+		}
+		out += fmt.Sprintf("; replay -set %q\n", sc.SetsFor(a))
+	}
+	return out
 }
 
 // describeScenario prints what a loaded scenario holds, for golden files.

@@ -28,6 +28,11 @@ type loader struct {
 	// deferUser: call no code of an algorithm not built into electsim
 	// (ParseOptions.DeferUserCode; userCode).
 	deferUser bool
+	// running are the algorithms the scenario is loaded to run under
+	// (ParseRunning; by default the file's own), algoSets the overrides
+	// of algorithm parameters (running.go).
+	running  []string
+	algoSets []algoSet
 }
 
 // userCode reports whether the loader may call def's own code now: always

@@ -166,7 +166,10 @@ func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
 		if findAlgo(opts.Algorithm) == nil {
 			return nil, fmt.Errorf("unknown algorithm %q (one of %v)", opts.Algorithm, Algorithms())
 		}
-		spec = AlgorithmSpec{Name: opts.Algorithm}
+		var err error
+		if spec, err = sc.specFor(opts.Algorithm); err != nil {
+			return nil, fmt.Errorf("algorithm %s: %v", opts.Algorithm, err)
+		}
 	}
 	shedlock := sc.Cron != nil && sc.Cron.Mode == "shedlock"
 	celery := sc.celeryMode()
@@ -489,7 +492,7 @@ func (sc *Scenario) ReplayCommand(seed uint64, algo string) string {
 		prog = "simrun"
 	}
 	cmd := ShellQuote(prog) + " -scenario " + ShellQuote(sc.File)
-	for _, s := range sc.Sets {
+	for _, s := range sc.SetsFor(algo) {
 		cmd += " -set " + ShellQuote(s)
 	}
 	cmd += fmt.Sprintf(" -seed %d", seed)

@@ -46,6 +46,13 @@ type Scenario struct {
 	// Sets are the -set overrides applied to the file, in order (LoadWith,
 	// ParseWith); the replay command repeats them.
 	Sets []string
+	// specs are the algorithm sections of the running algorithms other
+	// than the file's own (ParseRunning), dropped the file's parameters
+	// each leaves out, algoTree the file's algorithm section as written
+	// with the overrides (running.go).
+	specs    map[string]AlgorithmSpec
+	dropped  map[string][]string
+	algoTree *ynode
 	// Program is the command that runs scenarios, for ReplayCommand: the
 	// name of the program built on simrun.Main that loaded this one ("" is
 	// simrun), so a custom binary's replay lines name that binary.
@@ -226,7 +233,7 @@ func (l *loader) readScenario(root *ynode) *Scenario {
 	algoNode := m.get("algorithm")
 	switch {
 	case algoNode != nil:
-		sc.Algorithm = l.readAlgorithm(algoNode, "algorithm", sc.Nodes)
+		l.readAlgorithms(sc, algoNode)
 	case sc.noElection():
 	case m.misspelt("algorithm"):
 	default:

@@ -26,7 +26,7 @@ func LoadWith(path string, sets []string) (*Scenario, error) {
 // ParseWith reads scenario source like Parse, with -set overrides applied
 // (see LoadWith).
 func ParseWith(name string, src []byte, sets []string) (*Scenario, error) {
-	return parseWith(name, src, sets, nil, ParseOptions{})
+	return parse(name, src, sets, nil, ParseOptions{})
 }
 
 // ParseOptions change what the loader does.
@@ -42,11 +42,15 @@ type ParseOptions struct {
 	// worker, not the process that reads the file. The scenario it
 	// returns is checked in every other respect.
 	DeferUserCode bool
+	// Running are the algorithms a sweep runs the file under (simrun
+	// -algo; nil: the file's own): -set applies to them (running.go,
+	// ParseRunning).
+	Running []string
 }
 
 // ParseWithOptions is ParseWith with options.
 func ParseWithOptions(name string, src []byte, sets []string, o ParseOptions) (*Scenario, error) {
-	return parseWith(name, src, sets, nil, o)
+	return parse(name, src, sets, nil, o)
 }
 
 // LoadWithOptions is LoadWith with options.
@@ -61,6 +65,12 @@ func LoadWithOptions(path string, sets []string, o ParseOptions) (*Scenario, err
 // parseWith is ParseWith with an optional hook that hears every key the
 // loader knows at every mapping it reads, and whether the mapping has it.
 func parseWith(name string, src []byte, sets []string, onAsked func(path, key string, present bool), o ParseOptions) (*Scenario, error) {
+	return parse(name, src, sets, onAsked, o)
+}
+
+// parse is ParseWithOptions with parseWith's hook.
+func parse(name string, src []byte, sets []string, onAsked func(path, key string, present bool), o ParseOptions) (*Scenario, error) {
+	running := o.Running
 	root, perr := parseYAML(name, src, MaxFileBytes)
 	if perr != nil {
 		return nil, Errors{perr}
@@ -72,10 +82,24 @@ func parseWith(name string, src []byte, sets []string, onAsked func(path, key st
 		return nil, Errors{{File: SetFile, Line: 1, Col: 1, Msg: fmt.Sprintf("%d -set overrides, at most %d (MaxSets)", len(sets), MaxSets)}}
 	}
 	for i, arg := range sets {
+		// NAME.KEY overrides wait for NAME's own section (running.go).
+		if s, ok, _ := classifySet(arg, i+1); ok {
+			l.algoSets = append(l.algoSets, s)
+			if s.algo != "" {
+				continue
+			}
+		}
 		if e := applySet(&root, arg, i+1); e != nil {
 			l.errs = append(l.errs, e)
 		}
 	}
+	l.running = running
+	if len(running) == 0 {
+		if own := fileAlgorithm(root); findAlgo(own) != nil {
+			l.running = []string{own}
+		}
+	}
+	l.checkAlgoSets()
 	sc := l.readScenario(root)
 	if len(l.errs) > 0 {
 		return nil, l.errs.sorted()

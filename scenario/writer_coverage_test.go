@@ -25,7 +25,7 @@ func roundTripCorpus(t *testing.T) []string {
 // legitimately changes.
 func forgetPositions(sc *Scenario) {
 	sc.SourceSHA256 = ""
-	sc.Algorithm.at = nil
+	sc.Algorithm.at, sc.algoTree = nil, nil
 	for i := range sc.Algorithm.values {
 		sc.Algorithm.values[i].at = nil
 	}

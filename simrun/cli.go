@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/electsim/electsim/scenario"
 )
@@ -164,7 +165,30 @@ func flagErrorLine(fs *flag.FlagSet, err error, cmd string) string {
 		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
 		msg += didYouMean(strings.TrimPrefix(name, "-"), names, "-")
 	}
+	// A duration flag's value without a unit: the flag package says only
+	// "parse error" (time.ParseDuration's reason is lost).
+	if before, ok := strings.CutSuffix(msg, ": parse error"); ok {
+		if name := flagOf(before); name != "" {
+			if f := fs.Lookup(name); f != nil {
+				if g, ok := f.Value.(flag.Getter); ok && isDuration(g.Get()) {
+					msg = before + ": want a duration with a unit, such as 60s, 5m or 1h30m"
+				}
+			}
+		}
+	}
 	return fmt.Sprintf("%s; run '%s -h' for usage", msg, cmd)
+}
+
+// isDuration reports whether a flag's value is a time.Duration.
+func isDuration(v any) bool { _, ok := v.(time.Duration); return ok }
+
+// flagOf is the flag an "invalid value … for flag -NAME" message names.
+func flagOf(msg string) string {
+	_, name, ok := strings.Cut(msg, " for flag -")
+	if !ok {
+		return ""
+	}
+	return name
 }
 
 // didYouMean is " (did you mean PREFIXname?)" for the candidate closest to

@@ -49,6 +49,16 @@ func TestCommandsNameTheProgram(t *testing.T) {
 		assert.NotRegexp(t, `simrun -(scenario|seed)`, string(b), f)
 	}
 	assert.NotContains(t, stdout, "simrun -scenario")
+	// Progress and notes go by the program's name too (issue 38 point 10:
+	// they said "simrun:" and "hunt:").
+	assert.Contains(t, stderr, "my-sim: bully-partition: ")
+	assert.Contains(t, stderr, "my-sim: shrinking seed ")
+	assert.NotRegexp(t, `(?m)^(simrun|hunt)[: ]`, stderr)
+	code, _, stderr = simrunAs("my-sim", "hunt", "-algo", "bully", "-set", "algorithm.answer_timeout=1ms", "-checks", "election_safety",
+		"-runs", "20", "-workers", "1", "-shrink-time", "2s", "-out", filepath.Join(dir, "h"))
+	require.Equal(t, exitViolation, code, stderr)
+	assert.Contains(t, stderr, "my-sim hunt: shrinking seed ")
+	assert.NotRegexp(t, `(?m)^(simrun|hunt)[: ]`, stderr)
 
 	// Errors, usage and hints.
 	bad := filepath.Join(dir, "bad.yaml")
@@ -141,6 +151,8 @@ func TestFlagErrorIsOneLine(t *testing.T) {
 		{[]string{"-sedes", "3"}, "simrun: flag provided but not defined: -sedes (did you mean -seeds?); run 'simrun -h' for usage"},
 		{[]string{"-scenario", partition, "-seeds", "x"}, `simrun: invalid value "x" for flag -seeds: want a whole number of seeds; run 'simrun -h' for usage`},
 		{[]string{"-scenario"}, "simrun: flag needs an argument: -scenario; run 'simrun -h' for usage"},
+		// A duration without a unit said only "parse error" (issue 38 point 10).
+		{[]string{"hunt", "-algo", "raft", "-budget", "5"}, `simrun hunt: invalid value "5" for flag -budget: want a duration with a unit, such as 60s, 5m or 1h30m; run 'simrun hunt -h' for usage`},
 		{[]string{"-qiuet"}, "simrun: flag provided but not defined: -qiuet (did you mean -quiet?); run 'simrun -h' for usage"},
 		{[]string{"-zzz"}, "simrun: flag provided but not defined: -zzz; run 'simrun -h' for usage"},
 		{[]string{"merge", "-jsn", "x"}, "simrun merge: flag provided but not defined: -jsn (did you mean -json?); run 'simrun merge -h' for usage"},

@@ -103,7 +103,7 @@ func newFlagSet(o *options) *flag.FlagSet {
 	})
 	fs.Var((*listFlag)(&o.sets), "set", "override a scenario value, `path=value` (repeatable), e.g. -set algorithm.election_timeout=150ms..155ms")
 	fs.Var((*listFlag)(&o.vary), "vary", "run every value of a scenario value, `path=V1,V2,…` (repeatable, up to 2 dimensions; each value anything -set takes), e.g. -vary algorithm.election_timeout=150ms..151ms,150ms..300ms")
-	fs.StringVar(&o.heat, "heat", "failed", "what a two-dimensional -vary sweep's heatmap shows: `METRIC` "+strings.Join(HeatMetrics, ", "))
+	fs.StringVar(&o.heat, "heat", "auto", "what a two-dimensional -vary sweep's heatmap shows: `METRIC` "+strings.Join(HeatMetrics, ", ")+" (a check's name: the rate of runs with its finding; auto: failed if a run failed, else the check most runs found)")
 	fs.StringVar(&o.out, "out", "", "output `DIR` for summary.json, plots, report.html (default a new out/<scenario name>/NNN, see out/<scenario name>/latest)")
 	fs.StringVar(&o.json, "json", "", "also write the JSON summary to `FILE` (- for stdout)")
 	fs.StringVar(&o.trace, "trace", "", "write the trace of one run (the first failing run, else the first) as JSON lines to `FILE`")
@@ -249,8 +249,8 @@ func parseGrid(o *options) error {
 		return usagef("-vary sweeps one scenario: it does not combine with -matrix")
 	case len(o.vary) > 0 && o.materialize != "":
 		return usagef("-materialize writes one scenario: give the value with -set instead of -vary")
-	case !slices.Contains(HeatMetrics, o.heat):
-		return usagef("-heat %q: one of %s", o.heat, strings.Join(HeatMetrics, ", "))
+	case !validHeat(o.heat):
+		return usagef("-heat %q: one of auto, failed, failover_p99 or a check (%s)", o.heat, strings.Join(heatChecks(), ", "))
 	case o.heatSet && len(o.vary) != 2:
 		return usagef("-heat chooses what a two-dimensional -vary sweep's heatmap shows: give it with two -vary flags (this sweep has %d)", len(o.vary))
 	}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/electsim/electsim/internal/testsize"
 )
 
 // Issue 29 point 3: the featured run of a valid 64-node scenario with a
@@ -22,9 +24,17 @@ import (
 // 20 s and 1.4 GB at 60 s). The test compares 10 s with 30 s (156 and 155
 // MB), half the work of 20 s against 60 s and still some 400 MB of growth
 // apart from the uncapped runs', against a 64 MB allowance.
+//
+// It runs only at the large sizes (ELECTSIM_TEST_LARGE=1, which .ci/run
+// sets): its two 64-node floods take 85-120 s of a busy 2-core machine,
+// the slowest test of `go test ./...` (issue 38 point 1), and a smaller
+// span cannot tell capped growth from uncapped within RSS's noise.
 func TestFeaturedRunMemoryBoundedPerFault(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs simrun as child processes")
+	}
+	if !testsize.Large() {
+		t.Skipf("two 64-node floods of 40 simulated seconds (1-2 minutes): run with %s=1 (.ci/run does)", testsize.Env)
 	}
 	if raceEnabled {
 		t.Skip("peak RSS under -race says nothing")

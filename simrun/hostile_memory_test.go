@@ -92,8 +92,12 @@ func TestStaleTemporaryLockedByOtherNamespace(t *testing.T) {
 	holdLockChild(t, liveFile)
 	require.NoError(t, os.Chtimes(liveFile, old, old))
 
+	// The live writer holds o: this run is refused (issue 38 point 10),
+	// after removing the killed writer's temporary and keeping the live
+	// one's.
 	code, _, e := simrun(t, "-scenario", partition, "-quiet", "-out", filepath.Join(dir, "o"), "-json", filepath.Join(dir, "s.json"))
-	require.Equal(t, exitOK, code, e)
+	require.Equal(t, exitUsage, code, e)
+	assert.Contains(t, e, "is writing this folder now")
 	assert.DirExists(t, live, "a live writer's staging folder (lock held) was removed")
 	assert.FileExists(t, liveFile, "a live writer's staged file (lock held) was removed")
 	assert.NoDirExists(t, dead, "a killed writer's staging folder (lock free) stayed")

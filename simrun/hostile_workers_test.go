@@ -250,7 +250,7 @@ func TestHostileHuntBudgetBoundsLongRuns(t *testing.T) {
 	r := runBounded(t, dir, "hunt", "-algo", "raft", "-set", "duration=500h", "-budget", "3s", "-workers", "1", "-out", "o")
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "nothing found: 0 runs")
-	assert.Regexp(t, `(?m)^hunt: runs 0 in `, r.stderr, "a progress line while the run is long")
+	assert.Regexp(t, `(?m)^\S+ hunt: runs 0 in `, r.stderr, "a progress line while the run is long")
 	assert.Less(t, r.rssKB, int64(hostileRSSKB), "peak RSS")
 	noTemporaries(t, dir)
 }

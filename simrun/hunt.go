@@ -125,6 +125,7 @@ func huntAs(prog string, args []string, stdout, stderr io.Writer) int {
 	cancel()
 	var ue *hunt.UsageError
 	var died *hunt.DiedError
+	var notReplayed *hunt.NotReplayedError
 	if _, code, ok := interruption(); ok && err != nil {
 		// Stopped while it loaded its base (a build in a worker): no run
 		// was judged.
@@ -139,6 +140,9 @@ func huntAs(prog string, args []string, stdout, stderr io.Writer) int {
 		return exitViolation
 	case errors.As(err, &ue):
 		return fail("%v", err)
+	case errors.As(err, &notReplayed):
+		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+		return exitDefect
 	case err != nil:
 		return fail("%v", err)
 	}

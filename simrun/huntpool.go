@@ -393,7 +393,7 @@ func isolatedBuild(o *options, sc *scenario.Scenario, seed uint64, algo string) 
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	res, err := pool.Cluster(context.Background(), hunt.ClusterJob{Seed: seed, Name: sc.File, Source: string(src), Sets: sc.Sets, Algorithm: algo})
+	res, err := pool.Cluster(context.Background(), hunt.ClusterJob{Seed: seed, Name: sc.File, Source: string(src), Sets: sc.Sets, Algorithm: algo, Running: o.algos})
 	switch {
 	case err != nil:
 		return err
@@ -423,7 +423,7 @@ func checkLoads(o *options, seed uint64, algo string) (int, error) {
 	}
 	defer pool.Close()
 	for _, c := range o.cells {
-		res, err := pool.Cluster(context.Background(), hunt.ClusterJob{Seed: seed, Name: o.scenario, Source: string(src), Sets: cellSets(o, c)})
+		res, err := pool.Cluster(context.Background(), hunt.ClusterJob{Seed: seed, Name: o.scenario, Source: string(src), Sets: cellSets(o, c), Running: o.algos})
 		var died *hunt.DiedError
 		switch {
 		case errors.As(err, &died):

@@ -106,8 +106,11 @@ const (
 	exitOK        = 0
 	exitViolation = 1
 	exitUsage     = 2
-	exitSIGINT    = 130 // 128 + SIGINT
-	exitSIGTERM   = 143 // 128 + SIGTERM
+	// exitDefect: a defect of simrun itself (EX_SOFTWARE): a hunt's
+	// finding whose reproduction does not replay to it.
+	exitDefect  = 70
+	exitSIGINT  = 130 // 128 + SIGINT
+	exitSIGTERM = 143 // 128 + SIGTERM
 )
 
 // run is simrun named "simrun", with its arguments and streams; it returns

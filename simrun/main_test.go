@@ -412,3 +412,28 @@ func TestMatrixLimits(t *testing.T) {
 	assert.Contains(t, e, "is more than 100000000 runs (MaxRuns)")
 	assert.NoDirExists(t, filepath.Join(dir, "o2"))
 }
+
+// A matrix's n/a cell is short, its reason a numbered note under the
+// table (issue 38 point 10: matrix-cron's n/a cells held a paragraph
+// each).
+func TestMatrixNotApplicableNotes(t *testing.T) {
+	skipUnderRace(t)
+	dir := t.TempDir()
+	m := filepath.Join(dir, "m.yaml")
+	abs, err := filepath.Abs("../scenarios")
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(m, []byte("name: na\nseeds: 1\nalgorithms: [raft, lease, etcd]\nscenarios: ["+
+		filepath.Join(abs, "leader-dies-split-brain.yaml")+"]\n"), 0o644))
+	code, _, e := simrun(t, "-matrix", m, "-quiet", "-out", filepath.Join(dir, "out"))
+	require.Contains(t, []int{exitOK, exitViolation}, code, e)
+	md, err := os.ReadFile(filepath.Join(dir, "out", "matrix.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "| lease | n/a [1] |")
+	assert.Contains(t, string(md), "| etcd | n/a [2] |")
+	assert.Contains(t, string(md), "[1] n/a under lease: algorithm lease: its runs have 1 lease store(s)")
+	for _, line := range strings.Split(string(md), "\n") {
+		if strings.HasPrefix(line, "| lease") || strings.HasPrefix(line, "| etcd") {
+			assert.Less(t, len(line), 80, "a short cell: %s", line)
+		}
+	}
+}

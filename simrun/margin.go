@@ -99,6 +99,7 @@ func marginAs(prog string, args []string, stdout, stderr io.Writer) int {
 	// the runs that fail the scenario's own expectations (at a fast clock
 	// rate most do, and the study expects that).
 	pg := newProgress(stderr, jobs.len(), o.quiet)
+	pg.name = progName(o)
 	pg.bad = func(r *reports.RunSummary) bool { return longestOverlap(r) > bounds[cellOfVary(o, r.Vary)] }
 	pg.badName, pg.none = [2]string{"run past the bound", "runs past the bound"}, "no run past the bound"
 	// Each run's longest overlap, noted as it finishes: the study needs

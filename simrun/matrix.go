@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -121,14 +122,14 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 		if !filepath.IsAbs(f) {
 			f = filepath.Join(dir, f) // relative to the matrix file
 		}
-		sc, err := scenario.LoadWithOptions(f, o.sets, scenario.ParseOptions{DeferUserCode: true})
+		sc, err := scenario.LoadWithOptions(f, o.sets, scenario.ParseOptions{DeferUserCode: true, Running: m.Algorithms})
 		if err == nil && isolate {
 			fo := matrixSweepOptions(o, f, seeds)
 			if code, err := checkLoads(fo, first, sc.AlgorithmName("")); err != nil {
 				return code, err
 			}
 		} else if err == nil && userAlgorithm(sc) {
-			sc, err = scenario.LoadWith(f, o.sets)
+			sc, err = scenario.LoadRunning(f, o.sets, m.Algorithms)
 		}
 		if err != nil {
 			return exitUsage, usageError{err.Error()}
@@ -178,7 +179,7 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 		plans = append(plans, plan{i: i, algo: ok, jobs: jobs})
 	}
 	if !o.quiet {
-		fmt.Fprintf(stderr, "simrun: matrix %s · %s × %s × %s = %s\n", m.Name, reports.Plural(len(scs), "scenario", "scenarios"),
+		fmt.Fprintf(stderr, "%s: matrix %s · %s × %s × %s = %s\n", progName(o), m.Name, reports.Plural(len(scs), "scenario", "scenarios"),
 			reports.Plural(len(m.Algorithms), "algorithm", "algorithms"), reports.Plural(seeds, "seed", "seeds"), reports.Plural(total, "run", "runs"))
 	}
 	if isolate && !o.quiet {
@@ -189,6 +190,7 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 		fmt.Fprintf(stderr, "simrun: each scenario's runs in worker processes (%s)\n", why)
 	}
 	prog := newProgress(stderr, total, o.quiet)
+	prog.name = progName(o)
 	start := time.Now()
 	done, stopped := 0, false
 	sweeping.Add(1) // a signal between two scenarios' sweeps stops gracefully too
@@ -316,14 +318,26 @@ func matrixMarkdown(m *matrixFile, scs []*scenario.Scenario, t [][]cell, seeds i
 	fmt.Fprintf(&b, "# %s: %s per cell\n\n", m.Name, reports.Plural(seeds, "seed", "seeds"))
 	for i, sc := range scs {
 		fmt.Fprintf(&b, "## %s — %s\n\n| algorithm | %s |\n|---|%s\n", sc.Name, sc.Description, strings.Join(matrixColumns, " | "), strings.Repeat("---|", len(matrixColumns)))
+		// An n/a cell says why in a numbered note under the table, one per
+		// reason, so a cell stays a cell (the reason is a paragraph).
+		var reasons []string
+		who := map[string][]string{}
 		for k, a := range m.Algorithms {
 			v := cellValues(t[i][k])
-			if t[i][k].na != "" {
-				v[1] = t[i][k].na
+			if na := t[i][k].na; na != "" {
+				n := slices.Index(reasons, na)
+				if n < 0 {
+					reasons, n = append(reasons, na), len(reasons)
+				}
+				who[na] = append(who[na], a)
+				v[0] = fmt.Sprintf("n/a [%d]", n+1)
 			}
 			fmt.Fprintf(&b, "| %s | %s |\n", a, strings.Join(v, " | "))
 		}
 		b.WriteString("\n")
+		for n, r := range reasons {
+			fmt.Fprintf(&b, "[%d] n/a under %s: %s\n\n", n+1, strings.Join(who[r], ", "), r)
+		}
 	}
 	return b.String()
 }

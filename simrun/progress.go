@@ -21,6 +21,7 @@ import (
 // own verdict instead (bad, named by badName).
 type progress struct {
 	w        io.Writer
+	name     string // the program's name, the lines' prefix (progName)
 	total    int
 	n        atomic.Int64
 	failed   atomic.Int64 // runs bad judged bad (default: did not meet the expectations)
@@ -47,7 +48,7 @@ type progress struct {
 }
 
 func newProgress(w io.Writer, total int, quiet bool) *progress {
-	p := &progress{w: w, total: total, quiet: quiet || total < 2, start: time.Now(), every: 2 * time.Second}
+	p := &progress{w: w, name: "simrun", total: total, quiet: quiet || total < 2, start: time.Now(), every: 2 * time.Second}
 	if isTerminal(w) {
 		p.tty = true
 		p.every = 100 * time.Millisecond
@@ -136,7 +137,7 @@ func (p *progress) show(n int, c findingCounts) {
 		}
 		return
 	}
-	fmt.Fprintf(p.w, "simrun: %s\n", status)
+	fmt.Fprintf(p.w, "%s: %s\n", p.name, status)
 }
 
 // findingCounts are the runs a progress report counts.
@@ -194,7 +195,7 @@ func (p *progress) note(line string) {
 	if p.tty && p.printed {
 		fmt.Fprintln(p.w)
 	}
-	fmt.Fprintf(p.w, "simrun: %s\n", line)
+	fmt.Fprintf(p.w, "%s: %s\n", p.name, line)
 }
 
 // finish ends the bar's line if a sweep stopped early.

@@ -17,6 +17,7 @@ import (
 // so its cost per event is one comparison.
 type runProgress struct {
 	w       io.Writer
+	name    string   // the program's name, the lines' prefix (progName)
 	label   string   // "run", "featured run"
 	total   sim.Time // the run's simulated length: duration and settle
 	step    sim.Time
@@ -35,7 +36,7 @@ func newRunProgress(w io.Writer, label string, total time.Duration, quiet bool) 
 		return nil
 	}
 	now := time.Now()
-	p := &runProgress{w: w, label: label, total: sim.Time(total), step: max(sim.Time(total)/1000, 1), start: now, every: 5 * time.Second}
+	p := &runProgress{w: w, name: "simrun", label: label, total: sim.Time(total), step: max(sim.Time(total)/1000, 1), start: now, every: 5 * time.Second}
 	if isTerminal(w) {
 		p.tty, p.every = true, 200*time.Millisecond
 	}
@@ -80,7 +81,7 @@ func (p *runProgress) print(t sim.Time, el time.Duration) {
 		p.printed = true
 		return
 	}
-	fmt.Fprintf(p.w, "simrun: %s\n", msg)
+	fmt.Fprintf(p.w, "%s: %s\n", p.name, msg)
 }
 
 // finish ends a terminal's progress line.

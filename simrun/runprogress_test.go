@@ -16,7 +16,7 @@ import (
 // an ETA; it checks the wall clock only each thousandth of the run.
 func TestRunProgressReports(t *testing.T) {
 	var b bytes.Buffer
-	p := &runProgress{w: &b, label: "run", total: sim.Time(100 * time.Second), step: sim.Time(100 * time.Millisecond),
+	p := &runProgress{w: &b, name: "simrun", label: "run", total: sim.Time(100 * time.Second), step: sim.Time(100 * time.Millisecond),
 		start: time.Now().Add(-10 * time.Second)}
 	p.at(sim.Time(50 * time.Second))
 	assert.Regexp(t, `^simrun: run: simulated 50s of 1m40s \(50\.0%\), [0-9]+ simulated s per s, ETA (9|10|11)s\n$`, b.String())
@@ -36,7 +36,7 @@ func TestRunProgressLeavesTheTrace(t *testing.T) {
 	r, err := sc.Build(scenario.RunOptions{Seed: 3})
 	require.NoError(t, err)
 	var b bytes.Buffer
-	p := &runProgress{w: &b, label: "run", total: sim.Time(sc.Duration + sc.Settle.For), step: sim.Time(time.Second), start: time.Now().Add(-time.Hour)}
+	p := &runProgress{w: &b, name: "simrun", label: "run", total: sim.Time(sc.Duration + sc.Settle.For), step: sim.Time(time.Second), start: time.Now().Add(-time.Hour)}
 	r.Sim.AddSink(p)
 	r.Execute(scenario.RunOptions{Seed: 3})
 	require.Equal(t, plain.Sim.TraceHashHex(), r.Sim.TraceHashHex())

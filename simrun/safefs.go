@@ -250,11 +250,56 @@ func stageFolder(out string) (*stagedFolder, error) {
 	if err := checkReplaceable(out); err != nil {
 		return nil, err
 	}
+	busy := func(pid int) error {
+		return usagef("%s: another simrun (process %d) is writing this folder now; wait for it to finish, or choose another -out", out, pid)
+	}
+	// Killed writers' temporaries go first (as stageTemp would remove
+	// them); a live one's stays, and refuses this run.
+	cleanStale(filepath.Dir(out), filepath.Base(out))
+	if pid, ok := liveWriter(filepath.Dir(out), filepath.Base(out), ""); ok {
+		return nil, busy(pid)
+	}
 	tmp, made, err := stageTemp(filepath.Dir(out), filepath.Base(out))
 	if err != nil {
 		return nil, err
 	}
+	// Two that started at once each see the other's temporary now: the
+	// one whose temporary's name sorts first writes, the other refuses.
+	if pid, ok := liveWriter(filepath.Dir(out), filepath.Base(out), filepath.Base(tmp)); ok {
+		os.RemoveAll(tmp)
+		untrackTemp(tmp)
+		removeMade(made)
+		return nil, busy(pid)
+	}
 	return &stagedFolder{out: out, tmp: tmp, made: made}, nil
+}
+
+// liveWriter reports another process writing output folder name in dir
+// (issue 38 point 10): a staged temporary of name whose marker another
+// live process holds locked, with its process ID. With mine set (this
+// process's own temporary), only a writer whose temporary sorts before it
+// counts, so of two that staged at once exactly one goes on.
+func liveWriter(dir, name, mine string) (int, bool) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, false
+	}
+	prefix := "." + name + tmpTag
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || !e.IsDir() || (mine != "" && e.Name() >= mine) {
+			continue
+		}
+		pidText, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || pid <= 0 || pid == os.Getpid() {
+			continue
+		}
+		if held, exists := lockHeld(filepath.Join(dir, e.Name(), markerFile)); held && exists {
+			return pid, true
+		}
+	}
+	return 0, false
 }
 
 // stageTemp creates, in parent, the temporary folder that becomes parent's

@@ -52,6 +52,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 			return exitUsage, usagef("-algo: %s is a %s-mode scenario (no election algorithm); it cannot run under %s", sc.Name, own, a)
 		}
 	}
+	tellDropped(o, sc, algos, stderr)
 	if o.materialize != "" {
 		return materialize(o, sc, first, algos[0], stdout)
 	}
@@ -122,7 +123,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		return exitUsage, err
 	}
 	if !o.quiet {
-		fmt.Fprintf(stderr, "simrun: %s: %s, %s, %v · %s · %s\n", sc.Name, reports.Plural(sc.Nodes, "node", "nodes"), strings.Join(algos, ", "),
+		fmt.Fprintf(stderr, "%s: %s: %s, %s, %v · %s · %s\n", progName(o), sc.Name, reports.Plural(sc.Nodes, "node", "nodes"), strings.Join(algos, ", "),
 			sc.Duration, reports.Plural(jobs.len(), "run", "runs"), reports.Plural(min(o.workers, jobs.len()), "worker", "workers"))
 	}
 	// Every run goes to the runs file as it finishes: into the output
@@ -178,6 +179,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 			pw = ch // a worker's progress is its parent's to read, on the link a handler cannot print to
 		}
 		prog := newProgress(pw, jobs.len(), o.quiet)
+		prog.name = progName(o)
 		if isolate || needsProcesses(algos, o.workers, jobs.perAlgo) {
 			if !o.quiet {
 				why := "its nodes share process-wide state"
@@ -191,7 +193,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 				if processCount(o.workers, jobs) == 1 {
 					procs = "worker process"
 				}
-				fmt.Fprintf(stderr, "simrun: %s in %d %s (%s)\n", strings.Join(algos, ", "), processCount(o.workers, jobs), procs, why)
+				fmt.Fprintf(stderr, "%s: %s in %d %s (%s)\n", progName(o), strings.Join(algos, ", "), processCount(o.workers, jobs), procs, why)
 			}
 			if res, err = processSweep(o, scs, jobs, first, prog, rf); err != nil {
 				abort()
@@ -208,7 +210,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		if res.interrupted && res.done() == 0 {
 			abort()
 			_, code, _ := interruption()
-			fmt.Fprintln(stderr, "simrun: interrupted before any run finished; nothing written")
+			fmt.Fprintln(stderr, progName(o)+": interrupted before any run finished; nothing written")
 			return code, nil
 		}
 	}
@@ -231,6 +233,9 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	s.Config = &reports.Config{ScenarioSHA256: sc.SourceSHA256, Sets: o.sets, Algorithms: algos, Vary: o.vary, Simrun: simrunVersion(), FailFast: o.failFast}
 	s.Grid = gridSummary(o.dims, o.heat)
 	s.Algorithms = res.col.Groups()
+	if s.Grid != nil && s.Grid.Heat == "auto" {
+		s.Grid.Heat = reports.AutoHeat(s.Algorithms)
+	}
 	for i := range s.Algorithms {
 		g := &s.Algorithms[i]
 		g.Token = tokenInfo(scs[cellOfVary(o, g.Vary)], g.Algorithm)
@@ -302,7 +307,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 			return exitUsage, err
 		}
 		if cut != nil && cut.Load() && fr.Outcome == sim.OutcomeStopped {
-			fmt.Fprintf(stderr, "simrun: the featured run's report was cut at %v of simulated time (interrupted; %v of wall time allowed)\n", fr.Sim.Now(), featuredGrace)
+			fmt.Fprintf(stderr, "%s: the featured run's report was cut at %v of simulated time (interrupted; %v of wall time allowed)\n", progName(o), fr.Sim.Now(), featuredGrace)
 		}
 	}
 	// Every output is staged, then all are put in place together: a run
@@ -593,6 +598,9 @@ func rerun(sc *scenario.Scenario, j job, o *options, stdout, stderr io.Writer, l
 	}
 	prog := newRunProgress(stderr, label, sc.Duration+sc.Settle.For, o.quiet)
 	if prog != nil {
+		prog.name = progName(o)
+	}
+	if prog != nil {
 		r.Sim.AddSink(prog)
 	}
 	r.Execute(opts)
@@ -615,7 +623,7 @@ func rerun(sc *scenario.Scenario, j job, o *options, stdout, stderr io.Writer, l
 			return nil, nil, fmt.Errorf("-perfetto: %w", err)
 		}
 		if pfs.Truncated() && !o.quiet {
-			fmt.Fprintf(stderr, "simrun: -perfetto: the featured run has more than %d records; the export holds its first %d, up to t=%s (-trace streams the whole run as JSON lines)\n",
+			fmt.Fprintf(stderr, "%s: -perfetto: the featured run has more than %d records; the export holds its first %d, up to t=%s (-trace streams the whole run as JSON lines)\n", progName(o),
 				MaxPerfettoRecords, pfs.Kept(), pfs.End())
 		}
 	}

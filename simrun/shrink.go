@@ -42,19 +42,19 @@ func maybeShrink(o *options, sc *scenario.Scenario, fr *scenario.Run, s *reports
 						with += a.Violations[kind] + a.Harmless[kind]
 					}
 				}
-				fmt.Fprintf(stderr, "simrun: not shrunk: %s, which the scenario expects, occurred in %d of %s under %s; a missing finding has no smaller reproduction\n",
-					kind, with, reports.Plural(runs, "run", "runs"), fr.Algorithm)
+				fmt.Fprintf(stderr, "%s: not shrunk: %s, which the scenario expects, occurred in %d of %s under %s; a missing finding has no smaller reproduction\n",
+					progName(o), kind, with, reports.Plural(runs, "run", "runs"), fr.Algorithm)
 			}
 		}
 		return nil
 	}
 	if !o.quiet {
-		fmt.Fprintf(stderr, "simrun: shrinking seed %d (%s), at most %v...\n", fr.Seed, fr.Algorithm, o.shrinkTime)
+		fmt.Fprintf(stderr, "%s: shrinking seed %d (%s), at most %v...\n", progName(o), fr.Seed, fr.Algorithm, o.shrinkTime)
 	}
 	sh, err := scenario.Shrink(fr, scenario.ShrinkOptions{Budget: o.shrinkTime})
 	if err != nil {
 		if !o.quiet {
-			fmt.Fprintln(stderr, "simrun: not shrunk:", err)
+			fmt.Fprintln(stderr, progName(o)+": not shrunk:", err)
 		}
 		return nil
 	}

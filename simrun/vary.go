@@ -2,8 +2,10 @@ package simrun
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/electsim/electsim/checker"
 	"github.com/electsim/electsim/reports"
 	"github.com/electsim/electsim/scenario"
 )
@@ -17,8 +19,23 @@ const (
 )
 
 // HeatMetrics are what a two-dimensional sweep's heatmap can show
-// (-heat): rates of runs, with Wilson intervals, or the failover p99.
-var HeatMetrics = []string{"failed", "split_brain", "double_execution", "failover_p99"}
+// (-heat): rates of runs, with Wilson intervals, or the failover p99; any
+// check's name is a metric too (the rate of runs with a finding of it,
+// harmful or harmless: heatChecks). auto, the default, is resolved once
+// the sweep is done (reports.AutoHeat): failed when a run failed its
+// expectations, else the check most runs found (an expected lost_slot),
+// so the default shows what failed.
+var HeatMetrics = []string{"auto", "failed", "failover_p99", "CHECK"}
+
+// heatChecks are the check names -heat takes.
+func heatChecks() []string {
+	return append(append(append([]string(nil), checker.CheckNames...), checker.QueueCheckNames...), checker.ContractCheckNames...)
+}
+
+// validHeat reports whether -heat's value is a metric.
+func validHeat(m string) bool {
+	return m != "CHECK" && (slices.Contains(HeatMetrics, m) || slices.Contains(heatChecks(), m))
+}
 
 // varyDim is one -vary dimension: a scenario path and its values, each
 // anything -set accepts for it.
@@ -131,6 +148,9 @@ func loadCells(o *options, cells []gridCell) ([]*scenario.Scenario, error) {
 func loadCellsAs(o *options, cells []gridCell, flagName string, po scenario.ParseOptions) ([]*scenario.Scenario, error) {
 	scs := make([]*scenario.Scenario, len(cells))
 	for i, c := range cells {
+		// Loaded for the algorithms that run: -set applies to them
+		// (scenario.ParseRunning, docs/scenarios.md "Overrides").
+		po.Running = o.algos
 		sc, err := scenario.LoadWithOptions(o.scenario, cellSets(o, c), po)
 		if err != nil {
 			return nil, cellError(c, flagName, err)

@@ -2,6 +2,7 @@ package consulelect
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/electsim/electsim/sim"
@@ -105,22 +106,15 @@ func (s *Server) suspect(m *member, now int64) {
 			// The probe, q ticks on, fails; the member suspects a
 			// ProbeInterval later (now is the first failed probe + PI).
 			at := now + phase + q*pi + int64(s.cfg.GossipInterval)
-			confirms = insertSorted(confirms, at)
+			confirms = append(confirms, at)
 		}
+		// Sorted once: inserting each in place was quadratic, seconds in
+		// one handler for serf_members near its 100,000 maximum (a hunt's
+		// extremes), which no -budget could cut short (issue 38 point 5).
+		slices.Sort(confirms)
 	}
 	m.suspectNs = now
 	m.deadNs = suspicionFires(now, confirms, k, lo, hi)
-}
-
-func insertSorted(xs []int64, x int64) []int64 {
-	i := len(xs)
-	for i > 0 && xs[i-1] > x {
-		i--
-	}
-	xs = append(xs, 0)
-	copy(xs[i+1:], xs[i:])
-	xs[i] = x
-	return xs
 }
 
 // members is n, the number of serf members memberlist's estNumNodes counts:

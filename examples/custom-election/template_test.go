@@ -9,11 +9,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"example.com/custom-election/hpe"
+	"example.com/custom-election/hpedeaf"
 
 	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/scenario"
-	"github.com/electsim/electsim/sim"
 	"github.com/electsim/electsim/simrun"
 )
 
@@ -22,44 +21,16 @@ import (
 // registered only by main, which tests do not run.
 func TestMain(m *testing.M) {
 	registry.Default.MustRegister(twoLeaders())
+	registry.Default.MustRegister(hpedeaf.Descriptor())
 	os.Exit(m.Run())
 }
 
-// twoLeaders is hpe with one bug: the second candidate never hears the
-// first, so both lead, in epochs of their own (an election-safety check
-// alone would not see it; split-brain does).
+// twoLeaders is the broken copy of hpe (package hpedeaf) under hpe's
+// name, so example.yaml runs it.
 func twoLeaders() registry.Algorithm {
-	a := hpe.Descriptor()
-	build := a.Build
-	a.Build = func(v registry.Values, candidates int, r *sim.Rand) (registry.Factory, error) {
-		f, err := build(v, candidates, r)
-		if err != nil {
-			return nil, err
-		}
-		return func(p []sim.NodeID, s registry.Services) sim.Node {
-			return &deaf{Node: f(p, s), peers: p}
-		}, nil
-	}
+	a := hpedeaf.Descriptor()
+	a.Name = "hpe"
 	return a
-}
-
-// deaf drops every message from the first candidate to the second.
-type deaf struct {
-	sim.Node
-	peers []sim.NodeID
-	self  sim.NodeID
-}
-
-func (d *deaf) Start(env sim.Env, restored []byte) {
-	d.self = env.ID()
-	d.Node.Start(env, restored)
-}
-
-func (d *deaf) OnMessage(m sim.Message) {
-	if d.self == d.peers[1] && m.From == d.peers[0] {
-		return
-	}
-	d.Node.OnMessage(m)
 }
 
 // The template scenario allows no check, so a copy whose algorithm elects

@@ -54,15 +54,22 @@ func TestDocCommands(t *testing.T) {
 	)
 	// A read-only go test or go vet runs in the working tree itself, with
 	// the environment as given, so it shares the build cache of CI's own
-	// `go test ./...`; everything else runs in the copy with -trimpath:
-	// without it the build cache keys compiles by directory, and the copy's
-	// directory is new on every run.
+	// `go test ./...`; so do the builds of the binaries the commands run
+	// (simrun, `go run PKG`, `go install`, `go build -o`), whose only
+	// write is the binary, put outside the tree. Everything else runs in
+	// the copy with -trimpath: without it the build cache keys compiles by
+	// directory, and the copy's directory is new on every run. With a cold
+	// cache a compile in the copy compiles the repository a second time
+	// (minutes on a busy machine), so only the commands that write into
+	// the tree (-rewrite) do.
 	inPlaceEnv := env
 	env = append(slices.Clip(env), "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -trimpath"))
-	build(t, env, repo, filepath.Join(work, "bin", "simrun"), "./cmd/simrun")
-	runDot := map[string]string{} // `go run .` binaries, by directory
+	build(t, inPlaceEnv, root, filepath.Join(work, "bin", "simrun"), "./cmd/simrun")
+	runDot := map[string]string{} // `go run PKG` binaries, by directory and package
 
 	counts := map[string]int{}
+	type readOnlyRun struct{ code int }
+	readOnlyRuns := map[string]readOnlyRun{}
 	for _, c := range cmds {
 		name := strings.NewReplacer("/", "_", " ", "_").Replace(fmt.Sprintf("%s:%d", c.File, c.Line))
 		t.Run(name, func(t *testing.T) {
@@ -81,29 +88,61 @@ func TestDocCommands(t *testing.T) {
 			}
 			text := Rewrite(c, sizes, filepath.Join(work, "tmp"))
 			dir, cmdEnv := filepath.Join(repo, filepath.FromSlash(c.Dir)), env
+			listing := false
 			if inPlace(text) {
 				dir, cmdEnv = filepath.Join(root, filepath.FromSlash(c.Dir)), inPlaceEnv
+				// A read-only go test of the main module: `go test ./...`
+				// runs its tests itself; list them (ListOnly).
+				if l, ok := ListOnly(text); ok && !sizes.Full && c.Dir == "." && c.Exit == 0 && c.Stdout == "" {
+					text, listing = l, true
+				}
 			}
-			if goRunDotRE.MatchString(text) {
-				bin, ok := runDot[c.Dir]
+			if m := goRunDotRE.FindStringSubmatch(text); m != nil {
+				key := c.Dir + "\x00" + m[2]
+				bin, ok := runDot[key]
 				if !ok {
 					bin = filepath.Join(work, "bin", "run-"+strconv.Itoa(len(runDot)))
-					build(t, env, dir, bin, ".")
-					runDot[c.Dir] = bin
+					build(t, inPlaceEnv, filepath.Join(root, filepath.FromSlash(c.Dir)), bin, m[2])
+					runDot[key] = bin
 				}
-				text = goRunDotRE.ReplaceAllString(text, "${1}"+bin+"$2")
+				text = goRunDotRE.ReplaceAllString(text, "${1}"+bin+"$3")
+			}
+			if installs(text) {
+				dir, cmdEnv = filepath.Join(root, filepath.FromSlash(c.Dir)), inPlaceEnv // it writes GOBIN, outside the tree
+			}
+			if m := goBuildOutRE.FindStringSubmatch(text); m != nil && !filepath.IsAbs(m[2]) {
+				// Its one write, the binary, goes into the copy.
+				text = strings.Replace(text, m[0], m[1]+filepath.Join(dir, m[2]), 1)
+				dir, cmdEnv = filepath.Join(root, filepath.FromSlash(c.Dir)), inPlaceEnv
 			}
 			if d, ok := t.Deadline(); ok && time.Until(d) < deadlineMargin {
 				counts["not run: out of time"]++
 				t.Fatalf("%s: not run: %s left before the test binary's -timeout; a cold build cache compiles everything again (docs/testing.md, \"Executable docs\"): rerun with a larger -timeout", c.Where(), time.Until(d).Round(time.Second))
 			}
 			counts["run"]++
+			// A read-only command in the working tree (go vet ./..., a
+			// listing) gives the same answer every time: run once per text
+			// and directory, the answer reused (ten docs say go test ./...).
+			key := dir + "\x00" + text
+			if r, ok := readOnlyRuns[key]; ok && inPlace(text) && c.Stdout == "" {
+				counts["reused"]++
+				if r.code != c.Exit {
+					t.Errorf("%s: %s\nexited %d (run above), the docs say %d", c.Where(), text, r.code, c.Exit)
+				}
+				return
+			}
 			start := time.Now()
 			stdout, stderr, code := sh(t, cmdEnv, dir, text)
+			if inPlace(text) {
+				readOnlyRuns[key] = readOnlyRun{code: code}
+			}
 			t.Logf("%s: %s\n  ran: (cd %s && %s)\n  exit %d in %.1fs", c.Where(), c.Text, c.Dir, text, code, time.Since(start).Seconds())
 			if code != c.Exit {
 				t.Errorf("%s: %s\nexited %d, the docs say %d (mark another status with <!-- doccmds: exit N -->)\nstdout (tail):\n%s\nstderr (tail):\n%s",
 					c.Where(), text, code, c.Exit, tail(stdout, 15), tail(stderr, 15))
+			}
+			if empty := Listed(stdout); listing && len(empty) > 0 {
+				t.Errorf("%s: %s\nnames no test in %s (listed with: %s)", c.Where(), c.Text, strings.Join(empty, ", "), text)
 			}
 			if c.Stdout != "" {
 				require.Equal(t, normalizeOutput(c.Stdout), normalizeOutput(stdout),
@@ -124,10 +163,22 @@ const deadlineMargin = 3 * time.Minute
 // this package's tests does not run every command again.
 const nestedEnv = "ELECTSIM_DOC_NESTED"
 
-var goRunDotRE = regexp.MustCompile(`(^|\s)go run \.(\s|$)`)
+// goRunDotRE is a `go run` of a package in the module (., ./broken): the
+// test builds it once, in the working tree, and runs the binary.
+var goRunDotRE = regexp.MustCompile(`(^|\s)go run (\.|\./[\w./-]+)(\s|$)`)
+
+// goBuildOutRE is a single `go build -o PATH …` with a relative PATH.
+var goBuildOutRE = regexp.MustCompile(`^(go build -o )(\S+)`)
+
+// installs reports whether a command line is a single `go install` of a
+// package (it writes only the binary, into GOBIN, outside the tree).
+func installs(text string) bool {
+	f := strings.Fields(text)
+	return len(f) >= 3 && f[0] == "go" && f[1] == "install" && !strings.ContainsAny(text, "&|;><`(")
+}
 
 // inPlace reports whether a (rewritten) command line only reads the
-// working tree: a single go test or go vet that neither rewrites golden
+// working tree: a single go test, go vet or go build (without -o) that neither rewrites golden
 // files (-rewrite) nor fuzzes (the fuzzer writes the inputs it finds to
 // testdata/fuzz/), with no redirection or second command. A property
 // suite's failure file is written only when a property fails, which fails
@@ -137,7 +188,7 @@ func inPlace(text string) bool {
 		return false
 	}
 	f := strings.Fields(envRE.ReplaceAllString(text, ""))
-	return len(f) >= 2 && f[0] == "go" && (f[1] == "test" || f[1] == "vet")
+	return len(f) >= 2 && f[0] == "go" && (f[1] == "test" || f[1] == "vet" || f[1] == "build" && !slices.Contains(f, "-o"))
 }
 
 // repoCommands extracts the commands of every Markdown file of the

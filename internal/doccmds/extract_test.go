@@ -148,8 +148,8 @@ func TestRewrite(t *testing.T) {
 		{".", "simrun -scenario s.yaml -seed 1 -seeds 5", "simrun -scenario s.yaml -seed 1 -seeds 5", "simrun -scenario s.yaml -seed 1 -seeds 5"},
 		{".", "go run ./cmd/simrun -matrix scenarios/matrix.yaml",
 			"simrun -matrix scenarios/matrix.yaml -seeds 10", "simrun -matrix scenarios/matrix.yaml"},
-		{".", "go test ./...", "go vet ./...", "go vet ./..."},
-		{".", "RAPID_CHECKS=10000 go test ./...", "go vet ./...", "go vet ./..."},
+		{".", "go test ./...", "go build ./...", "go vet ./..."},
+		{".", "RAPID_CHECKS=10000 go test ./...", "go build ./...", "go vet ./..."},
 		{"examples/custom-election", "go test ./...", "go test -count=1 ./...", "go test -count=1 ./..."},
 		{".", "RAPID_CHECKS=20000 RAPID_NOFAILFILE=1 go test -count=1 -timeout 2h -run TestProperty ./cron",
 			"RAPID_NOFAILFILE=1 go test -count=1 -timeout 2h -run TestProperty ./cron",
@@ -193,7 +193,8 @@ func TestInPlace(t *testing.T) {
 	for text, want := range map[string]bool{
 		"go test -count=1 ./sim -run '^FuzzEngine$'":                               true,
 		"RAPID_NOFAILFILE=1 go test -count=1 -timeout 2h -run TestProperty ./cron": true,
-		"go vet ./...": true,
+		"go vet ./...":   true,
+		"go build ./...": true, // builds nothing it keeps
 		"go test -count=1 ./sim -run '^$' -fuzz FuzzEngine -fuzztime 1s":                   false,
 		"go test -count=1 ./algorithms/raftelect -run TestInteraction -rewrite":            false,
 		"go build -o bin/simrun ./cmd/simrun":                                              false,
@@ -205,4 +206,26 @@ func TestInPlace(t *testing.T) {
 	} {
 		assert.Equal(t, want, inPlace(text), text)
 	}
+}
+
+// A read-only go test of the main module lists the tests it names: its
+// -bench pattern, else its -run pattern, else every test.
+func TestListOnly(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"go test -count=1 ./internal/bugzoo", "go test -list . ./internal/bugzoo"},
+		{"go test -count=1 ./checker -run TestCheckerAgreesWithOracle", "go test -list TestCheckerAgreesWithOracle ./checker"},
+		{"go test -count=1 ./sim -run x -benchtime 1x -bench SimHour", "go test -list SimHour ./sim"},
+		{"RAPID_NOFAILFILE=1 go test -count=1 -timeout 2h -run TestProperty ./algorithms/raftelect ./cron", "RAPID_NOFAILFILE=1 go test -list TestProperty ./algorithms/raftelect ./cron"},
+		{"go test -count=1 ./scenario -run '^FuzzParse$'", "go test -list '^FuzzParse$' ./scenario"},
+		{"go test -count=1 ./sim -run '^$' -benchtime 1x -bench . -benchmem", "go test -list . ./sim"},
+	} {
+		got, ok := ListOnly(tc.in)
+		assert.True(t, ok, tc.in)
+		assert.Equal(t, tc.want, got, tc.in)
+	}
+	_, ok := ListOnly("go vet ./...")
+	assert.False(t, ok)
+	_, ok = ListOnly("go test -count=1 -c -o /tmp/simrun.test ./simrun")
+	assert.False(t, ok, "a test binary a later command runs")
+	assert.Equal(t, []string{"example.com/b"}, Listed("TestA\nok  \texample.com/a\t0.01s\nok  \texample.com/b\t0.01s\n?   \texample.com/c\t[no test files]\n"))
 }
