@@ -2,6 +2,7 @@ package reality
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"net"
 	"os"
@@ -22,15 +23,27 @@ type Adapter interface {
 	Binary() string
 	// Client is the Go package of the client main (built once per command).
 	Client() string
-	// StartServers starts n servers under dir, in g, and returns their
-	// addresses once each answers.
-	StartServers(g *Group, dir string, n int) ([]string, error)
+	// StartServers starts the story's st.Stores servers under dir, in g,
+	// and returns their addresses once each answers.
+	StartServers(g *Group, dir string, st *Story) ([]string, error)
 	// ClientArgs are the client's arguments for the story.
 	ClientArgs(st *Story, addrs []string) []string
 }
 
+// ClientBuilder is an Adapter whose client is not a Go main (ZooKeeper's
+// Java client): it builds an executable at bin itself.
+type ClientBuilder interface {
+	BuildClient(ctx context.Context, bin string) error
+}
+
+// PartsChecker is an Adapter with real parts besides its Binary (a JDK,
+// jars): Missing names the first one not installed, or returns nil.
+type PartsChecker interface {
+	Missing() *MissingError
+}
+
 // Adapters are the real systems by Story.Adapter.
-var Adapters = map[string]Adapter{"redis": redisAdapter{}, "redlock": redisAdapter{}, "etcd": etcdAdapter{}}
+var Adapters = map[string]Adapter{"redis": redisAdapter{}, "redlock": redisAdapter{}, "etcd": etcdAdapter{}, "zookeeper": zkAdapter{}}
 
 // redisAdapter runs redis-server instances (one, or Redlock's masters) and
 // the go-redsync client.
@@ -43,9 +56,9 @@ func (redisAdapter) Client() string  { return "github.com/electsim/electsim/real
 // StartServers starts each instance in a folder of its own with no
 // persistence (save disabled, appendonly no): the stories crash and pause
 // clients, never a server, so what Redis keeps on disk plays no part.
-func (redisAdapter) StartServers(g *Group, dir string, n int) ([]string, error) {
+func (redisAdapter) StartServers(g *Group, dir string, st *Story) ([]string, error) {
 	var addrs []string
-	for i := range n {
+	for i := range st.Stores {
 		port, err := FreePort()
 		if err != nil {
 			return nil, err

@@ -72,6 +72,11 @@ func Prepare(o Options) (*Story, Adapter, error) {
 	if _, err := exec.LookPath(ad.Binary()); err != nil {
 		return nil, nil, &MissingError{Binary: ad.Binary(), Package: ad.Package()}
 	}
+	if pc, ok := ad.(PartsChecker); ok {
+		if m := pc.Missing(); m != nil {
+			return nil, nil, m
+		}
+	}
 	return st, ad, nil
 }
 
@@ -204,9 +209,13 @@ func (r *Result) write(dir string) error {
 	return os.WriteFile(filepath.Join(dir, "trials.json"), append(b, '\n'), 0o644)
 }
 
-// buildClient builds the adapter's client main into bin with the go
-// command (the module's own source: run from inside the repository).
+// buildClient builds the adapter's client into bin: its own way for a
+// ClientBuilder, else the Go main with the go command (the module's own
+// source: run from inside the repository).
 func buildClient(ctx context.Context, ad Adapter, bin string) error {
+	if b, ok := ad.(ClientBuilder); ok {
+		return b.BuildClient(ctx, bin)
+	}
 	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, ad.Client()).CombinedOutput(); err != nil {
 		return fmt.Errorf("building the client %s (or give -client): %v\n%s", ad.Client(), err, out)
 	}

@@ -43,6 +43,11 @@ type Story struct {
 	// Client is the client's tuning, as the scenario's algorithm sets it.
 	TTL, Renew, Retry time.Duration
 	Jitter            float64
+	// Policy is LeaderLatch's connection-state error policy (standard,
+	// session) and TickTime the ZooKeeper server's tickTime: zookeeper
+	// stories only.
+	Policy   string
+	TickTime time.Duration
 	// Faults, in the scenario's order.
 	Faults []Fault
 	// Length is how long a trial runs: the scenario's duration and settle.
@@ -73,8 +78,13 @@ func FromScenario(sc *scenario.Scenario) (*Story, error) {
 			return nil, err
 		}
 		return st.faults(sc)
+	case "zookeeper":
+		if err := st.zookeeper(sc); err != nil {
+			return nil, err
+		}
+		return st.faults(sc)
 	default:
-		return nil, fmt.Errorf("algorithm %q has no real adapter yet (lease ttl: Redis, lease redlock: five Redis masters, etcd: etcd)", sc.Algorithm.Name)
+		return nil, fmt.Errorf("algorithm %q has no real adapter yet (lease ttl: Redis, lease redlock: five Redis masters, etcd: etcd, zookeeper: ZooKeeper and Curator 5.4)", sc.Algorithm.Name)
 	}
 	flavor := "k8s"
 	for _, kv := range sc.Algorithm.Params() {
@@ -137,6 +147,46 @@ func (st *Story) etcd(sc *scenario.Scenario) error {
 			return fmt.Errorf("algorithm parameter %s: a whole number of seconds", kv)
 		}
 		st.TTL = d
+	}
+	st.Renew = st.TTL / 3
+	return nil
+}
+
+// realCurator is the Curator release the real client runs (Debian's
+// libcurator-recipes-java): a zookeeper story must ask the model for it.
+const realCurator = "5.4"
+
+// zookeeper reads the ZooKeeper election's parameters, with the model's
+// defaults (docs/algorithms/zookeeper.md): the session timeout (60 s), the
+// policy (standard), the server's tickTime (2 s); curator_version must
+// name the release the real client runs.
+func (st *Story) zookeeper(sc *scenario.Scenario) error {
+	st.Adapter, st.Stores, st.TTL, st.Policy, st.TickTime = "zookeeper", 1, 60*time.Second, "standard", 2*time.Second
+	curator := ""
+	for _, kv := range sc.Algorithm.Params() {
+		k, v, _ := strings.Cut(kv, "=")
+		var err error
+		switch k {
+		case "session_timeout":
+			st.TTL, err = time.ParseDuration(v)
+		case "tick_time":
+			st.TickTime, err = time.ParseDuration(v)
+		case "policy":
+			st.Policy = v
+		case "curator_version":
+			curator = v
+		default:
+			return fmt.Errorf("algorithm parameter %s: the real client and server are not told it", k)
+		}
+		if err != nil {
+			return fmt.Errorf("algorithm parameter %s: %v", kv, err)
+		}
+	}
+	if curator != realCurator {
+		return fmt.Errorf("curator_version %q: the real client is Debian's Curator %s; set curator_version: %s so the model follows the same release", curator, realCurator, realCurator)
+	}
+	if st.TTL%time.Millisecond != 0 || st.TickTime%time.Millisecond != 0 {
+		return fmt.Errorf("session_timeout and tick_time: whole milliseconds (what the real client and zoo.cfg take)")
 	}
 	st.Renew = st.TTL / 3
 	return nil

@@ -66,7 +66,7 @@ func RunTrial(ctx context.Context, st *Story, client, tmp string, index int, see
 	stop := context.AfterFunc(ctx, t.g.Stop)
 	defer stop()
 
-	if t.addrs, err = ad.StartServers(&t.g, dir, st.Stores); err != nil {
+	if t.addrs, err = ad.StartServers(&t.g, dir, st); err != nil {
 		return nil, err
 	}
 	t.start = Mono()
