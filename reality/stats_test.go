@@ -110,3 +110,17 @@ func TestKnownRosierOnlyExcusesItsRow(t *testing.T) {
 func TestEtcdFailoverNoLongerExcused(t *testing.T) {
 	require.Empty(t, KnownRosier("etcd", Row{Name: "failover", Rosier: true}))
 }
+
+// A trial whose fault found no holder is left out of the comparison: it
+// would count as a trial without split brain and make reality look kinder.
+func TestSkippedTrialsAreNotCompared(t *testing.T) {
+	hit := &TrialResult{Measure: Measure{SplitBrain: true, Overlap: 3 * time.Second}}
+	missed := &TrialResult{Skipped: []string{"faults[0]: pause skipped: no holder"}}
+	got := comparedMeasures([]*TrialResult{hit, missed, hit})
+	require.Len(t, got, 2)
+	for _, m := range got {
+		require.True(t, m.SplitBrain)
+	}
+	// The twin: with every fault applied, every trial counts.
+	require.Len(t, comparedMeasures([]*TrialResult{hit, {Measure: Measure{}}, hit}), 3)
+}

@@ -113,3 +113,50 @@ func TestRunTrialsCancelledReturnsAnError(t *testing.T) {
 	err = runTrials(ctx, Options{Trials: 3, Workers: 1}, st, "/nonexistent/client", t.TempDir(), res)
 	require.Error(t, err)
 }
+
+func TestFromScenarioZooKeeper(t *testing.T) {
+	for _, f := range []string{"stories/zk-gc-pause.yaml", "stories/zk-leader-crash.yaml"} {
+		sc, err := scenario.Load(f)
+		require.NoError(t, err, f)
+		st, err := FromScenario(sc)
+		require.NoError(t, err, f)
+		require.Equal(t, "zookeeper", st.Adapter)
+		require.Equal(t, 1, st.Stores)
+		require.Equal(t, 4*time.Second, st.TTL, "the session timeout")
+		require.Equal(t, time.Second, st.TickTime)
+		require.Equal(t, "standard", st.Policy)
+		require.Len(t, st.Faults, 1)
+		args := Adapters[st.Adapter].ClientArgs(st, []string{"127.0.0.1:2181"})
+		require.Equal(t, []string{"-connect", "127.0.0.1:2181", "-session-timeout-ms", "4000", "-policy", "standard"}, args)
+	}
+	st, err := FromScenario(parse(t, storyHead+"algorithm: {name: zookeeper, curator_version: \"5.4\", policy: session}\n"))
+	require.NoError(t, err)
+	require.Equal(t, 60*time.Second, st.TTL, "the model's default session timeout")
+	require.Equal(t, 2*time.Second, st.TickTime, "zoo_sample.cfg's tickTime")
+	require.Equal(t, "session", st.Policy)
+}
+
+// The real client is Debian's Curator 5.4: a story whose model follows
+// another release (the model's default is 5.9) would compare two
+// different LeaderLatch behaviours on RECONNECTED, so it is refused.
+func TestFromScenarioZooKeeperRefusesAnotherCurator(t *testing.T) {
+	for name, tail := range map[string]string{
+		"default release": "algorithm: {name: zookeeper, session_timeout: 4s}\n",
+		"5.9":             "algorithm: {name: zookeeper, session_timeout: 4s, curator_version: \"5.9\"}\n",
+		"request timeout": "algorithm: {name: zookeeper, curator_version: \"5.4\", request_timeout: 1s}\n",
+		"token":           "algorithm: {name: zookeeper, curator_version: \"5.4\", token: czxid}\n",
+	} {
+		_, err := FromScenario(parse(t, storyHead+tail))
+		require.Error(t, err, name)
+	}
+	_, err := FromScenario(parse(t, storyHead+"algorithm: {name: zookeeper, curator_version: \"5.3\"}\n"))
+	require.ErrorContains(t, err, "Curator 5.4")
+}
+
+func TestPrepareNamesTheMissingJava(t *testing.T) {
+	t.Setenv("PATH", t.TempDir()) // no java here
+	_, _, err := Prepare(Options{Scenario: "stories/zk-leader-crash.yaml"})
+	var missing *MissingError
+	require.True(t, errors.As(err, &missing), "%v", err)
+	require.Equal(t, "zookeeper", missing.Package)
+}

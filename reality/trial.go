@@ -24,8 +24,13 @@ type TrialResult struct {
 	Records []sim.Record
 	Report  checker.Report
 	Measure Measure
-	// Skipped lists the faults that found no holder to hit, one line each.
+	// Skipped lists the faults that found no holder to hit, one line each:
+	// such a trial is not compared (Result.Compared).
 	Skipped []string
+	// Origin is how long after the clients started the first one reported
+	// acquiring: the story's clock (fault times, the trial's length)
+	// starts there.
+	Origin time.Duration
 }
 
 // trial is one trial under way.
@@ -37,6 +42,7 @@ type trial struct {
 	addrs   []string
 	g       Group
 	start   time.Duration
+	origin  time.Duration // the story's time 0, from start: the first acquisition
 	rng     *rand.Rand
 	mu      sync.Mutex
 	reports []Report
@@ -75,16 +81,24 @@ func RunTrial(ctx context.Context, st *Story, client, tmp string, index int, see
 			return nil, err
 		}
 	}
-	res := &TrialResult{Index: index}
+	// The story's clock starts at the first acquisition, as the
+	// simulation's elections take milliseconds: Go clients lead within
+	// milliseconds of their start, a JVM (ZooKeeper's Curator client) only
+	// after seconds of class loading on a busy machine, and a fault aimed
+	// at the leader before anyone leads would find no one.
+	if !t.waitFirstHolder(ctx, st.Length) {
+		return nil, ctx.Err()
+	}
+	res := &TrialResult{Index: index, Origin: t.origin}
 	for _, a := range t.schedule() {
-		if !t.sleepUntil(ctx, a.at) {
+		if !t.sleepUntil(ctx, t.origin+a.at) {
 			return nil, ctx.Err()
 		}
 		if msg := a.do(); msg != "" {
 			res.Skipped = append(res.Skipped, msg)
 		}
 	}
-	if !t.sleepUntil(ctx, st.Length) {
+	if !t.sleepUntil(ctx, t.origin+st.Length) {
 		return nil, ctx.Err()
 	}
 	end := Mono()
@@ -251,7 +265,27 @@ func (t *trial) startClient(i int) error {
 	return nil
 }
 
-// sleepUntil waits until the trial's clock reads at, or ctx ends (false).
+// waitFirstHolder sets t.origin when a client first reports holding, or
+// after limit if none does (the faults then find no holder and the trial
+// is not compared); false when ctx is cancelled.
+func (t *trial) waitFirstHolder(ctx context.Context, limit time.Duration) bool {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		t.origin = Mono() - t.start
+		if t.holder() >= 0 || t.origin >= limit {
+			return true
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// sleepUntil waits until the trial's clock (from its start) reads at, or
+// ctx ends (false).
 func (t *trial) sleepUntil(ctx context.Context, at time.Duration) bool {
 	d := at - (Mono() - t.start)
 	if d <= 0 {
