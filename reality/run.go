@@ -51,7 +51,7 @@ type Result struct {
 	Story  *Story
 	Trials []*TrialResult
 	// Compared counts the trials in the comparison: a trial where a fault
-	// found no holder (TrialResult.Skipped) played another story.
+	// was not applied (TrialResult.Skipped) played another story.
 	Compared int
 	Sim      []Measure
 	Rows     []Row

@@ -20,6 +20,10 @@ const (
 	// FaultCrash: SIGKILL the holder's client; For later a new client
 	// process takes its place (none without For).
 	FaultCrash FaultKind = "crash"
+	// FaultRestartStore: SIGKILL server Store and start it again at once on
+	// the same port and folder, keeping what its persistence put on disk
+	// (nothing with Wipe).
+	FaultRestartStore FaultKind = "restart_store"
 )
 
 // Fault is one fault of a story, aimed at the client holding the lock.
@@ -29,6 +33,11 @@ type Fault struct {
 	AtMin, AtMax time.Duration
 	// ForMin..ForMax is how long it lasts (0: until the trial ends).
 	ForMin, ForMax time.Duration
+	// Store is the server a FaultRestartStore restarts (0-based: 0 is the
+	// scenario's store, 1 its store2, …); Wipe restarts it without its
+	// files (restart's wipe_disk).
+	Store int
+	Wipe  bool
 }
 
 // Story is a scenario as the harness plays it with real processes.
@@ -43,6 +52,10 @@ type Story struct {
 	// Client is the client's tuning, as the scenario's algorithm sets it.
 	TTL, Renew, Retry time.Duration
 	Jitter            float64
+	// Persistence is the Redis servers' persistence (the lease model's
+	// persistence: none, rdb, aof_everysec, aof_always); "" is rdb, the
+	// model's default.
+	Persistence string
 	// Policy is LeaderLatch's connection-state error policy (standard,
 	// session) and TickTime the ZooKeeper server's tickTime: zookeeper
 	// stories only.
@@ -58,8 +71,9 @@ type Story struct {
 }
 
 // leaseParams are the lease parameters a real client follows (the rest
-// are refused: the real client could not be told them); persistence and
-// token only matter to store faults and writes, which no trial has.
+// are refused: the real client could not be told them); persistence
+// configures the servers (redisPersistence); token only matters to writes,
+// which no trial has.
 var leaseParams = map[string]bool{"flavor": true, "ttl": true, "renew_interval": true, "retry_period": true,
 	"jitter_factor": true, "masters": true, "validity_check": true, "token": true, "persistence": true,
 	"clock_drift_factor": true, "clock_drift_margin": true}
@@ -106,6 +120,8 @@ func FromScenario(sc *scenario.Scenario) (*Story, error) {
 			st.Jitter, err = strconv.ParseFloat(v, 64)
 		case "masters":
 			st.Stores, err = strconv.Atoi(v)
+		case "persistence":
+			st.Persistence = v
 		case "validity_check":
 			if v != "never" {
 				return nil, fmt.Errorf("validity_check %s: the real client follows go-redsync's README (never)", v)
@@ -202,6 +218,14 @@ func (st *Story) faults(sc *scenario.Scenario) (*Story, error) {
 		return nil, fmt.Errorf("nemeses: the harness plays the faults list only")
 	}
 	for i, f := range sc.Faults {
+		if f.Restart != nil {
+			rs, err := st.storeRestarts(sc, f)
+			if err != nil {
+				return nil, fmt.Errorf("faults[%d]: %v", i, err)
+			}
+			st.Faults = append(st.Faults, rs...)
+			continue
+		}
 		rf, err := realFault(f)
 		if err != nil {
 			return nil, fmt.Errorf("faults[%d]: %v", i, err)
@@ -221,6 +245,46 @@ func hasParam(sc *scenario.Scenario, key string) bool {
 		}
 	}
 	return false
+}
+
+// storeRestarts reads a restart of lease stores (restart: store3, or a
+// list): one FaultRestartStore per server. A restart of a client is
+// refused (crash with for: says the same), and so is one in a story with a
+// cron block, whose resource node shifts the stores' IDs.
+func (st *Story) storeRestarts(sc *scenario.Scenario, f faults.Fault) ([]Fault, error) {
+	if f.After != nil {
+		return nil, fmt.Errorf("a fault on a protocol event (after: %s) needs the engine's trace; give it a time (at:)", f.After.Event+f.After.State)
+	}
+	if st.Adapter != "redis" && st.Adapter != "redlock" {
+		return nil, fmt.Errorf("restart of a server: only Redis servers are restarted yet")
+	}
+	if sc.Cron != nil {
+		return nil, fmt.Errorf("restart of a server in a story with a cron block: not played")
+	}
+	rf := Fault{Kind: FaultRestartStore, AtMin: f.At.Min, AtMax: f.At.Max, Wipe: f.Restart.WipeDisk}
+	t := f.Restart.Target
+	var stores []int
+	switch t.Kind {
+	case faults.TargetStore:
+		stores = []int{0}
+	case faults.TargetNode:
+		for _, id := range t.Nodes {
+			k := int(id) - sc.Nodes
+			if k < 0 || k >= st.Stores {
+				return nil, fmt.Errorf("restart of %v: only servers (store, store2, …) are restarted; a client's crash is crash: with for:", id)
+			}
+			stores = append(stores, k)
+		}
+	default:
+		return nil, fmt.Errorf("restart target %s: name the servers (store, store2, …)", t.Kind)
+	}
+	out := make([]Fault, 0, len(stores))
+	for _, k := range stores {
+		x := rf
+		x.Store = k
+		out = append(out, x)
+	}
+	return out, nil
 }
 
 // realFault is f as the harness applies it, or why it cannot.

@@ -160,3 +160,51 @@ func TestPrepareNamesTheMissingJava(t *testing.T) {
 	require.True(t, errors.As(err, &missing), "%v", err)
 	require.Equal(t, "zookeeper", missing.Package)
 }
+
+func TestFromScenarioRedlockRestart(t *testing.T) {
+	for mode, file := range map[string]string{"none": "none", "rdb": "rdb", "aof_everysec": "aof-everysec", "aof_always": "aof-always"} {
+		sc, err := scenario.Load("stories/redlock-restart-" + file + ".yaml")
+		require.NoError(t, err, mode)
+		st, err := FromScenario(sc)
+		require.NoError(t, err, mode)
+		require.Equal(t, "redlock", st.Adapter)
+		require.Equal(t, 5, st.Stores)
+		require.Equal(t, mode, st.Persistence)
+		require.Len(t, st.Faults, 3, "one restart per master named")
+		for i, f := range st.Faults {
+			require.Equal(t, FaultRestartStore, f.Kind)
+			require.Equal(t, i, f.Store, "store, store2, store3 are servers 0, 1, 2")
+			require.False(t, f.Wipe)
+		}
+	}
+	st, err := FromScenario(parse(t, storyHead+"algorithm: {name: lease, flavor: redlock, ttl: 3s}\nfaults: [{at: 5s, restart: store4, wipe_disk: true}]\n"))
+	require.NoError(t, err)
+	require.Equal(t, 3, st.Faults[0].Store)
+	require.True(t, st.Faults[0].Wipe)
+	for name, tail := range map[string]string{
+		"a client":    "algorithm: {name: lease, flavor: redlock, ttl: 3s}\nfaults: [{at: 5s, restart: n1}]\n",
+		"the leader":  "algorithm: {name: lease, flavor: redlock, ttl: 3s}\nfaults: [{at: 5s, restart: leader}]\n",
+		"etcd server": "algorithm: {name: etcd, ttl: 3s}\nfaults: [{at: 5s, restart: store}]\n",
+	} {
+		_, err := FromScenario(parse(t, storyHead+tail))
+		require.Error(t, err, name)
+	}
+}
+
+// Each persistence mode is the redis.conf lines the lease model names
+// (docs/algorithms/lease.md, "Redis persistence").
+func TestRedisPersistenceFlags(t *testing.T) {
+	for mode, want := range map[string][]string{
+		"none":         {"--save", "", "--appendonly", "no"},
+		"":             {"--save", "3600 1 300 100 60 10000", "--appendonly", "no"},
+		"rdb":          {"--save", "3600 1 300 100 60 10000", "--appendonly", "no"},
+		"aof_everysec": {"--save", "3600 1 300 100 60 10000", "--appendonly", "yes", "--appendfsync", "everysec"},
+		"aof_always":   {"--save", "3600 1 300 100 60 10000", "--appendonly", "yes", "--appendfsync", "always"},
+	} {
+		got, err := redisPersistence(mode)
+		require.NoError(t, err, mode)
+		require.Equal(t, want, got, mode)
+	}
+	_, err := redisPersistence("aof_sometimes")
+	require.Error(t, err)
+}

@@ -24,7 +24,8 @@ type TrialResult struct {
 	Records []sim.Record
 	Report  checker.Report
 	Measure Measure
-	// Skipped lists the faults that found no holder to hit, one line each:
+	// Skipped lists the faults not applied (no holder to hit, a server
+	// that did not restart), one line each:
 	// such a trial is not compared (Result.Compared).
 	Skipped []string
 	// Origin is how long after the clients started the first one reported
@@ -131,6 +132,10 @@ func (t *trial) schedule() []action {
 		length := draw(t.rng, f.ForMin, f.ForMax)
 		var victim = -1
 		name := fmt.Sprintf("faults[%d]", i)
+		if f.Kind == FaultRestartStore {
+			out = append(out, action{at: at, do: func() string { return t.restartStore(name, f) }})
+			continue
+		}
 		out = append(out, action{at: at, do: func() string {
 			victim = t.holder()
 			if victim < 0 {
@@ -194,6 +199,19 @@ func (t *trial) hit(k FaultKind, i int) {
 		t.leading[i] = false
 		t.mu.Unlock()
 	}
+}
+
+// restartStore restarts server f.Store in place; a failure (the adapter
+// cannot, or the server did not come back) skips the fault.
+func (t *trial) restartStore(name string, f Fault) string {
+	r, ok := t.ad.(ServerRestarter)
+	if !ok {
+		return name + ": " + string(f.Kind) + " skipped: the adapter restarts no server"
+	}
+	if err := r.RestartServer(&t.g, t.dir, t.st, f.Store, t.addrs[f.Store], f.Wipe); err != nil {
+		return name + ": " + string(f.Kind) + " skipped: " + err.Error()
+	}
+	return ""
 }
 
 // heal ends a fault: SIGCONT, or a new client process.

@@ -73,7 +73,7 @@ func realityAs(prog string, args []string, stdout, stderr io.Writer) int {
 	st := res.Story
 	uncompared := ""
 	if n := len(res.Trials) - res.Compared; n > 0 {
-		uncompared = fmt.Sprintf(", %d not compared: a fault found no holder", n)
+		uncompared = fmt.Sprintf(", %d not compared: a fault was not applied", n)
 	}
 	fmt.Fprintf(stdout, "%s — %s\n%d real trials (%s, %d client processes, %d server(s)%s) · %d simulated runs\n\n",
 		st.Scenario.Name, st.Scenario.Description, len(res.Trials), st.Adapter, st.Candidates, st.Stores, uncompared, len(res.Sim))
