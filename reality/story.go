@@ -24,6 +24,10 @@ const (
 	// the same port and folder, keeping what its persistence put on disk
 	// (nothing with Wipe).
 	FaultRestartStore FaultKind = "restart_store"
+	// FaultCut: cut the holder's client off every server through its own
+	// proxies (Proxy.Cut: no byte passes either way) for For, then
+	// Restore — a partition with the clients' clocks left correct.
+	FaultCut FaultKind = "cut"
 )
 
 // Fault is one fault of a story, aimed at the client holding the lock.
@@ -238,6 +242,46 @@ func (st *Story) faults(sc *scenario.Scenario) (*Story, error) {
 	return st, nil
 }
 
+// cutTarget reads the one partition the harness plays, the holder cut off
+// the servers: shape groups, [[leader], [store, …]] (followers or
+// candidates beside the store change nothing: clients never talk to each
+// other). The cut is both ways, through the holder's own proxies.
+func cutTarget(p *faults.Partition) (faults.Target, error) {
+	const want = "a partition is played only as groups [[leader], [store]]: the holder cut off the servers"
+	if p.Shape != faults.ShapeGroups || len(p.Groups) != 2 || len(p.Groups[0]) != 1 {
+		return faults.Target{}, fmt.Errorf("%s", want)
+	}
+	holder := p.Groups[0][0]
+	if holder.Kind != faults.TargetLeader && holder.Kind != faults.TargetLeaseHolder {
+		return faults.Target{}, fmt.Errorf("%s", want)
+	}
+	store := false
+	for _, t := range p.Groups[1] {
+		switch t.Kind {
+		case faults.TargetStore:
+			store = true
+		case faults.TargetFollowers, faults.TargetCandidate:
+		default:
+			return faults.Target{}, fmt.Errorf("%s", want)
+		}
+	}
+	if !store {
+		return faults.Target{}, fmt.Errorf("%s", want)
+	}
+	return holder, nil
+}
+
+// HasCut reports whether a fault cuts a client off: the trial then routes
+// every client through proxies of its own.
+func (st *Story) HasCut() bool {
+	for _, f := range st.Faults {
+		if f.Kind == FaultCut {
+			return true
+		}
+	}
+	return false
+}
+
 func hasParam(sc *scenario.Scenario, key string) bool {
 	for _, kv := range sc.Algorithm.Params() {
 		if strings.HasPrefix(kv, key+"=") {
@@ -305,8 +349,17 @@ func realFault(f faults.Fault) (Fault, error) {
 		}
 	case f.Crash != nil:
 		rf.Kind, target = FaultCrash, f.Crash.Target
+	case f.Partition != nil:
+		t, err := cutTarget(f.Partition)
+		if err != nil {
+			return Fault{}, err
+		}
+		if f.For == nil {
+			return Fault{}, fmt.Errorf("a cut without for: would last past the trial")
+		}
+		rf.Kind, target = FaultCut, t
 	default:
-		return Fault{}, fmt.Errorf("only pause and crash of the holder are applied to real processes (partitions through the proxy: not yet)")
+		return Fault{}, fmt.Errorf("only a pause, a crash or a cut off the servers of the holder are applied to real processes")
 	}
 	if target.Kind != faults.TargetLeader && target.Kind != faults.TargetLeaseHolder {
 		return Fault{}, fmt.Errorf("target %s: the harness aims at the client holding the lock (leader, lease_holder)", target.Kind)

@@ -56,7 +56,10 @@ func TestFromScenarioRefusesWhatItCannotPlay(t *testing.T) {
 		"parameter":      "algorithm: {name: lease, flavor: ttl, request_timeout: 1s}\n",
 		"validity check": "algorithm: {name: lease, flavor: ttl, validity_check: before_each_action}\n",
 		"event trigger":  "algorithm: {name: lease, flavor: ttl}\nfaults: [{after: {event: elected, node: leader}, pause: leader, for: 5s}]\n",
-		"partition":      "algorithm: {name: lease, flavor: ttl}\nfaults: [{at: 5s, partition: {shape: groups, groups: [[leader], [store, followers]]}, for: 5s}]\n",
+		"partition":      "algorithm: {name: lease, flavor: ttl}\nfaults: [{at: 5s, partition: {shape: groups, groups: [[leader], [followers]]}, for: 5s}]\n",
+		"isolate":        "algorithm: {name: lease, flavor: ttl}\nfaults: [{at: 5s, partition: {shape: isolate, target: leader}, for: 5s}]\n",
+		"endless cut":    "algorithm: {name: lease, flavor: ttl}\nfaults: [{at: 5s, partition: {shape: groups, groups: [[leader], [store]]}}]\n",
+		"cut a follower": "algorithm: {name: lease, flavor: ttl}\nfaults: [{at: 5s, partition: {shape: groups, groups: [[candidate], [store]]}, for: 5s}]\n",
 		"clock":          "algorithm: {name: lease, flavor: ttl}\nfaults: [{at: 1s, clock: {target: followers, rate: 2.0}}]\n",
 		"target":         "algorithm: {name: lease, flavor: ttl}\nfaults: [{at: 5s, pause: candidate, for: 5s}]\n",
 	} {
@@ -207,4 +210,29 @@ func TestRedisPersistenceFlags(t *testing.T) {
 	}
 	_, err := redisPersistence("aof_sometimes")
 	require.Error(t, err)
+}
+
+func TestFromScenarioEtcdCut(t *testing.T) {
+	sc, err := scenario.Load("stories/etcd-cut-off.yaml")
+	require.NoError(t, err)
+	st, err := FromScenario(sc)
+	require.NoError(t, err)
+	require.True(t, st.HasCut())
+	require.Equal(t, FaultCut, st.Faults[0].Kind)
+	require.Positive(t, st.Faults[0].ForMin)
+	// The twin: a pause story routes no client through proxies.
+	sc, err = scenario.Load("stories/etcd-gc-pause.yaml")
+	require.NoError(t, err)
+	st, err = FromScenario(sc)
+	require.NoError(t, err)
+	require.False(t, st.HasCut())
+}
+
+func TestSplitScheme(t *testing.T) {
+	s, hp := splitScheme("http://127.0.0.1:2379")
+	require.Equal(t, "http://", s)
+	require.Equal(t, "127.0.0.1:2379", hp)
+	s, hp = splitScheme("127.0.0.1:6379")
+	require.Empty(t, s)
+	require.Equal(t, "127.0.0.1:6379", hp)
 }

@@ -41,6 +41,10 @@ type trial struct {
 	client  string // the client binary
 	dir     string
 	addrs   []string
+	// proxies[i] and clientAddrs[i] are candidate i's own proxies to the
+	// servers and their addresses, in a story with a cut (clientProxies).
+	proxies     [][]*Proxy
+	clientAddrs [][]string
 	g       Group
 	start   time.Duration
 	origin  time.Duration // the story's time 0, from start: the first acquisition
@@ -75,6 +79,12 @@ func RunTrial(ctx context.Context, st *Story, client, tmp string, index int, see
 
 	if t.addrs, err = ad.StartServers(&t.g, dir, st); err != nil {
 		return nil, err
+	}
+	if st.HasCut() {
+		defer t.closeProxies() // after the group stopped: no client is left to use them
+		if err := t.clientProxies(); err != nil {
+			return nil, err
+		}
 	}
 	t.start = Mono()
 	for i := range st.Candidates {
@@ -198,6 +208,9 @@ func (t *trial) hit(k FaultKind, i int) {
 		t.mu.Lock()
 		t.leading[i] = false
 		t.mu.Unlock()
+	case FaultCut:
+		t.note(i, Cut)
+		t.cut(i)
 	}
 }
 
@@ -223,6 +236,9 @@ func (t *trial) heal(k FaultKind, i int) {
 	case FaultCrash:
 		t.note(i, Restarted)
 		_ = t.startClient(i) // a failure leaves the candidate down: the trial goes on
+	case FaultCut:
+		t.note(i, Healed)
+		t.restore(i)
 	}
 }
 
@@ -235,7 +251,7 @@ func (t *trial) proc(i int) *Proc {
 // startClient starts candidate i's client and a reader of its reports.
 func (t *trial) startClient(i int) error {
 	r, w := io.Pipe()
-	argv := append([]string{t.client}, t.ad.ClientArgs(t.st, t.addrs)...)
+	argv := append([]string{t.client}, t.ad.ClientArgs(t.st, t.addrsFor(i))...)
 	logf, err := os.Create(filepath.Join(t.dir, fmt.Sprintf("client-n%d.err", i+1)))
 	if err != nil {
 		return err
