@@ -36,25 +36,25 @@ type TrialResult struct {
 
 // trial is one trial under way.
 type trial struct {
-	st      *Story
-	ad      Adapter
-	client  string // the client binary
-	dir     string
-	addrs   []string
+	st     *Story
+	ad     Adapter
+	client string // the client binary
+	dir    string
+	addrs  []string
 	// proxies[i] and clientAddrs[i] are candidate i's own proxies to the
 	// servers and their addresses, in a story with a cut (clientProxies).
 	proxies     [][]*Proxy
 	clientAddrs [][]string
-	g       Group
-	start   time.Duration
-	origin  time.Duration // the story's time 0, from start: the first acquisition
-	rng     *rand.Rand
-	mu      sync.Mutex
-	reports []Report
-	procs   []*Proc // the current process of each candidate
-	leading []bool  // what each candidate last reported
-	readers sync.WaitGroup
-	badLine error
+	g           Group
+	start       time.Duration
+	origin      time.Duration // the story's time 0, from start: the first acquisition
+	rng         *rand.Rand
+	mu          sync.Mutex
+	reports     []Report
+	procs       []*Proc // the current process of each candidate
+	leading     []bool  // what each candidate last reported
+	readers     sync.WaitGroup
+	badLine     error
 }
 
 // RunTrial plays the story once with real processes under a new folder in
