@@ -15,7 +15,8 @@ import (
 
 // envIntegration switches on the suite that runs every shipped reality
 // story against the real servers (.ci/run sets it after installing them);
-// envTrials sets the trials per story (default 6).
+// envTrials sets the trials per story (default 3: one round of three at
+// once per story keeps the twelve stories within about six minutes).
 const (
 	envIntegration = "ELECTSIM_REALITY"
 	envTrials      = "ELECTSIM_REALITY_TRIALS"
@@ -26,7 +27,7 @@ func integration(t *testing.T) int {
 	if os.Getenv(envIntegration) != "1" {
 		t.Skipf("set %s=1 to run the stories against the real servers (docs/reality.md)", envIntegration)
 	}
-	n := 6
+	n := 3
 	if s := os.Getenv(envTrials); s != "" {
 		var err error
 		n, err = strconv.Atoi(s)
