@@ -42,6 +42,12 @@ type ServerRestarter interface {
 	RestartServer(g *Group, dir string, st *Story, i int, addr string, wipe bool) error
 }
 
+// ParallelCapper is an Adapter whose trials are too heavy to run many at
+// once: -workers is capped at MaxParallelTrials.
+type ParallelCapper interface {
+	MaxParallelTrials() int
+}
+
 // PartsChecker is an Adapter with real parts besides its Binary (a JDK,
 // jars): Missing names the first one not installed, or returns nil.
 type PartsChecker interface {

@@ -153,7 +153,11 @@ func runTrials(ctx context.Context, o Options, st *Story, client, tmp string, re
 		mu    sync.Mutex
 		first error
 	)
-	for range max(1, o.Workers) {
+	workers := max(1, o.Workers)
+	if c, ok := Adapters[st.Adapter].(ParallelCapper); ok {
+		workers = min(workers, c.MaxParallelTrials())
+	}
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
