@@ -236,3 +236,14 @@ func TestSplitScheme(t *testing.T) {
 	require.Empty(t, s)
 	require.Equal(t, "127.0.0.1:6379", hp)
 }
+
+func TestFromScenarioZooKeeperCut(t *testing.T) {
+	sc, err := scenario.Load("stories/zk-cut-off.yaml")
+	require.NoError(t, err)
+	st, err := FromScenario(sc)
+	require.NoError(t, err)
+	require.Equal(t, "session", st.Policy)
+	require.True(t, st.HasCut())
+	args := Adapters[st.Adapter].ClientArgs(st, []string{"127.0.0.1:9"})
+	require.Contains(t, args, "session")
+}
