@@ -59,13 +59,13 @@ type ownedNode struct {
 // tickTime buckets, every client connection closed when it loses its
 // quorum or its leader.
 type Server struct {
-	cfg         ServerConfig
-	env         sim.Env
+	cfg ServerConfig
+	env sim.Env
 	// phase is where the tick buckets fall on the server's clock:
 	// ExpiryQueue rounds Time.currentElapsedTime() (System.nanoTime in ms,
 	// an arbitrary origin), so the bucket edges have no relation to when
 	// the clients connected; drawn in [0, tickTime) at each start.
-	phase int64
+	phase       int64
 	zxid        int64
 	nextSession int64
 	nextSeq     int64
