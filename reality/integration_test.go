@@ -16,7 +16,7 @@ import (
 // envIntegration switches on the suite that runs every shipped reality
 // story against the real servers (.ci/run sets it after installing them);
 // envTrials sets the trials per story (default 3: one round of three at
-// once per story keeps the twelve stories within about six minutes).
+// once per story keeps the thirteen stories within about six minutes).
 const (
 	envIntegration = "ELECTSIM_REALITY"
 	envTrials      = "ELECTSIM_REALITY_TRIALS"
