@@ -79,7 +79,7 @@ func realityAs(prog string, args []string, stdout, stderr io.Writer) int {
 		st.Scenario.Name, st.Scenario.Description, len(res.Trials), st.Adapter, st.Candidates, st.Stores, uncompared, len(res.Sim))
 	reality.PrintTable(stdout, res.Rows)
 	for _, r := range res.Rows {
-		if why := reality.KnownRosier(st.Adapter, r); why != "" {
+		if why := reality.KnownRosier(st.Scenario.Name, r); why != "" {
 			fmt.Fprintf(stdout, "\nknown difference (%s): %s\n", r.Name, why)
 		}
 	}
