@@ -21,9 +21,9 @@ func (etcdAdapter) Client() string  { return "github.com/electsim/electsim/reali
 
 // StartServers starts a one-member cluster per server asked for (the
 // stories use one: the model's etcd is one logical service node).
-func (etcdAdapter) StartServers(g *Group, dir string, n int) ([]string, error) {
+func (etcdAdapter) StartServers(g *Group, dir string, st *Story) ([]string, error) {
 	var urls []string
-	for i := range n {
+	for i := range st.Stores {
 		cport, err := FreePort()
 		if err != nil {
 			return nil, err

@@ -53,6 +53,18 @@ func (g *Group) Start(name, dir string, argv []string, stdout, stderr io.Writer)
 	return p, nil
 }
 
+// Named is the last process started under name, or nil.
+func (g *Group) Named(name string) *Proc {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for i := len(g.procs) - 1; i >= 0; i-- {
+		if g.procs[i].Name == name {
+			return g.procs[i]
+		}
+	}
+	return nil
+}
+
 // Pause stops the process (SIGSTOP), as a stop-the-world pause would.
 func (p *Proc) Pause() error { return pauseProcess(p.cmd.Process) }
 

@@ -31,9 +31,13 @@ const (
 	// client process for the same candidate.
 	Crashed
 	Restarted
+	// Cut and Healed: the harness cut the client off every server through
+	// its proxies, and restored them.
+	Cut
+	Healed
 )
 
-var whatNames = [...]string{"", "acquired", "extended", "lost", "acting", "paused", "resumed", "crashed", "restarted"}
+var whatNames = [...]string{"", "acquired", "extended", "lost", "acting", "paused", "resumed", "crashed", "restarted", "cut", "healed"}
 
 // String is the report's name on the wire.
 func (w What) String() string {

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/electsim/electsim/scenario"
 )
@@ -49,8 +50,11 @@ func (e *MissingError) Error() string {
 type Result struct {
 	Story  *Story
 	Trials []*TrialResult
-	Sim    []Measure
-	Rows   []Row
+	// Compared counts the trials in the comparison: a trial where a fault
+	// was not applied (TrialResult.Skipped) played another story.
+	Compared int
+	Sim      []Measure
+	Rows     []Row
 }
 
 // Prepare loads the scenario and checks that its real parts are here: a
@@ -71,6 +75,11 @@ func Prepare(o Options) (*Story, Adapter, error) {
 	ad := Adapters[st.Adapter]
 	if _, err := exec.LookPath(ad.Binary()); err != nil {
 		return nil, nil, &MissingError{Binary: ad.Binary(), Package: ad.Package()}
+	}
+	if pc, ok := ad.(PartsChecker); ok {
+		if m := pc.Missing(); m != nil {
+			return nil, nil, m
+		}
 	}
 	return st, ad, nil
 }
@@ -109,10 +118,8 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 		res.Sim = append(res.Sim, MeasureReport(r.Report))
 	}
-	var real []Measure
-	for _, t := range res.Trials {
-		real = append(real, t.Measure)
-	}
+	real := comparedMeasures(res.Trials)
+	res.Compared = len(real)
 	res.Rows = Compare(real, res.Sim)
 	if o.Out != "" {
 		if err := res.write(o.Out); err != nil {
@@ -120,6 +127,20 @@ func Run(ctx context.Context, o Options) (*Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// comparedMeasures are the measures of the trials that played the story:
+// a trial where a fault found no holder to hit (no client led by then)
+// measured a story without that fault, and would count as one without
+// split brain or failover.
+func comparedMeasures(ts []*TrialResult) []Measure {
+	var out []Measure
+	for _, t := range ts {
+		if len(t.Skipped) == 0 {
+			out = append(out, t.Measure)
+		}
+	}
+	return out
 }
 
 // runTrials runs the trials on o.Workers workers.
@@ -132,7 +153,11 @@ func runTrials(ctx context.Context, o Options, st *Story, client, tmp string, re
 		mu    sync.Mutex
 		first error
 	)
-	for range max(1, o.Workers) {
+	workers := max(1, o.Workers)
+	if c, ok := Adapters[st.Adapter].(ParallelCapper); ok {
+		workers = min(workers, c.MaxParallelTrials())
+	}
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -146,6 +171,9 @@ func runTrials(ctx context.Context, o Options, st *Story, client, tmp string, re
 				res.Trials[i] = t
 				if err == nil && o.Progress != nil {
 					fmt.Fprintf(o.Progress, "trial %d: split brain %v, overlap %v, failover %v\n", i, t.Measure.SplitBrain, t.Measure.Overlap, t.Measure.Failover)
+					for _, s := range t.Skipped {
+						fmt.Fprintf(o.Progress, "trial %d: %s: not compared\n", i, s)
+					}
 				}
 				mu.Unlock()
 			}
@@ -191,11 +219,12 @@ func (r *Result) write(dir string) error {
 		Index   int
 		Measure Measure
 		Skipped []string `json:",omitempty"`
+		Origin  time.Duration
 		Reports []Report
 	}
 	var ts []trialOut
 	for _, t := range r.Trials {
-		ts = append(ts, trialOut{t.Index, t.Measure, t.Skipped, t.Reports})
+		ts = append(ts, trialOut{t.Index, t.Measure, t.Skipped, t.Origin, t.Reports})
 	}
 	b, err := json.MarshalIndent(map[string]any{"trials": ts, "simulated": r.Sim, "rows": r.Rows}, "", "  ")
 	if err != nil {
@@ -204,9 +233,13 @@ func (r *Result) write(dir string) error {
 	return os.WriteFile(filepath.Join(dir, "trials.json"), append(b, '\n'), 0o644)
 }
 
-// buildClient builds the adapter's client main into bin with the go
-// command (the module's own source: run from inside the repository).
+// buildClient builds the adapter's client into bin: its own way for a
+// ClientBuilder, else the Go main with the go command (the module's own
+// source: run from inside the repository).
 func buildClient(ctx context.Context, ad Adapter, bin string) error {
+	if b, ok := ad.(ClientBuilder); ok {
+		return b.BuildClient(ctx, bin)
+	}
 	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, ad.Client()).CombinedOutput(); err != nil {
 		return fmt.Errorf("building the client %s (or give -client): %v\n%s", ad.Client(), err, out)
 	}

@@ -91,10 +91,39 @@ func TestCompareVerdicts(t *testing.T) {
 	require.True(t, rows[2].Rosier)
 }
 
+// TestKnownRosierOnlyExcusesItsRow runs on a recorded difference of its
+// own: only that story's row is excused.
 func TestKnownRosierOnlyExcusesItsRow(t *testing.T) {
+	saved := Known
+	t.Cleanup(func() { Known = saved })
+	Known = map[string]map[string]string{"story-a": {"failover": "measured longer"}}
 	rosier := Row{Name: "failover", Rosier: true}
-	require.NotEmpty(t, KnownRosier("etcd", rosier))
-	require.Empty(t, KnownRosier("redis", rosier), "only the adapter measured")
-	require.Empty(t, KnownRosier("etcd", Row{Name: "overlap", Rosier: true}), "only the row measured")
-	require.Empty(t, KnownRosier("etcd", Row{Name: "failover"}), "a row that is not rosier needs no excuse")
+	require.NotEmpty(t, KnownRosier("story-a", rosier))
+	require.Empty(t, KnownRosier("story-b", rosier), "only the story measured")
+	require.Empty(t, KnownRosier("story-a", Row{Name: "overlap", Rosier: true}), "only the row measured")
+	require.Empty(t, KnownRosier("story-a", Row{Name: "failover"}), "a row that is not rosier needs no excuse")
+}
+
+// TestEtcdCrashFailoverNoLongerExcused: the model follows clientv3's
+// send-loop lateness (docs/algorithms/etcd.md, "loop drift"), so a rosier
+// failover after a crash fails the integration suite again; only the
+// cut's failover, not understood yet, is excused.
+func TestEtcdCrashFailoverNoLongerExcused(t *testing.T) {
+	require.Empty(t, KnownRosier("etcd-leader-crash", Row{Name: "failover", Rosier: true}))
+	require.Empty(t, KnownRosier("etcd-gc-pause", Row{Name: "failover", Rosier: true}))
+	require.NotEmpty(t, KnownRosier("etcd-cut-off", Row{Name: "failover", Rosier: true}))
+}
+
+// A trial whose fault found no holder is left out of the comparison: it
+// would count as a trial without split brain and make reality look kinder.
+func TestSkippedTrialsAreNotCompared(t *testing.T) {
+	hit := &TrialResult{Measure: Measure{SplitBrain: true, Overlap: 3 * time.Second}}
+	missed := &TrialResult{Skipped: []string{"faults[0]: pause skipped: no holder"}}
+	got := comparedMeasures([]*TrialResult{hit, missed, hit})
+	require.Len(t, got, 2)
+	for _, m := range got {
+		require.True(t, m.SplitBrain)
+	}
+	// The twin: with every fault applied, every trial counts.
+	require.Len(t, comparedMeasures([]*TrialResult{hit, {Measure: Measure{}}, hit}), 3)
 }

@@ -20,6 +20,14 @@ const (
 	// FaultCrash: SIGKILL the holder's client; For later a new client
 	// process takes its place (none without For).
 	FaultCrash FaultKind = "crash"
+	// FaultRestartStore: SIGKILL server Store and start it again at once on
+	// the same port and folder, keeping what its persistence put on disk
+	// (nothing with Wipe).
+	FaultRestartStore FaultKind = "restart_store"
+	// FaultCut: cut the holder's client off every server through its own
+	// proxies (Proxy.Cut: no byte passes either way) for For, then
+	// Restore — a partition with the clients' clocks left correct.
+	FaultCut FaultKind = "cut"
 )
 
 // Fault is one fault of a story, aimed at the client holding the lock.
@@ -29,6 +37,11 @@ type Fault struct {
 	AtMin, AtMax time.Duration
 	// ForMin..ForMax is how long it lasts (0: until the trial ends).
 	ForMin, ForMax time.Duration
+	// Store is the server a FaultRestartStore restarts (0-based: 0 is the
+	// scenario's store, 1 its store2, …); Wipe restarts it without its
+	// files (restart's wipe_disk).
+	Store int
+	Wipe  bool
 }
 
 // Story is a scenario as the harness plays it with real processes.
@@ -43,6 +56,15 @@ type Story struct {
 	// Client is the client's tuning, as the scenario's algorithm sets it.
 	TTL, Renew, Retry time.Duration
 	Jitter            float64
+	// Persistence is the Redis servers' persistence (the lease model's
+	// persistence: none, rdb, aof_everysec, aof_always); "" is rdb, the
+	// model's default.
+	Persistence string
+	// Policy is LeaderLatch's connection-state error policy (standard,
+	// session) and TickTime the ZooKeeper server's tickTime: zookeeper
+	// stories only.
+	Policy   string
+	TickTime time.Duration
 	// Faults, in the scenario's order.
 	Faults []Fault
 	// Length is how long a trial runs: the scenario's duration and settle.
@@ -53,8 +75,9 @@ type Story struct {
 }
 
 // leaseParams are the lease parameters a real client follows (the rest
-// are refused: the real client could not be told them); persistence and
-// token only matter to store faults and writes, which no trial has.
+// are refused: the real client could not be told them); persistence
+// configures the servers (redisPersistence); token only matters to writes,
+// which no trial has.
 var leaseParams = map[string]bool{"flavor": true, "ttl": true, "renew_interval": true, "retry_period": true,
 	"jitter_factor": true, "masters": true, "validity_check": true, "token": true, "persistence": true,
 	"clock_drift_factor": true, "clock_drift_margin": true}
@@ -73,8 +96,13 @@ func FromScenario(sc *scenario.Scenario) (*Story, error) {
 			return nil, err
 		}
 		return st.faults(sc)
+	case "zookeeper":
+		if err := st.zookeeper(sc); err != nil {
+			return nil, err
+		}
+		return st.faults(sc)
 	default:
-		return nil, fmt.Errorf("algorithm %q has no real adapter yet (lease ttl: Redis, lease redlock: five Redis masters, etcd: etcd)", sc.Algorithm.Name)
+		return nil, fmt.Errorf("algorithm %q has no real adapter yet (lease ttl: Redis, lease redlock: five Redis masters, etcd: etcd, zookeeper: ZooKeeper and Curator 5.4)", sc.Algorithm.Name)
 	}
 	flavor := "k8s"
 	for _, kv := range sc.Algorithm.Params() {
@@ -96,6 +124,8 @@ func FromScenario(sc *scenario.Scenario) (*Story, error) {
 			st.Jitter, err = strconv.ParseFloat(v, 64)
 		case "masters":
 			st.Stores, err = strconv.Atoi(v)
+		case "persistence":
+			st.Persistence = v
 		case "validity_check":
 			if v != "never" {
 				return nil, fmt.Errorf("validity_check %s: the real client follows go-redsync's README (never)", v)
@@ -142,6 +172,46 @@ func (st *Story) etcd(sc *scenario.Scenario) error {
 	return nil
 }
 
+// realCurator is the Curator release the real client runs (Debian's
+// libcurator-recipes-java): a zookeeper story must ask the model for it.
+const realCurator = "5.4"
+
+// zookeeper reads the ZooKeeper election's parameters, with the model's
+// defaults (docs/algorithms/zookeeper.md): the session timeout (60 s), the
+// policy (standard), the server's tickTime (2 s); curator_version must
+// name the release the real client runs.
+func (st *Story) zookeeper(sc *scenario.Scenario) error {
+	st.Adapter, st.Stores, st.TTL, st.Policy, st.TickTime = "zookeeper", 1, 60*time.Second, "standard", 2*time.Second
+	curator := ""
+	for _, kv := range sc.Algorithm.Params() {
+		k, v, _ := strings.Cut(kv, "=")
+		var err error
+		switch k {
+		case "session_timeout":
+			st.TTL, err = time.ParseDuration(v)
+		case "tick_time":
+			st.TickTime, err = time.ParseDuration(v)
+		case "policy":
+			st.Policy = v
+		case "curator_version":
+			curator = v
+		default:
+			return fmt.Errorf("algorithm parameter %s: the real client and server are not told it", k)
+		}
+		if err != nil {
+			return fmt.Errorf("algorithm parameter %s: %v", kv, err)
+		}
+	}
+	if curator != realCurator {
+		return fmt.Errorf("curator_version %q: the real client is Debian's Curator %s; set curator_version: %s so the model follows the same release", curator, realCurator, realCurator)
+	}
+	if st.TTL%time.Millisecond != 0 || st.TickTime%time.Millisecond != 0 {
+		return fmt.Errorf("session_timeout and tick_time: whole milliseconds (what the real client and zoo.cfg take)")
+	}
+	st.Renew = st.TTL / 3
+	return nil
+}
+
 // faults reads the scenario's faults, or refuses those the harness cannot
 // apply to real processes.
 func (st *Story) faults(sc *scenario.Scenario) (*Story, error) {
@@ -152,6 +222,14 @@ func (st *Story) faults(sc *scenario.Scenario) (*Story, error) {
 		return nil, fmt.Errorf("nemeses: the harness plays the faults list only")
 	}
 	for i, f := range sc.Faults {
+		if f.Restart != nil {
+			rs, err := st.storeRestarts(sc, f)
+			if err != nil {
+				return nil, fmt.Errorf("faults[%d]: %v", i, err)
+			}
+			st.Faults = append(st.Faults, rs...)
+			continue
+		}
 		rf, err := realFault(f)
 		if err != nil {
 			return nil, fmt.Errorf("faults[%d]: %v", i, err)
@@ -164,6 +242,46 @@ func (st *Story) faults(sc *scenario.Scenario) (*Story, error) {
 	return st, nil
 }
 
+// cutTarget reads the one partition the harness plays, the holder cut off
+// the servers: shape groups, [[leader], [store, …]] (followers or
+// candidates beside the store change nothing: clients never talk to each
+// other). The cut is both ways, through the holder's own proxies.
+func cutTarget(p *faults.Partition) (faults.Target, error) {
+	const want = "a partition is played only as groups [[leader], [store]]: the holder cut off the servers"
+	if p.Shape != faults.ShapeGroups || len(p.Groups) != 2 || len(p.Groups[0]) != 1 {
+		return faults.Target{}, fmt.Errorf("%s", want)
+	}
+	holder := p.Groups[0][0]
+	if holder.Kind != faults.TargetLeader && holder.Kind != faults.TargetLeaseHolder {
+		return faults.Target{}, fmt.Errorf("%s", want)
+	}
+	store := false
+	for _, t := range p.Groups[1] {
+		switch t.Kind {
+		case faults.TargetStore:
+			store = true
+		case faults.TargetFollowers, faults.TargetCandidate:
+		default:
+			return faults.Target{}, fmt.Errorf("%s", want)
+		}
+	}
+	if !store {
+		return faults.Target{}, fmt.Errorf("%s", want)
+	}
+	return holder, nil
+}
+
+// HasCut reports whether a fault cuts a client off: the trial then routes
+// every client through proxies of its own.
+func (st *Story) HasCut() bool {
+	for _, f := range st.Faults {
+		if f.Kind == FaultCut {
+			return true
+		}
+	}
+	return false
+}
+
 func hasParam(sc *scenario.Scenario, key string) bool {
 	for _, kv := range sc.Algorithm.Params() {
 		if strings.HasPrefix(kv, key+"=") {
@@ -171,6 +289,46 @@ func hasParam(sc *scenario.Scenario, key string) bool {
 		}
 	}
 	return false
+}
+
+// storeRestarts reads a restart of lease stores (restart: store3, or a
+// list): one FaultRestartStore per server. A restart of a client is
+// refused (crash with for: says the same), and so is one in a story with a
+// cron block, whose resource node shifts the stores' IDs.
+func (st *Story) storeRestarts(sc *scenario.Scenario, f faults.Fault) ([]Fault, error) {
+	if f.After != nil {
+		return nil, fmt.Errorf("a fault on a protocol event (after: %s) needs the engine's trace; give it a time (at:)", f.After.Event+f.After.State)
+	}
+	if st.Adapter != "redis" && st.Adapter != "redlock" {
+		return nil, fmt.Errorf("restart of a server: only Redis servers are restarted yet")
+	}
+	if sc.Cron != nil {
+		return nil, fmt.Errorf("restart of a server in a story with a cron block: not played")
+	}
+	rf := Fault{Kind: FaultRestartStore, AtMin: f.At.Min, AtMax: f.At.Max, Wipe: f.Restart.WipeDisk}
+	t := f.Restart.Target
+	var stores []int
+	switch t.Kind {
+	case faults.TargetStore:
+		stores = []int{0}
+	case faults.TargetNode:
+		for _, id := range t.Nodes {
+			k := int(id) - sc.Nodes
+			if k < 0 || k >= st.Stores {
+				return nil, fmt.Errorf("restart of %v: only servers (store, store2, …) are restarted; a client's crash is crash: with for:", id)
+			}
+			stores = append(stores, k)
+		}
+	default:
+		return nil, fmt.Errorf("restart target %s: name the servers (store, store2, …)", t.Kind)
+	}
+	out := make([]Fault, 0, len(stores))
+	for _, k := range stores {
+		x := rf
+		x.Store = k
+		out = append(out, x)
+	}
+	return out, nil
 }
 
 // realFault is f as the harness applies it, or why it cannot.
@@ -191,8 +349,17 @@ func realFault(f faults.Fault) (Fault, error) {
 		}
 	case f.Crash != nil:
 		rf.Kind, target = FaultCrash, f.Crash.Target
+	case f.Partition != nil:
+		t, err := cutTarget(f.Partition)
+		if err != nil {
+			return Fault{}, err
+		}
+		if f.For == nil {
+			return Fault{}, fmt.Errorf("a cut without for: would last past the trial")
+		}
+		rf.Kind, target = FaultCut, t
 	default:
-		return Fault{}, fmt.Errorf("only pause and crash of the holder are applied to real processes (partitions through the proxy: not yet)")
+		return Fault{}, fmt.Errorf("only a pause, a crash or a cut off the servers of the holder are applied to real processes")
 	}
 	if target.Kind != faults.TargetLeader && target.Kind != faults.TargetLeaseHolder {
 		return Fault{}, fmt.Errorf("target %s: the harness aims at the client holding the lock (leader, lease_holder)", target.Kind)

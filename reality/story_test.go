@@ -56,7 +56,10 @@ func TestFromScenarioRefusesWhatItCannotPlay(t *testing.T) {
 		"parameter":      "algorithm: {name: lease, flavor: ttl, request_timeout: 1s}\n",
 		"validity check": "algorithm: {name: lease, flavor: ttl, validity_check: before_each_action}\n",
 		"event trigger":  "algorithm: {name: lease, flavor: ttl}\nfaults: [{after: {event: elected, node: leader}, pause: leader, for: 5s}]\n",
-		"partition":      "algorithm: {name: lease, flavor: ttl}\nfaults: [{at: 5s, partition: {shape: groups, groups: [[leader], [store, followers]]}, for: 5s}]\n",
+		"partition":      "algorithm: {name: lease, flavor: ttl}\nfaults: [{at: 5s, partition: {shape: groups, groups: [[leader], [followers]]}, for: 5s}]\n",
+		"isolate":        "algorithm: {name: lease, flavor: ttl}\nfaults: [{at: 5s, partition: {shape: isolate, target: leader}, for: 5s}]\n",
+		"endless cut":    "algorithm: {name: lease, flavor: ttl}\nfaults: [{at: 5s, partition: {shape: groups, groups: [[leader], [store]]}}]\n",
+		"cut a follower": "algorithm: {name: lease, flavor: ttl}\nfaults: [{at: 5s, partition: {shape: groups, groups: [[candidate], [store]]}, for: 5s}]\n",
 		"clock":          "algorithm: {name: lease, flavor: ttl}\nfaults: [{at: 1s, clock: {target: followers, rate: 2.0}}]\n",
 		"target":         "algorithm: {name: lease, flavor: ttl}\nfaults: [{at: 5s, pause: candidate, for: 5s}]\n",
 	} {
@@ -112,4 +115,135 @@ func TestRunTrialsCancelledReturnsAnError(t *testing.T) {
 	res := &Result{Trials: make([]*TrialResult, 3)}
 	err = runTrials(ctx, Options{Trials: 3, Workers: 1}, st, "/nonexistent/client", t.TempDir(), res)
 	require.Error(t, err)
+}
+
+func TestFromScenarioZooKeeper(t *testing.T) {
+	for _, f := range []string{"stories/zk-gc-pause.yaml", "stories/zk-leader-crash.yaml"} {
+		sc, err := scenario.Load(f)
+		require.NoError(t, err, f)
+		st, err := FromScenario(sc)
+		require.NoError(t, err, f)
+		require.Equal(t, "zookeeper", st.Adapter)
+		require.Equal(t, 1, st.Stores)
+		require.Equal(t, 4*time.Second, st.TTL, "the session timeout")
+		require.Equal(t, time.Second, st.TickTime)
+		require.Equal(t, "standard", st.Policy)
+		require.Len(t, st.Faults, 1)
+		args := Adapters[st.Adapter].ClientArgs(st, []string{"127.0.0.1:2181"})
+		require.Equal(t, []string{"-connect", "127.0.0.1:2181", "-session-timeout-ms", "4000", "-policy", "standard"}, args)
+	}
+	st, err := FromScenario(parse(t, storyHead+"algorithm: {name: zookeeper, curator_version: \"5.4\", policy: session}\n"))
+	require.NoError(t, err)
+	require.Equal(t, 60*time.Second, st.TTL, "the model's default session timeout")
+	require.Equal(t, 2*time.Second, st.TickTime, "zoo_sample.cfg's tickTime")
+	require.Equal(t, "session", st.Policy)
+}
+
+// The real client is Debian's Curator 5.4: a story whose model follows
+// another release (the model's default is 5.9) would compare two
+// different LeaderLatch behaviours on RECONNECTED, so it is refused.
+func TestFromScenarioZooKeeperRefusesAnotherCurator(t *testing.T) {
+	for name, tail := range map[string]string{
+		"default release": "algorithm: {name: zookeeper, session_timeout: 4s}\n",
+		"5.9":             "algorithm: {name: zookeeper, session_timeout: 4s, curator_version: \"5.9\"}\n",
+		"request timeout": "algorithm: {name: zookeeper, curator_version: \"5.4\", request_timeout: 1s}\n",
+		"token":           "algorithm: {name: zookeeper, curator_version: \"5.4\", token: czxid}\n",
+	} {
+		_, err := FromScenario(parse(t, storyHead+tail))
+		require.Error(t, err, name)
+	}
+	_, err := FromScenario(parse(t, storyHead+"algorithm: {name: zookeeper, curator_version: \"5.3\"}\n"))
+	require.ErrorContains(t, err, "Curator 5.4")
+}
+
+func TestPrepareNamesTheMissingJava(t *testing.T) {
+	t.Setenv("PATH", t.TempDir()) // no java here
+	_, _, err := Prepare(Options{Scenario: "stories/zk-leader-crash.yaml"})
+	var missing *MissingError
+	require.True(t, errors.As(err, &missing), "%v", err)
+	require.Equal(t, "zookeeper", missing.Package)
+}
+
+func TestFromScenarioRedlockRestart(t *testing.T) {
+	for mode, file := range map[string]string{"none": "none", "rdb": "rdb", "aof_everysec": "aof-everysec", "aof_always": "aof-always"} {
+		sc, err := scenario.Load("stories/redlock-restart-" + file + ".yaml")
+		require.NoError(t, err, mode)
+		st, err := FromScenario(sc)
+		require.NoError(t, err, mode)
+		require.Equal(t, "redlock", st.Adapter)
+		require.Equal(t, 5, st.Stores)
+		require.Equal(t, mode, st.Persistence)
+		require.Len(t, st.Faults, 3, "one restart per master named")
+		for i, f := range st.Faults {
+			require.Equal(t, FaultRestartStore, f.Kind)
+			require.Equal(t, i, f.Store, "store, store2, store3 are servers 0, 1, 2")
+			require.False(t, f.Wipe)
+		}
+	}
+	st, err := FromScenario(parse(t, storyHead+"algorithm: {name: lease, flavor: redlock, ttl: 3s}\nfaults: [{at: 5s, restart: store4, wipe_disk: true}]\n"))
+	require.NoError(t, err)
+	require.Equal(t, 3, st.Faults[0].Store)
+	require.True(t, st.Faults[0].Wipe)
+	for name, tail := range map[string]string{
+		"a client":    "algorithm: {name: lease, flavor: redlock, ttl: 3s}\nfaults: [{at: 5s, restart: n1}]\n",
+		"the leader":  "algorithm: {name: lease, flavor: redlock, ttl: 3s}\nfaults: [{at: 5s, restart: leader}]\n",
+		"etcd server": "algorithm: {name: etcd, ttl: 3s}\nfaults: [{at: 5s, restart: store}]\n",
+	} {
+		_, err := FromScenario(parse(t, storyHead+tail))
+		require.Error(t, err, name)
+	}
+}
+
+// Each persistence mode is the redis.conf lines the lease model names
+// (docs/algorithms/lease.md, "Redis persistence").
+func TestRedisPersistenceFlags(t *testing.T) {
+	for mode, want := range map[string][]string{
+		"none":         {"--save", "", "--appendonly", "no"},
+		"":             {"--save", "3600 1 300 100 60 10000", "--appendonly", "no"},
+		"rdb":          {"--save", "3600 1 300 100 60 10000", "--appendonly", "no"},
+		"aof_everysec": {"--save", "3600 1 300 100 60 10000", "--appendonly", "yes", "--appendfsync", "everysec"},
+		"aof_always":   {"--save", "3600 1 300 100 60 10000", "--appendonly", "yes", "--appendfsync", "always"},
+	} {
+		got, err := redisPersistence(mode)
+		require.NoError(t, err, mode)
+		require.Equal(t, want, got, mode)
+	}
+	_, err := redisPersistence("aof_sometimes")
+	require.Error(t, err)
+}
+
+func TestFromScenarioEtcdCut(t *testing.T) {
+	sc, err := scenario.Load("stories/etcd-cut-off.yaml")
+	require.NoError(t, err)
+	st, err := FromScenario(sc)
+	require.NoError(t, err)
+	require.True(t, st.HasCut())
+	require.Equal(t, FaultCut, st.Faults[0].Kind)
+	require.Positive(t, st.Faults[0].ForMin)
+	// The twin: a pause story routes no client through proxies.
+	sc, err = scenario.Load("stories/etcd-gc-pause.yaml")
+	require.NoError(t, err)
+	st, err = FromScenario(sc)
+	require.NoError(t, err)
+	require.False(t, st.HasCut())
+}
+
+func TestSplitScheme(t *testing.T) {
+	s, hp := splitScheme("http://127.0.0.1:2379")
+	require.Equal(t, "http://", s)
+	require.Equal(t, "127.0.0.1:2379", hp)
+	s, hp = splitScheme("127.0.0.1:6379")
+	require.Empty(t, s)
+	require.Equal(t, "127.0.0.1:6379", hp)
+}
+
+func TestFromScenarioZooKeeperCut(t *testing.T) {
+	sc, err := scenario.Load("stories/zk-cut-off.yaml")
+	require.NoError(t, err)
+	st, err := FromScenario(sc)
+	require.NoError(t, err)
+	require.Equal(t, "session", st.Policy)
+	require.True(t, st.HasCut())
+	args := Adapters[st.Adapter].ClientArgs(st, []string{"127.0.0.1:9"})
+	require.Contains(t, args, "session")
 }

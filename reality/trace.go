@@ -42,7 +42,10 @@ func (w World) Names() []string {
 // acquisitions as the simulated store's revision does); Lost ends it
 // (RecStepDown); a crash ends it as the engine does (RecStepDown with
 // sim.FactCrashed, then RecCrash); a restart is RecStart with A=1; pauses
-// are RecPause and RecResume. Extended and Acting carry no record: the
+// are RecPause and RecResume; a cut and its heal are network RecFaults
+// (sim.FactLinksCut, sim.FactLinksRestored) on the links both ways between
+// the client and every store, as the engine writes a partition. Extended
+// and Acting carry no record: the
 // checker judges tenures, not renewals. Reports are taken in time order
 // (equal times in the order given); one before start is clamped to 0.
 func Convert(w World, reports []Report, start, end time.Duration) []sim.Record {
@@ -91,6 +94,16 @@ func Convert(w World, reports []Report, start, end time.Duration) []sim.Record {
 			rec.Type = sim.RecCrash
 		case Restarted:
 			rec.Type, rec.A = sim.RecStart, 1
+		case Cut, Healed:
+			rec.Type, rec.Node, rec.Name, rec.Fact = sim.RecFault, sim.None, "partition", sim.FactLinksCut
+			if r.What == Healed {
+				rec.Name, rec.Fact = "heal", sim.FactLinksRestored
+			}
+			rec.Detail = fmt.Sprintf("n%d cut off the servers", r.Node+1)
+			for k := 0; k < w.Stores; k++ {
+				s := sim.NodeID(w.Candidates + k)
+				rec.Links = append(rec.Links, sim.Link{From: sim.NodeID(r.Node), To: s}, sim.Link{From: s, To: sim.NodeID(r.Node)})
+			}
 		default:
 			continue
 		}

@@ -120,3 +120,47 @@ func TestParseLineRoundTripsAndRefusesHarnessReports(t *testing.T) {
 		require.Error(t, err, bad)
 	}
 }
+
+// A cut is a network fault the checker knows: n1 is cut off the store at
+// 5 s, n2 acquires at 9 s, n1's session ends at 9.6 s. The overlap is
+// 0.6 s and the failover is measured from the cut, as the engine's
+// partition of the leader is.
+func TestConvertCutIsAPartitionForTheChecker(t *testing.T) {
+	w := World{Candidates: 3, Stores: 1}
+	reports := []Report{
+		{Mono: 100 * time.Millisecond, Node: 0, What: Acquired},
+		{Mono: 5 * s, Node: 0, What: Cut},
+		{Mono: 9 * s, Node: 1, What: Acquired},
+		{Mono: 9600 * time.Millisecond, Node: 0, What: Lost},
+		{Mono: 12 * s, Node: 0, What: Healed},
+	}
+	recs := Convert(w, reports, 0, 20*s)
+	var cuts, heals int
+	for _, r := range recs {
+		if r.Type == sim.RecFault {
+			require.Len(t, r.Links, 2, "both ways between n1 and the store")
+			switch r.Fact {
+			case sim.FactLinksCut:
+				cuts++
+			case sim.FactLinksRestored:
+				heals++
+			}
+		}
+	}
+	require.Equal(t, 1, cuts)
+	require.Equal(t, 1, heals)
+	rep := checker.Run(w.Input(recs))
+	require.Len(t, rep.Overlaps, 1)
+	require.Equal(t, 600*time.Millisecond, time.Duration(rep.Overlaps[0].To-rep.Overlaps[0].From))
+	require.NotEmpty(t, rep.Failovers, "the cut removed the leader")
+	require.Equal(t, 4*s, rep.Failovers[0].Latency, "from the cut to n2's acquisition")
+
+	// The twin: without the cut the same reports measure no failover.
+	var uncut []Report
+	for _, r := range reports {
+		if r.What != Cut && r.What != Healed {
+			uncut = append(uncut, r)
+		}
+	}
+	require.Empty(t, checker.Run(w.Input(Convert(w, uncut, 0, 20*s))).Failovers)
+}

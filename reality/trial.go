@@ -24,26 +24,37 @@ type TrialResult struct {
 	Records []sim.Record
 	Report  checker.Report
 	Measure Measure
-	// Skipped lists the faults that found no holder to hit, one line each.
+	// Skipped lists the faults not applied (no holder to hit, a server
+	// that did not restart), one line each:
+	// such a trial is not compared (Result.Compared).
 	Skipped []string
+	// Origin is how long after the clients started the first one reported
+	// acquiring: the story's clock (fault times, the trial's length)
+	// starts there.
+	Origin time.Duration
 }
 
 // trial is one trial under way.
 type trial struct {
-	st      *Story
-	ad      Adapter
-	client  string // the client binary
-	dir     string
-	addrs   []string
-	g       Group
-	start   time.Duration
-	rng     *rand.Rand
-	mu      sync.Mutex
-	reports []Report
-	procs   []*Proc // the current process of each candidate
-	leading []bool  // what each candidate last reported
-	readers sync.WaitGroup
-	badLine error
+	st     *Story
+	ad     Adapter
+	client string // the client binary
+	dir    string
+	addrs  []string
+	// proxies[i] and clientAddrs[i] are candidate i's own proxies to the
+	// servers and their addresses, in a story with a cut (clientProxies).
+	proxies     [][]*Proxy
+	clientAddrs [][]string
+	g           Group
+	start       time.Duration
+	origin      time.Duration // the story's time 0, from start: the first acquisition
+	rng         *rand.Rand
+	mu          sync.Mutex
+	reports     []Report
+	procs       []*Proc // the current process of each candidate
+	leading     []bool  // what each candidate last reported
+	readers     sync.WaitGroup
+	badLine     error
 }
 
 // RunTrial plays the story once with real processes under a new folder in
@@ -66,8 +77,14 @@ func RunTrial(ctx context.Context, st *Story, client, tmp string, index int, see
 	stop := context.AfterFunc(ctx, t.g.Stop)
 	defer stop()
 
-	if t.addrs, err = ad.StartServers(&t.g, dir, st.Stores); err != nil {
+	if t.addrs, err = ad.StartServers(&t.g, dir, st); err != nil {
 		return nil, err
+	}
+	if st.HasCut() {
+		defer t.closeProxies() // after the group stopped: no client is left to use them
+		if err := t.clientProxies(); err != nil {
+			return nil, err
+		}
 	}
 	t.start = Mono()
 	for i := range st.Candidates {
@@ -75,16 +92,24 @@ func RunTrial(ctx context.Context, st *Story, client, tmp string, index int, see
 			return nil, err
 		}
 	}
-	res := &TrialResult{Index: index}
+	// The story's clock starts at the first acquisition, as the
+	// simulation's elections take milliseconds: Go clients lead within
+	// milliseconds of their start, a JVM (ZooKeeper's Curator client) only
+	// after seconds of class loading on a busy machine, and a fault aimed
+	// at the leader before anyone leads would find no one.
+	if !t.waitFirstHolder(ctx, st.Length) {
+		return nil, ctx.Err()
+	}
+	res := &TrialResult{Index: index, Origin: t.origin}
 	for _, a := range t.schedule() {
-		if !t.sleepUntil(ctx, a.at) {
+		if !t.sleepUntil(ctx, t.origin+a.at) {
 			return nil, ctx.Err()
 		}
 		if msg := a.do(); msg != "" {
 			res.Skipped = append(res.Skipped, msg)
 		}
 	}
-	if !t.sleepUntil(ctx, st.Length) {
+	if !t.sleepUntil(ctx, t.origin+st.Length) {
 		return nil, ctx.Err()
 	}
 	end := Mono()
@@ -117,6 +142,10 @@ func (t *trial) schedule() []action {
 		length := draw(t.rng, f.ForMin, f.ForMax)
 		var victim = -1
 		name := fmt.Sprintf("faults[%d]", i)
+		if f.Kind == FaultRestartStore {
+			out = append(out, action{at: at, do: func() string { return t.restartStore(name, f) }})
+			continue
+		}
 		out = append(out, action{at: at, do: func() string {
 			victim = t.holder()
 			if victim < 0 {
@@ -179,7 +208,23 @@ func (t *trial) hit(k FaultKind, i int) {
 		t.mu.Lock()
 		t.leading[i] = false
 		t.mu.Unlock()
+	case FaultCut:
+		t.note(i, Cut)
+		t.cut(i)
 	}
+}
+
+// restartStore restarts server f.Store in place; a failure (the adapter
+// cannot, or the server did not come back) skips the fault.
+func (t *trial) restartStore(name string, f Fault) string {
+	r, ok := t.ad.(ServerRestarter)
+	if !ok {
+		return name + ": " + string(f.Kind) + " skipped: the adapter restarts no server"
+	}
+	if err := r.RestartServer(&t.g, t.dir, t.st, f.Store, t.addrs[f.Store], f.Wipe); err != nil {
+		return name + ": " + string(f.Kind) + " skipped: " + err.Error()
+	}
+	return ""
 }
 
 // heal ends a fault: SIGCONT, or a new client process.
@@ -191,6 +236,9 @@ func (t *trial) heal(k FaultKind, i int) {
 	case FaultCrash:
 		t.note(i, Restarted)
 		_ = t.startClient(i) // a failure leaves the candidate down: the trial goes on
+	case FaultCut:
+		t.note(i, Healed)
+		t.restore(i)
 	}
 }
 
@@ -203,7 +251,7 @@ func (t *trial) proc(i int) *Proc {
 // startClient starts candidate i's client and a reader of its reports.
 func (t *trial) startClient(i int) error {
 	r, w := io.Pipe()
-	argv := append([]string{t.client}, t.ad.ClientArgs(t.st, t.addrs)...)
+	argv := append([]string{t.client}, t.ad.ClientArgs(t.st, t.addrsFor(i))...)
 	logf, err := os.Create(filepath.Join(t.dir, fmt.Sprintf("client-n%d.err", i+1)))
 	if err != nil {
 		return err
@@ -251,7 +299,27 @@ func (t *trial) startClient(i int) error {
 	return nil
 }
 
-// sleepUntil waits until the trial's clock reads at, or ctx ends (false).
+// waitFirstHolder sets t.origin when a client first reports holding, or
+// after limit if none does (the faults then find no holder and the trial
+// is not compared); false when ctx is cancelled.
+func (t *trial) waitFirstHolder(ctx context.Context, limit time.Duration) bool {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		t.origin = Mono() - t.start
+		if t.holder() >= 0 || t.origin >= limit {
+			return true
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// sleepUntil waits until the trial's clock (from its start) reads at, or
+// ctx ends (false).
 func (t *trial) sleepUntil(ctx context.Context, at time.Duration) bool {
 	d := at - (Mono() - t.start)
 	if d <= 0 {

@@ -71,11 +71,15 @@ func realityAs(prog string, args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	st := res.Story
-	fmt.Fprintf(stdout, "%s — %s\n%d real trials (%s, %d client processes, %d server(s)) · %d simulated runs\n\n",
-		st.Scenario.Name, st.Scenario.Description, len(res.Trials), st.Adapter, st.Candidates, st.Stores, len(res.Sim))
+	uncompared := ""
+	if n := len(res.Trials) - res.Compared; n > 0 {
+		uncompared = fmt.Sprintf(", %d not compared: a fault was not applied", n)
+	}
+	fmt.Fprintf(stdout, "%s — %s\n%d real trials (%s, %d client processes, %d server(s)%s) · %d simulated runs\n\n",
+		st.Scenario.Name, st.Scenario.Description, len(res.Trials), st.Adapter, st.Candidates, st.Stores, uncompared, len(res.Sim))
 	reality.PrintTable(stdout, res.Rows)
 	for _, r := range res.Rows {
-		if why := reality.KnownRosier(st.Adapter, r); why != "" {
+		if why := reality.KnownRosier(st.Scenario.Name, r); why != "" {
 			fmt.Fprintf(stdout, "\nknown difference (%s): %s\n", r.Name, why)
 		}
 	}

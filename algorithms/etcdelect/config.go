@@ -42,15 +42,35 @@ func DefaultConfig() Config {
 // v3.6): both start when the process first calls KeepAlive (the first
 // session's), and each runs on its own period from then on.
 const (
-	// keepAliveRetry is sendKeepAliveLoop's period (retryConnWait): at each
+	// keepAliveRetry is sendKeepAliveLoop's wait (retryConnWait): at each
 	// pass it sends a keep-alive for every lease whose nextKeepAlive has
-	// passed, so a keep-alive goes out on the loop's ticks and is sent
-	// again every 500 ms until a reply moves nextKeepAlive.
+	// passed, so a keep-alive goes out on the loop's passes and is sent
+	// again at every pass until a reply moves nextKeepAlive.
 	keepAliveRetry = 500 * time.Millisecond
-	// deadlineLoopPeriod is deadlineLoop's period: once a second it closes
-	// every keep-alive whose deadline has passed, ending its session, so
-	// the session ends up to 1 s after its deadline.
-	deadlineLoopPeriod = time.Second
+	// deadlineLoopWait is deadlineLoop's wait: once a pass it closes every
+	// keep-alive whose deadline has passed, ending its session, so the
+	// session ends up to a pass after its deadline.
+	deadlineLoopWait = time.Second
+	// passLateness is how much later than its wait each pass of either
+	// loop comes. Both loops arm their timer after their work
+	// (sendKeepAliveLoop: time.After(retryConnWait) after the sends;
+	// deadlineLoop: timer.Reset(time.Second) after the closes), so a pass
+	// comes the wait plus the pass's own work plus the Go timer's lateness
+	// after the one before, and the loops drift later pass by pass. Go's
+	// time.After(500 ms) fired 0.23–0.72 ms late on the reality machine
+	// (docs/reality.md, "Measured"); 0.5 ms is taken. It matters: a reply
+	// puts nextKeepAlive TTL/3 after it, the second pass after the send
+	// comes 2·(500 ms + passLateness) after it, so on a network whose
+	// round trip is under 2·passLateness (loopback) that pass sends and
+	// keep-alives go every TTL/3 + 1 ms at TTL 3 s — as measured against
+	// etcd 3.4 — and on a slower one the third pass does, every
+	// TTL/3 + 500 ms.
+	passLateness = 500 * time.Microsecond
+	// sendLoopPeriod and deadlineLoopPeriod are the loops' periods with
+	// the lateness: with no other work in the model, each pass comes one
+	// period after the one before.
+	sendLoopPeriod     = keepAliveRetry + passLateness
+	deadlineLoopPeriod = deadlineLoopWait + passLateness
 )
 
 // Validate reports the first invalid field, naming Go fields.

@@ -29,12 +29,12 @@ func Contract(v registry.Values) contract.Contract {
 // server, with exact clocks and no pause, when one-way latencies stay
 // below latMax:
 //
-//	deadlineLoopPeriod (1 s) + latMax + max(0, FirstKeepAliveTimeout − TTL)
+//	deadlineLoopPeriod (1 s + passLateness) + latMax + max(0, FirstKeepAliveTimeout − TTL)
 //
 // The client's deadline is TTL after it received a keep-alive's answer,
 // which left the server at most latMax earlier, when the server renewed
 // the lease for TTL; the session ends at deadlineLoop's first pass after
-// the deadline, up to 1 s later. Until the first answer the deadline is
+// the deadline, up to a period (1 s and a pass's lateness) later. Until the first answer the deadline is
 // FirstKeepAliveTimeout after KeepAlive, called when the Grant's answer
 // arrived (at most latMax after the server granted the lease for TTL).
 // The server's revoke loop and commit only delay the successor, and a

@@ -18,18 +18,20 @@ const scenarios = "../../scenarios/"
 
 // TestEtcdMaxOverlapHandComputed holds the bound to values worked out by
 // hand: the client's deadline is TTL after an answer that left the server
-// up to latMax before (when the server renewed for TTL), and its 1 s
-// deadline loop ends the session up to a second later; before the first
-// answer the deadline is FirstKeepAliveTimeout after the Grant's answer.
+// up to latMax before (when the server renewed for TTL), and its deadline
+// loop ends the session up to a pass later — 1 s and the pass's 0.5 ms
+// lateness (client/v3/lease.go deadlineLoop arms timer.Reset(time.Second)
+// after its work); before the first answer the deadline is
+// FirstKeepAliveTimeout after the Grant's answer.
 func TestEtcdMaxOverlapHandComputed(t *testing.T) {
-	ms := time.Millisecond
+	ms, us := time.Millisecond, time.Microsecond
 	for _, tc := range []struct {
 		ttl, first, lat, want time.Duration
 	}{
-		{10 * time.Second, 5 * time.Second, 10 * ms, 1010 * ms},  // etcd-cut-correct-clock.yaml
-		{60 * time.Second, 5 * time.Second, 400 * ms, 1400 * ms}, // the defaults on a slow network
-		{2 * time.Second, 5 * time.Second, 10 * ms, 4010 * ms},   // the first deadline outlives a short lease by 3 s
-		{5 * time.Second, 5 * time.Second, 0, 1000 * ms},         // equal: nothing added
+		{10 * time.Second, 5 * time.Second, 10 * ms, 1010*ms + 500*us},  // etcd-cut-correct-clock.yaml
+		{60 * time.Second, 5 * time.Second, 400 * ms, 1400*ms + 500*us}, // the defaults on a slow network
+		{2 * time.Second, 5 * time.Second, 10 * ms, 4010*ms + 500*us},   // the first deadline outlives a short lease by 3 s
+		{5 * time.Second, 5 * time.Second, 0, 1000*ms + 500*us},         // equal: nothing added
 	} {
 		c := etcdelect.DefaultConfig()
 		c.TTL, c.FirstKeepAliveTimeout = tc.ttl, tc.first

@@ -46,9 +46,9 @@ type Node struct {
 	rejoin   sim.TimerID
 
 	// The client's keep-alive loops (lease.go) start at loopOrigin, the
-	// process's first KeepAlive, and tick every keepAliveRetry and
-	// deadlineLoopPeriod from then on; all times are the client's
-	// monotonic clock.
+	// process's first KeepAlive, and tick every sendLoopPeriod and
+	// deadlineLoopPeriod (their waits and passLateness) from then on; all
+	// times are the client's monotonic clock.
 	loops      bool
 	loopOrigin time.Duration
 	kaNext     time.Duration // nextKeepAlive: a keep-alive goes out at the first send tick after it
@@ -151,7 +151,7 @@ func (n *Node) OnTimer(id sim.TimerID, tag int) {
 			n.reached(StateKeepAliveSent)
 			// nextKeepAlive stays in the past until a reply moves it: the
 			// loop sends again at its next tick.
-			n.arm(&n.kaTimer, n.onTick(keepAliveRetry)+keepAliveRetry-n.env.Now(), tagKeepAlive)
+			n.arm(&n.kaTimer, n.onTick(sendLoopPeriod)+sendLoopPeriod-n.env.Now(), tagKeepAlive)
 		}
 	case tagDeadline:
 		if id == n.deadline {
@@ -320,7 +320,7 @@ func (n *Node) request(req *Request, st step) {
 // armKeepAlive aims the send timer at the send loop's first tick after
 // nextKeepAlive (sendKeepAliveLoop sends when nextKeepAlive.Before(now)).
 func (n *Node) armKeepAlive() {
-	n.arm(&n.kaTimer, tickAfter(n.loopOrigin, keepAliveRetry, n.kaNext)-n.env.Now(), tagKeepAlive)
+	n.arm(&n.kaTimer, tickAfter(n.loopOrigin, sendLoopPeriod, n.kaNext)-n.env.Now(), tagKeepAlive)
 }
 
 // armDeadline aims the deadline timer at the deadline loop's first tick

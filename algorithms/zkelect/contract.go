@@ -65,24 +65,26 @@ func Contract(v registry.Values) contract.Contract {
 // clocks and no pause, when one-way latencies stay below latMax, with the
 // session timeout T negotiated into [2, 20] ticks:
 //
-//	standard: max(0, latMax − T/3)
-//	session:  2T/3 + latMax
+//	standard: max(0, latMax − T/3 + 100 ms)
+//	session:  2T/3 + 100 ms + latMax
 //
 // The server expires a session no earlier than T after the last request
 // it received (then its znode goes and the next latch may lead), and the
 // client last heard from it at most latMax after that request. The
 // standard policy gives up at SUSPENDED, the read timeout 2T/3 after the
-// client last heard; the session policy at LOST, a further T of SUSPENDED.
+// client last heard and the socket cleanup's 100 ms sleep
+// (ClientCnxnSocketNIO.cleanup) more; the session policy at LOST, a
+// further T of SUSPENDED.
 func MaxOverlap(c Config, tick, latMax time.Duration) time.Duration {
 	return max(overlapBase(c, tick)+latMax, 0)
 }
 
 // overlapBase is MaxOverlap less its one latency term, before the clamp
-// at zero: 2T/3 (session) or −T/3 (standard).
+// at zero: 2T/3 + 100 ms (session) or −T/3 + 100 ms (standard).
 func overlapBase(c Config, tick time.Duration) time.Duration {
 	t := min(max(c.SessionTimeout, 2*tick), 20*tick)
 	if c.Policy == PolicySession {
-		return 2 * t / 3
+		return 2*t/3 + cleanupSleep
 	}
-	return -t / 3
+	return -t/3 + cleanupSleep
 }

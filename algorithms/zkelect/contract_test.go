@@ -19,9 +19,11 @@ const scenarios = "../../scenarios/"
 // hand. The session timeout T is negotiated into [2, 20] ticks; the
 // server expires a session no earlier than T after the last request it
 // received, whose answer the client heard up to latMax later. Standard:
-// the latch gives up 2T/3 after it last heard (SUSPENDED), so only a
-// latency above T/3 leaves an overlap. Session: it gives up T later still
-// (LOST), 5T/3 after it last heard: 2T/3 + latMax past the expiry.
+// the latch gives up 2T/3 + 100 ms after it last heard (SUSPENDED: the read
+// timeout, then ClientCnxnSocketNIO.cleanup's 100 ms sleep before
+// Disconnected), so only a latency above T/3 − 100 ms leaves an overlap.
+// Session: it gives up T later still (LOST), 5T/3 + 100 ms after it last
+// heard: 2T/3 + 100 ms + latMax past the expiry.
 func TestZKMaxOverlapHandComputed(t *testing.T) {
 	s, ms := time.Second, time.Millisecond
 	for _, tc := range []struct {
@@ -30,10 +32,10 @@ func TestZKMaxOverlapHandComputed(t *testing.T) {
 		want             time.Duration
 	}{
 		{zkelect.PolicyStandard, 10 * s, 2 * s, 10 * ms, 0},
-		{zkelect.PolicyStandard, 3 * s, 2 * s, 1500 * ms, 166666667 * time.Nanosecond}, // T = 4 s: 1.5 s − 1.333 s
-		{zkelect.PolicySession, 10 * s, 2 * s, 10 * ms, 6676666666 * time.Nanosecond},  // zk-session-policy-partition.yaml
-		{zkelect.PolicySession, 60 * s, 2 * s, 0, 26666666666 * time.Nanosecond},       // 60 s asked, 40 s granted
-		{zkelect.PolicySession, s, 2 * s, 0, 2666666666 * time.Nanosecond},             // 1 s asked, 4 s granted
+		{zkelect.PolicyStandard, 3 * s, 2 * s, 1500 * ms, 266666667 * time.Nanosecond}, // T = 4 s: 1.5 s − 1.333 s + 0.1 s
+		{zkelect.PolicySession, 10 * s, 2 * s, 10 * ms, 6776666666 * time.Nanosecond},  // zk-session-policy-partition.yaml
+		{zkelect.PolicySession, 60 * s, 2 * s, 0, 26766666666 * time.Nanosecond},       // 60 s asked, 40 s granted
+		{zkelect.PolicySession, s, 2 * s, 0, 2766666666 * time.Nanosecond},             // 1 s asked, 4 s granted
 	} {
 		c := zkelect.DefaultConfig()
 		c.Policy, c.SessionTimeout = tc.policy, tc.asked

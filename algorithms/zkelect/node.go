@@ -9,12 +9,19 @@ import (
 
 // Timer tags.
 const (
-	tagPing    = iota + 1 // ping when idle for a third of the session timeout
-	tagSuspend            // nothing heard for the read timeout: SUSPENDED
-	tagLost               // SUSPENDED for a whole session timeout: LOST (Curator)
-	tagRequest            // the pending latch request timed out
-	tagRejoin             // RejoinDelay elapsed
+	tagPing         = iota + 1 // ping when idle for a third of the session timeout
+	tagSuspend                 // nothing heard for the read timeout: SUSPENDED
+	tagLost                    // SUSPENDED for a whole session timeout: LOST (Curator)
+	tagRequest                 // the pending latch request timed out
+	tagRejoin                  // RejoinDelay elapsed
+	tagDisconnected            // the closed socket's cleanup slept: Disconnected, SUSPENDED
 )
+
+// cleanupSleep is ClientCnxnSocketNIO.cleanup's Thread.sleep(100): after
+// closing the socket the send thread sleeps 100 ms before
+// cleanAndNotifyState queues the Disconnected event (ClientCnxn.java,
+// SendThread.run and cleanAndNotifyState; zookeeper master, as 3.8).
+const cleanupSleep = 100 * time.Millisecond
 
 // connection is Curator's ConnectionState as the latch sees it.
 type connection uint8
@@ -22,6 +29,9 @@ type connection uint8
 const (
 	connNone connection = iota
 	connConnected
+	// connClosing: ClientCnxn closed its socket (read timeout, or the
+	// server closed it) and sleeps in cleanup; Curator is still CONNECTED.
+	connClosing
 	connSuspended
 )
 
@@ -68,6 +78,7 @@ type Node struct {
 	suspend sim.TimerID
 	lost    sim.TimerID
 	rejoin  sim.TimerID
+	closing sim.TimerID
 }
 
 // New returns a candidate talking to the server.
@@ -109,6 +120,8 @@ func (n *Node) TimerName(tag int) string {
 		return "zk.request"
 	case tagRejoin:
 		return "zk.rejoin"
+	case tagDisconnected:
+		return "zk.cleanup"
 	}
 	return ""
 }
@@ -117,16 +130,15 @@ func (n *Node) TimerName(tag int) string {
 func (n *Node) OnMessage(m sim.Message) {
 	if d, ok := m.Body.(*Disconnect); ok && m.Kind == KindDisconnect {
 		if n.session != 0 && d.Session == n.session {
-			// ClientCnxn sees its socket closed: Disconnected now, not
-			// after the read timeout; Curator's SUSPENDED.
-			n.disarm(&n.suspend)
-			n.suspended()
+			// ClientCnxn sees its socket closed: Disconnected after its
+			// cleanup, not after the read timeout; Curator's SUSPENDED.
+			n.closeSocket()
 		}
 		return
 	}
 	rep, ok := m.Body.(*Response)
-	if !ok || m.Kind != KindResponse {
-		return
+	if !ok || m.Kind != KindResponse || n.conn == connClosing {
+		return // nothing reaches a closed socket
 	}
 	if rep.Op != OpConnect {
 		if n.session == 0 || rep.Session != n.session {
@@ -228,6 +240,11 @@ func (n *Node) OnTimer(id sim.TimerID, tag int) {
 	case tagSuspend:
 		if id == n.suspend {
 			n.suspend = 0
+			n.closeSocket() // SessionTimeoutException: cleanAndNotifyState
+		}
+	case tagDisconnected:
+		if id == n.closing {
+			n.closing = 0
 			n.suspended()
 		}
 	case tagLost:
@@ -312,10 +329,26 @@ func (n *Node) reconnected() {
 	n.checkLeadership()
 }
 
-// suspended is SUSPENDED: under the standard policy the latch gives up
-// leadership at once; Curator's LOST follows a session timeout later.
-func (n *Node) suspended() {
+// closeSocket is SendThread.cleanAndNotifyState on a read timeout or a
+// socket the server closed: the socket is closed and the thread sleeps
+// cleanupSleep (100 ms) before the Disconnected event is queued. Until
+// then Curator is CONNECTED and the latch leads on; nothing reaches the
+// closed socket, and no ping goes out.
+func (n *Node) closeSocket() {
 	if n.conn != connConnected {
+		return
+	}
+	n.conn = connClosing
+	n.disarm(&n.suspend)
+	n.disarm(&n.ping)
+	n.arm(&n.closing, cleanupSleep, tagDisconnected)
+}
+
+// suspended is SUSPENDED, when the Disconnected event comes: under the
+// standard policy the latch gives up leadership at once; Curator's LOST
+// follows a session timeout later.
+func (n *Node) suspended() {
+	if n.conn != connClosing {
 		return
 	}
 	n.conn = connSuspended
@@ -382,6 +415,7 @@ func (n *Node) halt() {
 	n.disarm(&n.ping)
 	n.disarm(&n.suspend)
 	n.disarm(&n.lost)
+	n.disarm(&n.closing)
 }
 
 // reset is LeaderLatch.reset: leadership off, the old znode deleted (a

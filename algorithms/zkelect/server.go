@@ -59,8 +59,13 @@ type ownedNode struct {
 // tickTime buckets, every client connection closed when it loses its
 // quorum or its leader.
 type Server struct {
-	cfg         ServerConfig
-	env         sim.Env
+	cfg ServerConfig
+	env sim.Env
+	// phase is where the tick buckets fall on the server's clock:
+	// ExpiryQueue rounds Time.currentElapsedTime() (System.nanoTime in ms,
+	// an arbitrary origin), so the bucket edges have no relation to when
+	// the clients connected; drawn in [0, tickTime) at each start.
+	phase       int64
 	zxid        int64
 	nextSession int64
 	nextSeq     int64
@@ -90,6 +95,7 @@ func (s *Server) prefix() string { return "/" + s.cfg.Name + "/latch-" }
 // tracker does.
 func (s *Server) Start(env sim.Env, restored []byte) {
 	*s = Server{cfg: s.cfg, env: env, unavailable: s.unavailable, leader: ownedNode{Znode: Znode{Holder: sim.None}}}
+	s.phase = int64(env.Rand().DurationRange(0, s.cfg.TickTime))
 	if len(restored) > 0 {
 		var snap snapshot
 		if json.Unmarshal(restored, &snap) == nil {
@@ -248,11 +254,11 @@ func (s *Server) now() int64 { return int64(s.env.Now()) }
 // touch is SessionTrackerImpl.touchSession: the session now expires in the
 // bucket at the first tick boundary after now + its timeout
 // (ExpiryQueue.update: roundToNextInterval(now + timeout) =
-// (t / tickTime + 1) · tickTime), so between T and T + tickTime after it
-// was last heard from.
+// (t / tickTime + 1) · tickTime, on a clock whose origin is the server's
+// phase), so between T and T + tickTime after it was last heard from.
 func (s *Server) touch(i int) {
 	tick := int64(s.cfg.TickTime)
-	s.sessions[i].ExpiryNs = ((s.now()+s.sessions[i].TimeoutNs)/tick + 1) * tick
+	s.sessions[i].ExpiryNs = ((s.now()-s.phase+s.sessions[i].TimeoutNs)/tick+1)*tick + s.phase
 }
 
 func (s *Server) touchAll() {
