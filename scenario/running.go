@@ -177,7 +177,7 @@ func (l *loader) sectionFor(n *ynode, name string) (*ynode, []string, bool) {
 func (l *loader) readSection(n *ynode, name string, nodes int) (AlgorithmSpec, []string) {
 	sec, dropped, retarget := l.sectionFor(n, name)
 	for {
-		sub := &loader{file: l.file, running: l.running, onAsked: l.onAsked}
+		sub := &loader{file: l.file, running: l.running, onAsked: l.onAsked, deferUser: l.deferUser}
 		spec := sub.readAlgorithm(sec, "algorithm", nodes)
 		if len(sub.errs) == 0 {
 			return spec, dropped
