@@ -75,6 +75,12 @@ func parse(name string, src []byte, sets []string, onAsked func(path, key string
 	if perr != nil {
 		return nil, Errors{perr}
 	}
+	if n := mapGet(root, "scenarios"); n != nil && mapGet(root, "algorithms") != nil {
+		// A comparison matrix read as a scenario would be a dozen
+		// unknown-field errors; one sentence says what it is instead.
+		return nil, Errors{{File: name, Line: max(n.line, 1), Col: max(n.col, 1), Field: "scenarios",
+			Msg: "this is a comparison matrix (algorithms × scenarios), not a scenario: run it with simrun -matrix " + name + ", or give -scenario one of the scenarios it lists"}}
+	}
 	// An override that cannot be spliced is reported and left out; the
 	// file is still read with the others, so every error shows at once.
 	l := &loader{file: name, onAsked: onAsked, deferUser: o.DeferUserCode}
