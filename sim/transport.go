@@ -120,10 +120,8 @@ const (
 // lost).
 func (s *Sim) retransmission(l *link) (time.Duration, bool) {
 	var waited time.Duration
-	rto := tcpRTOMin
-	for range tcpRetries2 {
-		waited += rto
-		rto = min(2*rto, tcpRTOMax)
+	for k := range uint8(tcpRetries2) {
+		waited += rtoAfter(k)
 		if !s.netRand.Chance(l.dropThresh) {
 			return waited, true
 		}
