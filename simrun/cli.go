@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/electsim/electsim/scenario"
+	"github.com/electsim/electsim/simrun/worker"
 )
 
 // subcommands are simrun's commands other than a run, in the order -h lists
@@ -44,9 +45,12 @@ func runAs(prog string, args []string, stdout, stderr io.Writer) int {
 			return marginAs(prog, args[1:], stdout, stderr)
 		case "hunt":
 			return huntAs(prog, args[1:], stdout, stderr)
-		case huntWorkerCmd:
-			if isWorker() { // hidden: a hunt's worker process (huntpool.go)
-				return huntWorker(os.Stdin, parentChannel(), stderr) // the replies' channel (workerlink.go)
+		case worker.HuntCmd:
+			if worker.IsWorker() { // hidden: a hunt's worker process (huntpool.go)
+				if worker.ServeHunt(os.Stdin, worker.ParentChannel(), stderr) { // the replies' channel (workerlink.go)
+					return exitOK
+				}
+				return exitUsage
 			}
 		case "reality":
 			return realityAs(prog, args[1:], stdout, stderr)

@@ -20,6 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/electsim/electsim/reports"
+	"github.com/electsim/electsim/simrun/outdir"
 )
 
 // simrun replaces an output folder only if it made it (the marker) or it is
@@ -29,7 +30,7 @@ func TestOutputFolderReplacement(t *testing.T) {
 	out := filepath.Join(dir, "o")
 	code, _, e := simrun(t, "-scenario", partition, "-quiet", "-out", out)
 	require.Equal(t, exitOK, code, e)
-	require.FileExists(t, filepath.Join(out, markerFile))
+	require.FileExists(t, filepath.Join(out, outdir.MarkerFile))
 	require.FileExists(t, filepath.Join(out, "summary.json"))
 	// Its own folder: replaced (a stray file in it goes with it).
 	require.NoError(t, os.WriteFile(filepath.Join(out, "stray.txt"), []byte("x"), 0o644))
@@ -39,11 +40,11 @@ func TestOutputFolderReplacement(t *testing.T) {
 	// An empty folder: used.
 	empty := filepath.Join(dir, "empty")
 	require.NoError(t, os.Mkdir(empty, 0o755))
-	if !raceEnabled { // -race: a partition run is 3 s; checkReplaceable says the same
+	if !raceEnabled { // -race: a partition run is 3 s; outdir.CheckReplaceable says the same
 		code, _, e = simrun(t, "-scenario", partition, "-quiet", "-out", empty)
 		require.Equal(t, exitOK, code, e)
 	}
-	require.NoError(t, checkReplaceable(empty))
+	require.NoError(t, outdir.CheckReplaceable(empty))
 	// Nothing else is left beside the outputs.
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
@@ -59,7 +60,7 @@ func TestOutputFolderReplacement(t *testing.T) {
 func TestOutputPermissions(t *testing.T) {
 	old := syscall.Umask(0o022)
 	defer syscall.Umask(old)
-	umaskOnce.v = 0o022
+	outdir.SetCachedUmask(0o022)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "o")
 	js := filepath.Join(dir, "s.json")
@@ -121,12 +122,12 @@ func TestStaleTemporariesRemoved(t *testing.T) {
 	dead := exec.Command("true")
 	require.NoError(t, dead.Run())
 	pid := dead.Process.Pid // exited: no such process now
-	stale := filepath.Join(dir, ".o"+tmpTag+strconv.Itoa(pid)+"-123")
+	stale := filepath.Join(dir, ".o"+outdir.TmpTag+strconv.Itoa(pid)+"-123")
 	require.NoError(t, os.MkdirAll(stale, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(stale, "summary.json"), []byte("{}"), 0o644))
 	long := time.Now().Add(-time.Hour) // past staleGrace (a temporary just made may be a writer's first instant)
 	require.NoError(t, os.Chtimes(stale, long, long))
-	live := filepath.Join(dir, ".o"+tmpTag+"1-456") // pid 1 runs
+	live := filepath.Join(dir, ".o"+outdir.TmpTag+"1-456") // pid 1 runs
 	require.NoError(t, os.MkdirAll(live, 0o755))
 	code, _, e := simrun(t, "-scenario", partition, "-quiet", "-out", filepath.Join(dir, "o"))
 	require.Equal(t, exitOK, code, e)
@@ -163,7 +164,7 @@ func TestSignalsCleanUp(t *testing.T) {
 		entries, err := os.ReadDir(dir)
 		require.NoError(t, err)
 		for _, e := range entries {
-			assert.NotContains(t, e.Name(), tmpTag, "a temporary was left behind")
+			assert.NotContains(t, e.Name(), outdir.TmpTag, "a temporary was left behind")
 		}
 	}
 	cases := []struct {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/electsim/electsim/scenario"
+	"github.com/electsim/electsim/simrun/outdir"
 )
 
 // usageError is a bad command line or input file: exit status 2.
@@ -217,13 +218,13 @@ func parseOptionsAs(prog string, args []string, _ io.Writer) (*options, error) {
 		return nil, usagef("-seed %d with -seeds %d runs past the last seed (2^64-1)", o.seed, o.seeds)
 	}
 	for _, p := range []*string{&o.json, &o.trace, &o.perfetto, &o.materialize} {
-		*p = normalizeOutput(*p) // /dev/stdout is "-": written to stdout, never renamed over
+		*p = outdir.NormalizeOutput(*p) // /dev/stdout is "-": written to stdout, never renamed over
 	}
 	// Two outputs naming the same path would overwrite each other.
 	outs := []struct{ flag, path string }{{"-json", o.json}, {"-trace", o.trace}, {"-perfetto", o.perfetto}, {"-materialize", o.materialize}, {"-out", o.out}, {"-runs", o.runs}}
 	for i := range outs {
 		for j := i + 1; j < len(outs); j++ {
-			if samePath(outs[i].path, outs[j].path) {
+			if outdir.SamePath(outs[i].path, outs[j].path) {
 				return nil, usagef("%s and %s name the same path %q", outs[i].flag, outs[j].flag, outs[i].path)
 			}
 		}

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/electsim/electsim/reports"
+	"github.com/electsim/electsim/simrun/outdir"
+	"github.com/electsim/electsim/simrun/worker"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -29,7 +31,7 @@ func TestHelperHoldLock(t *testing.T) {
 	if path == "" {
 		t.Skip("a helper process, not a test")
 	}
-	f, err := lockPath(path)
+	f, err := outdir.LockPath(path)
 	require.NoError(t, err)
 	defer f.Close()
 	os.Stdout.WriteString("locked\n")
@@ -76,10 +78,10 @@ func TestStaleTemporaryLockedByOtherNamespace(t *testing.T) {
 	dir := t.TempDir()
 	old := time.Now().Add(-time.Hour) // past staleGrace: only the lock keeps it
 	mk := func(name string, locked bool) string {
-		p := filepath.Join(dir, ".o"+tmpTag+strconv.Itoa(deadPID(t))+"-"+name)
+		p := filepath.Join(dir, ".o"+outdir.TmpTag+strconv.Itoa(deadPID(t))+"-"+name)
 		require.NoError(t, os.MkdirAll(p, 0o755))
-		m := filepath.Join(p, markerFile)
-		require.NoError(t, os.WriteFile(m, []byte(markerText), 0o644))
+		m := filepath.Join(p, outdir.MarkerFile)
+		require.NoError(t, os.WriteFile(m, []byte(outdir.MarkerText), 0o644))
 		if locked {
 			holdLockChild(t, m)
 		}
@@ -87,7 +89,7 @@ func TestStaleTemporaryLockedByOtherNamespace(t *testing.T) {
 		return p
 	}
 	live, dead := mk("live", true), mk("dead", false)
-	liveFile := filepath.Join(dir, ".s.json"+tmpTag+strconv.Itoa(deadPID(t))+"-1")
+	liveFile := filepath.Join(dir, ".s.json"+outdir.TmpTag+strconv.Itoa(deadPID(t))+"-1")
 	require.NoError(t, os.WriteFile(liveFile, []byte("{"), 0o644))
 	holdLockChild(t, liveFile)
 	require.NoError(t, os.Chtimes(liveFile, old, old))
@@ -148,7 +150,7 @@ func TestOneSIGTERMStopsLongRuns(t *testing.T) {
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	for _, e := range entries {
-		assert.NotContains(t, e.Name(), tmpTag, "a temporary was left behind")
+		assert.NotContains(t, e.Name(), outdir.TmpTag, "a temporary was left behind")
 	}
 }
 
@@ -163,10 +165,10 @@ func TestKilledWorkerFolderRemoved(t *testing.T) {
 	tmp, work := t.TempDir(), t.TempDir()
 	old := time.Now().Add(-time.Hour)
 	mk := func(name string, locked bool) string {
-		d := filepath.Join(tmp, workerDirPrefix+name)
+		d := filepath.Join(tmp, worker.DirPrefix+name)
 		require.NoError(t, os.MkdirAll(d, 0o700))
 		require.NoError(t, os.WriteFile(filepath.Join(d, "w0.json"), []byte("{"), 0o600))
-		lock := filepath.Join(d, workerLockFile)
+		lock := filepath.Join(d, worker.LockFile)
 		require.NoError(t, os.WriteFile(lock, nil, 0o600))
 		if locked {
 			holdLockChild(t, lock)

@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/electsim/electsim/simrun/outdir"
 )
 
 // partitionYAML is the shipped scenario the output cases run.
@@ -28,7 +30,7 @@ func noTemps(t *testing.T, dir string) {
 	t.Helper()
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err == nil {
-			assert.NotContains(t, d.Name(), tmpTag, "temporary left: %s", p)
+			assert.NotContains(t, d.Name(), outdir.TmpTag, "temporary left: %s", p)
 		}
 		return nil
 	})

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/electsim/electsim/simrun/worker"
 )
 
 // Issue 39, round four: what round three left open (docs/engine.md,
@@ -29,7 +31,7 @@ func TestHostileWorkerNamedByParentPID(t *testing.T) {
 	dir := workersCorpus(t)
 	abs, err := filepath.Abs(partition)
 	require.NoError(t, err)
-	shell := envWorker + "=" + strconv.Itoa(os.Getpid()) // this test process is the child's parent: its "$$"
+	shell := worker.EnvWorker + "=" + strconv.Itoa(os.Getpid()) // this test process is the child's parent: its "$$"
 	r := runWithEnv(t, dir, []string{shell}, "hunt", "-algo", hostileAlgo, "-set", "algorithm.bug=exit",
 		"-checks", "crashed", "-runs", "3", "-workers", "1", "-isolate", "-quiet", "-out", "hunt")
 	require.Equal(t, exitViolation, r.code, "the hunt isolated its runs: %s", r.stderr)
@@ -40,7 +42,7 @@ func TestHostileWorkerNamedByParentPID(t *testing.T) {
 	require.Equal(t, exitOK, r.code, "a plain sweep is no worker: %s", r.stderr)
 	assert.FileExists(t, filepath.Join(dir, "plain", "report.html"))
 
-	r = runWithEnv(t, dir, []string{shell}, huntWorkerCmd)
+	r = runWithEnv(t, dir, []string{shell}, worker.HuntCmd)
 	assert.Equal(t, exitUsage, r.code, "the hidden command is refused outside a worker: %s", r.stderr)
 	requireOneLine(t, r.stderr)
 	noTemporaries(t, dir)

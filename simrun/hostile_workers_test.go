@@ -18,6 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/electsim/electsim/scenario"
+	"github.com/electsim/electsim/simrun/outdir"
+	"github.com/electsim/electsim/simrun/worker"
 )
 
 // Issue 39, the third hostile pass: the hunt and its workers. Each case
@@ -65,8 +67,8 @@ func noTemporaries(t *testing.T, dir string) {
 	t.Helper()
 	require.NoError(t, filepath.Walk(dir, func(p string, _ os.FileInfo, err error) error {
 		if err == nil {
-			assert.NotContains(t, filepath.Base(p), tmpTag, "a temporary was left behind")
-			assert.NotContains(t, filepath.Base(p), newTag, "a temporary was left behind")
+			assert.NotContains(t, filepath.Base(p), outdir.TmpTag, "a temporary was left behind")
+			assert.NotContains(t, filepath.Base(p), outdir.NewTag, "a temporary was left behind")
 		}
 		return err
 	}))
@@ -90,7 +92,7 @@ func TestHostileWorkerEnvironmentLeftSet(t *testing.T) {
 	abs, err := filepath.Abs(partition)
 	require.NoError(t, err)
 
-	r := runWithEnv(t, dir, []string{envSkip + "=1 0 raft,2 0 raft"},
+	r := runWithEnv(t, dir, []string{worker.EnvSkip + "=1 0 raft,2 0 raft"},
 		"-scenario", abs, "-seeds", "4", "-isolate", "-workers", "1", "-quiet", "-out", "skip", "-json", "skip.json")
 	require.Equal(t, exitOK, r.code, r.stderr)
 	s := readSummary(t, filepath.Join(dir, "skip.json"))
@@ -99,13 +101,13 @@ func TestHostileWorkerEnvironmentLeftSet(t *testing.T) {
 	assert.Len(t, s.Runs, 4)
 
 	for _, v := range []string{"1", strconv.Itoa(os.Getppid())} { // a shell's leftover, and a PID that is not the child's parent
-		r = runWithEnv(t, dir, []string{envWorker + "=" + v}, "hunt", "-algo", hostileAlgo, "-set", "algorithm.bug=exit",
+		r = runWithEnv(t, dir, []string{worker.EnvWorker + "=" + v}, "hunt", "-algo", hostileAlgo, "-set", "algorithm.bug=exit",
 			"-checks", "crashed", "-runs", "3", "-workers", "1", "-isolate", "-quiet", "-out", "hunt"+v)
 		require.Equal(t, exitViolation, r.code, "SIMRUN_WORKER=%s: the hunt isolated its runs: %s", v, r.stderr)
 		assert.Contains(t, r.stdout, "found: crashed after 1 run")
 		assert.Contains(t, r.stdout, "the worker process exited with status 0 during the run")
 
-		r = runWithEnv(t, dir, []string{envWorker + "=" + v}, "-scenario", abs, "-quiet", "-out", "plain"+v)
+		r = runWithEnv(t, dir, []string{worker.EnvWorker + "=" + v}, "-scenario", abs, "-quiet", "-out", "plain"+v)
 		require.Equal(t, exitOK, r.code, "SIMRUN_WORKER=%s: a plain sweep is no worker: %s", v, r.stderr)
 		assert.FileExists(t, filepath.Join(dir, "plain"+v, "report.html"))
 	}
@@ -275,16 +277,16 @@ func TestHostileKilledTemporariesCleanedAtOnce(t *testing.T) {
 	stderr.waitFor(t, regexp.MustCompile(`(?m)^simrun: [1-9][0-9]*/5000 `))
 	require.NoError(t, cmd.Process.Kill())
 	_ = stderr.wait(cmd)
-	staged, err := filepath.Glob(filepath.Join(dir, "out", "partition", ".*"+tmpTag+"*"))
+	staged, err := filepath.Glob(filepath.Join(dir, "out", "partition", ".*"+outdir.TmpTag+"*"))
 	require.NoError(t, err)
 	require.NotEmpty(t, staged, "the killed sweep left its staging folder")
 
 	tmp := t.TempDir()
 	mk := func(name string, locked bool) string {
-		d := filepath.Join(tmp, workerDirPrefix+name)
+		d := filepath.Join(tmp, worker.DirPrefix+name)
 		require.NoError(t, os.MkdirAll(d, 0o700))
 		require.NoError(t, os.WriteFile(filepath.Join(d, "shard0.json"), []byte("{"), 0o600))
-		lock := filepath.Join(d, workerLockFile)
+		lock := filepath.Join(d, worker.LockFile)
 		require.NoError(t, os.WriteFile(lock, nil, 0o600))
 		if locked {
 			holdLockChild(t, lock)
@@ -310,7 +312,7 @@ func TestHostileKilledTemporariesCleanedAtOnce(t *testing.T) {
 // machine without one, 1.7–2.7 GB before the handler watchdog fired).
 func TestHostileRunawayHandlerMemory(t *testing.T) {
 	dir := workersCorpus(t)
-	const limitKB = workerMemLimitMiB << 10
+	const limitKB = worker.MemLimitMiB << 10
 	r := runBounded(t, dir, "hunt", "-algo", hostileAlgo, "-set", "algorithm.bug=alloc", "-checks", "crashed",
 		"-runs", "3", "-workers", "1", "-isolate", "-quiet", "-out", "h")
 	require.Equal(t, exitViolation, r.code, r.stderr)

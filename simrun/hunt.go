@@ -15,6 +15,8 @@ import (
 	"github.com/electsim/electsim/checker"
 	"github.com/electsim/electsim/hunt"
 	"github.com/electsim/electsim/reports"
+	"github.com/electsim/electsim/simrun/outdir"
+	"github.com/electsim/electsim/simrun/worker"
 )
 
 // huntAs is simrun hunt (docs/hunting.md): it searches fault schedules and
@@ -77,8 +79,8 @@ func huntAs(prog string, args []string, stdout, stderr io.Writer) int {
 	if o.Scenario != "" {
 		name = strings.TrimSuffix(filepath.Base(o.Scenario), filepath.Ext(o.Scenario)) + "-hunt"
 	}
-	dest := destFor(out, filepath.Join("out", name))
-	if err := dest.check(); err != nil {
+	dest := outdir.DestFor(out, filepath.Join("out", name))
+	if err := dest.Check(); err != nil {
 		return fail("%v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -94,12 +96,12 @@ func huntAs(prog string, args []string, stdout, stderr io.Writer) int {
 		cancel()
 	}()
 	if isolate, auto := huntIsolation(&iso); isolate {
-		pool, err := newHuntPool(prog, iso.handlerMax)
+		pool, err := worker.NewHuntPool(prog, iso.handlerMax)
 		if err != nil {
 			return fail("%v", err)
 		}
 		defer pool.Close()
-		pool.shareCores(o.Workers)
+		pool.ShareCores(o.Workers)
 		o.Runner = pool
 		if !quiet {
 			why := "-isolate"
@@ -108,7 +110,7 @@ func huntAs(prog string, args []string, stdout, stderr io.Writer) int {
 			}
 			// Said as the first worker starts: after the base's file
 			// loaded (a usage error stays one line), before its build.
-			pool.onStart = func() {
+			pool.OnStart = func() {
 				fmt.Fprintf(stderr, "%s: runs in %s (%s)\n", cmd, reports.Plural(max(o.Workers, 1), "worker process", "worker processes"), why)
 			}
 		}
@@ -207,7 +209,7 @@ func huntAs(prog string, args []string, stdout, stderr io.Writer) int {
 // before a worker has. auto reports the default's choice.
 func huntIsolation(iso *options) (isolate, auto bool) {
 	switch {
-	case isWorker():
+	case worker.IsWorker():
 		return false, false
 	case iso.isolateSet:
 		return iso.isolate, false

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/electsim/electsim/hunt"
+	"github.com/electsim/electsim/simrun/worker"
 )
 
 // huntHashes runs a search and returns every run's strategy and trace
@@ -35,7 +36,7 @@ func TestHuntIsolatedDeterministic(t *testing.T) {
 		in, rin := huntHashes(t, o)
 		var iso [2][]string
 		for k := range iso {
-			pool, err := newHuntPool("simrun", 10*time.Second)
+			pool, err := worker.NewHuntPool("simrun", 10*time.Second)
 			require.NoError(t, err)
 			o.Runner = pool
 			var riso hunt.Result

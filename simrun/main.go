@@ -24,6 +24,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+
+	"github.com/electsim/electsim/simrun/outdir"
+	"github.com/electsim/electsim/simrun/worker"
 )
 
 // Main is simrun: it parses args (without the program name), runs, and
@@ -56,8 +59,8 @@ func handleSignals() {
 			fmt.Fprintf(os.Stderr, "\nsimrun: %v: %s (again to stop at once)\n", sig, stopWording())
 			sig = <-c
 		}
-		killWorkers()
-		removeTemps()
+		worker.KillAll()
+		outdir.RemoveTemps()
 		fmt.Fprintf(os.Stderr, "\nsimrun: %v: stopped; temporary files removed\n", sig)
 		if sig == syscall.SIGTERM {
 			os.Exit(exitSIGTERM)

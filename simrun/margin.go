@@ -14,6 +14,7 @@ import (
 	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/reports"
 	"github.com/electsim/electsim/scenario"
+	"github.com/electsim/electsim/simrun/outdir"
 )
 
 // MaxMarginSeeds is the most seeds a margin study runs per rate: it keeps
@@ -78,8 +79,8 @@ func marginAs(prog string, args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return fail("%s runs %s, which has no analytic drift margin (registry.Algorithm.DriftMargin; the lease algorithm's k8s flavour has one)", o.scenario, algo)
 	}
-	dest := destFor(o.out, filepath.Join("out", scs[0].Name+"-margin"))
-	if err := dest.check(); err != nil {
+	dest := outdir.DestFor(o.out, filepath.Join("out", scs[0].Name+"-margin"))
+	if err := dest.Check(); err != nil {
 		return fail("%v", err)
 	}
 	first, from := scs[0].Seed, o.scenario+": seed"

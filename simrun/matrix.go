@@ -19,6 +19,8 @@ import (
 	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/reports"
 	"github.com/electsim/electsim/scenario"
+	"github.com/electsim/electsim/simrun/outdir"
+	"github.com/electsim/electsim/simrun/worker"
 )
 
 // matrixFile is a comparison matrix: algorithms × scenarios × seeds.
@@ -106,8 +108,8 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 	if err := checkSeedRange(first, seeds, from); err != nil {
 		return exitUsage, err
 	}
-	dest := destFor(o.out, filepath.Join("out", "matrix-"+m.Name))
-	if err := dest.check(); err != nil {
+	dest := outdir.DestFor(o.out, filepath.Join("out", "matrix-"+m.Name))
+	if err := dest.Check(); err != nil {
 		return exitUsage, err
 	}
 	dir := filepath.Dir(o.matrix)
@@ -115,7 +117,7 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 	// built into electsim runs each scenario's runs in worker processes,
 	// and its files are read in full, the algorithm's checks of its
 	// parameters included, by a worker first (checkLoads).
-	isolate, autoIsolated := isolation(o, m.Algorithms, max(seeds, 1)*len(m.Scenarios)*len(m.Algorithms), isWorker(), registry.Default.Lookup)
+	isolate, autoIsolated := isolation(o, m.Algorithms, max(seeds, 1)*len(m.Scenarios)*len(m.Algorithms), worker.IsWorker(), registry.Default.Lookup)
 	var scs []*scenario.Scenario
 	var files []string
 	for _, f := range m.Scenarios {

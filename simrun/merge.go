@@ -11,6 +11,7 @@ import (
 
 	"github.com/electsim/electsim/reports"
 	"github.com/electsim/electsim/scenario"
+	"github.com/electsim/electsim/simrun/outdir"
 )
 
 // runMerge combines shard outputs (folders written by -shard i/n, or their
@@ -38,9 +39,9 @@ func mergeAs(prog string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: give the shard output folders (or their summary.json files); run '%s -h' for usage\n", cmd, cmd)
 		return exitUsage
 	}
-	*jsonOut = normalizeOutput(*jsonOut)
+	*jsonOut = outdir.NormalizeOutput(*jsonOut)
 	if *jsonOut != "" && *jsonOut != "-" {
-		if _, _, err := outputTarget(*jsonOut); err != nil {
+		if _, _, err := outdir.OutputTarget(*jsonOut); err != nil {
 			fmt.Fprintf(stderr, "%s: -json: %v\n", cmd, err)
 			return exitUsage
 		}
@@ -98,7 +99,7 @@ func mergeAs(prog string, args []string, stdout, stderr io.Writer) int {
 	if m.Seeds.Count*len(m.Algorithms) > 1 {
 		keepExplanations(m.Runs)
 	}
-	dest := destFor(*out, filepath.Join("out", m.Scenario.Name))
+	dest := outdir.DestFor(*out, filepath.Join("out", m.Scenario.Name))
 	if slices.Contains(runsFiles, "") || !*withRuns {
 		runsFiles = nil // the merge has a runs file only if every part has one
 	}
@@ -107,16 +108,16 @@ func mergeAs(prog string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 		return exitUsage
 	}
-	outs := []output{folder}
+	outs := []outdir.Output{folder}
 	if *jsonOut != "" {
-		js, err := createOutput(*jsonOut, stdout)
+		js, err := outdir.CreateOutput(*jsonOut, stdout)
 		if err == nil {
-			if err = reports.WriteJSON(js.w, m); err != nil {
-				js.abort()
+			if err = reports.WriteJSON(js.W, m); err != nil {
+				js.Abort()
 			}
 		}
 		if err != nil {
-			folder.abort()
+			folder.Abort()
 			fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 			return exitUsage
 		}
@@ -124,12 +125,12 @@ func mergeAs(prog string, args []string, stdout, stderr io.Writer) int {
 	}
 	// Both or neither: a -json that cannot be put in place takes the
 	// merged folder back out.
-	if err := commitAll(outs...); err != nil {
+	if err := outdir.CommitAll(outs...); err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 		return exitUsage
 	}
-	dir := folder.out
-	if note := folder.latestNote; note != "" && !*quiet {
+	dir := folder.Out
+	if note := folder.LatestNote; note != "" && !*quiet {
 		fmt.Fprintf(stderr, "%s: %s\n", cmd, note)
 	}
 	runs, failed := 0, 0
@@ -158,15 +159,15 @@ func mergeAs(prog string, args []string, stdout, stderr io.Writer) int {
 func checkMergeOutputs(out, jsonOut, input, summary string) error {
 	if out != "" {
 		for _, p := range []string{input, summary, filepath.Dir(summary)} {
-			if inside(p, out) {
+			if outdir.Inside(p, out) {
 				return usagef("-out %s would replace the input %s: write the merge to another folder", out, input)
 			}
 		}
-		if jsonOut != "" && jsonOut != "-" && inside(jsonOut, out) {
+		if jsonOut != "" && jsonOut != "-" && outdir.Inside(jsonOut, out) {
 			return usagef("-json %s is inside -out %s, which merge replaces whole: write it elsewhere", jsonOut, out)
 		}
 	}
-	if jsonOut != "" && jsonOut != "-" && (inside(input, jsonOut) || inside(summary, jsonOut)) {
+	if jsonOut != "" && jsonOut != "-" && (outdir.Inside(input, jsonOut) || outdir.Inside(summary, jsonOut)) {
 		return usagef("-json %s would replace the input %s: write it elsewhere", jsonOut, input)
 	}
 	return nil
@@ -201,7 +202,7 @@ func runsFileOf(path string, s *reports.Summary) (name, why string) {
 // into its runs file in run order when every part has one (counts: each
 // part's runs), for the caller to commit. cmd is the merge command, for the
 // report.
-func stageMerged(out outputDest, s *reports.Summary, runsFiles []string, counts []int, cmd string) (*stagedFolder, error) {
+func stageMerged(out outdir.OutputDest, s *reports.Summary, runsFiles []string, counts []int, cmd string) (*outdir.StagedFolder, error) {
 	return stageFilled(out, func(tmp string) error {
 		if runsFiles != nil {
 			if err := mergeRunsFiles(filepath.Join(tmp, reports.RunsFileName), s, runsFiles, counts); err != nil {

@@ -2,7 +2,6 @@ package simrun
 
 import (
 	"fmt"
-	"github.com/electsim/electsim/checker"
 	"io"
 	"math"
 	"os"
@@ -11,8 +10,10 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/electsim/electsim/checker"
 	"github.com/electsim/electsim/reports"
 	"github.com/electsim/electsim/scenario"
+	"github.com/electsim/electsim/simrun/outdir"
 )
 
 // fillOutputs writes the output folder's contents under its temporary
@@ -76,26 +77,26 @@ func humanOut(o *options, stdout, stderr io.Writer) io.Writer {
 // previous output untouched and no partial folder behind. It returns the
 // folder written (a new numbered one without -out) and why base/latest was
 // left alone ("" if it was not).
-func writeFolder(d outputDest, fill func(tmp string) error) (dir, latestNote string, err error) {
+func writeFolder(d outdir.OutputDest, fill func(tmp string) error) (dir, latestNote string, err error) {
 	st, err := stageFilled(d, fill)
 	if err != nil {
 		return "", "", err
 	}
-	if err := st.commit(); err != nil {
+	if err := st.Commit(); err != nil {
 		return "", "", err
 	}
-	return st.out, st.latestNote, nil
+	return st.Out, st.LatestNote, nil
 }
 
 // stageFilled stages d's folder and fills it, for a caller that commits it
 // together with other outputs (commitAll); on error nothing is left.
-func stageFilled(d outputDest, fill func(tmp string) error) (*stagedFolder, error) {
-	st, err := d.stage()
+func stageFilled(d outdir.OutputDest, fill func(tmp string) error) (*outdir.StagedFolder, error) {
+	st, err := d.Stage()
 	if err != nil {
 		return nil, err
 	}
-	if err := fill(st.tmp); err != nil {
-		st.abort()
+	if err := fill(st.Tmp); err != nil {
+		st.Abort()
 		return nil, err
 	}
 	return st, nil

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/electsim/electsim/reports"
+	"github.com/electsim/electsim/simrun/worker"
 )
 
 // summaryWithoutTiming reads a summary and drops its timing, the only part
@@ -137,9 +138,9 @@ func TestNeedsProcesses(t *testing.T) {
 	assert.False(t, needsProcesses([]string{"raft", "lease"}, 2, 10))
 	assert.False(t, needsProcesses([]string{"etcdraft"}, 1, 10))
 	assert.False(t, needsProcesses([]string{"etcdraft"}, 2, 1))
-	t.Setenv(envWorker, "1") // left in a shell: no parent's secret behind it (workerlink.go)
+	t.Setenv(worker.EnvWorker, "1") // left in a shell: no parent's secret behind it (workerlink.go)
 	assert.True(t, needsProcesses([]string{"etcdraft"}, 2, 10))
-	t.Setenv(envWorker, strconv.Itoa(os.Getppid())) // the PID round three checked
+	t.Setenv(worker.EnvWorker, strconv.Itoa(os.Getppid())) // the PID round three checked
 	assert.True(t, needsProcesses([]string{"etcdraft"}, 2, 10))
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/electsim/electsim/reports"
+	"github.com/electsim/electsim/simrun/worker"
 )
 
 // TestProgressStatus: a progress report says how far, how fast and how
@@ -46,12 +47,12 @@ func TestProgressCountsFindings(t *testing.T) {
 
 	// A worker process's line is read back by its parent.
 	l := line(harmless, expected, failing, failing)
-	m := childProgressRe.FindStringSubmatch(l)
+	m := worker.ChildProgressRe.FindStringSubmatch(l)
 	require.NotNil(t, m, l)
 	assert.Equal(t, []string{"4", "2"}, []string{m[1], m[3]})
-	assert.Equal(t, "1", childHarmlessRe.FindStringSubmatch(l)[1])
-	assert.Equal(t, "1", childExpectedRe.FindStringSubmatch(l)[1])
-	m = childProgressRe.FindStringSubmatch(line(harmless, ok))
+	assert.Equal(t, "1", worker.ChildHarmlessRe.FindStringSubmatch(l)[1])
+	assert.Equal(t, "1", worker.ChildExpectedRe.FindStringSubmatch(l)[1])
+	m = worker.ChildProgressRe.FindStringSubmatch(line(harmless, ok))
 	require.NotNil(t, m)
 	assert.Equal(t, "", m[3])
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/electsim/electsim/scenario"
+	"github.com/electsim/electsim/simrun/outdir"
 )
 
 // contents lists every file under dir with a hash of its bytes, to show that
@@ -43,7 +44,7 @@ func contents(t *testing.T, dir string) map[string]string {
 // latest is where out/<name>/latest points.
 func latest(t *testing.T, base string) string {
 	t.Helper()
-	target, err := os.Readlink(filepath.Join(base, latestName))
+	target, err := os.Readlink(filepath.Join(base, outdir.LatestName))
 	require.NoError(t, err)
 	return target
 }
@@ -114,7 +115,7 @@ func TestResultNumbersConcurrent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			dir, _, err := writeFolder(destFor("", base), func(tmp string) error {
+			dir, _, err := writeFolder(outdir.DestFor("", base), func(tmp string) error {
 				return os.WriteFile(filepath.Join(tmp, "id"), []byte{byte('a' + i)}, 0o644)
 			})
 			assert.NoError(t, err)
@@ -129,7 +130,7 @@ func TestResultNumbersConcurrent(t *testing.T) {
 		b, err := os.ReadFile(filepath.Join(dir, "id"))
 		require.NoError(t, err)
 		assert.Equal(t, []byte{byte('a' + i)}, b, dir)
-		_, ok := seqNumber(filepath.Base(dir))
+		_, ok := outdir.SeqNumber(filepath.Base(dir))
 		assert.True(t, ok, dir)
 	}
 	entries, err := os.ReadDir(base)
@@ -144,7 +145,7 @@ func TestResultNumbersConcurrent(t *testing.T) {
 // refused before any work.
 func TestLatestOnlyIfOurs(t *testing.T) {
 	base := filepath.Join(t.TempDir(), "out", "x")
-	write := func(d outputDest) (string, string) {
+	write := func(d outdir.OutputDest) (string, string) {
 		t.Helper()
 		dir, note, err := writeFolder(d, func(string) error { return nil })
 		require.NoError(t, err)
@@ -152,7 +153,7 @@ func TestLatestOnlyIfOurs(t *testing.T) {
 	}
 	require.NoError(t, os.MkdirAll(base, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(base, "latest"), []byte("my notes"), 0o644))
-	dir, note := write(destFor("", base))
+	dir, note := write(outdir.DestFor("", base))
 	assert.Equal(t, filepath.Join(base, "001"), dir)
 	assert.Contains(t, note, "latest is not simrun's")
 	b, err := os.ReadFile(filepath.Join(base, "latest"))
@@ -161,16 +162,16 @@ func TestLatestOnlyIfOurs(t *testing.T) {
 
 	require.NoError(t, os.Remove(filepath.Join(base, "latest")))
 	require.NoError(t, os.Symlink("../elsewhere", filepath.Join(base, "latest")))
-	dir, note = write(destFor("", base))
+	dir, note = write(outdir.DestFor("", base))
 	assert.Equal(t, filepath.Join(base, "002"), dir)
 	assert.Contains(t, note, "not a numbered result")
 	assert.Equal(t, "../elsewhere", latest(t, base))
 
 	require.NoError(t, os.Remove(filepath.Join(base, "latest")))
-	_, note = write(destFor("", base))
+	_, note = write(outdir.DestFor("", base))
 	assert.Empty(t, note)
 	assert.Equal(t, "003", latest(t, base))
-	dir, _ = write(destFor(filepath.Join(base, "..", "mine"), base))
+	dir, _ = write(outdir.DestFor(filepath.Join(base, "..", "mine"), base))
 	assert.Equal(t, filepath.Join(filepath.Dir(base), "mine"), dir, "-out: that folder")
 	assert.Equal(t, "003", latest(t, base), "-out leaves latest alone")
 	assert.NoDirExists(t, filepath.Join(base, "004"))
@@ -190,7 +191,7 @@ func TestLatestOnlyIfOurs(t *testing.T) {
 	// them.
 	bully := filepath.Join("out", "bully-partition")
 	require.NoError(t, os.MkdirAll(bully, 0o755))
-	require.NoError(t, os.WriteFile(filepath.Join(bully, markerFile), []byte(markerText), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(bully, outdir.MarkerFile), []byte(outdir.MarkerText), 0o644))
 	code, _, e = simrun(t, "-scenario", filepath.Join(filepath.Dir(sc), "bully-partition.yaml"), "-quiet")
 	require.Equal(t, exitUsage, code, e)
 	assert.Contains(t, e, "out/bully-partition is a single output folder")

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/electsim/electsim/reports"
+	"github.com/electsim/electsim/simrun/outdir"
 )
 
 // runsOut is where a sweep's runs file goes: reports.RunsFileName in the
@@ -16,24 +17,24 @@ type runsOut struct {
 	name   string // Summary.RunsFile
 	sink   *runsSink
 	w      *reports.RunsWriter
-	file   *os.File    // in the staged folder
-	atomic *atomicFile // -runs
+	file   *os.File           // in the staged folder
+	atomic *outdir.AtomicFile // -runs
 	closed bool
 }
 
 // openRunsFile starts the runs file for o in folder (nil: none unless -runs).
-func openRunsFile(o *options, folder *stagedFolder) (*runsOut, error) {
+func openRunsFile(o *options, folder *outdir.StagedFolder) (*runsOut, error) {
 	ro := &runsOut{}
 	switch {
 	case o.runs != "":
-		af, err := createAtomic(o.runs)
+		af, err := outdir.CreateAtomic(o.runs)
 		if err != nil {
 			return nil, err
 		}
 		ro.atomic, ro.name = af, o.runs
-		ro.w = reports.NewRunsWriter(af.w, strings.HasSuffix(o.runs, ".gz"))
+		ro.w = reports.NewRunsWriter(af.W, strings.HasSuffix(o.runs, ".gz"))
 	case folder != nil:
-		f, err := os.Create(filepath.Join(folder.tmp, reports.RunsFileName))
+		f, err := os.Create(filepath.Join(folder.Tmp, reports.RunsFileName))
 		if err != nil {
 			return nil, err
 		}
@@ -73,43 +74,43 @@ func (ro *runsOut) close() error {
 	return nil
 }
 
-// install puts a -runs file in place (the folder's goes with the folder).
-func (ro *runsOut) install() error {
+// Install puts a -runs file in place (the folder's goes with the folder).
+func (ro *runsOut) Install() error {
 	if ro.atomic != nil {
-		return ro.atomic.install()
+		return ro.atomic.Install()
 	}
 	return nil
 }
 
-// finish completes install.
-func (ro *runsOut) finish() {
+// Finish completes install.
+func (ro *runsOut) Finish() {
 	if ro.atomic != nil {
-		ro.atomic.finish()
+		ro.atomic.Finish()
 	}
 }
 
-// rollback undoes install.
-func (ro *runsOut) rollback() {
+// Rollback undoes install.
+func (ro *runsOut) Rollback() {
 	if ro.atomic != nil {
-		ro.atomic.rollback()
+		ro.atomic.Rollback()
 	}
 }
 
-// abort removes a -runs file (the folder's goes with the folder).
-func (ro *runsOut) abort() {
+// Abort removes a -runs file (the folder's goes with the folder).
+func (ro *runsOut) Abort() {
 	if ro.file != nil && !ro.closed {
 		ro.file.Close()
 	}
 	if ro.atomic != nil {
-		ro.atomic.abort()
+		ro.atomic.Abort()
 	}
 }
 
 // commit puts a -runs file in place at once (install, then finish).
 func (ro *runsOut) commit() error {
-	if err := ro.install(); err != nil {
+	if err := ro.Install(); err != nil {
 		return err
 	}
-	ro.finish()
+	ro.Finish()
 	return nil
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/electsim/electsim/reports"
 	"github.com/electsim/electsim/scenario"
 	"github.com/electsim/electsim/sim"
+	"github.com/electsim/electsim/simrun/outdir"
+	"github.com/electsim/electsim/simrun/worker"
 )
 
 // featuredGrace bounds, after a signal, the wall time the featured run is
@@ -67,8 +69,8 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	// process does not check again: its parent did.
 	var na []reports.NotApplicable
 	var can []string
-	worker := isWorker() // a worker process: the parent explains, features and reports
-	isolated, _ := isolation(o, algos, jobs.len(), worker, registry.Default.Lookup)
+	inWorker := worker.IsWorker() // a worker process: the parent explains, features and reports
+	isolated, _ := isolation(o, algos, jobs.len(), inWorker, registry.Default.Lookup)
 	if isolated {
 		if code, err := checkLoads(o, first, sc.AlgorithmName("")); err != nil {
 			return code, err
@@ -80,7 +82,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		sc = scs[0]
 	}
 	for _, a := range algos {
-		if worker {
+		if inWorker {
 			can = append(can, a)
 			continue
 		}
@@ -117,9 +119,9 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		n := uint64(jobs.perAlgo) * uint64(jobs.cells) * uint64(len(algos))
 		return exitUsage, usagef("%d grid cells × %d algorithms × %d seeds of the shard is %d runs, more than %d (MaxRuns): split the sweep with -shard", len(o.cells), len(algos), jobs.perAlgo, n, MaxRuns)
 	}
-	dest := destFor(o.out, filepath.Join("out", sc.Name))
+	dest := outdir.DestFor(o.out, filepath.Join("out", sc.Name))
 	// Refuse an output path simrun may not replace before doing any work.
-	if err := dest.check(); err != nil {
+	if err := dest.Check(); err != nil {
 		return exitUsage, err
 	}
 	if !o.quiet {
@@ -129,31 +131,31 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	// Every run goes to the runs file as it finishes: into the output
 	// folder, staged now (put in place with the rest, or removed), or to
 	// -runs.
-	var folder *stagedFolder
-	if !worker {
-		if folder, err = dest.stage(); err != nil {
+	var folder *outdir.StagedFolder
+	if !inWorker {
+		if folder, err = dest.Stage(); err != nil {
 			return exitUsage, err
 		}
 	}
 	rf, err := openRunsFile(o, folder)
 	if err != nil {
 		if folder != nil {
-			folder.abort()
+			folder.Abort()
 		}
 		return exitUsage, err
 	}
 	abort := func() {
-		rf.abort()
+		rf.Abort()
 		if folder != nil {
-			folder.abort()
+			folder.Abort()
 		}
 	}
 	label := func(_ int, j job, r *reports.RunSummary) { labelRun(o, jobs, j, r) }
 	var res sweepResult
 	var fr *scenario.Run // the featured run, with its story
 	var ex *exports      // its trace exports, staged
-	isolate, autoIsolated := isolation(o, algos, jobs.len(), worker, registry.Default.Lookup)
-	if jobs.len() == 1 && !worker && !isolate { // a worker process sweeps even one run: it announces it
+	isolate, autoIsolated := isolation(o, algos, jobs.len(), inWorker, registry.Default.Lookup)
+	if jobs.len() == 1 && !inWorker && !isolate { // a worker process sweeps even one run: it announces it
 		// One run: run it once with its story and the exports, and
 		// summarize that (a sweep would run it twice: judged, then again
 		// for its outputs).
@@ -170,12 +172,12 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		res.col.Add(0, rs)
 		if err := rf.write(&rs); err != nil {
 			abort()
-			ex.abort()
+			ex.Abort()
 			return exitUsage, err
 		}
 	} else {
 		var pw io.Writer = stderr
-		if ch := parentChannel(); worker && ch != nil {
+		if ch := worker.ParentChannel(); inWorker && ch != nil {
 			pw = ch // a worker's progress is its parent's to read, on the link a handler cannot print to
 		}
 		prog := newProgress(pw, jobs.len(), o.quiet)
@@ -216,7 +218,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	}
 	if err := rf.close(); err != nil {
 		abort()
-		ex.abort()
+		ex.Abort()
 		return exitUsage, fmt.Errorf("runs file: %w", err)
 	}
 	s := &reports.Summary{
@@ -249,7 +251,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	}
 	s.Timing = &reports.Timing{WallSeconds: round3(res.wall.Seconds()), Workers: min(o.workers, jobs.len()),
 		RunsPerSecond: round3(float64(res.done()) / res.wall.Seconds())}
-	if worker {
+	if inWorker {
 		if err := rf.commit(); err != nil {
 			return exitUsage, err
 		}
@@ -339,28 +341,28 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 			others = append(others, r)
 		}
 	}
-	if err := fillOutputs(folder.tmp, s, fr, others, ex.spaceTime(fr), o, shrunk); err != nil {
+	if err := fillOutputs(folder.Tmp, s, fr, others, ex.spaceTime(fr), o, shrunk); err != nil {
 		abort()
-		ex.abort()
+		ex.Abort()
 		return exitUsage, err
 	}
 	s.Timing.ReportsSeconds = round3(time.Since(repStart).Seconds())
-	if err := writeSummaryFile(folder.tmp, s); err != nil { // with the reports' timing
-		folder.abort()
-		ex.abort()
+	if err := writeSummaryFile(folder.Tmp, s); err != nil { // with the reports' timing
+		folder.Abort()
+		ex.Abort()
 		return exitUsage, err
 	}
-	var js *atomicFile
+	var js *outdir.AtomicFile
 	if o.json != "" {
-		if js, err = createOutput(o.json, stdout); err == nil {
-			err = reports.WriteJSON(js.w, s)
+		if js, err = outdir.CreateOutput(o.json, stdout); err == nil {
+			err = reports.WriteJSON(js.W, s)
 		}
 		if err != nil {
 			if js != nil {
-				js.abort()
+				js.Abort()
 			}
-			folder.abort()
-			ex.abort()
+			folder.Abort()
+			ex.Abort()
 			return exitUsage, err
 		}
 	}
@@ -368,11 +370,11 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	// folder not simrun's appeared at -out meanwhile), and then no other
 	// output may have been put in place. Any later failure rolls back what
 	// was installed, so exit 2 leaves every path as it was.
-	outs := []output{folder, rf}
+	outs := []outdir.Output{folder, rf}
 	if js != nil {
 		outs = append(outs, js)
 	}
-	if err := commitAll(append(outs, ex)...); err != nil {
+	if err := outdir.CommitAll(append(outs, ex)...); err != nil {
 		return exitUsage, err
 	}
 	code := exitOK
@@ -382,11 +384,11 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	if _, c, ok := interruption(); ok && res.interrupted {
 		code = c
 	}
-	if folder.latestNote != "" && !o.quiet {
-		fmt.Fprintln(stderr, "simrun:", folder.latestNote)
+	if folder.LatestNote != "" && !o.quiet {
+		fmt.Fprintln(stderr, "simrun:", folder.LatestNote)
 	}
 	if !o.quiet {
-		printSummary(humanOut(o, stdout, stderr), sc, s, res, folder.out, shrunk, func(r reports.RunSummary) *scenario.Scenario { return scs[cellOf(o, r)] })
+		printSummary(humanOut(o, stdout, stderr), sc, s, res, folder.Out, shrunk, func(r reports.RunSummary) *scenario.Scenario { return scs[cellOf(o, r)] })
 	}
 	return code, nil
 }
@@ -498,7 +500,7 @@ func diedSummary(s *reports.Summary) string {
 // exports are the featured run's trace files, written but not yet in
 // place: they are committed with the other outputs, or not at all.
 type exports struct {
-	files []*atomicFile
+	files []*outdir.AtomicFile
 	// diagram collected the run's messages and timers for the report's
 	// space-time diagram.
 	diagram *spaceTimeSink
@@ -512,28 +514,28 @@ func (e *exports) spaceTime(fr *scenario.Run) *reports.SpaceTime {
 	return e.diagram.diagram(timeline(fr))
 }
 
-func (e *exports) abort() {
+func (e *exports) Abort() {
 	if e == nil {
 		return
 	}
 	for _, f := range e.files {
-		f.abort()
+		f.Abort()
 	}
 }
 
-// install puts every export in place; on error the ones installed are
+// Install puts every export in place; on error the ones installed are
 // rolled back and the rest aborted.
-func (e *exports) install() error {
+func (e *exports) Install() error {
 	if e == nil {
 		return nil
 	}
 	for i, f := range e.files {
-		if err := f.install(); err != nil {
+		if err := f.Install(); err != nil {
 			for _, g := range e.files[:i] {
-				g.rollback()
+				g.Rollback()
 			}
 			for _, g := range e.files[i+1:] {
-				g.abort()
+				g.Abort()
 			}
 			return err
 		}
@@ -541,21 +543,21 @@ func (e *exports) install() error {
 	return nil
 }
 
-func (e *exports) finish() {
+func (e *exports) Finish() {
 	if e == nil {
 		return
 	}
 	for _, f := range e.files {
-		f.finish()
+		f.Finish()
 	}
 }
 
-func (e *exports) rollback() {
+func (e *exports) Rollback() {
 	if e == nil {
 		return
 	}
 	for _, f := range e.files {
-		f.rollback()
+		f.Rollback()
 	}
 }
 
@@ -579,12 +581,12 @@ func rerun(sc *scenario.Scenario, j job, o *options, stdout, stderr io.Writer, l
 	}
 	var jw *sim.JSONLWriter
 	if o.trace != "" {
-		tf, err := createOutput(o.trace, stdout)
+		tf, err := outdir.CreateOutput(o.trace, stdout)
 		if err != nil {
 			return nil, nil, err
 		}
 		ex.files = append(ex.files, tf)
-		jw = sim.NewJSONLWriter(tf.w, r.Sim)
+		jw = sim.NewJSONLWriter(tf.W, r.Sim)
 		r.Sim.AddSink(jw)
 	}
 	ex.diagram = newSpaceTimeSink(r.Sim, len(sc.Faults)+len(sc.Nemeses) > 0)
@@ -607,19 +609,19 @@ func rerun(sc *scenario.Scenario, j job, o *options, stdout, stderr io.Writer, l
 	prog.finish()
 	if jw != nil {
 		if err := jw.Flush(); err != nil {
-			ex.abort()
+			ex.Abort()
 			return nil, nil, fmt.Errorf("-trace: %w", err)
 		}
 	}
 	if o.perfetto != "" {
-		pf, err := createOutput(o.perfetto, stdout)
+		pf, err := outdir.CreateOutput(o.perfetto, stdout)
 		if err != nil {
-			ex.abort()
+			ex.Abort()
 			return nil, nil, err
 		}
 		ex.files = append(ex.files, pf)
-		if err := pfs.Write(pf.w); err != nil {
-			ex.abort()
+		if err := pfs.Write(pf.W); err != nil {
+			ex.Abort()
 			return nil, nil, fmt.Errorf("-perfetto: %w", err)
 		}
 		if pfs.Truncated() && !o.quiet {
@@ -633,12 +635,12 @@ func rerun(sc *scenario.Scenario, j job, o *options, stdout, stderr io.Writer, l
 // writeWorkerSummary is a worker process's whole output: its summary as
 // JSON (-json), nothing else; its exit status is the sweep's.
 func writeWorkerSummary(o *options, stdout io.Writer, s *reports.Summary, res sweepResult) (int, error) {
-	js, err := createOutput(o.json, stdout)
+	js, err := outdir.CreateOutput(o.json, stdout)
 	if err == nil {
-		if err = reports.WriteJSON(js.w, s); err == nil {
-			err = js.commit()
+		if err = reports.WriteJSON(js.W, s); err == nil {
+			err = js.Commit()
 		} else {
-			js.abort()
+			js.Abort()
 		}
 	}
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/electsim/electsim/reports"
 	"github.com/electsim/electsim/scenario"
+	"github.com/electsim/electsim/simrun/outdir"
 )
 
 // shrinkResult is a failing run minimised to repro.yaml.
@@ -121,12 +122,12 @@ func materialize(o *options, sc *scenario.Scenario, seed uint64, algo string, st
 		_, err := stdout.Write(body)
 		return exitOK, err
 	}
-	f, err := createAtomic(o.materialize)
+	f, err := outdir.CreateAtomic(o.materialize)
 	if err != nil {
 		return exitUsage, err
 	}
-	f.w.Write(body)
-	if err := f.commit(); err != nil {
+	f.W.Write(body)
+	if err := f.Commit(); err != nil {
 		return exitUsage, err
 	}
 	if !o.quiet {

@@ -9,6 +9,7 @@ import (
 	"github.com/electsim/electsim/reports"
 	"github.com/electsim/electsim/scenario"
 	"github.com/electsim/electsim/sim"
+	"github.com/electsim/electsim/simrun/worker"
 )
 
 // job is one run of a sweep: an algorithm under a seed, in a grid cell
@@ -106,8 +107,8 @@ func runSweep(scs []*scenario.Scenario, jobs jobList, workers int, failFast bool
 	if workers > n {
 		workers = n
 	}
-	guard := newWorkerGuard() // in a worker process: announce runs, watch handlers
-	defer guard.close()
+	guard := worker.NewGuard() // in a worker process: announce runs, watch handlers
+	defer guard.Close()
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
@@ -123,15 +124,15 @@ func runSweep(scs []*scenario.Scenario, jobs jobList, workers int, failFast bool
 				}
 				sink.admit(i)
 				j := jobs.at(i)
-				if guard.skips(j) { // it killed an earlier worker process; the parent reports it
+				if guard.Skips(j.key()) { // it killed an earlier worker process; the parent reports it
 					sink.put(i, nil)
 					continue
 				}
 				sc := scs[j.cell]
-				beat := guard.begin(j)
+				beat := guard.Begin(j.key())
 				r, err := sc.Run(scenario.RunOptions{Seed: j.seed, Algorithm: algoOverride(sc, j.algo), PorcupineTimeout: porcupine, StopAtViolation: failFast, Lean: true, Beat: beat, Abort: &abandon, DiscardAborted: true,
-					Guard: guard.gor.arm()})
-				guard.end()
+					Guard: guard.Gor.Arm()})
+				guard.End()
 				if err == nil && r.Outcome == sim.OutcomeStopped && abandon.Load() {
 					sink.put(i, nil) // abandoned after a signal: not a result
 					return

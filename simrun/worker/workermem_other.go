@@ -1,6 +1,6 @@
 //go:build !linux
 
-package simrun
+package worker
 
 // lowerDataLimit does nothing outside Linux (the Go runtime's
 // soft limit still applies).

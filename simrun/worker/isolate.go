@@ -1,4 +1,4 @@
-package simrun
+package worker
 
 import (
 	"fmt"
@@ -10,10 +10,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
-
-	"github.com/electsim/electsim/checker"
-	"github.com/electsim/electsim/reports"
-	"github.com/electsim/electsim/scenario"
 )
 
 // Isolation. The engine recovers a handler's panic in-process (the run
@@ -42,7 +38,7 @@ const (
 
 // Environment the parent gives a worker process.
 const (
-	envSkip    = "SIMRUN_WORKER_SKIP"     // jobs not to run: "seed/cell/algo" separated by spaces
+	EnvSkip    = "SIMRUN_WORKER_SKIP"     // jobs not to run: "seed/cell/algo" separated by spaces
 	envTimeout = "SIMRUN_HANDLER_TIMEOUT" // the watchdog's bound (a time.Duration)
 )
 
@@ -51,31 +47,39 @@ const (
 // a second and 64 MB, not 1 GB.
 const workerMaxStack = 64 << 20
 
+// Job is one run of a sweep, as the parent and its worker name it: the
+// seed, the grid cell (0 outside a parameter sweep) and the algorithm.
+type Job struct {
+	Algo string
+	Seed uint64
+	Cell int
+}
+
 // jobKey names a job in the announcements and the skip list.
-func jobKey(j job) string { return fmt.Sprintf("%d %d %s", j.seed, j.cell, j.algo) }
+func jobKey(j Job) string { return fmt.Sprintf("%d %d %s", j.Seed, j.Cell, j.Algo) }
 
 // parseJobKey reads jobKey's text.
-func parseJobKey(s string) (job, bool) {
+func parseJobKey(s string) (Job, bool) {
 	f := strings.Fields(s)
 	if len(f) != 3 {
-		return job{}, false
+		return Job{}, false
 	}
 	seed, err1 := strconv.ParseUint(f[0], 10, 64)
 	cell, err2 := strconv.Atoi(f[1])
 	if err1 != nil || err2 != nil {
-		return job{}, false
+		return Job{}, false
 	}
-	return job{seed: seed, cell: cell, algo: f[2]}, true
+	return Job{Seed: seed, Cell: cell, Algo: f[2]}, true
 }
 
 // workerSkips is the set of jobs a worker process must not run (they
 // died in an earlier worker); nil outside a worker.
-func workerSkips() map[job]bool {
-	v := os.Getenv(envSkip)
+func workerSkips() map[Job]bool {
+	v := os.Getenv(EnvSkip)
 	if v == "" {
 		return nil
 	}
-	skip := map[job]bool{}
+	skip := map[Job]bool{}
 	for _, s := range strings.Split(v, ",") {
 		if j, ok := parseJobKey(s); ok {
 			skip[j] = true
@@ -84,29 +88,29 @@ func workerSkips() map[job]bool {
 	return skip
 }
 
-// workerGuard is a worker process's side of isolation: it announces each
+// Guard is a worker process's side of isolation: it announces each
 // run and watches the run loop's beat. The zero value (outside a worker)
 // does nothing.
-type workerGuard struct {
+type Guard struct {
 	on      bool
-	skip    map[job]bool
+	skip    map[Job]bool
 	beat    atomic.Int64
 	stop    chan struct{}
 	done    chan struct{}
 	timeout time.Duration
-	gor     *goroutineGuard // that no handler starts a goroutine (goguard.go)
+	Gor     *GoroutineGuard // that no handler starts a goroutine (goguard.go)
 	ch      io.Writer       // the channel to the parent (workerLink)
 }
 
-// newWorkerGuard starts the guard in a worker process (isWorker):
+// NewGuard starts the guard in a worker process (IsWorker):
 // the stack limit, the skip list and the watchdog.
-func newWorkerGuard() *workerGuard {
-	g := &workerGuard{gor: newGoroutineGuard(false)}
-	if !isWorker() {
+func NewGuard() *Guard {
+	g := &Guard{Gor: newGoroutineGuard(false)}
+	if !IsWorker() {
 		return g
 	}
-	g.gor = newGoroutineGuard(true)
-	g.on, g.skip, g.ch = true, workerSkips(), parentChannel()
+	g.Gor = newGoroutineGuard(true)
+	g.on, g.skip, g.ch = true, workerSkips(), ParentChannel()
 	g.beat.Store(-1)
 	debug.SetMaxStack(workerMaxStack)
 	limitWorkerMemory()
@@ -121,7 +125,7 @@ func newWorkerGuard() *workerGuard {
 
 // watch aborts the process when the beat stays on one value (not -1, out
 // of a run loop) for the timeout: a handler that has not returned.
-func (g *workerGuard) watch() {
+func (g *Guard) watch() {
 	defer close(g.done)
 	tick := time.NewTicker(max(g.timeout/20, 10*time.Millisecond))
 	defer tick.Stop()
@@ -171,32 +175,32 @@ func stacksIn(frame string) string {
 // exitWatchdog is a worker's exit status when its watchdog aborts it.
 const exitWatchdog = 3
 
-// close stops the watchdog.
-func (g *workerGuard) close() {
+// Close stops the watchdog.
+func (g *Guard) Close() {
 	if g.on {
 		close(g.stop)
 		<-g.done
 	}
 }
 
-// skips reports whether the job died in an earlier worker.
-func (g *workerGuard) skips(j job) bool { return g.skip[j] }
+// Skips reports whether the job died in an earlier worker.
+func (g *Guard) Skips(j Job) bool { return g.skip[j] }
 
-// begin announces a run (synchronously: the parent must know the seed
+// Begin announces a run (synchronously: the parent must know the seed
 // before the run can kill the process) and returns the beat to give it,
 // set to buildBeat: the watchdog times the build too.
-func (g *workerGuard) begin(j job) *atomic.Int64 {
+func (g *Guard) Begin(j Job) *atomic.Int64 {
 	if !g.on {
 		return nil
 	}
 	fmt.Fprintln(os.Stderr, workerTailMark+jobKey(j))
 	fmt.Fprintln(g.ch, workerRunLine+jobKey(j))
-	return g.building()
+	return g.Building()
 }
 
-// building starts the watchdog's clock on a run's build (the run loop's
+// Building starts the watchdog's clock on a run's build (the run loop's
 // first beat stops it) and returns the beat; nil outside a worker.
-func (g *workerGuard) building() *atomic.Int64 {
+func (g *Guard) Building() *atomic.Int64 {
 	if !g.on {
 		return nil
 	}
@@ -204,18 +208,18 @@ func (g *workerGuard) building() *atomic.Int64 {
 	return &g.beat
 }
 
-// idle stops the watchdog's clock: the worker is between jobs (a build
+// Idle stops the watchdog's clock: the worker is between jobs (a build
 // that failed leaves the beat on buildBeat).
-func (g *workerGuard) idle() {
+func (g *Guard) Idle() {
 	if g.on {
 		g.beat.Store(-1)
 	}
 }
 
-// end announces that the run finished.
-func (g *workerGuard) end() {
+// End announces that the run finished.
+func (g *Guard) End() {
 	if g.on {
-		g.idle()
+		g.Idle()
 		fmt.Fprintln(g.ch, workerDoneLine)
 	}
 }
@@ -263,21 +267,4 @@ func workerDeath(stderr string, code int) (value, stack string) {
 		}
 	}
 	return value, strings.Join(out, "\n")
-}
-
-// diedRun is the summary of a run whose worker process died: crashed,
-// with the fatal error, the replay command and the stack.
-func diedRun(o *options, jobs jobList, sc *scenario.Scenario, j job, value, stack string) reports.RunSummary {
-	replay := sc.ReplayCommand(j.seed, algoOverride(sc, j.algo))
-	details := "the worker process running this run died: " + value
-	rs := reports.RunSummary{
-		Seed: j.seed, Algorithm: j.algo, Outcome: "crashed", WorkerDied: true,
-		Problems:       []string{checker.CheckCrashed + " violated: " + details},
-		Checks:         map[string]string{checker.CheckCrashed: string(checker.StatusViolated)},
-		MessagesByKind: map[string]uint64{}, Failovers: []reports.FailoverSummary{},
-		Violations: []reports.ViolationSummary{{Kind: checker.CheckCrashed, Details: details, Replay: replay, Stack: stack,
-			Explanation: "The run could not be judged: its process died (a stack overflow, a handler that never returned, or os.Exit). Replay it to see where."}},
-	}
-	labelRun(o, jobs, j, &rs)
-	return rs
 }

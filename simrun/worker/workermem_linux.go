@@ -1,6 +1,6 @@
 //go:build linux
 
-package simrun
+package worker
 
 import "syscall"
 

@@ -1,4 +1,4 @@
-package simrun
+package worker
 
 import (
 	"os"
@@ -16,7 +16,7 @@ import (
 
 // ownedEnv are the variables simrun sets for its workers: a worker
 // gets these from its parent alone.
-var ownedEnv = []string{envWorker, envSkip, envTimeout, envGuardExact, "GOMAXPROCS"}
+var ownedEnv = []string{EnvWorker, EnvSkip, envTimeout, envGuardExact, "GOMAXPROCS"}
 
 // scrubbedEnv is this process's environment without the variables simrun
 // owns (ownedEnv).
@@ -45,12 +45,12 @@ func scrubbedEnv() []string {
 // in the exact step (goguard.go), and the jobs it must skip (skip: jobKey
 // texts; none when empty).
 func workerEnv(l *workerLink, handlerMax time.Duration, exact bool, skip []string) []string {
-	env := append(scrubbedEnv(), envWorker+"="+l.secret, "SIMRUN_AS_MAIN=1", "GOMAXPROCS=1", envTimeout+"="+handlerMax.String())
+	env := append(scrubbedEnv(), EnvWorker+"="+l.secret, "SIMRUN_AS_MAIN=1", "GOMAXPROCS=1", envTimeout+"="+handlerMax.String())
 	if exact {
 		env = append(env, envGuardExact+"=1")
 	}
 	if len(skip) > 0 {
-		env = append(env, envSkip+"="+strings.Join(skip, ","))
+		env = append(env, EnvSkip+"="+strings.Join(skip, ","))
 	}
 	return env
 }
@@ -81,8 +81,8 @@ func untrackWorker(p *os.Process) {
 	liveWorkers.Unlock()
 }
 
-// killWorkers kills every worker process not yet reaped.
-func killWorkers() {
+// KillAll kills every worker process not yet reaped.
+func KillAll() {
 	liveWorkers.Lock()
 	defer liveWorkers.Unlock()
 	for p := range liveWorkers.procs {

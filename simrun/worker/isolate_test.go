@@ -1,4 +1,4 @@
-package simrun
+package worker
 
 import (
 	"testing"
@@ -22,12 +22,12 @@ func TestWorkerDeathReadsTheFatalError(t *testing.T) {
 
 // The announcements and the skip list name a job the same way.
 func TestJobKeyRoundTrips(t *testing.T) {
-	j := job{seed: 18446744073709551615, cell: 3, algo: "raft"}
+	j := Job{Seed: 18446744073709551615, Cell: 3, Algo: "raft"}
 	back, ok := parseJobKey(jobKey(j))
 	assert.True(t, ok)
 	assert.Equal(t, j, back)
-	t.Setenv(envSkip, jobKey(j)+","+jobKey(job{seed: 1, algo: "lease"}))
-	assert.Equal(t, map[job]bool{j: true, {seed: 1, algo: "lease"}: true}, workerSkips())
+	t.Setenv(EnvSkip, jobKey(j)+","+jobKey(Job{Seed: 1, Algo: "lease"}))
+	assert.Equal(t, map[Job]bool{j: true, {Seed: 1, Algo: "lease"}: true}, workerSkips())
 	_, ok = parseJobKey("1 x raft")
 	assert.False(t, ok)
 }

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package simrun
+package worker
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package simrun
+package outdir
 
 import (
 	"bufio"
@@ -15,39 +15,40 @@ import (
 // simrun's file-system contract (docs/output.md, "Files"): it creates its
 // output folders and files under temporary names beside them, renames them
 // into place only when everything succeeded, replaces an existing output
-// only if it is a folder simrun made (it carries markerFile) or an empty
+// only if it is a folder simrun made (it carries MarkerFile) or an empty
 // folder, never touches anything else, and removes its temporaries on
 // error, on SIGINT/SIGTERM, and (for a run that was killed) on its next run.
 
-// markerFile marks a folder as simrun's output, safe for simrun to replace.
-const markerFile = ".simrun-output"
+// MarkerFile marks a folder as simrun's output, safe for simrun to replace.
+const MarkerFile = ".simrun-output"
 
-const markerText = "This folder was written by simrun; simrun replaces it on its next run with the same output path.\n"
+// MarkerText is the marker file's content, for a person who opens it.
+const MarkerText = "This folder was written by simrun; simrun replaces it on its next run with the same output path.\n"
 
-// tmpTag is in the name of every temporary simrun makes, with its process
+// TmpTag is in the name of every temporary simrun makes, with its process
 // ID: ".<name>.simrun-tmp-<pid>-<random>". A later run removes those whose
 // writer is gone (cleanStale).
-const tmpTag = ".simrun-tmp-"
+const TmpTag = ".simrun-tmp-"
 
-// newTag names a temporary being born: simrun creates a locked temporary
-// (a staging folder with its marker, a staged file) under newTag, locks
-// it, and only then renames it to its tmpTag name. So every tmpTag
+// NewTag names a temporary being born: simrun creates a locked temporary
+// (a staging folder with its marker, a staged file) under NewTag, locks
+// it, and only then renames it to its TmpTag name. So every TmpTag
 // temporary whose lock is free was left by a writer that is gone, however
 // young it is, and the next run removes it at once (cleanStale); only a
-// newTag one, which exists for an instant, waits out staleGrace.
-const newTag = ".simrun-new-"
+// NewTag one, which exists for an instant, waits out StaleGrace.
+const NewTag = ".simrun-new-"
 
-// bornName is the tmpTag name of a temporary born under the newTag name
+// bornName is the TmpTag name of a temporary born under the NewTag name
 // birth (the same folder, process ID and random part).
 func bornName(birth string) string {
 	dir, base := filepath.Split(birth)
-	return dir + strings.Replace(base, newTag, tmpTag, 1)
+	return dir + strings.Replace(base, NewTag, TmpTag, 1)
 }
 
 // birthPrefix is the prefix of this process's temporaries for path while
-// they are born (newTag).
+// they are born (NewTag).
 func birthPrefix(path string) string {
-	return "." + filepath.Base(path) + newTag + strconv.Itoa(os.Getpid()) + "-"
+	return "." + filepath.Base(path) + NewTag + strconv.Itoa(os.Getpid()) + "-"
 }
 
 // temps are the temporaries of this process not yet renamed into place or
@@ -68,12 +69,12 @@ var temps struct {
 	dead  bool // the process is exiting: make no more
 }
 
-// holdLock locks the file lock (the temporary itself, or the marker in a
-// temporary folder) for the temporary tmp until untrackTemp(tmp). Where
+// HoldLock locks the file lock (the temporary itself, or the marker in a
+// temporary folder) for the temporary tmp until UntrackTemp(tmp). Where
 // the file system has no flock the lock is skipped: another process's
-// probe then fails too and keeps the temporary (lockHeld).
-func holdLock(tmp, lock string) {
-	f, err := lockPath(lock)
+// probe then fails too and keeps the temporary (LockHeld).
+func HoldLock(tmp, lock string) {
+	f, err := LockPath(lock)
 	if err != nil {
 		return
 	}
@@ -85,7 +86,10 @@ func holdLock(tmp, lock string) {
 	temps.locks[tmp] = f
 }
 
-func trackTemp(path string) error {
+// TrackTemp records path as a temporary of this process, for the signal
+// handler to remove (RemoveTemps); once the process is exiting it removes
+// path at once and refuses.
+func TrackTemp(path string) error {
 	temps.Lock()
 	defer temps.Unlock()
 	if temps.dead {
@@ -99,7 +103,9 @@ func trackTemp(path string) error {
 	return nil
 }
 
-func untrackTemp(path string) {
+// UntrackTemp forgets the temporary path (renamed into place or removed)
+// and releases its lock (HoldLock).
+func UntrackTemp(path string) {
 	temps.Lock()
 	delete(temps.paths, path)
 	if f := temps.locks[path]; f != nil {
@@ -109,9 +115,9 @@ func untrackTemp(path string) {
 	temps.Unlock()
 }
 
-// removeTemps removes every temporary of this process and refuses new ones
+// RemoveTemps removes every temporary of this process and refuses new ones
 // (for the signal handler, just before exiting).
-func removeTemps() {
+func RemoveTemps() {
 	temps.Lock()
 	defer temps.Unlock()
 	temps.dead = true
@@ -127,33 +133,33 @@ func removeTemps() {
 
 // tempPrefix is the prefix of this process's temporaries for path.
 func tempPrefix(path string) string {
-	return "." + filepath.Base(path) + tmpTag + strconv.Itoa(os.Getpid()) + "-"
+	return "." + filepath.Base(path) + TmpTag + strconv.Itoa(os.Getpid()) + "-"
 }
 
-// staleGrace is how old (by modification time) a temporary without a
+// StaleGrace is how old (by modification time) a temporary without a
 // held lock must be before another run may remove it when its lock cannot
-// tell: one being born (newTag), made by an older simrun without a lock,
+// tell: one being born (NewTag), made by an older simrun without a lock,
 // or a worker folder being made. It covers the instant between a
 // temporary's creation and its lock.
-const staleGrace = 10 * time.Second
+const StaleGrace = 10 * time.Second
 
 // cleanStale removes, in dir, the temporaries for name left by simrun
 // processes that no longer run (killed before they could clean up). A
 // writer holds an flock on each temporary (the file itself, or the marker
 // in a folder) for its lifetime, and the kernel drops it when the writer
 // dies, in any PID namespace: so a temporary is removed only if its lock
-// is free: every one was locked before it got its name (newTag). One
+// is free: every one was locked before it got its name (NewTag). One
 // without a lock file (made by an older simrun) is removed only if, in
-// addition, it is older than staleGrace and its PID names no process
+// addition, it is older than StaleGrace and its PID names no process
 // here. A PID alone would not do: a simrun in another container sharing
 // the volume has a PID this one cannot see. One still being born is
-// removed only past staleGrace with its lock free.
+// removed only past StaleGrace with its lock free.
 func cleanStale(dir, name string) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
-	prefix, birth := "."+name+tmpTag, "."+name+newTag
+	prefix, birth := "."+name+TmpTag, "."+name+NewTag
 	for _, e := range entries {
 		rest, ok := strings.CutPrefix(e.Name(), prefix)
 		born := ok
@@ -174,21 +180,21 @@ func cleanStale(dir, name string) {
 }
 
 // isStale reports whether the temporary path, named with pid, was left by
-// a writer that is gone (cleanStale); born: it has its tmpTag name, so it
+// a writer that is gone (cleanStale); born: it has its TmpTag name, so it
 // was locked before it had it.
 func isStale(path string, pid int, born bool) bool {
 	st, err := os.Lstat(path)
 	if err != nil {
 		return false
 	}
-	young := time.Since(st.ModTime()) < staleGrace
+	young := time.Since(st.ModTime()) < StaleGrace
 	lock := path
 	if st.IsDir() {
-		lock = filepath.Join(path, markerFile)
+		lock = filepath.Join(path, MarkerFile)
 	} else if !st.Mode().IsRegular() {
 		return false
 	}
-	held, exists := lockHeld(lock)
+	held, exists := LockHeld(lock)
 	switch {
 	case held:
 		return false
@@ -200,10 +206,10 @@ func isStale(path string, pid int, born bool) bool {
 	return exists || !alive(pid)
 }
 
-// checkReplaceable refuses an output path simrun may not replace: an
+// CheckReplaceable refuses an output path simrun may not replace: an
 // existing file (or anything not a folder), or a folder that is neither
 // empty nor marked as simrun's own.
-func checkReplaceable(out string) error {
+func CheckReplaceable(out string) error {
 	st, err := os.Lstat(out)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
@@ -213,7 +219,7 @@ func checkReplaceable(out string) error {
 	case !st.IsDir():
 		return usagef("%s exists and is not a folder: simrun writes its output folder there and replaces only folders it created; choose another -out", out)
 	}
-	if _, err := os.Stat(filepath.Join(out, markerFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(out, MarkerFile)); err == nil {
 		return nil
 	}
 	f, err := os.Open(out)
@@ -222,19 +228,19 @@ func checkReplaceable(out string) error {
 	}
 	defer f.Close()
 	if names, _ := f.Readdirnames(1); len(names) > 0 {
-		return usagef("%s is a folder simrun did not create (it has no %s and is not empty): simrun replaces only its own output folders; choose another -out or empty it", out, markerFile)
+		return usagef("%s is a folder simrun did not create (it has no %s and is not empty): simrun replaces only its own output folders; choose another -out or empty it", out, MarkerFile)
 	}
 	return nil
 }
 
-// stagedFolder is an output folder built under a temporary name.
-type stagedFolder struct {
+// StagedFolder is an output folder built under a temporary name.
+type StagedFolder struct {
 	// out is the folder it becomes: the -out folder, or (base set) the
 	// numbered folder commit allocates in base.
-	out, tmp string
+	Out, Tmp string
 	base     string
 	// latestNote says why base/latest was left as it was ("": updated).
-	latestNote string
+	LatestNote string
 	// made are the parent folders made for it, removed on abort.
 	made []string
 	// old is the previous output folder, moved aside by install and
@@ -242,12 +248,12 @@ type stagedFolder struct {
 	old string
 }
 
-// stageFolder checks that out may be replaced, cleans stale temporaries
+// StageFolder checks that out may be replaced, cleans stale temporaries
 // beside it, and creates the temporary folder (mode 0755 before umask) with
 // the marker in it.
-func stageFolder(out string) (*stagedFolder, error) {
+func StageFolder(out string) (*StagedFolder, error) {
 	out = filepath.Clean(out)
-	if err := checkReplaceable(out); err != nil {
+	if err := CheckReplaceable(out); err != nil {
 		return nil, err
 	}
 	busy := func(pid int) error {
@@ -267,11 +273,11 @@ func stageFolder(out string) (*stagedFolder, error) {
 	// one whose temporary's name sorts first writes, the other refuses.
 	if pid, ok := liveWriter(filepath.Dir(out), filepath.Base(out), filepath.Base(tmp)); ok {
 		os.RemoveAll(tmp)
-		untrackTemp(tmp)
+		UntrackTemp(tmp)
 		removeMade(made)
 		return nil, busy(pid)
 	}
-	return &stagedFolder{out: out, tmp: tmp, made: made}, nil
+	return &StagedFolder{Out: out, Tmp: tmp, made: made}, nil
 }
 
 // liveWriter reports another process writing output folder name in dir
@@ -284,7 +290,7 @@ func liveWriter(dir, name, mine string) (int, bool) {
 	if err != nil {
 		return 0, false
 	}
-	prefix := "." + name + tmpTag
+	prefix := "." + name + TmpTag
 	for _, e := range entries {
 		rest, ok := strings.CutPrefix(e.Name(), prefix)
 		if !ok || !e.IsDir() || (mine != "" && e.Name() >= mine) {
@@ -295,7 +301,7 @@ func liveWriter(dir, name, mine string) (int, bool) {
 		if err != nil || pid <= 0 || pid == os.Getpid() {
 			continue
 		}
-		if held, exists := lockHeld(filepath.Join(dir, e.Name(), markerFile)); held && exists {
+		if held, exists := LockHeld(filepath.Join(dir, e.Name(), MarkerFile)); held && exists {
 			return pid, true
 		}
 	}
@@ -313,147 +319,147 @@ func stageTemp(parent, name string) (tmp string, made []string, err error) {
 	fail := func(err error) (string, []string, error) {
 		if tmp != "" {
 			os.RemoveAll(tmp)
-			untrackTemp(tmp)
+			UntrackTemp(tmp)
 		}
 		removeMade(made)
 		return "", nil, err
 	}
 	cleanStale(parent, name)
-	// Born under newTag, its marker created and locked, then renamed to
-	// its tmpTag name: a tmpTag folder's free lock means its writer died.
+	// Born under NewTag, its marker created and locked, then renamed to
+	// its TmpTag name: a TmpTag folder's free lock means its writer died.
 	if tmp, err = os.MkdirTemp(parent, birthPrefix(name)); err != nil {
 		return fail(err)
 	}
-	if err := trackTemp(tmp); err != nil {
+	if err := TrackTemp(tmp); err != nil {
 		return fail(err)
 	}
 	if err := os.Chmod(tmp, 0o755&^umask()); err != nil {
 		return fail(err)
 	}
-	marker := filepath.Join(tmp, markerFile)
+	marker := filepath.Join(tmp, MarkerFile)
 	f, err := os.OpenFile(marker, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return fail(err)
 	}
 	f.Close()
 	born := bornName(tmp)
-	holdLock(born, marker)
-	if err := trackTemp(born); err != nil {
-		untrackTemp(born)
+	HoldLock(born, marker)
+	if err := TrackTemp(born); err != nil {
+		UntrackTemp(born)
 		return fail(err)
 	}
 	if err := os.Rename(tmp, born); err != nil {
-		untrackTemp(born)
+		UntrackTemp(born)
 		return fail(err)
 	}
-	untrackTemp(tmp)
-	tmp, marker = born, filepath.Join(born, markerFile)
-	if err := os.WriteFile(marker, []byte(markerText), 0o644); err != nil {
+	UntrackTemp(tmp)
+	tmp, marker = born, filepath.Join(born, MarkerFile)
+	if err := os.WriteFile(marker, []byte(MarkerText), 0o644); err != nil {
 		return fail(err)
 	}
 	return tmp, made, nil
 }
 
-// abort removes the staged folder.
-func (s *stagedFolder) abort() {
-	os.RemoveAll(s.tmp)
-	untrackTemp(s.tmp)
+// Abort removes the staged folder.
+func (s *StagedFolder) Abort() {
+	os.RemoveAll(s.Tmp)
+	UntrackTemp(s.Tmp)
 	removeMade(s.made)
 }
 
-// commit puts the staged folder in place of out (install, then finish):
+// Commit puts the staged folder in place of out (install, then finish):
 // a previous output folder (checked again: it must still be simrun's or
 // empty) is moved aside under a temporary name and removed once the new one
 // is in place. A numbered result (base set) goes to a new numbered folder
 // instead (installNumbered), replacing nothing, and base/latest names it.
-func (s *stagedFolder) commit() error {
-	if err := s.install(); err != nil {
+func (s *StagedFolder) Commit() error {
+	if err := s.Install(); err != nil {
 		return err
 	}
-	s.finish()
+	s.Finish()
 	return nil
 }
 
-// install puts the staged folder in place, keeping what it replaced until
-// finish (or rollback, which undoes it). On error it has aborted.
-func (s *stagedFolder) install() error {
+// Install puts the staged folder in place, keeping what it replaced until
+// Finish (or rollback, which undoes it). On error it has aborted.
+func (s *StagedFolder) Install() error {
 	if s.base != "" {
 		return s.installNumbered()
 	}
-	if err := checkReplaceable(s.out); err != nil {
-		s.abort()
+	if err := CheckReplaceable(s.Out); err != nil {
+		s.Abort()
 		return err
 	}
 	var old string
-	if _, err := os.Lstat(s.out); err == nil {
-		old = filepath.Join(filepath.Dir(s.out), tempPrefix(s.out)+"old")
-		if err := trackTemp(old); err != nil {
-			s.abort()
+	if _, err := os.Lstat(s.Out); err == nil {
+		old = filepath.Join(filepath.Dir(s.Out), tempPrefix(s.Out)+"old")
+		if err := TrackTemp(old); err != nil {
+			s.Abort()
 			return err
 		}
-		if err := os.Rename(s.out, old); err != nil {
-			untrackTemp(old)
-			s.abort()
+		if err := os.Rename(s.Out, old); err != nil {
+			UntrackTemp(old)
+			s.Abort()
 			return err
 		}
 	}
-	if err := os.Rename(s.tmp, s.out); err != nil {
+	if err := os.Rename(s.Tmp, s.Out); err != nil {
 		if old != "" {
-			os.Rename(old, s.out) // put the previous output back
-			untrackTemp(old)
+			os.Rename(old, s.Out) // put the previous output back
+			UntrackTemp(old)
 		}
-		s.abort()
+		s.Abort()
 		return err
 	}
-	untrackTemp(s.tmp)
+	UntrackTemp(s.Tmp)
 	keepMade(s.made)
 	s.old = old
 	return nil
 }
 
-// finish completes an install: the replaced folder is removed, and a
+// Finish completes an install: the replaced folder is removed, and a
 // numbered result becomes base/latest.
-func (s *stagedFolder) finish() {
+func (s *StagedFolder) Finish() {
 	if s.old != "" {
 		os.RemoveAll(s.old)
-		untrackTemp(s.old)
+		UntrackTemp(s.old)
 		s.old = ""
 	}
 	if s.base != "" {
-		if err := pointLatest(s.base, filepath.Base(s.out)); err != nil {
-			s.latestNote = err.Error()
+		if err := pointLatest(s.base, filepath.Base(s.Out)); err != nil {
+			s.LatestNote = err.Error()
 		}
 	}
 }
 
-// rollback undoes an install whose companions could not be put in place:
+// Rollback undoes an install whose companions could not be put in place:
 // the new folder is removed (it is simrun's: it was just made) and the one
 // it replaced goes back, so the output is as it was before the run.
-func (s *stagedFolder) rollback() {
-	gone := filepath.Join(filepath.Dir(s.out), tempPrefix(s.out)+"undo")
-	if trackTemp(gone) == nil {
-		if os.Rename(s.out, gone) == nil {
+func (s *StagedFolder) Rollback() {
+	gone := filepath.Join(filepath.Dir(s.Out), tempPrefix(s.Out)+"undo")
+	if TrackTemp(gone) == nil {
+		if os.Rename(s.Out, gone) == nil {
 			os.RemoveAll(gone)
 		}
-		untrackTemp(gone)
+		UntrackTemp(gone)
 	}
 	if s.old != "" {
-		os.Rename(s.old, s.out)
-		untrackTemp(s.old)
+		os.Rename(s.old, s.Out)
+		UntrackTemp(s.old)
 		s.old = ""
 	}
 	removeMade(s.made)
 }
 
-// atomicFile writes to a temporary file beside path and renames it into
+// AtomicFile writes to a temporary file beside path and renames it into
 // place on commit, so a failed run never leaves a partial file. With path
 // "-" it writes to standard output instead; a device, FIFO or path under
-// /dev or /proc (stream) it writes in place (outputTarget).
-type atomicFile struct {
+// /dev or /proc (stream) it writes in place (OutputTarget).
+type AtomicFile struct {
 	f      *os.File
-	tmp    string // f's name (its tmpTag name)
-	w      *bufio.Writer
-	path   string
+	Tmp    string // f's name (its TmpTag name)
+	W      *bufio.Writer
+	Path   string
 	stdout bool
 	stream bool
 	// made are the parent folders made for it, removed on abort.
@@ -464,19 +470,19 @@ type atomicFile struct {
 	installed bool
 }
 
-// createOutput is createAtomic, except that "-" writes to stdout.
-func createOutput(path string, stdout io.Writer) (*atomicFile, error) {
+// CreateOutput is CreateAtomic, except that "-" writes to stdout.
+func CreateOutput(path string, stdout io.Writer) (*AtomicFile, error) {
 	if path == "-" {
-		return &atomicFile{w: bufio.NewWriterSize(stdout, 1<<16), path: path, stdout: true}, nil
+		return &AtomicFile{W: bufio.NewWriterSize(stdout, 1<<16), Path: path, stdout: true}, nil
 	}
-	return createAtomic(path)
+	return CreateAtomic(path)
 }
 
-// createAtomic starts a file that commit will put at path (at a symbolic
+// CreateAtomic starts a file that commit will put at path (at a symbolic
 // link's target), or opens a stream target for writing in place. It
 // refuses a path that is an existing folder.
-func createAtomic(path string) (*atomicFile, error) {
-	target, stream, err := outputTarget(path)
+func CreateAtomic(path string) (*AtomicFile, error) {
+	target, stream, err := OutputTarget(path)
 	if err != nil {
 		return nil, err
 	}
@@ -485,7 +491,7 @@ func createAtomic(path string) (*atomicFile, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &atomicFile{f: f, w: bufio.NewWriterSize(f, 1<<16), path: path, stream: true}, nil
+		return &AtomicFile{f: f, W: bufio.NewWriterSize(f, 1<<16), Path: path, stream: true}, nil
 	}
 	path = target
 	dir := filepath.Dir(path)
@@ -494,43 +500,45 @@ func createAtomic(path string) (*atomicFile, error) {
 		return nil, err
 	}
 	cleanStale(dir, filepath.Base(path))
-	// Born under newTag, locked, then renamed to its tmpTag name (as a
+	// Born under NewTag, locked, then renamed to its TmpTag name (as a
 	// staging folder: stageTemp).
 	f, err := os.CreateTemp(dir, birthPrefix(path))
 	if err != nil {
 		removeMade(made)
 		return nil, err
 	}
-	if err := trackTemp(f.Name()); err != nil {
+	if err := TrackTemp(f.Name()); err != nil {
 		f.Close()
 		removeMade(made)
 		return nil, err
 	}
 	born := bornName(f.Name())
-	holdLock(born, f.Name())
-	if err := trackTemp(born); err == nil {
+	HoldLock(born, f.Name())
+	if err := TrackTemp(born); err == nil {
 		err = os.Rename(f.Name(), born)
 		if err != nil {
-			untrackTemp(born)
+			UntrackTemp(born)
 		}
 	}
 	if err != nil {
 		f.Close()
 		os.Remove(f.Name())
-		untrackTemp(f.Name())
+		UntrackTemp(f.Name())
 		removeMade(made)
 		return nil, err
 	}
-	untrackTemp(f.Name())
-	a := &atomicFile{f: f, tmp: born, w: bufio.NewWriterSize(f, 1<<16), path: path, made: made}
+	UntrackTemp(f.Name())
+	a := &AtomicFile{f: f, Tmp: born, W: bufio.NewWriterSize(f, 1<<16), Path: path, made: made}
 	if err := f.Chmod(0o644 &^ umask()); err != nil {
-		a.abort()
+		a.Abort()
 		return nil, err
 	}
 	return a, nil
 }
 
-func (a *atomicFile) abort() {
+// Abort discards the file: its temporary is removed (a stream keeps what
+// was written; standard output is left alone).
+func (a *AtomicFile) Abort() {
 	switch {
 	case a.stdout:
 		return
@@ -539,27 +547,27 @@ func (a *atomicFile) abort() {
 		return
 	}
 	a.f.Close()
-	os.Remove(a.tmp)
-	untrackTemp(a.tmp)
+	os.Remove(a.Tmp)
+	UntrackTemp(a.Tmp)
 	removeMade(a.made)
 }
 
-// commit puts the file in place (install, then finish).
-func (a *atomicFile) commit() error {
-	if err := a.install(); err != nil {
+// Commit puts the file in place (install, then finish).
+func (a *AtomicFile) Commit() error {
+	if err := a.Install(); err != nil {
 		return err
 	}
-	a.finish()
+	a.Finish()
 	return nil
 }
 
-// install puts the file at its path, keeping the file it replaces aside
+// Install puts the file at its path, keeping the file it replaces aside
 // until finish (or rollback, which puts it back). A stream (stdout, a
 // device, a FIFO) is written in place and cannot be undone. On error it has
 // aborted.
-func (a *atomicFile) install() error {
-	if err := a.w.Flush(); err != nil {
-		a.abort()
+func (a *AtomicFile) Install() error {
+	if err := a.W.Flush(); err != nil {
+		a.Abort()
 		return err
 	}
 	switch {
@@ -569,67 +577,67 @@ func (a *atomicFile) install() error {
 		return a.f.Close()
 	}
 	if err := a.f.Close(); err != nil {
-		a.abort()
+		a.Abort()
 		return err
 	}
-	if st, err := os.Lstat(a.path); err == nil && st.Mode().IsRegular() {
-		prev := filepath.Join(filepath.Dir(a.path), tempPrefix(a.path)+"prev")
-		if err := trackTemp(prev); err != nil {
-			a.abort()
+	if st, err := os.Lstat(a.Path); err == nil && st.Mode().IsRegular() {
+		prev := filepath.Join(filepath.Dir(a.Path), tempPrefix(a.Path)+"prev")
+		if err := TrackTemp(prev); err != nil {
+			a.Abort()
 			return err
 		}
-		if err := os.Rename(a.path, prev); err != nil {
-			untrackTemp(prev)
-			a.abort()
+		if err := os.Rename(a.Path, prev); err != nil {
+			UntrackTemp(prev)
+			a.Abort()
 			return err
 		}
 		a.prev = prev
 	}
-	if err := os.Rename(a.tmp, a.path); err != nil {
+	if err := os.Rename(a.Tmp, a.Path); err != nil {
 		a.putBack()
-		a.abort()
+		a.Abort()
 		return err
 	}
-	untrackTemp(a.tmp)
+	UntrackTemp(a.Tmp)
 	keepMade(a.made)
 	a.installed = true
 	return nil
 }
 
 // putBack returns the file install moved aside to its path.
-func (a *atomicFile) putBack() {
+func (a *AtomicFile) putBack() {
 	if a.prev != "" {
-		os.Rename(a.prev, a.path)
-		untrackTemp(a.prev)
+		os.Rename(a.prev, a.Path)
+		UntrackTemp(a.prev)
 		a.prev = ""
 	}
 }
 
-// finish completes an install: the file it replaced is removed.
-func (a *atomicFile) finish() {
+// Finish completes an install: the file it replaced is removed.
+func (a *AtomicFile) Finish() {
 	if a.prev != "" {
 		os.Remove(a.prev)
-		untrackTemp(a.prev)
+		UntrackTemp(a.prev)
 		a.prev = ""
 	}
 }
 
-// rollback undoes an install: the new file goes and the one it replaced
+// Rollback undoes an install: the new file goes and the one it replaced
 // comes back (a stream's bytes, already written, stay).
-func (a *atomicFile) rollback() {
+func (a *AtomicFile) Rollback() {
 	if a.stdout || a.stream || !a.installed {
 		return
 	}
 	if a.prev != "" {
 		a.putBack() // replaces the new file
 	} else {
-		os.Remove(a.path)
+		os.Remove(a.Path)
 	}
 	removeMade(a.made)
 }
 
-// samePath reports whether two output paths name the same file.
-func samePath(a, b string) bool {
+// SamePath reports whether two output paths name the same file.
+func SamePath(a, b string) bool {
 	if a == "" || b == "" {
 		return false
 	}

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package simrun
+package worker
 
 // readSecret: no system here passes a worker its descriptors
 // (exec.Cmd.ExtraFiles is unix's), so no process is a worker.

@@ -1,4 +1,4 @@
-package simrun
+package worker
 
 import (
 	"fmt"
@@ -18,8 +18,8 @@ import (
 // "out of memory" at the bound. That death is the run's crashed finding,
 // like a stack overflow's. docs/engine.md, "When a handler fails".
 
-// workerMemLimitMiB is a worker process's OS memory limit, in MiB.
-const workerMemLimitMiB = 512
+// MemLimitMiB is a worker process's OS memory limit, in MiB.
+const MemLimitMiB = 512
 
 // workerMemSoftMiB is its Go runtime soft limit, below the OS limit by
 // room for what the runtime maps besides the heap (stacks, metadata).
@@ -33,7 +33,7 @@ func limitWorkerMemory() {
 		return
 	}
 	debug.SetMemoryLimit(workerMemSoftMiB << 20)
-	_ = lowerDataLimit(workerMemLimitMiB << 20)
+	_ = lowerDataLimit(MemLimitMiB << 20)
 }
 
 // explainMemoryDeath adds the worker's memory limit to a fatal error that
@@ -42,5 +42,5 @@ func explainMemoryDeath(value string) string {
 	if !strings.Contains(value, "out of memory") || raceBuild {
 		return value
 	}
-	return fmt.Sprintf("%s (a worker process's memory limit is %d MiB: a run that allocates past it is crashed)", value, workerMemLimitMiB)
+	return fmt.Sprintf("%s (a worker process's memory limit is %d MiB: a run that allocates past it is crashed)", value, MemLimitMiB)
 }

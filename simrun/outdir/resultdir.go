@@ -1,4 +1,4 @@
-package simrun
+package outdir
 
 import (
 	"errors"
@@ -15,10 +15,10 @@ import (
 // names the newest. So no command simrun prints, run again, can replace an
 // earlier result: a repro.yaml run from out/swarm/001 writes a new folder.
 
-// latestName is the entry in a base folder that names its newest result:
+// LatestName is the entry in a base folder that names its newest result:
 // a relative symbolic link on Unix, a small text file holding the folder's
 // name elsewhere (linkLatest, readLatest).
-const latestName = "latest"
+const LatestName = "latest"
 
 // nextName names the staged folder of a result whose number is not yet
 // allocated (its temporary is ".next.simrun-tmp-<pid>-…").
@@ -28,8 +28,8 @@ const nextName = "next"
 // (a longer all-digit name is not simrun's).
 const maxNumberDigits = 9
 
-// outputDest is where an invocation's output folder goes.
-type outputDest struct {
+// OutputDest is where an invocation's output folder goes.
+type OutputDest struct {
 	// dir is the -out folder: exactly that folder, replaced only if simrun
 	// made it.
 	dir string
@@ -37,45 +37,45 @@ type outputDest struct {
 	base string
 }
 
-// destFor is the destination of out (-out, "" if not given), with base the
+// DestFor is the destination of out (-out, "" if not given), with base the
 // default's folder (out/<name>).
-func destFor(out, base string) outputDest {
+func DestFor(out, base string) OutputDest {
 	if out != "" {
-		return outputDest{dir: out}
+		return OutputDest{dir: out}
 	}
-	return outputDest{base: base}
+	return OutputDest{base: base}
 }
 
-// check refuses, before any work, a destination simrun may not write: a
+// Check refuses, before any work, a destination simrun may not write: a
 // -out path it may not replace, or a base that is not a folder.
-func (d outputDest) check() error {
+func (d OutputDest) Check() error {
 	if d.dir != "" {
-		return checkReplaceable(d.dir)
+		return CheckReplaceable(d.dir)
 	}
 	if st, err := os.Stat(d.base); err == nil && !st.IsDir() {
 		return usagef("%s exists and is not a folder: simrun numbers its results in it (%s); move it or choose -out", d.base, filepath.Join(d.base, seqName(1)))
 	}
 	// An output folder itself (-out there, or a simrun that wrote out/<name>
 	// whole): results put in it would go with it when it is replaced.
-	if _, err := os.Stat(filepath.Join(d.base, markerFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(d.base, MarkerFile)); err == nil {
 		return usagef("%s is a single output folder (written with -out, or by an older simrun): simrun now numbers its results inside %s/ and will not put them where replacing that folder would remove them; rename it (say to %s-old) or choose -out", d.base, d.base, d.base)
 	}
 	return nil
 }
 
-// stage creates the destination's staged folder; commit puts it in place.
-func (d outputDest) stage() (*stagedFolder, error) {
+// Stage creates the destination's staged folder; commit puts it in place.
+func (d OutputDest) Stage() (*StagedFolder, error) {
 	if d.dir != "" {
-		return stageFolder(d.dir)
+		return StageFolder(d.dir)
 	}
-	if err := d.check(); err != nil {
+	if err := d.Check(); err != nil {
 		return nil, err
 	}
 	tmp, made, err := stageTemp(d.base, nextName)
 	if err != nil {
 		return nil, err
 	}
-	return &stagedFolder{tmp: tmp, base: filepath.Clean(d.base), made: made}, nil
+	return &StagedFolder{Tmp: tmp, base: filepath.Clean(d.base), made: made}, nil
 }
 
 // seqName is result number n's folder name: at least three digits.
@@ -87,9 +87,9 @@ func seqName(n int) string {
 	return s
 }
 
-// seqNumber is the number of a result folder's name (ok false for any
+// SeqNumber is the number of a result folder's name (ok false for any
 // other name).
-func seqNumber(name string) (int, bool) {
+func SeqNumber(name string) (int, bool) {
 	if len(name) < 3 || len(name) > maxNumberDigits {
 		return 0, false
 	}
@@ -110,7 +110,7 @@ func highestNumber(base string) int {
 	}
 	high := 0
 	for _, e := range entries {
-		if n, ok := seqNumber(e.Name()); ok {
+		if n, ok := SeqNumber(e.Name()); ok {
 			high = max(high, n)
 		}
 	}
@@ -179,23 +179,23 @@ var errNumberTaken = errors.New("result number taken")
 // it reserves the folder and renames the staged one over the empty
 // reservation (nothing of anyone's is replaced); finish points base/latest
 // at it.
-func (s *stagedFolder) installNumbered() error {
+func (s *StagedFolder) installNumbered() error {
 	for tries := 0; ; tries++ {
 		dir, err := reserveNumbered(s.base)
 		if err != nil {
-			s.abort()
+			s.Abort()
 			return err
 		}
-		err = replaceEmptyDir(s.tmp, dir) // on failure, dir is no longer ours
+		err = replaceEmptyDir(s.Tmp, dir) // on failure, dir is no longer ours
 		unreserve(dir)
 		if err == nil {
-			untrackTemp(s.tmp)
+			UntrackTemp(s.Tmp)
 			keepMade(s.made)
-			s.out = dir
+			s.Out = dir
 			break
 		}
 		if !errors.Is(err, errNumberTaken) || tries >= 100 {
-			s.abort()
+			s.Abort()
 			return err
 		}
 	}
@@ -209,20 +209,20 @@ var linkSeq atomic.Int64
 // atomically (a temporary made beside it, then renamed over it), but only
 // if it is simrun's: absent, or naming a numbered folder.
 func pointLatest(base, name string) error {
-	link := filepath.Join(base, latestName)
+	link := filepath.Join(base, LatestName)
 	if _, err := os.Lstat(link); err == nil {
 		if old, ok := readLatest(link); !ok {
 			return usagef("%s is not simrun's (not a link to a numbered result): left as it is", link)
-		} else if _, ok := seqNumber(old); !ok {
+		} else if _, ok := SeqNumber(old); !ok {
 			return usagef("%s names %q, not a numbered result: left as it is", link, old)
 		}
 	}
-	cleanStale(base, latestName)
-	tmp := filepath.Join(base, tempPrefix(latestName)+"link"+strconv.FormatInt(linkSeq.Add(1), 10))
-	if err := trackTemp(tmp); err != nil {
+	cleanStale(base, LatestName)
+	tmp := filepath.Join(base, tempPrefix(LatestName)+"link"+strconv.FormatInt(linkSeq.Add(1), 10))
+	if err := TrackTemp(tmp); err != nil {
 		return err
 	}
-	defer untrackTemp(tmp)
+	defer UntrackTemp(tmp)
 	if err := writeLatest(tmp, name); err != nil {
 		os.Remove(tmp)
 		return err

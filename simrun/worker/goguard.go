@@ -1,4 +1,4 @@
-package simrun
+package worker
 
 import (
 	"fmt"
@@ -56,9 +56,9 @@ const (
 	exitGoroutineSuspect = 5
 )
 
-// goroutineGuard is a worker's sim.Guard. The zero value (outside a worker
+// GoroutineGuard is a worker's sim.Guard. The zero value (outside a worker
 // process) checks nothing.
-type goroutineGuard struct {
+type GoroutineGuard struct {
 	on, exact bool
 	sample    []metrics.Sample
 	base      uint64 // created count: at the run's start (cheap), at the last check (exact)
@@ -71,8 +71,8 @@ type goroutineGuard struct {
 // runtime start the goroutines it starts lazily (the garbage collector's
 // mark worker on the first cycle), so that they are not counted against
 // the first run.
-func newGoroutineGuard(on bool) *goroutineGuard {
-	g := &goroutineGuard{on: on}
+func newGoroutineGuard(on bool) *GoroutineGuard {
+	g := &GoroutineGuard{on: on}
 	if !on {
 		return g
 	}
@@ -91,7 +91,7 @@ func newGoroutineGuard(on bool) *goroutineGuard {
 
 // created is the runtime's count of goroutines created so far (0 without
 // the metric).
-func (g *goroutineGuard) created() uint64 {
+func (g *GoroutineGuard) created() uint64 {
 	if g.sample == nil {
 		return 0
 	}
@@ -99,8 +99,8 @@ func (g *goroutineGuard) created() uint64 {
 	return g.sample[0].Value.Uint64()
 }
 
-// arm starts a run and returns the guard to give it (nil when off).
-func (g *goroutineGuard) arm() sim.Guard {
+// Arm starts a run and returns the guard to give it (nil when off).
+func (g *GoroutineGuard) Arm() sim.Guard {
 	if !g.on {
 		return nil
 	}
@@ -109,7 +109,7 @@ func (g *goroutineGuard) arm() sim.Guard {
 }
 
 // Check implements sim.Guard.
-func (g *goroutineGuard) Check() error {
+func (g *GoroutineGuard) Check() error {
 	if !g.exact {
 		// Only an increase: goroutines that a previous run's checks
 		// started (porcupine's, cancelled) may still be ending.
@@ -143,7 +143,7 @@ func (g *goroutineGuard) Check() error {
 
 // Ended implements sim.Guard: in the cheap step, a goroutine created and
 // ended within its handler shows in the created count.
-func (g *goroutineGuard) Ended() {
+func (g *GoroutineGuard) Ended() {
 	if !g.exact && g.created() != g.base {
 		g.suspect()
 	}
@@ -151,7 +151,7 @@ func (g *goroutineGuard) Ended() {
 
 // suspect ends the worker: a handler may have started a goroutine, and
 // its parent runs the worker's seeds again in the exact step.
-func (g *goroutineGuard) suspect() {
+func (g *GoroutineGuard) suspect() {
 	fmt.Fprintln(os.Stderr, "simrun: worker: a handler may have started a goroutine; running again with a check after every handler")
 	os.Exit(exitGoroutineSuspect)
 }
@@ -160,7 +160,7 @@ func (g *goroutineGuard) suspect() {
 // started a goroutine, it writes the failure as a fatal error (the parent
 // reads it like a runtime's, workerDeath) and ends the worker at once, so
 // the goroutine dies with it before it can run.
-func (g *goroutineGuard) Crashed(f *sim.Failure) {
+func (g *GoroutineGuard) Crashed(f *sim.Failure) {
 	if !g.tripped {
 		return
 	}

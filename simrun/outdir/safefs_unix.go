@@ -1,6 +1,6 @@
 //go:build unix
 
-package simrun
+package outdir
 
 import (
 	"errors"
@@ -60,3 +60,10 @@ func writeLatest(path, name string) error { return os.Symlink(name, path) }
 
 // writable reports whether the process may create files in dir.
 func writable(dir string) bool { return syscall.Access(dir, 2 /* W_OK */) == nil }
+
+// SetCachedUmask makes umask report m: for a test that changed the
+// process's mask after umask read it once.
+func SetCachedUmask(m os.FileMode) {
+	umaskOnce.Do(func() {})
+	umaskOnce.v = m
+}

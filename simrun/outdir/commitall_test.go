@@ -1,4 +1,4 @@
-package simrun
+package outdir
 
 import (
 	"errors"
@@ -15,29 +15,29 @@ import (
 // its path turned into a folder mid-sweep.
 type failingOutput struct{ aborted bool }
 
-func (f *failingOutput) install() error {
+func (f *failingOutput) Install() error {
 	f.aborted = true // an install that fails has aborted itself (output.install)
 	return errors.New("rename: is a directory")
 }
-func (f *failingOutput) finish()   {}
-func (f *failingOutput) rollback() {}
-func (f *failingOutput) abort()    { f.aborted = true }
+func (f *failingOutput) Finish()   {}
+func (f *failingOutput) Rollback() {}
+func (f *failingOutput) Abort()    { f.aborted = true }
 
 // stagedWith stages a folder at out holding one file, name, with body.
-func stagedWith(t *testing.T, out, name, body string) *stagedFolder {
+func stagedWith(t *testing.T, out, name, body string) *StagedFolder {
 	t.Helper()
-	st, err := stageFolder(out)
+	st, err := StageFolder(out)
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(filepath.Join(st.tmp, name), []byte(body), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(st.Tmp, name), []byte(body), 0o644))
 	return st
 }
 
 // stagedFile stages a file at path holding body.
-func stagedFile(t *testing.T, path, body string) *atomicFile {
+func stagedFile(t *testing.T, path, body string) *AtomicFile {
 	t.Helper()
-	f, err := createAtomic(path)
+	f, err := CreateAtomic(path)
 	require.NoError(t, err)
-	_, err = f.w.WriteString(body)
+	_, err = f.W.WriteString(body)
 	require.NoError(t, err)
 	return f
 }
@@ -61,13 +61,13 @@ func names(t *testing.T, dir string) []string {
 func TestCommitAllRollsBackWhatItInstalled(t *testing.T) {
 	dir := t.TempDir()
 	out, runs, js := filepath.Join(dir, "o"), filepath.Join(dir, "runs.jsonl"), filepath.Join(dir, "s.json")
-	require.NoError(t, stagedWith(t, out, "v", "old folder").commit())
+	require.NoError(t, stagedWith(t, out, "v", "old folder").Commit())
 	require.NoError(t, os.WriteFile(runs, []byte("old runs"), 0o644))
 	before := names(t, dir)
 
 	fail := &failingOutput{}
 	later := stagedFile(t, js, "new json")
-	err := commitAll(stagedWith(t, out, "v", "new folder"), stagedFile(t, runs, "new runs"), fail, later)
+	err := CommitAll(stagedWith(t, out, "v", "new folder"), stagedFile(t, runs, "new runs"), fail, later)
 	require.Error(t, err)
 	assert.True(t, fail.aborted)
 
@@ -86,16 +86,16 @@ func TestCommitAllRollsBackWhatItInstalled(t *testing.T) {
 func TestCommitAllRollsBackANumberedResult(t *testing.T) {
 	dir := t.TempDir()
 	base := filepath.Join(dir, "out", "x")
-	st, err := destFor("", base).stage()
+	st, err := DestFor("", base).Stage()
 	require.NoError(t, err)
-	require.NoError(t, commitAll(st))
+	require.NoError(t, CommitAll(st))
 	before := names(t, base)
 	require.Equal(t, []string{"001", "latest"}, before)
 
-	st2, err := destFor("", base).stage()
+	st2, err := DestFor("", base).Stage()
 	require.NoError(t, err)
 	js := filepath.Join(dir, "s.json")
-	err = commitAll(st2, stagedFile(t, js, "{}"), &failingOutput{})
+	err = CommitAll(st2, stagedFile(t, js, "{}"), &failingOutput{})
 	require.Error(t, err)
 	assert.Equal(t, before, names(t, base), "no second numbered folder; latest unchanged")
 	assert.NoFileExists(t, js)

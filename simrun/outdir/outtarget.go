@@ -1,4 +1,4 @@
-package simrun
+package outdir
 
 import (
 	"errors"
@@ -20,19 +20,19 @@ import (
 // to the stdout writer as "-" does (and the human summary to stderr).
 var stdoutAliases = []string{"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"}
 
-// normalizeOutput maps a name of standard output to "-".
-func normalizeOutput(path string) string {
+// NormalizeOutput maps a name of standard output to "-".
+func NormalizeOutput(path string) string {
 	if slices.Contains(stdoutAliases, filepath.Clean(path)) {
 		return "-"
 	}
 	return path
 }
 
-// outputTarget is what an output file path names: stream true to write it
+// OutputTarget is what an output file path names: stream true to write it
 // in place, else the path to stage beside and rename over (a symbolic
 // link's target). It refuses a folder, a dangling link, and a path whose
 // nearest existing ancestor is not a folder.
-func outputTarget(path string) (target string, stream bool, err error) {
+func OutputTarget(path string) (target string, stream bool, err error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", false, err
@@ -79,9 +79,9 @@ func outputTarget(path string) (target string, stream bool, err error) {
 	}
 }
 
-// inside reports whether path is dir or inside it (by absolute, cleaned
+// Inside reports whether path is dir or inside it (by absolute, cleaned
 // names, following the links of both where they exist).
-func inside(path, dir string) bool {
+func Inside(path, dir string) bool {
 	p, d := resolvedPath(path), resolvedPath(dir)
 	return p == d || strings.HasPrefix(p, d+string(filepath.Separator))
 }
@@ -103,24 +103,6 @@ func resolvedPath(path string) string {
 		}
 		rest = filepath.Join(filepath.Base(cur), rest)
 	}
-}
-
-// checkOutputPaths refuses, before any work, output files simrun could
-// not write: a folder, a path that cannot be created, a file inside the
-// -out folder (replaced whole by the folder's commit).
-func checkOutputPaths(o *options) error {
-	for _, f := range []struct{ flag, path string }{{"-json", o.json}, {"-trace", o.trace}, {"-perfetto", o.perfetto}, {"-materialize", o.materialize}, {"-runs", o.runs}} {
-		if f.path == "" || f.path == "-" {
-			continue
-		}
-		if o.out != "" && inside(f.path, o.out) {
-			return usagef("%s %s is inside -out %s, which simrun replaces whole: write it elsewhere", f.flag, f.path, o.out)
-		}
-		if _, _, err := outputTarget(f.path); err != nil {
-			return usagef("%s: %v", f.flag, err)
-		}
-	}
-	return nil
 }
 
 // mkdirTracked makes dir and its missing parents and returns those it

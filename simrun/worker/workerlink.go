@@ -1,4 +1,4 @@
-package simrun
+package worker
 
 import (
 	"crypto/rand"
@@ -10,9 +10,9 @@ import (
 
 // A worker's link to its parent. A process is a worker only when its
 // parent made it one: the parent draws a random secret for each worker,
-// names it in the worker's environment (envWorker) and writes it on a pipe
+// names it in the worker's environment (EnvWorker) and writes it on a pipe
 // whose read end only that worker inherits (descriptor workerSecretFD).
-// The worker reads the pipe once, at its first isWorker, and is a worker
+// The worker reads the pipe once, at its first IsWorker, and is a worker
 // only if the two agree. A SIMRUN_WORKER left set in a shell, or typed
 // there on purpose (SIMRUN_WORKER=$$ named the shell's PID, which a
 // check against os.Getppid accepted), has no such pipe behind it.
@@ -81,35 +81,35 @@ func (l *workerLink) started() {
 // close closes the channel's read end.
 func (l *workerLink) close() { l.chanR.Close() }
 
-// worker is this process's verdict, read once: the secret's descriptor
+// self is this process's verdict, read once: the secret's descriptor
 // is consumed by the reading.
-var worker struct {
+var self struct {
 	once sync.Once
 	is   bool
 	ch   *os.File
 }
 
-// isWorker reports whether this process is a worker its parent started
+// IsWorker reports whether this process is a worker its parent started
 // (workerLink).
-func isWorker() bool {
-	worker.once.Do(func() {
-		v := os.Getenv(envWorker)
+func IsWorker() bool {
+	self.once.Do(func() {
+		v := os.Getenv(EnvWorker)
 		if v == "" {
 			return
 		}
 		if got, ok := readSecret(workerSecretFD); ok && got == v {
-			worker.is = true
-			worker.ch = os.NewFile(workerChanFD, "simrun-parent")
+			self.is = true
+			self.ch = os.NewFile(workerChanFD, "simrun-parent")
 		}
 	})
-	return worker.is
+	return self.is
 }
 
-// parentChannel is the worker's channel to its parent (nil outside a
+// ParentChannel is the worker's channel to its parent (nil outside a
 // worker).
-func parentChannel() *os.File {
-	if !isWorker() {
+func ParentChannel() *os.File {
+	if !IsWorker() {
 		return nil
 	}
-	return worker.ch
+	return self.ch
 }

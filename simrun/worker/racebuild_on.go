@@ -1,6 +1,6 @@
 //go:build race
 
-package simrun
+package worker
 
 // raceBuild reports a -race build: its shadow memory is not the program's,
 // so a worker's memory limits are not applied (workermem.go).

@@ -1,4 +1,4 @@
-package simrun
+package worker
 
 import (
 	"bufio"
@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/electsim/electsim/hunt"
-	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/scenario"
 )
 
@@ -35,9 +34,9 @@ import (
 // read from its stderr; the slot's next job starts a new worker.
 // docs/hunting.md, "Isolation".
 
-// huntWorkerCmd is the hidden command a hunt's worker process runs (only
-// in a worker its parent started: isWorker).
-const huntWorkerCmd = "hunt-worker"
+// HuntCmd is the hidden command a hunt's worker process runs (only
+// in a worker its parent started: IsWorker).
+const HuntCmd = "hunt-worker"
 
 // maxHuntLine bounds a request or reply line (a scenario file is at most
 // 1 MiB, scenario.MaxFileBytes; as a JSON string a little more).
@@ -57,12 +56,12 @@ type huntReply struct {
 	Cluster *hunt.ClusterResult `json:"cluster,omitempty"`
 }
 
-// huntWorker is a worker process's loop: the stack limit and the handler
-// watchdog (workerGuard), then one reply per request on replies until
-// stdin closes.
-func huntWorker(stdin io.Reader, replies io.Writer, stderr io.Writer) int {
-	g := newWorkerGuard()
-	defer g.close()
+// ServeHunt is a worker process's loop: the stack limit and the handler
+// watchdog (Guard), then one reply per request on replies until
+// stdin closes. It reports false when it failed (why, on stderr).
+func ServeHunt(stdin io.Reader, replies io.Writer, stderr io.Writer) bool {
+	g := NewGuard()
+	defer g.Close()
 	in := bufio.NewScanner(stdin)
 	in.Buffer(make([]byte, 64<<10), maxHuntLine)
 	var reader scenario.Reparser // the runs of one configuration share all but their faults
@@ -70,45 +69,45 @@ func huntWorker(stdin io.Reader, replies io.Writer, stderr io.Writer) int {
 		var req huntRequest
 		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
 			fmt.Fprintf(stderr, "simrun hunt-worker: bad request: %v\n", err)
-			return exitUsage
+			return false
 		}
 		var rep huntReply
 		switch {
 		case req.Run != nil:
-			r := hunt.RunJob(*req.Run, hunt.Hooks{Beat: g.building(), Guard: g.gor.arm(), Reader: &reader})
+			r := hunt.RunJob(*req.Run, hunt.Hooks{Beat: g.Building(), Guard: g.Gor.Arm(), Reader: &reader})
 			rep.Run = &r
 		case req.Repro != nil:
-			r := hunt.ReproduceJob(*req.Repro, g.gor.arm)
+			r := hunt.ReproduceJob(*req.Repro, g.Gor.Arm)
 			rep.Repro = &r
 		case req.Cluster != nil:
-			g.building()
+			g.Building()
 			r := hunt.BuildCluster(*req.Cluster)
 			rep.Cluster = &r
 		}
-		g.idle()
+		g.Idle()
 		b, err := json.Marshal(rep)
 		if err != nil {
 			fmt.Fprintf(stderr, "simrun hunt-worker: %v\n", err)
-			return exitUsage
+			return false
 		}
 		if _, err := replies.Write(append(b, '\n')); err != nil {
 			fmt.Fprintf(stderr, "simrun hunt-worker: replies: %v\n", err)
-			return exitUsage
+			return false
 		}
 	}
 	if err := in.Err(); err != nil {
 		fmt.Fprintf(stderr, "simrun hunt-worker: %v\n", err)
-		return exitUsage
+		return false
 	}
-	return exitOK
+	return true
 }
 
-// huntPool is hunt.Runner over worker processes.
-type huntPool struct {
+// HuntPool is hunt.Runner over worker processes.
+type HuntPool struct {
 	exe, prog  string
 	handlerMax time.Duration // the workers' watchdog (-handler-timeout)
 	procs      int           // each worker's GOMAXPROCS
-	onStart    func()        // if set, called as the first worker process starts
+	OnStart    func()        // if set, called as the first worker process starts
 	started    sync.Once
 	mu         sync.Mutex // guards slots
 	slots      map[int]*huntSlot
@@ -124,22 +123,22 @@ type huntSlot struct {
 	stderr tailBuffer
 }
 
-// newHuntPool is a pool of workers running this executable, each on one
+// NewHuntPool is a pool of workers running this executable, each on one
 // core.
-func newHuntPool(prog string, handlerMax time.Duration) (*huntPool, error) {
+func NewHuntPool(prog string, handlerMax time.Duration) (*HuntPool, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	return &huntPool{exe: exe, prog: prog, handlerMax: handlerMax, procs: 1, slots: map[int]*huntSlot{}}, nil
+	return &HuntPool{exe: exe, prog: prog, handlerMax: handlerMax, procs: 1, slots: map[int]*huntSlot{}}, nil
 }
 
-// shareCores gives each of workers workers an equal share of this
+// ShareCores gives each of workers workers an equal share of this
 // machine's cores (at least one): a hunt with fewer workers than cores
 // leaves its workers' garbage collectors the spare ones, as a hunt in one
 // process does (-workers 1 on two cores: 317 runs/s on one, measured
 // against 476 in one process; docs/hunting.md, "Isolation").
-func (p *huntPool) shareCores(workers int) {
+func (p *HuntPool) ShareCores(workers int) {
 	p.procs = max(runtime.NumCPU()/max(workers, 1), 1)
 }
 
@@ -149,7 +148,7 @@ func withProcs(env []string, procs int) []string {
 }
 
 // slot returns slot i (one caller at a time per slot: the search's).
-func (p *huntPool) slot(i int) *huntSlot {
+func (p *HuntPool) slot(i int) *huntSlot {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	s := p.slots[i]
@@ -161,18 +160,18 @@ func (p *huntPool) slot(i int) *huntSlot {
 }
 
 // start starts s's worker process if none is running.
-func (p *huntPool) start(s *huntSlot) error {
+func (p *HuntPool) start(s *huntSlot) error {
 	if s.cmd != nil {
 		return nil
 	}
-	if p.onStart != nil {
-		p.started.Do(p.onStart)
+	if p.OnStart != nil {
+		p.started.Do(p.OnStart)
 	}
 	link, err := newWorkerLink()
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command(p.exe, huntWorkerCmd)
+	cmd := exec.Command(p.exe, HuntCmd)
 	cmd.Args[0] = p.prog
 	cmd.Env = withProcs(workerEnv(link, p.handlerMax, s.exact, nil), p.procs)
 	cmd.Stderr = &s.stderr
@@ -203,12 +202,13 @@ func (p *huntPool) start(s *huntSlot) error {
 // error, its stack the top of the dying goroutine's.
 type errDied struct{ value, stack string }
 
+// Error implements error.
 func (e *errDied) Error() string { return e.value }
 
 // call sends req to slot i's worker and reads its reply, within limit
 // (0: none) and until ctx is done. A worker that dies, overruns or is
 // stopped is reaped: the slot's next call starts another.
-func (p *huntPool) call(ctx context.Context, i int, req huntRequest, limit time.Duration) (huntReply, error) {
+func (p *HuntPool) call(ctx context.Context, i int, req huntRequest, limit time.Duration) (huntReply, error) {
 	s := p.slot(i)
 	if err := ctx.Err(); err != nil {
 		return huntReply{}, err
@@ -262,7 +262,7 @@ func (p *huntPool) call(ctx context.Context, i int, req huntRequest, limit time.
 
 // reap waits for s's worker to end (killing it if it has not) and
 // returns its exit status.
-func (p *huntPool) reap(s *huntSlot) int {
+func (p *HuntPool) reap(s *huntSlot) int {
 	_ = s.in.Close()
 	_ = s.cmd.Process.Kill()
 	err := s.cmd.Wait()
@@ -277,7 +277,7 @@ func (p *huntPool) reap(s *huntSlot) int {
 }
 
 // Run implements hunt.Runner.
-func (p *huntPool) Run(ctx context.Context, slot int, j hunt.Job) hunt.JobResult {
+func (p *HuntPool) Run(ctx context.Context, slot int, j hunt.Job) hunt.JobResult {
 	rep, err := p.call(ctx, slot, huntRequest{Run: &j}, 0)
 	var died *errDied
 	switch {
@@ -298,7 +298,7 @@ func (p *huntPool) Run(ctx context.Context, slot int, j hunt.Job) hunt.JobResult
 // Reproduce implements hunt.Runner, in slot 0 (the search's runs are done
 // when it reproduces), within the shrink budget and some slack for the
 // replay.
-func (p *huntPool) Reproduce(ctx context.Context, j hunt.ReproJob) (hunt.ReproResult, error) {
+func (p *HuntPool) Reproduce(ctx context.Context, j hunt.ReproJob) (hunt.ReproResult, error) {
 	rep, err := p.call(ctx, 0, huntRequest{Repro: &j}, j.ShrinkBudget+p.handlerMax+30*time.Second)
 	switch {
 	case err != nil:
@@ -311,7 +311,7 @@ func (p *huntPool) Reproduce(ctx context.Context, j hunt.ReproJob) (hunt.ReproRe
 
 // Cluster implements hunt.Runner, in slot 0 (the search builds its
 // configurations between its batches of runs).
-func (p *huntPool) Cluster(ctx context.Context, j hunt.ClusterJob) (hunt.ClusterResult, error) {
+func (p *HuntPool) Cluster(ctx context.Context, j hunt.ClusterJob) (hunt.ClusterResult, error) {
 	rep, err := p.call(ctx, 0, huntRequest{Cluster: &j}, 0)
 	var died *errDied
 	switch {
@@ -328,7 +328,7 @@ func (p *huntPool) Cluster(ctx context.Context, j hunt.ClusterJob) (hunt.Cluster
 }
 
 // Close ends every worker: its stdin closes, so its loop ends.
-func (p *huntPool) Close() {
+func (p *HuntPool) Close() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, s := range p.slots {
@@ -375,74 +375,4 @@ func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(t.b)
-}
-
-// isolatedBuild builds sc's run of seed under algo (an override; "" keeps
-// the file's) in a worker process, under its watchdog, and returns why it
-// could not be built: a *hunt.DiedError when the build killed the worker.
-// The worker reads sc's file with its -set overrides in full first
-// (hunt.ClusterJob.Source): this process read it without the algorithm's
-// own checks; a file it refuses is a usageError in the loader's words.
-func isolatedBuild(o *options, sc *scenario.Scenario, seed uint64, algo string) error {
-	pool, err := newHuntPool(o.prog, o.handlerMax)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	src, err := scenario.ReadFile(sc.File)
-	if err != nil {
-		return usageError{err.Error()}
-	}
-	res, err := pool.Cluster(context.Background(), hunt.ClusterJob{Seed: seed, Name: sc.File, Source: string(src), Sets: sc.Sets, Algorithm: algo, Running: o.algos})
-	switch {
-	case err != nil:
-		return err
-	case res.LoadErr != "":
-		return usageError{res.LoadErr}
-	case res.Err != "":
-		return errors.New(res.Err)
-	}
-	return nil
-}
-
-// checkLoads has a worker process read the sweep's file in full, once per
-// grid cell (with the cell's -set overrides), before this process trusts
-// what it read without the algorithm's code: the algorithm's checks of
-// its parameters are user code that may exit, block or overflow its
-// stack. A cell the loader refuses is exit 2 in its words; a worker the
-// checks (or the build of the file's algorithm, algo, that follows them)
-// killed, exit 1.
-func checkLoads(o *options, seed uint64, algo string) (int, error) {
-	src, err := scenario.ReadFile(o.scenario)
-	if err != nil {
-		return exitUsage, usageError{err.Error()}
-	}
-	pool, err := newHuntPool(o.prog, o.handlerMax)
-	if err != nil {
-		return exitUsage, err
-	}
-	defer pool.Close()
-	for _, c := range o.cells {
-		res, err := pool.Cluster(context.Background(), hunt.ClusterJob{Seed: seed, Name: o.scenario, Source: string(src), Sets: cellSets(o, c), Running: o.algos})
-		var died *hunt.DiedError
-		switch {
-		case errors.As(err, &died):
-			return exitViolation, fmt.Errorf("%s under %s: %v", o.scenario, algo, err)
-		case err != nil:
-			if _, code, ok := interruption(); ok {
-				return code, errors.New("stopped by a signal while a worker process read the scenario; nothing written")
-			}
-			return exitUsage, err
-		case res.LoadErr != "":
-			return exitUsage, cellError(c, "-vary", errors.New(res.LoadErr))
-		}
-	}
-	return exitOK, nil
-}
-
-// userAlgorithm reports whether sc's algorithm is not built into electsim
-// (its code is the user's: registry.Algorithm.InProcess unset).
-func userAlgorithm(sc *scenario.Scenario) bool {
-	d, ok := registry.Default.Lookup(sc.AlgorithmName(""))
-	return ok && !d.InProcess
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package simrun
+package outdir
 
 import (
 	"errors"
@@ -8,12 +8,12 @@ import (
 	"syscall"
 )
 
-// lockPath takes an exclusive flock on path (opened anew, so closing other
+// LockPath takes an exclusive flock on path (opened anew, so closing other
 // descriptors of the file keeps it) and returns the open file that holds
 // it: the kernel releases the lock when that file is closed or the process
 // dies, in any PID namespace, so another simrun can tell a live writer's
 // temporary from a killed one's even when it cannot see the writer's PID.
-func lockPath(path string) (*os.File, error) {
+func LockPath(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		return nil, err
@@ -25,9 +25,9 @@ func lockPath(path string) (*os.File, error) {
 	return f, nil
 }
 
-// lockHeld reports whether path exists and a process holds its lock
+// LockHeld reports whether path exists and a process holds its lock
 // (exists false: no such file, or it cannot be opened).
-func lockHeld(path string) (held, exists bool) {
+func LockHeld(path string) (held, exists bool) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {

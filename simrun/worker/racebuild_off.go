@@ -1,6 +1,6 @@
 //go:build !race
 
-package simrun
+package worker
 
 // raceBuild reports a -race build (workermem.go).
 const raceBuild = false
