@@ -102,13 +102,17 @@ func (s *stability) observe(r *sim.Record, candidates []sim.NodeID) {
 		s.leading[id] = r.Epoch
 		delete(s.pending, id)
 	case sim.RecEffect:
-		if r.Fact != sim.FactProtocolState || r.A != s.bumpState || r.B <= s.maxTerm {
+		if r.Fact != sim.FactProtocolState {
+			return
+		}
+		st := r.ProtocolState()
+		if st.State != s.bumpState || st.Epoch <= s.maxTerm {
 			return
 		}
 		// A term no node had reached: a campaign. It disrupts a leader
 		// that had a healthy quorum when it began (a campaign while no
 		// leader is healthy is an ordinary election).
-		s.maxTerm = r.B
+		s.maxTerm = st.Epoch
 		for l := range s.leading { // any order: each leader judged alone
 			if l != id && containsID(candidates, l) && s.healthyQuorum(l, t, candidates) {
 				s.pending[l] = id

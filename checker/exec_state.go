@@ -212,11 +212,12 @@ func (x *execState) cursorOf(j int) int64 {
 
 func (x *execState) effect(r *sim.Record) {
 	x.workers.observe(r)
-	k := slotID{int(r.C), r.B}
+	ex := r.Exec()
+	k := slotID{ex.Job, ex.Slot}
 	x.unfinished.observe(r, k, !x.started[k])
 	switch r.Fact {
 	case sim.FactExecStarted:
-		ru := openRun{node: r.Node, run: r.A, job: k.job, slot: k.slot, start: r.At}
+		ru := openRun{node: r.Node, run: ex.Exec, job: k.job, slot: k.slot, start: r.At}
 		var f *overlapFound
 		for _, o := range x.open {
 			if o.job == ru.job {
@@ -249,7 +250,7 @@ func (x *execState) effect(r *sim.Record) {
 			}
 		}
 		for i := range x.open {
-			if x.open[i].node == r.Node && x.open[i].run == r.A {
+			if x.open[i].node == r.Node && x.open[i].run == ex.Exec {
 				x.end(i, r.At)
 				break
 			}

@@ -98,9 +98,9 @@ func (wc *workerCounts) observe(r *sim.Record) {
 	case sim.FactExecHeartbeat:
 		t := wc.of(r.Node)
 		t.Heartbeats++
-		if t.next == 0 || t.recent[(t.next-1)%recentExecs].exec != r.A {
+		if exec := r.Exec().Exec; t.next == 0 || t.recent[(t.next-1)%recentExecs].exec != exec {
 			wc.order++
-			t.recent[t.next%recentExecs] = heldExec{exec: r.A, order: wc.order}
+			t.recent[t.next%recentExecs] = heldExec{exec: exec, order: wc.order}
 			t.next++
 		}
 	case sim.FactExecAcked:
@@ -110,8 +110,9 @@ func (wc *workerCounts) observe(r *sim.Record) {
 	case sim.FactExecFailed:
 		wc.of(r.Node).Failed++
 	case sim.FactExecRedelivered:
-		rd := Redelivery{At: r.At, Holder: sim.None, Exec: r.A, Job: int(r.C), Slot: r.B}
-		if t := wc.holder(r.A); t != nil {
+		x := r.Exec()
+		rd := Redelivery{At: r.At, Holder: sim.None, Exec: x.Exec, Job: x.Job, Slot: x.Slot}
+		if t := wc.holder(x.Exec); t != nil {
 			t.Redelivered++
 			rd.Holder = t.Node
 		}
@@ -186,24 +187,25 @@ func (c *checker) execText(r *sim.Record, nodes []sim.NodeID, slots []slotID) st
 	default:
 		return ""
 	}
+	x := r.Exec()
 	mine := false
 	for _, s := range slots {
-		mine = mine || int64(s.job) == r.C && s.slot == r.B
+		mine = mine || s == slotID{x.Job, x.Slot}
 	}
 	if !mine {
 		return ""
 	}
-	name := c.slotName(int(r.C), r.B)
+	name := c.slotName(x.Job, x.Slot)
 	switch r.Fact {
 	case sim.FactExecRedelivered:
-		return fmt.Sprintf("the queue delivered the message of execution %d of %s again: unacknowledged past its visibility timeout", r.A, name)
+		return fmt.Sprintf("the queue delivered the message of execution %d of %s again: unacknowledged past its visibility timeout", x.Exec, name)
 	case sim.FactExecDead:
-		return fmt.Sprintf("the execution store declared execution %d of %s dead", r.A, name)
+		return fmt.Sprintf("the execution store declared execution %d of %s dead", x.Exec, name)
 	case sim.FactExecAcked:
 		if !involved(nodes, r.Node) {
 			return ""
 		}
-		return fmt.Sprintf("%s acknowledged execution %d of %s", c.in.name(r.Node), r.A, name)
+		return fmt.Sprintf("%s acknowledged execution %d of %s", c.in.name(r.Node), x.Exec, name)
 	}
 	if !involved(nodes, r.Node) {
 		return ""

@@ -117,7 +117,7 @@ func (c *checker) context(from, to sim.Time, nodes []sim.NodeID, slots []slotID)
 			}
 			it.text = c.in.name(r.Node) + " crashed"
 		case sim.RecStart:
-			if !mine || r.A != 1 {
+			if !mine || !r.Restarted() {
 				continue
 			}
 			it.text = c.in.name(r.Node) + " restarted"
@@ -152,14 +152,15 @@ func (c *checker) context(from, to sim.Time, nodes []sim.NodeID, slots []slotID)
 // given nodes.
 func (c *checker) effectText(r *sim.Record, nodes []sim.NodeID, slots []slotID) string {
 	if involved(c.in.LeaseStore, r.Node) {
-		holder := c.in.name(sim.NodeID(r.A))
+		l := r.Lease()
+		holder := c.in.name(l.Holder)
 		switch r.Fact {
 		case sim.FactLeaseAcquired:
-			return fmt.Sprintf("%s acquired the lease, token %d", holder, r.B)
+			return fmt.Sprintf("%s acquired the lease, token %d", holder, l.Token)
 		case sim.FactLeaseExpired:
-			return fmt.Sprintf("lease of %s (token %d) expired by the store's clock", holder, r.B)
+			return fmt.Sprintf("lease of %s (token %d) expired by the store's clock", holder, l.Token)
 		case sim.FactLeaseReleased:
-			return fmt.Sprintf("%s released the lease (token %d)", holder, r.B)
+			return fmt.Sprintf("%s released the lease (token %d)", holder, l.Token)
 		case sim.FactLeaseReverted:
 			return "the store lost a write in a failover (lease reverted)"
 		case sim.FactServiceDown:
@@ -169,9 +170,10 @@ func (c *checker) effectText(r *sim.Record, nodes []sim.NodeID, slots []slotID) 
 		}
 		return ""
 	}
+	run := r.Run()
 	if r.Fact == sim.FactRunSkipped {
 		for _, s := range slots {
-			if int64(s.job) == r.C && s.slot == r.B {
+			if s == (slotID{run.Job, run.Slot}) {
 				return fmt.Sprintf("%s did not run %s", c.in.name(r.Node), r.Detail)
 			}
 		}
@@ -181,8 +183,8 @@ func (c *checker) effectText(r *sim.Record, nodes []sim.NodeID, slots []slotID) 
 	}
 	if r.Fact == sim.FactRunStarted && involved(nodes, r.Node) {
 		for _, s := range slots {
-			if int64(s.job) == r.C && s.slot == r.B {
-				return fmt.Sprintf("%s started a run of %s with token %d", c.in.name(r.Node), c.slotName(s.job, s.slot), r.A)
+			if s == (slotID{run.Job, run.Slot}) {
+				return fmt.Sprintf("%s started a run of %s with token %d", c.in.name(r.Node), c.slotName(s.job, s.slot), run.Token)
 			}
 		}
 	}
@@ -304,7 +306,8 @@ func (c *checker) runStart(e *cron.LogEntry) sim.Time {
 		for i := range c.kept {
 			r := &c.kept[i].r
 			if r.Type == sim.RecEffect && r.Fact == sim.FactRunStarted {
-				k := runKey{r.Node, r.A, r.B, int(r.C)}
+				run := r.Run()
+				k := runKey{r.Node, run.Token, run.Slot, run.Job}
 				c.runStarts[k] = append(c.runStarts[k], r.At)
 			}
 		}

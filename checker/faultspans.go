@@ -136,7 +136,7 @@ func (f *faultSpans) observe(r *sim.Record) {
 			f.openAt(contract.ServiceDown, node, t)
 		}
 	case sim.RecStart:
-		if r.A == 1 {
+		if r.Restarted() {
 			f.closeAt(contract.Crash, node, t)
 			f.closeAt(contract.ServiceDown, node, t)
 			f.instant(contract.Restart, node, t, false)
@@ -157,7 +157,7 @@ func (f *faultSpans) observe(r *sim.Record) {
 				for int(node) >= len(f.lags) {
 					f.lags = append(f.lags, writeLag{})
 				}
-				f.lags[node] = writeLag{at: t, lag: time.Duration(r.B)}
+				f.lags[node] = writeLag{at: t, lag: r.WriteLag()}
 			}
 		}
 	case sim.RecFault:
@@ -223,7 +223,7 @@ func (f *faultSpans) persisted(r *sim.Record) {
 		return
 	}
 	sp := &f.spans[s[r.Node]]
-	sp.durable = max(sp.durable, sim.Time(r.B))
+	sp.durable = max(sp.durable, r.Persist().Durable)
 }
 
 // linkFault opens a span of each class on links (every link when nil)

@@ -388,7 +388,7 @@ func (p *replayer) observe(seq int64, r *sim.Record) {
 				by = l
 			case r.Type == sim.RecLead && r.Node != l:
 				by = r.Node
-			case r.Type == sim.RecEffect && p.isStoreNode(r.Node) && r.Fact == sim.FactLeaseExpired && sim.NodeID(r.A) == l:
+			case r.Type == sim.RecEffect && p.isStoreNode(r.Node) && r.Fact == sim.FactLeaseExpired && r.Lease().Holder == l:
 				by = r.Node // the store's clock expired the removed holder's lease
 			}
 			if by != sim.None {

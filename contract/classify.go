@@ -18,9 +18,9 @@ func ClassesOf(r *sim.Record) (cls [2]FaultClass, n int) {
 		return one(Pause)
 	case sim.RecStart:
 		switch {
-		case r.A == 1 && r.Fact == sim.FactDiskLost: // a restart without its disk
+		case r.Restarted() && r.Fact == sim.FactDiskLost: // a restart without its disk
 			return [2]FaultClass{Restart, DiskLoss}, 2
-		case r.A == 1:
+		case r.Restarted():
 			return one(Restart)
 		case r.Fact == sim.FactDiskLost:
 			return one(DiskLoss)

@@ -102,7 +102,7 @@ func (c *Config) States() []string { return ModeStates(c.mode()) }
 func (c *Config) reached(env sim.Env, st int, b int64) {
 	for i, id := range modeStateIDs[c.mode()] {
 		if id == st {
-			env.Effect(sim.Effect{Name: "cron." + cronStateNames[st], A: int64(c.StateBase + i), B: b, Fact: sim.FactProtocolState})
+			env.Effect(sim.StateFields{State: int64(c.StateBase + i), Epoch: b}.StateEffect("cron." + cronStateNames[st]))
 			return
 		}
 	}

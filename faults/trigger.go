@@ -33,19 +33,20 @@ func (in *Injector) observe(r *sim.Record) {
 		// service names the record an effect concerns in Key.
 		switch r.Fact {
 		case sim.FactProtocolState:
-			if r.A < 0 || r.A >= int64(len(in.env.States)) {
+			st := r.ProtocolState().State
+			if st < 0 || st >= int64(len(in.env.States)) {
 				return
 			}
-			if !in.isCand[r.Node] && r.A < int64(len(in.env.States)-in.env.CronStates) {
+			if !in.isCand[r.Node] && st < int64(len(in.env.States)-in.env.CronStates) {
 				return // an algorithm's states count from candidates only
 			}
-			event = statePrefix + in.env.States[r.A]
+			event = statePrefix + in.env.States[st]
 		case sim.FactLeaseAcquired, sim.FactLeaseRenewed, sim.FactLeaseReleased, sim.FactLeaseExpired, sim.FactLeaseReverted:
 			if r.Node != in.env.Store || r.Key != in.env.LeaseKey {
 				return
 			}
 			in.followHolder(r)
-			subject = sim.NodeID(r.A)
+			subject = r.Lease().Holder
 		}
 	}
 	if i, ok := EventOf(r); ok {
@@ -72,7 +73,8 @@ func (in *Injector) observe(r *sim.Record) {
 func (in *Injector) followHolder(r *sim.Record) {
 	switch r.Fact {
 	case sim.FactLeaseAcquired, sim.FactLeaseRenewed, sim.FactLeaseReverted:
-		in.effHolder, in.effToken = sim.NodeID(r.A), r.B
+		l := r.Lease()
+		in.effHolder, in.effToken = l.Holder, l.Token
 	case sim.FactLeaseReleased, sim.FactLeaseExpired:
 		in.effHolder, in.effToken = sim.None, 0
 	}

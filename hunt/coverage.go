@@ -91,8 +91,8 @@ func (p *probe) Record(r *sim.Record) {
 	ev := -1
 	if i, ok := faults.EventOf(r); ok {
 		ev = i // the alphabet's built-in events are faults.Events(), in order
-	} else if r.Type == sim.RecEffect && r.Fact == sim.FactProtocolState && r.A >= 0 && int(r.A) < p.a.size()-numBuiltin {
-		ev = numBuiltin + int(r.A)
+	} else if st := r.ProtocolState(); r.Type == sim.RecEffect && r.Fact == sim.FactProtocolState && st.State >= 0 && int(st.State) < p.a.size()-numBuiltin {
+		ev = numBuiltin + int(st.State)
 	}
 	if ev < 0 {
 		return

@@ -91,7 +91,7 @@ func (w *Watch) Record(r *sim.Record) {
 		w.leading[r.Node] = false
 	case sim.RecCrash, sim.RecPause, sim.RecResume, sim.RecFault, sim.RecNote:
 	case sim.RecStart:
-		if r.A == 0 {
+		if !r.Restarted() {
 			return // first start
 		}
 	case sim.RecEffect:

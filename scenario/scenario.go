@@ -1,4 +1,4 @@
-// Package scenarios reads electsim's scenario files — YAML descriptions of a
+// Package scenario reads electsim's scenario files — YAML descriptions of a
 // cluster, its network, an election algorithm, an optional cron workload, a
 // fault schedule, a settle phase and expectations — strictly, with every
 // error naming file, line, column and field, and builds runs from them. The

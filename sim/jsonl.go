@@ -147,7 +147,7 @@ func (j *JSONLWriter) appendRecord(b []byte, r *Record) []byte {
 		b = appendIntField(b, `,"token":`, r.Token)
 	}
 	if r.Type == RecTimer {
-		if name, ok := j.s.timerName(r.Node, int(r.A)); ok {
+		if name, ok := j.s.timerName(r.Node, r.Timer().Tag); ok {
 			b = append(b, `,"timer":`...)
 			b = appendJSONString(b, name)
 		}

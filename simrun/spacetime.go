@@ -69,7 +69,7 @@ func (k *spaceTimeSink) Record(r *sim.Record) {
 		if k.full {
 			return
 		}
-		tm := reports.STTimer{Node: int(r.Node), AtMs: msT(r.At), Name: k.s.TimerName(r.Node, int(r.A))}
+		tm := reports.STTimer{Node: int(r.Node), AtMs: msT(r.At), Name: k.s.TimerName(r.Node, r.Timer().Tag)}
 		if k.ring == nil {
 			if len(k.st.Timers) == reports.MaxSpaceTimeTimers {
 				// Timers outnumber messages (a one-node cluster): the

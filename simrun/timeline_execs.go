@@ -48,15 +48,15 @@ func (x *execSpans) observe(rec *sim.Record) {
 		}
 	case rec.Type != sim.RecEffect:
 	case rec.Fact == sim.FactExecStarted && len(x.spans) < MaxTimelineExecs:
-		label := ""
-		if cfg := x.r.CronConfig; cfg != nil && int(rec.C) >= 0 && int(rec.C) < len(cfg.Jobs) {
-			label = cfg.Jobs[rec.C].Name
+		ex, label := rec.Exec(), ""
+		if cfg := x.r.CronConfig; cfg != nil && ex.Job >= 0 && ex.Job < len(cfg.Jobs) {
+			label = cfg.Jobs[ex.Job].Name
 		}
-		x.open[execKey{rec.Node, rec.A}] = len(x.spans)
+		x.open[execKey{rec.Node, ex.Exec}] = len(x.spans)
 		x.spans = append(x.spans, reports.Span{Node: x.r.Sim.NodeName(rec.Node), FromMs: at, ToMs: -1, Label: label})
-		x.slots = append(x.slots, execSlot{node: rec.Node, job: int(rec.C), slot: rec.B})
+		x.slots = append(x.slots, execSlot{node: rec.Node, job: ex.Job, slot: ex.Slot})
 	case rec.Fact == sim.FactExecCompleted, rec.Fact == sim.FactExecFailed:
-		k := execKey{rec.Node, rec.A}
+		k := execKey{rec.Node, rec.Exec().Exec}
 		if i, ok := x.open[k]; ok {
 			x.spans[i].ToMs = at
 			delete(x.open, k)

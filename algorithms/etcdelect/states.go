@@ -34,5 +34,5 @@ var _ = [1]struct{}{}[len(stateNames)-(StateLeading+1)]
 // reached records that the candidate just reached protocol state st; B is
 // its key's create revision (0 before it has one).
 func (n *Node) reached(st int) {
-	n.env.Effect(sim.Effect{Name: stateNames[st], A: int64(st), B: n.myRev, Fact: sim.FactProtocolState})
+	n.env.Effect(sim.StateFields{State: int64(st), Epoch: n.myRev}.StateEffect(stateNames[st]))
 }

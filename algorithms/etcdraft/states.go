@@ -35,7 +35,7 @@ var _ = [1]struct{}{}[len(stateNames)-(StatePersisted+1)]
 
 // reached records that the node just reached protocol state st, in term.
 func (n *Node) reached(st int) {
-	n.env.Effect(sim.Effect{Name: stateNames[st], A: int64(st), B: int64(n.term), Fact: sim.FactProtocolState})
+	n.env.Effect(sim.StateFields{State: int64(st), Epoch: int64(n.term)}.StateEffect(stateNames[st]))
 }
 
 // grantsVote reports whether m grants a vote (not a pre-vote: a pre-vote

@@ -32,5 +32,5 @@ var _ = [1]struct{}{}[len(stateNames)-(StateRenewed+1)]
 // reached records that the candidate just reached protocol state st, in
 // its tenure's token (0 outside a tenure).
 func (n *Node) reached(st int) {
-	n.env.Effect(sim.Effect{Name: stateNames[st], A: int64(st), B: n.token, Fact: sim.FactProtocolState})
+	n.env.Effect(sim.StateFields{State: int64(st), Epoch: n.token}.StateEffect(stateNames[st]))
 }

@@ -31,5 +31,5 @@ var _ = [1]struct{}{}[len(stateNames)-3]
 
 // reached records that the node just reached protocol state st, in term.
 func (n *Node) reached(st int) {
-	n.env.Effect(sim.Effect{Name: stateNames[st], A: int64(st), B: n.term, Fact: sim.FactProtocolState})
+	n.env.Effect(sim.StateFields{State: int64(st), Epoch: n.term}.StateEffect(stateNames[st]))
 }

@@ -35,5 +35,5 @@ var _ = [1]struct{}{}[len(stateNames)-(StateLeading+1)]
 // reached records that the candidate just reached protocol state st; B is
 // its latch znode's czxid (0 before it has one).
 func (n *Node) reached(st int) {
-	n.env.Effect(sim.Effect{Name: stateNames[st], A: int64(st), B: n.myNode.Czxid, Fact: sim.FactProtocolState})
+	n.env.Effect(sim.StateFields{State: int64(st), Epoch: n.myNode.Czxid}.StateEffect(stateNames[st]))
 }
