@@ -46,8 +46,8 @@ func runAs(prog string, args []string, stdout, stderr io.Writer) int {
 		case "hunt":
 			return huntAs(prog, args[1:], stdout, stderr)
 		case worker.HuntCmd:
-			if worker.IsWorker() { // hidden: a hunt's worker process (huntpool.go)
-				if worker.ServeHunt(os.Stdin, worker.ParentChannel(), stderr) { // the replies' channel (workerlink.go)
+			if worker.IsWorker() { // hidden: a hunt's worker process (worker/huntpool.go)
+				if worker.ServeHunt(os.Stdin, worker.ParentChannel(), stderr) { // the replies' channel (worker/workerlink.go)
 					return exitOK
 				}
 				return exitUsage

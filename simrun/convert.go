@@ -95,6 +95,16 @@ func timeline(r *scenario.Run) *reports.Timeline {
 	if r.SettleStart > 0 && r.SettleStart < r.Sim.Now() {
 		tl.SettleMs = msT(r.SettleStart)
 	}
+	ex := traceSpans(tl, r)
+	appliedFaults(tl, r)
+	overlapsAndWrites(tl, r, ex)
+	return tl
+}
+
+// traceSpans adds to tl, from the run's trace, the leaders' tenures and the
+// pauses and crashes (open ones last to the end), and returns the cron
+// executions it observed on the way.
+func traceSpans(tl *reports.Timeline, r *scenario.Run) *execSpans {
 	open := map[sim.NodeID]int{}
 	pausedAt := map[sim.NodeID]float64{}
 	downAt := map[sim.NodeID]float64{}
@@ -138,6 +148,13 @@ func timeline(r *scenario.Run) *reports.Timeline {
 	for _, id := range sortedIDs(downAt) {
 		tl.Faults = append(tl.Faults, reports.Span{Node: r.Sim.NodeName(id), FromMs: downAt[id], ToMs: tl.EndMs, Label: "down", Kind: "down"})
 	}
+	return ex
+}
+
+// appliedFaults adds to tl the injected faults other than pauses and
+// crashes (those come from the trace), on the rows of the candidates they
+// hit, and sorts the faults by time.
+func appliedFaults(tl *reports.Timeline, r *scenario.Run) {
 	candidate := map[sim.NodeID]bool{}
 	for _, id := range r.Candidates {
 		candidate[id] = true
@@ -175,6 +192,12 @@ func timeline(r *scenario.Run) *reports.Timeline {
 		}
 		return a.Node < b.Node
 	})
+}
+
+// overlapsAndWrites adds to tl the split-brain overlaps, the cron
+// executions (ex) and the fenced writes, marking the writes of slots that
+// ran twice.
+func overlapsAndWrites(tl *reports.Timeline, r *scenario.Run, ex *execSpans) {
 	// Every overlap and doubled slot, not only the violations listed (at
 	// most 20 per check): a long run's figure would otherwise stop showing
 	// them after its twentieth.
@@ -194,7 +217,6 @@ func timeline(r *scenario.Run) *reports.Timeline {
 				Label: e.Job + " tok " + itoa(e.Token) + " " + e.Reason, Double: e.Accepted && doubled[checker.SlotRef{Job: e.JobIndex, Slot: e.Slot}]})
 		}
 	}
-	return tl
 }
 
 // sortedIDs are m's keys in order.

@@ -23,7 +23,7 @@ import (
 // Gap 3: SIMRUN_WORKER typed on purpose in the shell that starts simrun
 // ($$: the PID round three checked against the worker's parent) does not
 // make a worker: a worker is one only with its parent's secret on an
-// inherited pipe (workerlink.go). Round three's code, told
+// inherited pipe (worker/workerlink.go). Round three's code, told
 // SIMRUN_WORKER=<its parent's PID>, hunted the user algorithm in its own
 // process (os.Exit(0) in a handler: exit 0, nothing printed) and made a
 // plain sweep a worker (exit 5).

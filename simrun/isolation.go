@@ -12,7 +12,7 @@ import (
 // built into electsim (registry.Algorithm.InProcess unset: a user's
 // algorithm, whose stack overflow or endless handler would otherwise end
 // the whole sweep, and whose goroutines only a worker process can catch:
-// goguard.go). Even one run: in this process, a goroutine its handler
+// worker/goguard.go). Even one run: in this process, a goroutine its handler
 // starts would make the result vary from one run to the next. auto
 // reports the automatic choice. A worker process never isolates again,
 // and inside a test binary (which cannot serve as simrun's worker unless

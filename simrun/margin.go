@@ -56,17 +56,9 @@ func marginAs(prog string, args []string, stdout, stderr io.Writer) int {
 	case o.workers < 1:
 		return fail("-workers must be at least 1")
 	}
-	vals := splitTopLevel(*rates)
-	var rs []float64
-	for _, v := range vals {
-		r, err := strconv.ParseFloat(v, 64)
-		if err != nil || r <= 0 || r > 100 {
-			return fail("-rates: %q is not a clock rate in (0, 100]", v)
-		}
-		rs = append(rs, r)
-	}
-	if !sort.Float64sAreSorted(rs) || len(rs) > MaxVaryValues {
-		return fail("-rates: give up to %d rates in increasing order", MaxVaryValues)
+	vals, rs, err := parseRates(*rates)
+	if err != nil {
+		return fail("%v", err)
 	}
 	o.dims = []varyDim{{spec: *ratePath + "=" + *rates, path: *ratePath, values: vals}}
 	o.cells = gridOf(o.dims)
@@ -96,6 +88,47 @@ func marginAs(prog string, args []string, stdout, stderr io.Writer) int {
 		m, _ := sc.DriftMargin(rs[i])
 		bounds[i] = ms(m.Overlap)
 	}
+	res, longest, ran := sweepMargins(o, scs, jobs, bounds, stderr)
+	if len(res.errs) > 0 {
+		return fail("%v", res.errs[0])
+	}
+	study, margins, exceeded := marginStudy(scs, rs, m0, jobs, longest, ran)
+	if err := writeMarginStudy(dest, study, margins, o, stdout, stderr); err != nil {
+		return fail("%v", err)
+	}
+	if f := res.col.Failed(); f > 0 && !o.quiet {
+		fmt.Fprintf(stderr, "%s: %s of %d did not meet the scenario's own expectations; the study judges only overlaps against the bound\n", cmd,
+			reports.Plural(f, "run", "runs"), res.done())
+	}
+	if exceeded > 0 {
+		fmt.Fprintf(stderr, "%s: %s overlapped longer than the analytic bound\n", cmd, reports.Plural(exceeded, "run", "runs"))
+		return exitViolation
+	}
+	return exitOK
+}
+
+// parseRates reads -rates: clock rates in (0, 100], increasing, at most
+// MaxVaryValues; vals are their texts.
+func parseRates(rates string) (vals []string, rs []float64, err error) {
+	vals = splitTopLevel(rates)
+	for _, v := range vals {
+		r, err := strconv.ParseFloat(v, 64)
+		if err != nil || r <= 0 || r > 100 {
+			return nil, nil, fmt.Errorf("-rates: %q is not a clock rate in (0, 100]", v)
+		}
+		rs = append(rs, r)
+	}
+	if !sort.Float64sAreSorted(rs) || len(rs) > MaxVaryValues {
+		return nil, nil, fmt.Errorf("-rates: give up to %d rates in increasing order", MaxVaryValues)
+	}
+	return vals, rs, nil
+}
+
+// sweepMargins runs the study's jobs and returns each run's longest
+// overlap (longest) and whether it ran, by job index: the study needs
+// every run's, which the sweep's aggregates do not keep. bounds are each
+// rate's analytic worst case, in ms.
+func sweepMargins(o *options, scs []*scenario.Scenario, jobs jobList, bounds []float64, stderr io.Writer) (res sweepResult, longest []float64, ran []bool) {
 	// The progress counts the study's verdict, runs past the bound, not
 	// the runs that fail the scenario's own expectations (at a fast clock
 	// rate most do, and the study expects that).
@@ -103,24 +136,24 @@ func marginAs(prog string, args []string, stdout, stderr io.Writer) int {
 	pg.name = progName(o)
 	pg.bad = func(r *reports.RunSummary) bool { return longestOverlap(r) > bounds[cellOfVary(o, r.Vary)] }
 	pg.badName, pg.none = [2]string{"run past the bound", "runs past the bound"}, "no run past the bound"
-	// Each run's longest overlap, noted as it finishes: the study needs
-	// every run's, which the sweep's aggregates do not keep.
-	longest := make([]float64, jobs.len())
-	ran := make([]bool, jobs.len())
+	// Each run's longest overlap, noted as it finishes.
+	longest = make([]float64, jobs.len())
+	ran = make([]bool, jobs.len())
 	note := func(i int, j job, r *reports.RunSummary) {
 		labelRun(o, jobs, j, r) // its rate, for the progress's verdict
 		longest[i] = longestOverlap(r)
 		ran[i] = true
 	}
-	res := runSweep(scs, jobs, o.workers, false, o.porcupine, pg, note, nil)
+	res = runSweep(scs, jobs, o.workers, false, o.porcupine, pg, note, nil)
 	pg.finish()
-	if len(res.errs) > 0 {
-		return fail("%v", res.errs[0])
-	}
-	study := &reports.MarginStudy{Scenario: scs[0].Name, Rates: rs, SafeRate: m0.SafeRate, Formula: m0.Formula,
+	return res, longest, ran
+}
+
+// marginStudy sets each rate's runs' longest overlaps beside its analytic
+// bound (m0: the first rate's margin); exceeded counts the runs past it.
+func marginStudy(scs []*scenario.Scenario, rs []float64, m0 registry.Margin, jobs jobList, longest []float64, ran []bool) (study *reports.MarginStudy, margins []registry.Margin, exceeded int) {
+	study = &reports.MarginStudy{Scenario: scs[0].Name, Rates: rs, SafeRate: m0.SafeRate, Formula: m0.Formula,
 		Bound: func(r float64) float64 { m, _ := scs[0].DriftMargin(r); return ms(m.Overlap) }}
-	var margins []registry.Margin
-	exceeded := 0
 	for i, sc := range scs {
 		m, _ := sc.DriftMargin(rs[i])
 		margins = append(margins, m)
@@ -137,6 +170,12 @@ func marginAs(prog string, args []string, stdout, stderr io.Writer) int {
 		}
 		study.Overlaps = append(study.Overlaps, overlaps)
 	}
+	return study, margins, exceeded
+}
+
+// writeMarginStudy puts margin.md and the figure in the study's output
+// folder (dest) and prints the table.
+func writeMarginStudy(dest outdir.OutputDest, study *reports.MarginStudy, margins []registry.Margin, o *options, stdout, stderr io.Writer) error {
 	md := marginMarkdown(study, margins, o)
 	out, latestNote, err := writeFolder(dest, func(tmp string) error {
 		if err := os.WriteFile(filepath.Join(tmp, "margin.md"), []byte(md), 0o644); err != nil {
@@ -145,7 +184,7 @@ func marginAs(prog string, args []string, stdout, stderr io.Writer) int {
 		return reports.WriteMarginPlot(tmp, study)
 	})
 	if err != nil {
-		return fail("%v", err)
+		return err
 	}
 	if latestNote != "" && !o.quiet {
 		fmt.Fprintln(stderr, "simrun margin:", latestNote)
@@ -154,15 +193,7 @@ func marginAs(prog string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, md)
 		fmt.Fprintf(stdout, "\nfigure: %s\n", filepath.Join(out, "margin.png"))
 	}
-	if f := res.col.Failed(); f > 0 && !o.quiet {
-		fmt.Fprintf(stderr, "%s: %s of %d did not meet the scenario's own expectations; the study judges only overlaps against the bound\n", cmd,
-			reports.Plural(f, "run", "runs"), res.done())
-	}
-	if exceeded > 0 {
-		fmt.Fprintf(stderr, "%s: %s overlapped longer than the analytic bound\n", cmd, reports.Plural(exceeded, "run", "runs"))
-		return exitViolation
-	}
-	return exitOK
+	return nil
 }
 
 // longestOverlap is a run's longest split-brain overlap in ms (0: none).

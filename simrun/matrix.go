@@ -2,25 +2,16 @@ package simrun
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"html"
-	"io"
-	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/goccy/go-yaml"
 
-	"github.com/electsim/electsim/hunt"
-	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/reports"
 	"github.com/electsim/electsim/scenario"
-	"github.com/electsim/electsim/simrun/outdir"
-	"github.com/electsim/electsim/simrun/worker"
 )
 
 // matrixFile is a comparison matrix: algorithms × scenarios × seeds.
@@ -88,193 +79,6 @@ func loadMatrix(path string) (*matrixFile, error) {
 		}
 	}
 	return &m, nil
-}
-
-// runMatrix runs every scenario of the matrix file under every algorithm
-// and writes the comparison table (markdown and HTML).
-func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
-	m, err := loadMatrix(o.matrix)
-	if err != nil {
-		return exitUsage, usageError{err.Error()}
-	}
-	seeds := m.Seeds
-	if o.seedsSet { // -seeds 1 included: it is also the flag's default
-		seeds = o.seeds
-	}
-	first, from := m.Seed, o.matrix+": seed"
-	if o.seedSet {
-		first, from = o.seed, "-seed"
-	}
-	if err := checkSeedRange(first, seeds, from); err != nil {
-		return exitUsage, err
-	}
-	dest := outdir.DestFor(o.out, filepath.Join("out", "matrix-"+m.Name))
-	if err := dest.Check(); err != nil {
-		return exitUsage, err
-	}
-	dir := filepath.Dir(o.matrix)
-	// Isolated as a sweep is (isolation): a matrix of an algorithm not
-	// built into electsim runs each scenario's runs in worker processes,
-	// and its files are read in full, the algorithm's checks of its
-	// parameters included, by a worker first (checkLoads).
-	isolate, autoIsolated := isolation(o, m.Algorithms, max(seeds, 1)*len(m.Scenarios)*len(m.Algorithms), worker.IsWorker(), registry.Default.Lookup)
-	var scs []*scenario.Scenario
-	var files []string
-	for _, f := range m.Scenarios {
-		if !filepath.IsAbs(f) {
-			f = filepath.Join(dir, f) // relative to the matrix file
-		}
-		sc, err := scenario.LoadWithOptions(f, o.sets, scenario.ParseOptions{DeferUserCode: true, Running: m.Algorithms})
-		if err == nil && isolate {
-			fo := matrixSweepOptions(o, f, seeds)
-			if code, err := checkLoads(fo, first, sc.AlgorithmName("")); err != nil {
-				return code, err
-			}
-		} else if err == nil && userAlgorithm(sc) {
-			sc, err = scenario.LoadRunning(f, o.sets, m.Algorithms)
-		}
-		if err != nil {
-			return exitUsage, usageError{err.Error()}
-		}
-		sc.Program = o.prog
-		scs = append(scs, sc)
-		files = append(files, f)
-	}
-	total := 0
-	table := make([][]cell, len(scs))
-	type plan struct {
-		i    int
-		algo []string
-		jobs jobList
-	}
-	var plans []plan
-	for i, sc := range scs {
-		table[i] = make([]cell, len(m.Algorithms))
-		var ok []string
-		for k, a := range m.Algorithms {
-			build := func() error {
-				_, err := sc.Build(scenario.RunOptions{Seed: first, Algorithm: algoOverride(sc, a)})
-				return err
-			}
-			if isolate {
-				build = func() error { return isolatedBuild(o, sc, first, algoOverride(sc, a)) }
-			}
-			if err := build(); err != nil {
-				var died *hunt.DiedError
-				if errors.As(err, &died) {
-					return exitViolation, fmt.Errorf("%s under %s: %v", files[i], a, err)
-				}
-				table[i][k].na = err.Error()
-				continue
-			}
-			ok = append(ok, a)
-		}
-		jobs := sweepJobs(ok, first, seeds, o.shardIndex, o.shardCount)
-		if jobs.perAlgo == 0 {
-			return exitUsage, usagef("%s: shard %d/%d of %d seeds is empty", o.matrix, o.shardIndex, o.shardCount, seeds)
-		}
-		// By division: the sum can overflow int on 32-bit builds.
-		if len(ok) > 0 && jobs.perAlgo > (MaxRuns-total)/len(ok) {
-			return exitUsage, usagef("%s: the matrix is more than %d runs (MaxRuns) by scenario %s: use fewer seeds or scenarios", o.matrix, MaxRuns, sc.Name)
-		}
-		total += jobs.len()
-		plans = append(plans, plan{i: i, algo: ok, jobs: jobs})
-	}
-	if !o.quiet {
-		fmt.Fprintf(stderr, "%s: matrix %s · %s × %s × %s = %s\n", progName(o), m.Name, reports.Plural(len(scs), "scenario", "scenarios"),
-			reports.Plural(len(m.Algorithms), "algorithm", "algorithms"), reports.Plural(seeds, "seed", "seeds"), reports.Plural(total, "run", "runs"))
-	}
-	if isolate && !o.quiet {
-		why := "-isolate"
-		if autoIsolated {
-			why = "not built into electsim: a run that overflows its stack, hangs or starts a goroutine is reported, not fatal; -isolate=false runs it in this process"
-		}
-		fmt.Fprintf(stderr, "simrun: each scenario's runs in worker processes (%s)\n", why)
-	}
-	prog := newProgress(stderr, total, o.quiet)
-	prog.name = progName(o)
-	start := time.Now()
-	done, stopped := 0, false
-	sweeping.Add(1) // a signal between two scenarios' sweeps stops gracefully too
-	defer sweeping.Add(-1)
-	for _, p := range plans {
-		if interrupted.Load() != 0 {
-			stopped = true
-			break
-		}
-		sc := scs[p.i]
-		var res sweepResult
-		if isolate {
-			// processSweep counts its own runs from 0: the progress
-			// adds the scenarios before.
-			prog.base, prog.baseCounts = done, prog.counts()
-			var err error
-			if res, err = processSweep(matrixSweepOptions(o, files[p.i], seeds), []*scenario.Scenario{sc}, p.jobs, first, prog, &runsOut{}); err != nil {
-				return exitUsage, err
-			}
-			prog.base = 0
-		} else {
-			res = runSweep([]*scenario.Scenario{sc}, p.jobs, o.workers, false, o.porcupine, prog, nil, nil)
-		}
-		if len(res.errs) > 0 {
-			return exitUsage, res.errs[0]
-		}
-		done += res.done()
-		stopped = stopped || res.interrupted
-		for _, as := range res.col.Groups() {
-			for k, a := range m.Algorithms {
-				if a == as.Algorithm {
-					c := &table[p.i][k]
-					c.summary, c.runs = as, as.Runs
-					c.failed = as.Runs - as.OK
-					if as.FirstFailingSeed != nil {
-						c.replay = sc.ReplayCommand(*as.FirstFailingSeed, algoOverride(sc, a))
-					}
-				}
-			}
-		}
-	}
-	prog.finish()
-	md := matrixMarkdown(m, scs, table, seeds)
-	htm := matrixHTML(m, scs, table, seeds)
-	if stopped {
-		reason, _, _ := interruption()
-		note := fmt.Sprintf("partial: %s after %d of %d runs; each cell counts the runs that finished", reason, done, total)
-		md = "> " + note + "\n\n" + md
-		htm = strings.Replace(htm, "<body>", "<body><p><strong>"+html.EscapeString(note)+"</strong></p>", 1)
-		fmt.Fprintln(stderr, "simrun:", note)
-	}
-	out, note, err := writeFolder(dest, func(tmp string) error {
-		for _, f := range []struct{ name, body string }{{"matrix.md", md}, {"matrix.html", htm}} {
-			if err := os.WriteFile(filepath.Join(tmp, f.name), []byte(f.body), 0o644); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return exitUsage, err
-	}
-	if note != "" && !o.quiet {
-		fmt.Fprintln(stderr, "simrun:", note)
-	}
-	if !o.quiet {
-		fmt.Fprint(stdout, md)
-		fmt.Fprintf(stdout, "\n%s in %.1fs on %s (%s) · %s\n", reports.Plural(total, "run", "runs"), time.Since(start).Seconds(), reports.Plural(o.workers, "worker", "workers"), runtime.Version(), filepath.Join(out, "matrix.html"))
-	}
-	if _, code, ok := interruption(); ok && stopped {
-		return code, nil
-	}
-	// Like a single scenario: 1 when a run of any cell failed its
-	// scenario's expectations (n/a cells are not runs).
-	for _, row := range table {
-		for _, c := range row {
-			if c.failed > 0 {
-				return exitViolation, nil
-			}
-		}
-	}
-	return exitOK, nil
 }
 
 // matrixSweepOptions are o for one scenario file of a matrix, swept over

@@ -50,48 +50,12 @@ func mergeAs(prog string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s: %d summaries, at most %d (MaxMergeParts): merge in stages\n", cmd, fs.NArg(), MaxMergeParts)
 		return exitUsage
 	}
-	var parts []*reports.Summary
-	var runsFiles []string // each part's runs file; "" if it has none
-	var runsCounts []int   // each part's runs, which bound its runs file
-	for _, p := range fs.Args() {
-		path := p
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			path = filepath.Join(p, "summary.json")
-		}
-		if err := checkMergeOutputs(*out, *jsonOut, p, path); err != nil {
-			fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
-			return exitUsage
-		}
-		// A named pipe or device as summary.json would block or never
-		// end: only regular files are read.
-		f, err := scenario.OpenRegular(path)
-		if err != nil {
-			fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
-			return exitUsage
-		}
-		s, err := reports.ReadJSON(f)
-		f.Close()
-		if err != nil {
-			fmt.Fprintf(stderr, "%s: %s: %v\n", cmd, path, err)
-			return exitUsage
-		}
-		if err := scenario.ValidName(s.Scenario.Name); err != nil {
-			fmt.Fprintf(stderr, "%s: %s: scenario.name %v\n", cmd, path, err)
-			return exitUsage
-		}
-		parts = append(parts, s)
-		rf, why := runsFileOf(path, s)
-		if why != "" && !*quiet {
-			fmt.Fprintf(stderr, "%s: %s: %s\n", cmd, path, why)
-		}
-		runsFiles = append(runsFiles, rf)
-		n := 0
-		for _, a := range s.Algorithms {
-			n += a.Runs
-		}
-		runsCounts = append(runsCounts, n)
+	in, err := readMergeParts(fs.Args(), *out, *jsonOut, *quiet, cmd, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+		return exitUsage
 	}
-	m, err := reports.Merge(parts)
+	m, err := reports.Merge(in.parts)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 		return exitUsage
@@ -99,33 +63,11 @@ func mergeAs(prog string, args []string, stdout, stderr io.Writer) int {
 	if m.Seeds.Count*len(m.Algorithms) > 1 {
 		keepExplanations(m.Runs)
 	}
-	dest := outdir.DestFor(*out, filepath.Join("out", m.Scenario.Name))
-	if slices.Contains(runsFiles, "") || !*withRuns {
-		runsFiles = nil // the merge has a runs file only if every part has one
+	if slices.Contains(in.runsFiles, "") || !*withRuns {
+		in.runsFiles = nil // the merge has a runs file only if every part has one
 	}
-	folder, err := stageMerged(dest, m, runsFiles, runsCounts, cmd)
+	folder, err := writeMerged(outdir.DestFor(*out, filepath.Join("out", m.Scenario.Name)), m, in, *jsonOut, cmd, stdout)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
-		return exitUsage
-	}
-	outs := []outdir.Output{folder}
-	if *jsonOut != "" {
-		js, err := outdir.CreateOutput(*jsonOut, stdout)
-		if err == nil {
-			if err = reports.WriteJSON(js.W, m); err != nil {
-				js.Abort()
-			}
-		}
-		if err != nil {
-			folder.Abort()
-			fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
-			return exitUsage
-		}
-		outs = append(outs, js)
-	}
-	// Both or neither: a -json that cannot be put in place takes the
-	// merged folder back out.
-	if err := outdir.CommitAll(outs...); err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
 		return exitUsage
 	}
@@ -144,12 +86,90 @@ func mergeAs(prog string, args []string, stdout, stderr io.Writer) int {
 	}
 	if !*quiet {
 		fmt.Fprintf(stdout, "merged %d shard(s): %d runs of %s, %d did not meet the expectations\nreport: %s\n",
-			len(parts), runs, m.Scenario.Name, failed, filepath.Join(dir, "report.html"))
-		if runsFiles == nil && *withRuns {
+			len(in.parts), runs, m.Scenario.Name, failed, filepath.Join(dir, "report.html"))
+		if in.runsFiles == nil && *withRuns {
 			fmt.Fprintln(stdout, "(some shards have no runs file: the merge has none)")
 		}
 	}
 	return code
+}
+
+// mergeParts are the summaries a merge reads, with each part's runs file
+// ("" if it has none) and its runs, which bound its runs file.
+type mergeParts struct {
+	parts      []*reports.Summary
+	runsFiles  []string
+	runsCounts []int
+}
+
+// readMergeParts reads the summaries named by args (a shard's folder or
+// its summary.json), refusing an input the merge's outputs (out, jsonOut)
+// would replace; it says on stderr why a part has no runs file.
+func readMergeParts(args []string, out, jsonOut string, quiet bool, cmd string, stderr io.Writer) (mergeParts, error) {
+	var in mergeParts
+	for _, p := range args {
+		path := p
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			path = filepath.Join(p, "summary.json")
+		}
+		if err := checkMergeOutputs(out, jsonOut, p, path); err != nil {
+			return mergeParts{}, err
+		}
+		// A named pipe or device as summary.json would block or never
+		// end: only regular files are read.
+		f, err := scenario.OpenRegular(path)
+		if err != nil {
+			return mergeParts{}, err
+		}
+		s, err := reports.ReadJSON(f)
+		f.Close()
+		if err != nil {
+			return mergeParts{}, fmt.Errorf("%s: %v", path, err)
+		}
+		if err := scenario.ValidName(s.Scenario.Name); err != nil {
+			return mergeParts{}, fmt.Errorf("%s: scenario.name %v", path, err)
+		}
+		in.parts = append(in.parts, s)
+		rf, why := runsFileOf(path, s)
+		if why != "" && !quiet {
+			fmt.Fprintf(stderr, "%s: %s: %s\n", cmd, path, why)
+		}
+		in.runsFiles = append(in.runsFiles, rf)
+		n := 0
+		for _, a := range s.Algorithms {
+			n += a.Runs
+		}
+		in.runsCounts = append(in.runsCounts, n)
+	}
+	return in, nil
+}
+
+// writeMerged stages the merged folder at dest and -json (jsonOut), and
+// puts both in place or neither: a -json that cannot be put in place takes
+// the merged folder back out.
+func writeMerged(dest outdir.OutputDest, m *reports.Summary, in mergeParts, jsonOut, cmd string, stdout io.Writer) (*outdir.StagedFolder, error) {
+	folder, err := stageMerged(dest, m, in.runsFiles, in.runsCounts, cmd)
+	if err != nil {
+		return nil, err
+	}
+	outs := []outdir.Output{folder}
+	if jsonOut != "" {
+		js, err := outdir.CreateOutput(jsonOut, stdout)
+		if err == nil {
+			if err = reports.WriteJSON(js.W, m); err != nil {
+				js.Abort()
+			}
+		}
+		if err != nil {
+			folder.Abort()
+			return nil, err
+		}
+		outs = append(outs, js)
+	}
+	if err := outdir.CommitAll(outs...); err != nil {
+		return nil, err
+	}
+	return folder, nil
 }
 
 // checkMergeOutputs refuses a merge whose outputs would replace one of

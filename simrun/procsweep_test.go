@@ -138,7 +138,7 @@ func TestNeedsProcesses(t *testing.T) {
 	assert.False(t, needsProcesses([]string{"raft", "lease"}, 2, 10))
 	assert.False(t, needsProcesses([]string{"etcdraft"}, 1, 10))
 	assert.False(t, needsProcesses([]string{"etcdraft"}, 2, 1))
-	t.Setenv(worker.EnvWorker, "1") // left in a shell: no parent's secret behind it (workerlink.go)
+	t.Setenv(worker.EnvWorker, "1") // left in a shell: no parent's secret behind it (worker/workerlink.go)
 	assert.True(t, needsProcesses([]string{"etcdraft"}, 2, 10))
 	t.Setenv(worker.EnvWorker, strconv.Itoa(os.Getppid())) // the PID round three checked
 	assert.True(t, needsProcesses([]string{"etcdraft"}, 2, 10))

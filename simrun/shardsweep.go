@@ -52,8 +52,6 @@ func processCount(workers int, jobs jobList) int { return max(min(workers, jobs.
 // merged runs at their job indexes, as runSweep does.
 func processSweep(o *options, scs []*scenario.Scenario, jobs jobList, first uint64, prog *progress, rf *runsOut) (sweepResult, error) {
 	start := time.Now()
-	n := jobs.len()
-	w := processCount(o.workers, jobs)
 	tmp, done, err := worker.MakeDir()
 	if err != nil {
 		return sweepResult{}, err
@@ -63,19 +61,27 @@ func processSweep(o *options, scs []*scenario.Scenario, jobs jobList, first uint
 	if err != nil {
 		return sweepResult{}, err
 	}
+	kids := shardChildren(o, jobs, first, tmp)
+	sweeping.Add(1)
+	defer sweeping.Add(-1)
+	if err := superviseShards(o, scs, jobs, exe, kids, prog); err != nil {
+		return sweepResult{}, err
+	}
+	res, err := mergeShards(o, jobs, kids, rf)
+	if err != nil {
+		return sweepResult{}, err
+	}
+	res.wall = time.Since(start)
+	return res, nil
+}
+
+// shardChildren are the worker process slots of a sweep of jobs, one a
+// sub-shard of the seeds (every algorithm and grid cell of them), writing
+// their summaries and runs files in tmp.
+func shardChildren(o *options, jobs jobList, first uint64, tmp string) []*worker.Child {
+	w := processCount(o.workers, jobs)
 	shardN := max(o.shardCount, 1)
 	kids := make([]*worker.Child, w)
-	var mu sync.Mutex // guards the children's fields
-	report := func() {
-		done, c := 0, findingCounts{}
-		for _, k := range kids {
-			done += k.Done + len(k.Died)
-			c.failed += k.Counts.Failed + len(k.Died)
-			c.harmless += k.Counts.Harmless
-			c.expected += k.Counts.Expected
-		}
-		prog.set(done, c)
-	}
 	for j := range kids {
 		k := &worker.Child{JSON: filepath.Join(tmp, fmt.Sprintf("shard%d.json", j)), Runs: filepath.Join(tmp, fmt.Sprintf("shard%d.jsonl", j))}
 		kids[j] = k
@@ -96,8 +102,25 @@ func processSweep(o *options, scs []*scenario.Scenario, jobs jobList, first uint
 			k.Args = append(k.Args, "-fail-fast")
 		}
 	}
-	sweeping.Add(1)
-	defer sweeping.Add(-1)
+	return kids
+}
+
+// superviseShards runs every child's worker process to its end (a run
+// that kills one is its crashed summary, and a new process goes on),
+// showing their progress together and forwarding a graceful stop to them
+// once.
+func superviseShards(o *options, scs []*scenario.Scenario, jobs jobList, exe string, kids []*worker.Child, prog *progress) error {
+	var mu sync.Mutex // guards the children's fields
+	report := func() {
+		done, c := 0, findingCounts{}
+		for _, k := range kids {
+			done += k.Done + len(k.Died)
+			c.failed += k.Counts.Failed + len(k.Died)
+			c.harmless += k.Counts.Harmless
+			c.expected += k.Counts.Expected
+		}
+		prog.set(done, c)
+	}
 	stopForward := make(chan struct{})
 	go func() { // forward a graceful stop to the children, once
 		t := time.NewTicker(50 * time.Millisecond)
@@ -138,12 +161,17 @@ func processSweep(o *options, scs []*scenario.Scenario, jobs jobList, first uint
 	close(stopForward)
 	for j, err := range errs {
 		if err != nil {
-			return sweepResult{}, fmt.Errorf("worker process %d: %w", j, err)
+			return fmt.Errorf("worker process %d: %w", j, err)
 		}
 	}
-	// The children's summaries: their groups' aggregates and kept runs
-	// combine into the sweep's, and their runs files (each in run order)
-	// merge into its runs file.
+	return nil
+}
+
+// mergeShards reads the children's summaries: their groups' aggregates
+// and kept runs combine into the sweep's, and their runs files (each in
+// run order) merge into its runs file.
+func mergeShards(o *options, jobs jobList, kids []*worker.Child, rf *runsOut) (sweepResult, error) {
+	n := jobs.len()
 	rank := map[string]int{}
 	for g := 0; g < len(jobs.algos)*jobs.cells; g++ {
 		algo, cell := jobs.algos[g%len(jobs.algos)], g/len(jobs.algos)
@@ -204,7 +232,6 @@ func processSweep(o *options, scs []*scenario.Scenario, jobs jobList, first uint
 		}
 	}
 	res.stopped = o.failFast && !res.interrupted && res.done() < n
-	res.wall = time.Since(start)
 	return res, nil
 }
 

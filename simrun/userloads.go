@@ -14,6 +14,16 @@ import "fmt"
 
 import "github.com/electsim/electsim/registry"
 
+// buildAs builds sc's run of seed under algorithm a, in a worker process
+// when isolated (isolatedBuild), and returns why it could not be built.
+func buildAs(o *options, sc *scenario.Scenario, seed uint64, a string, isolated bool) error {
+	if isolated {
+		return isolatedBuild(o, sc, seed, algoOverride(sc, a))
+	}
+	_, err := sc.Build(scenario.RunOptions{Seed: seed, Algorithm: algoOverride(sc, a)})
+	return err
+}
+
 // isolatedBuild builds sc's run of seed under algo (an override; "" keeps
 // the file's) in a worker process, under its watchdog, and returns why it
 // could not be built: a *hunt.DiedError when the build killed the worker.

@@ -95,70 +95,12 @@ func (k *Child) Signal(sig int32) {
 // without it; when its goroutine guard suspects a handler, a new process
 // runs the same shard checking exactly (note says so).
 func (sv *Supervisor) Run(k *Child) error {
-	mu, report, note := sv.Mu, sv.Report, sv.Note
 	for {
-		cmd := exec.Command(sv.Exe, k.Args...)
-		cmd.Args[0] = sv.Prog // a child built on Main goes by the parent's name in the replay lines it writes
-		// One worker process is one worker: one core for its runs and its
-		// garbage collector (two children with the default GOMAXPROCS
-		// contend for both cores, measured 14 s against 10.7 s per child).
-		keys := make([]string, len(k.skip))
-		for i, j := range k.skip {
-			keys[i] = jobKey(j)
-		}
-		link, err := newWorkerLink()
+		cmd, link, pipe, err := sv.start(k)
 		if err != nil {
 			return err
 		}
-		cmd.Env = workerEnv(link, sv.HandlerMax, k.exact, keys)
-		cmd.Stdout = io.Discard
-		ownGroup(cmd) // the parent forwards signals once; a terminal's Ctrl-C must not reach the children twice
-		pipe, err := cmd.StderrPipe()
-		if err != nil {
-			link.started()
-			link.close()
-			return err
-		}
-		link.attach(cmd)
-		mu.Lock()
-		k.cmd, k.Done, k.Counts, k.cur = cmd, 0, Counts{}, nil
-		k.stderr.Reset()
-		k.tail.Reset()
-		err = cmd.Start()
-		link.started()
-		mu.Unlock()
-		if err != nil {
-			link.close()
-			return err
-		}
-		trackWorker(cmd.Process)
-		// Two streams: the link's channel (announcements and progress,
-		// which only simrun writes) and stderr (whatever the algorithm
-		// prints, and the runtime's fatal error). Both are read to
-		// their end before the worker is reaped.
-		var readers sync.WaitGroup
-		readers.Add(1)
-		go func() {
-			defer readers.Done()
-			ch := bufio.NewScanner(link.chanR)
-			ch.Buffer(make([]byte, 64<<10), 1<<20)
-			for ch.Scan() {
-				mu.Lock()
-				k.readChannel(ch.Text(), report)
-				mu.Unlock()
-			}
-			_, _ = io.Copy(io.Discard, link.chanR) // past an over-long line: to the end
-		}()
-		sc := bufio.NewScanner(pipe)
-		sc.Buffer(make([]byte, 64<<10), 1<<20)
-		for sc.Scan() {
-			line := sc.Text()
-			mu.Lock()
-			k.readStderr(line)
-			mu.Unlock()
-		}
-		_, _ = io.Copy(io.Discard, pipe)
-		readers.Wait()
+		sv.read(k, link, pipe)
 		link.close()
 		err = cmd.Wait()
 		untrackWorker(cmd.Process)
@@ -168,9 +110,9 @@ func (sv *Supervisor) Run(k *Child) error {
 		} else if err != nil {
 			return err
 		}
-		mu.Lock()
+		sv.Mu.Lock()
 		cur := k.cur
-		mu.Unlock()
+		sv.Mu.Unlock()
 		// A worker that ended, whatever its status, during a run it
 		// announced died of that run: a fatal error, the watchdog, or
 		// os.Exit in a handler (even os.Exit(0)).
@@ -185,16 +127,88 @@ func (sv *Supervisor) Run(k *Child) error {
 			// in a worker that checks after every handler and reports
 			// the first that did (goguard.go).
 			k.exact = true
-			note("a handler may have started a goroutine: a worker process runs its seeds again, checking after every handler (docs/engine.md, \"When a handler fails\")")
+			sv.Note("a handler may have started a goroutine: a worker process runs its seeds again, checking after every handler (docs/engine.md, \"When a handler fails\")")
 			continue
 		}
 		value, stack := workerDeath(k.tail.String(), code)
-		mu.Lock()
+		sv.Mu.Lock()
 		k.Died = append(k.Died, sv.Died(*cur, value, stack))
 		k.skip = append(k.skip, *cur)
-		report()
+		sv.Report()
+		sv.Mu.Unlock()
+	}
+}
+
+// start starts a worker process for k, with its link (the secret and the
+// channel), its environment (the runs it must skip) and its stderr's pipe.
+func (sv *Supervisor) start(k *Child) (*exec.Cmd, *workerLink, io.ReadCloser, error) {
+	cmd := exec.Command(sv.Exe, k.Args...)
+	cmd.Args[0] = sv.Prog // a child built on Main goes by the parent's name in the replay lines it writes
+	// One worker process is one worker: one core for its runs and its
+	// garbage collector (two children with the default GOMAXPROCS
+	// contend for both cores, measured 14 s against 10.7 s per child).
+	keys := make([]string, len(k.skip))
+	for i, j := range k.skip {
+		keys[i] = jobKey(j)
+	}
+	link, err := newWorkerLink()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cmd.Env = workerEnv(link, sv.HandlerMax, k.exact, keys)
+	cmd.Stdout = io.Discard
+	ownGroup(cmd) // the parent forwards signals once; a terminal's Ctrl-C must not reach the children twice
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		link.started()
+		link.close()
+		return nil, nil, nil, err
+	}
+	link.attach(cmd)
+	sv.Mu.Lock()
+	k.cmd, k.Done, k.Counts, k.cur = cmd, 0, Counts{}, nil
+	k.stderr.Reset()
+	k.tail.Reset()
+	err = cmd.Start()
+	link.started()
+	sv.Mu.Unlock()
+	if err != nil {
+		link.close()
+		return nil, nil, nil, err
+	}
+	trackWorker(cmd.Process)
+	return cmd, link, pipe, nil
+}
+
+// read reads a worker's two streams to their end: the link's channel
+// (announcements and progress, which only simrun writes) and stderr
+// (whatever the algorithm prints, and the runtime's fatal error). Both
+// are read to their end before the worker is reaped.
+func (sv *Supervisor) read(k *Child, link *workerLink, pipe io.Reader) {
+	mu := sv.Mu
+	var readers sync.WaitGroup
+	readers.Add(1)
+	go func() {
+		defer readers.Done()
+		ch := bufio.NewScanner(link.chanR)
+		ch.Buffer(make([]byte, 64<<10), 1<<20)
+		for ch.Scan() {
+			mu.Lock()
+			k.readChannel(ch.Text(), sv.Report)
+			mu.Unlock()
+		}
+		_, _ = io.Copy(io.Discard, link.chanR) // past an over-long line: to the end
+	}()
+	sc := bufio.NewScanner(pipe)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		mu.Lock()
+		k.readStderr(line)
 		mu.Unlock()
 	}
+	_, _ = io.Copy(io.Discard, pipe)
+	readers.Wait()
 }
 
 // readChannel takes one line of a worker's channel (workerLink): a

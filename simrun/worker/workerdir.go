@@ -15,7 +15,7 @@ const DirPrefix = "simrun-workers-"
 
 // workerDirBirth names a worker folder being made: it gets its
 // DirPrefix name once its lock is held (as a staging folder's
-// newTag name: safefs.go), so a worker folder whose lock is free was left
+// outdir.NewTag name), so a worker folder whose lock is free was left
 // by a sweep that is gone.
 const workerDirBirth = "simrun-workers.new-"
 
