@@ -80,60 +80,17 @@ type base struct {
 	noElection bool
 }
 
-// loadBase reads the base scenario of o.
+// loadBase reads the base scenario of o: its source, the parsed base
+// (the built-in one fenced if it can be and sized to the algorithm), the
+// algorithm hunted and the parameters the search must leave alone.
 func loadBase(ctx context.Context, o *Options) (*base, error) {
 	b := &base{sets: o.Sets}
-	if o.Scenario != "" {
-		src, err := scenario.ReadFile(o.Scenario)
-		if err != nil {
-			return nil, usagef("%v", err)
-		}
-		b.name, b.src = o.Scenario, src
-	} else {
-		if _, ok := registry.Default.Lookup(o.Algo); !ok {
-			return nil, usagef("unknown algorithm %q (one of %s)", o.Algo, strings.Join(registry.Default.Names(), ", "))
-		}
-		b.name, b.src, b.nodes = "hunt-"+o.Algo, BaseYAML(o.Algo, true), true
+	if err := b.readSource(o); err != nil {
+		return nil, err
 	}
-	sc, err := parse(o, b.name, b.src, b.sets)
-	fencing := true
-	unfenced := func() error {
-		// The algorithm's leaders hand no fencing token with these values
-		// (registry.Algorithm.Token): the base fences nothing.
-		fencing = false
-		b.src = BaseYAML(o.Algo, fencing)
-		var err error
-		sc, err = parse(o, b.name, b.src, b.sets)
-		return err
-	}
-	if err != nil && o.Scenario == "" {
-		err = unfenced()
-	}
+	sc, err := b.parseBase(ctx, o)
 	if err != nil {
-		return nil, usagef("%v", err)
-	}
-	if o.Scenario == "" {
-		// Size the built-in base to the algorithm's timeouts. In a
-		// worker, the file is read in full first: the token check this
-		// process left to it may refuse fencing.
-		r, err := buildCluster(ctx, o, sc, "", b.src, b.sets)
-		var le *loadError
-		if errors.As(err, &le) && fencing {
-			if err := unfenced(); err != nil {
-				return nil, usagef("%v", err)
-			}
-			r, err = buildCluster(ctx, o, sc, "", b.src, b.sets)
-		}
-		var died *DiedError
-		if errors.As(err, &died) {
-			return nil, err // the algorithm's code killed its worker
-		}
-		if err == nil && r.Timescale > maxFor {
-			src := baseYAML(o.Algo, fencing, r.Timescale)
-			if sc2, err := parse(o, b.name, src, b.sets); err == nil {
-				b.src, sc = src, sc2
-			}
-		}
+		return nil, err
 	}
 	sc.Expect = huntExpect(sc.Expect, o.Checks)
 	b.sc = sc
@@ -156,6 +113,87 @@ func loadBase(ctx context.Context, o *Options) (*base, error) {
 		return nil, usagef("unknown algorithm %q (one of %s)", b.algo, strings.Join(registry.Default.Names(), ", "))
 	}
 	b.desc = d
+	b.pinSets(o)
+	if err := b.pinFileParams(o); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// readSource reads -scenario's file, or writes the built-in base of
+// -algo (whose cluster size the search draws).
+func (b *base) readSource(o *Options) error {
+	if o.Scenario != "" {
+		src, err := scenario.ReadFile(o.Scenario)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		b.name, b.src = o.Scenario, src
+		return nil
+	}
+	if _, ok := registry.Default.Lookup(o.Algo); !ok {
+		return usagef("unknown algorithm %q (one of %s)", o.Algo, strings.Join(registry.Default.Names(), ", "))
+	}
+	b.name, b.src, b.nodes = "hunt-"+o.Algo, BaseYAML(o.Algo, true), true
+	return nil
+}
+
+// parseBase parses the base. The built-in base is fenced unless the
+// algorithm's leaders hand no fencing token with these values
+// (registry.Algorithm.Token), then sized to the algorithm's timeouts.
+func (b *base) parseBase(ctx context.Context, o *Options) (*scenario.Scenario, error) {
+	sc, err := parse(o, b.name, b.src, b.sets)
+	fencing := true
+	if err != nil && o.Scenario == "" {
+		fencing = false
+		sc, err = b.unfenced(o)
+	}
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	if o.Scenario != "" {
+		return sc, nil
+	}
+	return b.sizeBuiltIn(ctx, o, sc, fencing)
+}
+
+// unfenced makes the built-in base fence nothing, for an algorithm whose
+// leaders hand no fencing token with these values, and parses it.
+func (b *base) unfenced(o *Options) (*scenario.Scenario, error) {
+	b.src = BaseYAML(o.Algo, false)
+	return parse(o, b.name, b.src, b.sets)
+}
+
+// sizeBuiltIn builds the built-in base's cluster once, to size the base
+// to the algorithm's timescale. In a worker, the file is read in full
+// first: the token check this process left to it may refuse fencing.
+func (b *base) sizeBuiltIn(ctx context.Context, o *Options, sc *scenario.Scenario, fencing bool) (*scenario.Scenario, error) {
+	r, err := buildCluster(ctx, o, sc, "", b.src, b.sets)
+	var le *loadError
+	if errors.As(err, &le) && fencing {
+		fencing = false
+		if sc, err = b.unfenced(o); err != nil {
+			return nil, usagef("%v", err)
+		}
+		r, err = buildCluster(ctx, o, sc, "", b.src, b.sets)
+	}
+	var died *DiedError
+	if errors.As(err, &died) {
+		return nil, err // the algorithm's code killed its worker
+	}
+	if err == nil && r.Timescale > maxFor {
+		src := baseYAML(o.Algo, fencing, r.Timescale)
+		if sc2, err := parse(o, b.name, src, b.sets); err == nil {
+			b.src, sc = src, sc2
+		}
+	}
+	return sc, nil
+}
+
+// pinSets pins the parameters the user's -set overrides name (as
+// algorithm.KEY or NAME.KEY of the hunted algorithm); setting
+// cluster.nodes fixes the cluster size.
+func (b *base) pinSets(o *Options) {
 	for _, s := range o.Sets {
 		path, _, _ := strings.Cut(s, "=")
 		if k, ok := strings.CutPrefix(strings.TrimSpace(path), "algorithm."); ok {
@@ -168,12 +206,18 @@ func loadBase(ctx context.Context, o *Options) (*base, error) {
 			b.nodes = false
 		}
 	}
-	own := sc
+}
+
+// pinFileParams pins every parameter the file sets for the hunted
+// algorithm: the user chose it. Under -algo over a file of another
+// algorithm, the file's parameters the hunted one has are kept (and
+// pinned); those it lacks are dropped, and said so.
+func (b *base) pinFileParams(o *Options) error {
+	sc, own := b.sc, b.sc
 	if b.over != "" {
-		// The file's parameters the hunted algorithm has are kept (and
-		// pinned); those it lacks are dropped, and said so.
+		var err error
 		if own, err = sc.For(b.over); err != nil {
-			return nil, usagef("%v", err)
+			return usagef("%v", err)
 		}
 		if d := sc.Dropped(b.over); len(d) > 0 && o.Progress != nil {
 			fmt.Fprintf(o.Progress, "%s hunt: %s: dropped the file's %s settings %s does not take (%s); the others are kept\n",
@@ -184,7 +228,7 @@ func loadBase(ctx context.Context, o *Options) (*base, error) {
 		k, _, _ := strings.Cut(kv, "=")
 		b.pinned = append(b.pinned, k) // the file sets it: the user chose it
 	}
-	return b, nil
+	return nil
 }
 
 // running is what the base runs under: -algo's algorithm over a file's

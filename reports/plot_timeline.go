@@ -4,7 +4,6 @@ import (
 	"image/color"
 	"strings"
 
-	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -175,113 +174,6 @@ func (t *timelinePlotter) DataRange() (xmin, xmax, ymin, ymax float64) {
 
 // y is the centre of node's row.
 func (t *timelinePlotter) y(node string) float64 { return float64(len(t.names) - 1 - t.row[node]) }
-
-// Plot implements plot.Plotter.
-func (t *timelinePlotter) Plot(c draw.Canvas, p *plot.Plot) {
-	trX, trY := p.Transforms(&c)
-	rect := func(x0, x1, y0, y1 float64) []vg.Point {
-		if !finite(x1) || x1 < x0 { // still open when the run ended
-			x1 = t.endMs
-		}
-		X0, X1 := trX(x0/t.scale), trX(x1/t.scale)
-		if X1-X0 < 1 { // keep instants visible
-			X1 = X0 + 1
-		}
-		Y0, Y1 := trY(y0), trY(y1)
-		return []vg.Point{{X: X0, Y: Y0}, {X: X1, Y: Y0}, {X: X1, Y: Y1}, {X: X0, Y: Y1}}
-	}
-	top := float64(len(t.names)) - 0.5
-	// The settle phase is the backdrop.
-	if t.tl.SettleMs > 0 && t.tl.SettleMs < t.endMs {
-		c.FillPolygon(settleFill, c.ClipPolygonXY(rect(t.tl.SettleMs, t.endMs, -0.5, top)))
-	}
-	// Faults next, each on its own node's row (cluster-wide ones on every
-	// row), in its kind's colour.
-	for _, f := range t.tl.Faults {
-		y0, y1 := -0.5, top
-		if f.Node != "" {
-			y := t.y(f.Node)
-			y0, y1 = y-tlBandHalf, y+tlBandHalf
-		}
-		pts := rect(f.FromMs, f.ToMs, y0, y1)
-		c.FillPolygon(faultKindFill(f.Kind), c.ClipPolygonXY(pts))
-		c.StrokeLines(draw.LineStyle{Color: opaque(faultKindFill(f.Kind)), Width: vg.Points(0.8)}, c.ClipLinesXY([]vg.Point{pts[0], pts[3]})...)
-	}
-	// Split-brain overlaps: an amber band around the tenure bars involved.
-	for _, o := range t.tl.Overlaps {
-		y := t.y(o.Node)
-		pts := rect(o.FromMs, o.ToMs, y+tlBarLo-0.1, y+tlBarHi+0.1)
-		c.FillPolygon(overlapFill, c.ClipPolygonXY(pts))
-		c.StrokeLines(draw.LineStyle{Color: overlapEdge, Width: vg.Points(1)}, c.ClipLinesXY(append(pts, pts[0]))...)
-	}
-	// Tenures, labelled with their epoch where the bar is wide enough.
-	label := textStyle(8)
-	label.Color = color.White
-	label.XAlign, label.YAlign = draw.XCenter, draw.YCenter
-	barEdge := draw.LineStyle{Color: tenureEdge, Width: vg.Points(0.5)}
-	for _, sp := range t.tl.Tenures {
-		y := t.y(sp.Node)
-		pts := rect(sp.FromMs, sp.ToMs, y+tlBarLo, y+tlBarHi)
-		c.FillPolygon(tenureFill, c.ClipPolygonXY(pts))
-		c.StrokeLines(barEdge, c.ClipLinesXY(append(pts, pts[0]))...)
-		if sp.Label != "" && pts[1].X-pts[0].X > label.Width(sp.Label)+4 {
-			mid := vg.Point{X: (pts[0].X + pts[1].X) / 2, Y: trY(y + (tlBarLo+tlBarHi)/2)}
-			if c.Contains(mid) {
-				c.FillText(label, mid, sp.Label)
-			}
-		}
-	}
-	// Queue mode's executions, under the writes they made.
-	for _, sp := range t.tl.Execs {
-		y := t.y(sp.Node)
-		pts := rect(sp.FromMs, sp.ToMs, y+tlWriteY-tlExecHalf, y+tlWriteY+tlExecHalf)
-		c.FillPolygon(execFill(sp.Kind), c.ClipPolygonXY(pts))
-	}
-	// Cron writes on top.
-	for _, m := range t.tl.Writes {
-		pt := vg.Point{X: trX(m.AtMs / t.scale), Y: trY(t.y(m.Node) + tlWriteY)}
-		if !c.Contains(pt) {
-			continue
-		}
-		if m.Double {
-			drawDoubleMark(&c, pt)
-			continue
-		}
-		drawWriteMark(&c, pt, m.Accepted)
-	}
-	// Fault labels in the lane above the rows, in two levels, skipping any
-	// that would overlap the previous label of their level.
-	fl := textStyle(8)
-	fl.Color = faultInk
-	fl.XAlign, fl.YAlign = draw.XLeft, draw.YBottom
-	laneY := trY(top) + 3
-	var levelEnd [2]vg.Length
-	for i := range levelEnd {
-		levelEnd[i] = c.Min.X - 1
-	}
-	labels := append([]Span(nil), t.tl.Faults...)
-	if t.tl.SettleMs > 0 && t.tl.SettleMs < t.endMs {
-		labels = append(labels, Span{FromMs: t.tl.SettleMs, Label: "settle"})
-	}
-	for _, f := range labels {
-		label := faultLabel(f)
-		if label == "" {
-			continue
-		}
-		x := trX(f.FromMs / t.scale)
-		w := fl.Width(label)
-		if x+w > c.Max.X {
-			x = c.Max.X - w
-		}
-		for lv := range levelEnd {
-			if x > levelEnd[lv]+3 {
-				c.FillText(fl, vg.Point{X: x, Y: laneY + vg.Length(lv)*vg.Points(10)}, label)
-				levelEnd[lv] = x + w
-				break
-			}
-		}
-	}
-}
 
 // faultLabel is f's label for the lane above the rows, which is away from
 // the node's row: it names the node unless the label already does.

@@ -24,76 +24,14 @@ var fieldNames = map[string]string{
 func Descriptor() registry.Algorithm {
 	return registry.Algorithm{
 		Name: "lease", Doc: "lease-based election against the lease store (algorithms/lease)", Package: "lease", LeaseStore: true,
-		LeaseStores: func(v registry.Values) int {
-			if !v.Has("flavor") || v.String("flavor") != FlavorRedlock {
-				return 1
-			}
-			if v.Has("masters") {
-				return v.Int("masters")
-			}
-			return DefaultConfig().Masters
-		},
-		FieldNames: fieldNames,
-		States:     States,
-		Timescale: func(v registry.Values) time.Duration {
-			// How long a holder must be cut off to lose its lease.
-			c := configOf(v)
-			switch c.Flavor {
-			case FlavorK8s:
-				return c.LeaseDuration
-			case FlavorWallTime:
-				return c.LockAtMostFor
-			}
-			return c.TTL
-		},
-		Params: []registry.Param{
-			{Key: "flavor", Kind: registry.Enum, Enum: Flavors, Doc: "k8s (client-go), ttl (Redis SET NX PX, one instance), walltime (ShedLock lock_until) or redlock (go-redsync over independent masters); default k8s"},
-			{Key: "masters", Kind: registry.Int, Min: 1, Max: MaxMasters, Single: true, Doc: "redlock: independent Redis masters (store, store2, …), default 5"},
-			{Key: "set_nx_on_extend", Kind: registry.Bool, Doc: "redlock: extensions also set the key where it is absent (go-redsync WithSetNXOnExtend), default false"},
-			{Key: "timeout_factor", Kind: registry.Float, Min: 0, Max: 1, Doc: "redlock: an acquisition round's timeout as a fraction of ttl, default 0.05"},
-			{Key: "redis_read_timeout", Kind: registry.Duration, Doc: "redlock: each master's go-redis ReadTimeout, default 5s (go-redis v9.22.0; 3s before)"},
-			{Key: "redis_dial_timeout", Kind: registry.Duration, Doc: "redlock: go-redis DialTimeout per dial, default 5s"},
-			{Key: "redis_max_retries", Kind: registry.Int, Min: 0, Max: 100, Doc: "redlock: go-redis MaxRetries (0: none), default 3"},
-			{Key: "redis_dialer_retries", Kind: registry.Int, Min: 1, Max: 100, Doc: "redlock: go-redis DialerRetries, dials per attempt 100ms apart, default 5 (v9.16.0 and later; 1 before)"},
-			{Key: "context_timeout_enabled", Kind: registry.Bool, Doc: "redlock: go-redis ContextTimeoutEnabled: a round's context deadline also cuts a socket read short; default false (the deadline only stops retries and dials)"},
-			{Key: "lease_duration", Kind: registry.Duration, Doc: "k8s LeaseDuration, default 15s"},
-			{Key: "renew_deadline", Kind: registry.Duration, Doc: "k8s RenewDeadline, default 10s"},
-			{Key: "retry_period", Kind: registry.Duration, Doc: "RetryPeriod (all flavours), default 2s"},
-			{Key: "jitter_factor", Kind: registry.Float, Min: 0, Max: 100, Doc: "JitterFactor, default 1.2"},
-			{Key: "release_on_cancel", Kind: registry.Bool, Doc: "release the lease on resign, default false"},
-			{Key: "identity", Kind: registry.Enum, Enum: []string{IdentityNode, IdentityProcess}, Doc: "k8s: the holder identity: node (the node's name: a restarted candidate resumes its own lease) or process (name_UUID drawn at each boot, as kube-controller-manager's hostname_UUID: a restarted candidate waits out the lease it observes); default node"},
-			{Key: "ttl", Kind: registry.Duration, Doc: "ttl: key TTL by the store's clock, default 10s"},
-			{Key: "expiry_clock", Kind: registry.Enum, Enum: []string{string(ExpiryWall), string(ExpiryMonotonic)}, Doc: "ttl: the store clock that expires the key: wall (Redis) or monotonic; default wall"},
-			{Key: "renew_interval", Kind: registry.Duration, Doc: "ttl: renewal interval, default ttl/3"},
-			{Key: "clock_drift_factor", Kind: registry.Float, Min: 0, Max: 1, Doc: "ttl: Redlock drift factor, default 0.01"},
-			{Key: "clock_drift_margin", Kind: registry.Duration, Doc: "ttl: Redlock constant margin, default 2ms"},
-			{Key: "validity_check", Kind: registry.Enum, Enum: []string{string(CheckNever), string(CheckBeforeEachAction), string(CheckEvery)}, Doc: "ttl, redlock: when the application compares its clock with the lock's validity (go-redsync Mutex.Until): never (stops only when an extension fails), before_each_action (stops at the validity deadline when it next runs) or every (each validity_check_interval); default never, the go-redsync README's usage"},
-			{Key: "validity_check_interval", Kind: registry.Duration, Doc: "ttl, redlock: the check interval of validity_check every"},
-			{Key: "persistence", Kind: registry.Enum, Enum: persistenceWords(), Doc: "ttl, redlock: every Redis store's persistence: none, rdb (snapshots by save 3600 1 300 100 60 10000), aof_everysec (loses the last second) or aof_always; default rdb, Redis's shipped configuration (a key set seconds before a restart is lost)"},
-			{Key: "persistence_override", Kind: registry.Enum, Enum: persistenceWords(), Doc: "ttl, redlock: the persistence of the stores persistence_override_stores lists"},
-			{Key: "persistence_override_stores", Kind: registry.Ints, Doc: "ttl, redlock: 1-based store indexes (1 = store, 2 = store2, …) that use persistence_override"},
-			{Key: "lock_at_most_for", Kind: registry.Duration, Doc: "walltime: lock_until ahead of the holder's wall clock, default 30s"},
-			{Key: "lock_at_least_for", Kind: registry.Duration, Doc: "walltime: minimum hold on release, default 0"},
-			{Key: "extend_interval", Kind: registry.Duration, Doc: "walltime: extension interval, default lock_at_most_for/2"},
-			{Key: "unlock", Kind: registry.Enum, Enum: []string{UnlockByName, UnlockByHolder}, Doc: "walltime: the unlock statement's condition: by_name (UPDATE … WHERE name = :name, ShedLock before 7.0.0 and its Mongo, Cassandra, Neo4j, Couchbase, ArangoDB and DynamoDB providers: a holder whose lock expired frees its successor's) or by_holder (… AND locked_by = :lockedBy, ShedLock 7's SQL providers); default by_name"},
-			{Key: "task_duration", Kind: registry.Duration, Doc: "walltime: how long the leader's locked task runs before it unlocks and competes again (a failed extension does not stop it), default until the process stops"},
-			{Key: "token", Kind: registry.Enum, Enum: []string{TokenNone, TokenFence}, Doc: "the fencing token the leader writes with: none (no library here hands one) or fence, an application addition: ttl, redlock and walltime read a counter the application's acquire script increments (it comes back with the acquire answer); k8s Gets the Lease's leaseTransitions, one more round trip before it acts; default none"},
-			{Key: "request_timeout", Kind: registry.Duration, Doc: "store request timeout, default k8s max(1s, renew_deadline/2) (client-go NewFromKubeconfig), ttl and walltime 1s; redlock: the application's own deadline on an extension (ExtendContext), default none (go-redsync's Extend)"},
-			{Key: "rejoin_delay", Kind: registry.Duration, Doc: "wait before competing again after losing the lease, default 0"},
-			{Key: "shutdown_at", Kind: registry.Duration, Doc: "graceful shutdown (resign) at this monotonic reading, default never"},
-		},
+		LeaseStores: leaseStores,
+		FieldNames:  fieldNames,
+		States:      States,
+		Timescale:   timescale,
+		Params:      params(),
 		DriftMargin: k8sDriftMargin,
 		Contract:    Contract,
-		Token: func(v registry.Values) registry.Token {
-			if !v.Has("token") || v.String("token") != TokenFence {
-				return registry.Token{Source: registry.TokenNone, Add: "algorithm.token: fence (an application addition: a counter its acquire script increments; k8s: one extra Get of the Lease before the leader acts)"}
-			}
-			cost := "no extra round trip: its own acquire script increments the counter and returns it"
-			if !v.Has("flavor") || v.String("flavor") == FlavorK8s {
-				cost = "one Get of the Lease (leaseTransitions) after OnStartedLeading, before the leader acts"
-			}
-			return registry.Token{Source: TokenFence, AppRead: true, Cost: cost}
-		},
+		Token:       tokenOf,
 		NewLeaseStore: func(v registry.Values, k int) sim.Node {
 			return NewStore(StoreConfig{Persistence: configOf(v).StorePersistence(k)})
 		},
@@ -102,30 +40,71 @@ func Descriptor() registry.Algorithm {
 		// model for now: a loss or a duplicate there is the pessimistic
 		// reading (docs/algorithms/lease.md, "Differences").
 		StoreStreams: func(v registry.Values) bool { return configOf(v).Flavor == FlavorK8s },
-		Build: func(v registry.Values, n int, _ *sim.Rand) (registry.Factory, error) {
-			c := configOf(v)
-			if err := c.validate(registry.NameBy(fieldNames)); err != nil {
-				return nil, err
-			}
-			// NewWithStores validates once for this cluster; the factory
-			// cannot fail.
-			placeholder := make([]sim.NodeID, max(1, c.Masters))
-			if _, err := NewWithStores(c, registry.CandidateIDs(n), placeholder); err != nil {
-				return nil, err
-			}
-			return func(p []sim.NodeID, svc registry.Services) sim.Node {
-				stores := svc.LeaseStores
-				if len(stores) == 0 {
-					stores = []sim.NodeID{svc.LeaseStore}
-				}
-				nd, err := NewWithStores(c, p, stores)
-				if err != nil {
-					panic(err) // the run gave fewer stores than LeaseStores asked for
-				}
-				return nd
-			}, nil
-		},
+		Build:        build,
 	}
+}
+
+// leaseStores is how many lease stores a run needs: Redlock's masters,
+// else the one store.
+func leaseStores(v registry.Values) int {
+	if !v.Has("flavor") || v.String("flavor") != FlavorRedlock {
+		return 1
+	}
+	if v.Has("masters") {
+		return v.Int("masters")
+	}
+	return DefaultConfig().Masters
+}
+
+// timescale is how long a holder must be cut off to lose its lease.
+func timescale(v registry.Values) time.Duration {
+	c := configOf(v)
+	switch c.Flavor {
+	case FlavorK8s:
+		return c.LeaseDuration
+	case FlavorWallTime:
+		return c.LockAtMostFor
+	}
+	return c.TTL
+}
+
+// tokenOf says where the leader's fencing token comes from and what it
+// costs: none unless the scenario adds the application's counter.
+func tokenOf(v registry.Values) registry.Token {
+	if !v.Has("token") || v.String("token") != TokenFence {
+		return registry.Token{Source: registry.TokenNone, Add: "algorithm.token: fence (an application addition: a counter its acquire script increments; k8s: one extra Get of the Lease before the leader acts)"}
+	}
+	cost := "no extra round trip: its own acquire script increments the counter and returns it"
+	if !v.Has("flavor") || v.String("flavor") == FlavorK8s {
+		cost = "one Get of the Lease (leaseTransitions) after OnStartedLeading, before the leader acts"
+	}
+	return registry.Token{Source: TokenFence, AppRead: true, Cost: cost}
+}
+
+// build validates the values once for the cluster and returns a factory
+// that cannot fail for it.
+func build(v registry.Values, n int, _ *sim.Rand) (registry.Factory, error) {
+	c := configOf(v)
+	if err := c.validate(registry.NameBy(fieldNames)); err != nil {
+		return nil, err
+	}
+	// NewWithStores validates once for this cluster; the factory
+	// cannot fail.
+	placeholder := make([]sim.NodeID, max(1, c.Masters))
+	if _, err := NewWithStores(c, registry.CandidateIDs(n), placeholder); err != nil {
+		return nil, err
+	}
+	return func(p []sim.NodeID, svc registry.Services) sim.Node {
+		stores := svc.LeaseStores
+		if len(stores) == 0 {
+			stores = []sim.NodeID{svc.LeaseStore}
+		}
+		nd, err := NewWithStores(c, p, stores)
+		if err != nil {
+			panic(err) // the run gave fewer stores than LeaseStores asked for
+		}
+		return nd
+	}, nil
 }
 
 // configOf is the configuration the values set (defaults elsewhere).
