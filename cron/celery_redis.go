@@ -184,7 +184,7 @@ func (r *Redis) OnMessage(m sim.Message) {
 		return
 	case KindEnqueue:
 		if qm, ok := m.Body.(*QueueMsg); ok && qm.Attempt <= 1 && qm.Job >= 0 && qm.Job < len(r.cfg.Jobs) {
-			r.env.Effect(sim.ExecFields{Exec: qm.Exec, Slot: qm.Slot, Job: qm.Job}.ExecEffect("broker.published", fmt.Sprintf("task %x of %s from %s (token %d)", qm.Exec, SlotName(r.cfg.Jobs[qm.Job].Name, qm.Slot), nameOf(r.env, m.From), qm.Token), sim.FactExecCreated))
+			r.env.Effect(sim.ExecFields{Exec: qm.Exec, SlotRef: sim.SlotRef{Slot: qm.Slot, Job: qm.Job}}.ExecEffect("broker.published", fmt.Sprintf("task %x of %s from %s (token %d)", qm.Exec, SlotName(r.cfg.Jobs[qm.Job].Name, qm.Slot), nameOf(r.env, m.From), qm.Token), sim.FactExecCreated))
 		}
 		r.Queue.OnMessage(m)
 		return

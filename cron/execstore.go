@@ -184,7 +184,7 @@ func (st *ExecStore) newRecord(k slotKey, token int64, attempt int, now int64) *
 	}
 	st.bySlot[k] = r
 	st.byID[r.id] = r
-	st.env.Effect(sim.ExecFields{Exec: r.id, Slot: k.slot, Job: k.job}.ExecEffect("exec.created", fmt.Sprintf("execution %d of %s, attempt %d, token %d", r.id, SlotName(st.cfg.Jobs[k.job].Name, k.slot), attempt, token), sim.FactExecCreated))
+	st.env.Effect(sim.ExecFields{Exec: r.id, SlotRef: sim.SlotRef{Slot: k.slot, Job: k.job}}.ExecEffect("exec.created", fmt.Sprintf("execution %d of %s, attempt %d, token %d", r.id, SlotName(st.cfg.Jobs[k.job].Name, k.slot), attempt, token), sim.FactExecCreated))
 	st.cfg.reached(st.env, StQueueExecCreated, k.slot)
 	return r
 }
@@ -206,7 +206,7 @@ func (st *ExecStore) declareDead(r *execRecord, token int64, now int64) *ExecTic
 func (st *ExecStore) finish(r *execRecord, s ExecStatus, now int64, why string) {
 	r.status, r.endedAt = s, now
 	if s == ExecDead {
-		st.env.Effect(sim.ExecFields{Exec: r.id, Slot: r.slot, Job: r.job}.ExecEffect("exec.dead", fmt.Sprintf("execution %d of %s: %s", r.id, SlotName(st.cfg.Jobs[r.job].Name, r.slot), why), sim.FactExecDead))
+		st.env.Effect(sim.ExecFields{Exec: r.id, SlotRef: sim.SlotRef{Slot: r.slot, Job: r.job}}.ExecEffect("exec.dead", fmt.Sprintf("execution %d of %s: %s", r.id, SlotName(st.cfg.Jobs[r.job].Name, r.slot), why), sim.FactExecDead))
 	}
 }
 

@@ -178,7 +178,7 @@ func (e *executor) shouldRun(j int, slot int64, late time.Duration, last bool) b
 }
 
 func (e *executor) missed(j int, slot int64, why string) {
-	e.env.Effect(sim.RunFields{Slot: slot, Job: j}.RunEffect("cron.missed", SlotName(e.cfg.Jobs[j].Name, slot)+": "+why, sim.FactRunSkipped))
+	e.env.Effect(sim.RunFields{SlotRef: sim.SlotRef{Slot: slot, Job: j}}.RunEffect("cron.missed", SlotName(e.cfg.Jobs[j].Name, slot)+": "+why, sim.FactRunSkipped))
 }
 
 // startRun begins a run of slot with token.
@@ -198,7 +198,7 @@ func (e *executor) startRun(j int, slot int64, token int64, late time.Duration) 
 	if e.cfg.Misfire.Policy == MisfireQuartz && late > e.cfg.Misfire.Threshold {
 		r.fire = e.env.WallNanos() // FIRE_ONCE_NOW: a new fire time, now
 	}
-	e.env.Effect(sim.RunFields{Token: token, Slot: slot, Job: j}.RunEffect("cron.run_started", fmt.Sprintf("%s token %d run %d duration %v late %v", SlotName(job.Name, slot), token, id, r.dur, late.Round(time.Millisecond)), sim.FactRunStarted))
+	e.env.Effect(sim.RunFields{Token: token, SlotRef: sim.SlotRef{Slot: slot, Job: j}}.RunEffect("cron.run_started", fmt.Sprintf("%s token %d run %d duration %v late %v", SlotName(job.Name, slot), token, id, r.dur, late.Round(time.Millisecond)), sim.FactRunStarted))
 	if e.cfg.Policy.Claim {
 		r.claiming = true
 		e.write(claimReq{Token: token, Slot: slot, Job: j, Run: id}.message(e.cfg.Resource, fireKey(r)))
@@ -242,7 +242,7 @@ func (e *executor) step(k int) {
 		e.armStep(k)
 		return
 	}
-	e.env.Effect(sim.RunFields{Token: r.token, Slot: r.slot, Job: r.job}.RunEffect("cron.run_finished", fmt.Sprintf("%s token %d run %d", SlotName(e.cfg.Jobs[r.job].Name, r.slot), r.token, r.id), sim.FactRunFinished))
+	e.env.Effect(sim.RunFields{Token: r.token, SlotRef: sim.SlotRef{Slot: r.slot, Job: r.job}}.RunEffect("cron.run_finished", fmt.Sprintf("%s token %d run %d", SlotName(e.cfg.Jobs[r.job].Name, r.slot), r.token, r.id), sim.FactRunFinished))
 	r.active = false
 	if e.onFinish != nil {
 		e.onFinish(r)

@@ -144,7 +144,7 @@ func (a *APIServer) createJob(m sim.Message) {
 		a.nextUID++
 		a.jobs = append(a.jobs, KubeJob{Name: name, Job: j, Slot: slot, Token: m.Term, UID: a.nextUID, Start: a.env.WallNanos()})
 		a.Stats.JobsCreated++
-		a.env.Effect(sim.ExecFields{Exec: a.nextUID, Slot: slot, Job: j}.ExecEffect("kube.job_created", fmt.Sprintf("%s for %s token %d", name, SlotName(a.cfg.Jobs[j].Name, slot), m.Term), sim.FactExecCreated))
+		a.env.Effect(sim.ExecFields{Exec: a.nextUID, SlotRef: sim.SlotRef{Slot: slot, Job: j}}.ExecEffect("kube.job_created", fmt.Sprintf("%s for %s token %d", name, SlotName(a.cfg.Jobs[j].Name, slot), m.Term), sim.FactExecCreated))
 		resp.Flag = true
 	}
 	a.env.Send(resp)

@@ -244,7 +244,7 @@ func (c *ControllerManager) cronJob(v *KubeSnapshot, j int) {
 	if k.StartingDeadline > 0 && at.Add(k.StartingDeadline).Before(now) {
 		if c.missed[j] != slot {
 			c.missed[j] = slot
-			c.env.Effect(sim.RunFields{Slot: slot, Job: j}.RunEffect("kube.miss_schedule", fmt.Sprintf("%s: missed scheduled time to start a job (%v late, startingDeadlineSeconds %d)",
+			c.env.Effect(sim.RunFields{SlotRef: sim.SlotRef{Slot: slot, Job: j}}.RunEffect("kube.miss_schedule", fmt.Sprintf("%s: missed scheduled time to start a job (%v late, startingDeadlineSeconds %d)",
 				SlotName(job.Name, slot), now.Sub(*at).Round(time.Millisecond), int64(k.StartingDeadline/time.Second)), sim.FactRunSkipped))
 		}
 		return
@@ -256,7 +256,7 @@ func (c *ControllerManager) cronJob(v *KubeSnapshot, j int) {
 	if k.Concurrency == KubeForbid && len(active) > 0 && !c.cfg.zoo.forbidIgnoresActive {
 		if c.missed[j] != slot {
 			c.missed[j] = slot
-			c.env.Effect(sim.RunFields{Slot: slot, Job: j}.RunEffect("kube.job_already_active", fmt.Sprintf("%s: not starting, %s is still active (concurrencyPolicy Forbid)", SlotName(job.Name, slot), active[0]), sim.FactRunSkipped))
+			c.env.Effect(sim.RunFields{SlotRef: sim.SlotRef{Slot: slot, Job: j}}.RunEffect("kube.job_already_active", fmt.Sprintf("%s: not starting, %s is still active (concurrencyPolicy Forbid)", SlotName(job.Name, slot), active[0]), sim.FactRunSkipped))
 		}
 		return
 	}

@@ -164,7 +164,7 @@ func (k *Kubelet) startPod(p KubePod) {
 	k.ex.startRun(p.Job, p.Slot, p.Token, 0)
 	k.pods = append(k.pods, kubeletPod{pod: p, run: k.ex.lastRun, phase: PodRunning})
 	k.Stats.Started++
-	k.env.Effect(sim.ExecFields{Exec: k.ex.lastRun, Slot: p.Slot, Job: p.Job}.ExecEffect("kubelet.pod_started", fmt.Sprintf("%s (%s token %d) as run %d", p.Name, SlotName(k.cfg.Jobs[p.Job].Name, p.Slot), p.Token, k.ex.lastRun), sim.FactExecStarted))
+	k.env.Effect(sim.ExecFields{Exec: k.ex.lastRun, SlotRef: sim.SlotRef{Slot: p.Slot, Job: p.Job}}.ExecEffect("kubelet.pod_started", fmt.Sprintf("%s (%s token %d) as run %d", p.Name, SlotName(k.cfg.Jobs[p.Job].Name, p.Slot), p.Token, k.ex.lastRun), sim.FactExecStarted))
 }
 
 // kill handles Pod i's deletion: with a termination grace period its
@@ -198,7 +198,7 @@ func (k *Kubelet) hardKill(i int) {
 			}
 		}
 		k.Stats.Killed++
-		k.env.Effect(sim.ExecFields{Exec: p.run, Slot: p.pod.Slot, Job: p.pod.Job}.ExecEffect("kubelet.pod_killed", p.pod.Name+": deleted", sim.FactExecFailed))
+		k.env.Effect(sim.ExecFields{Exec: p.run, SlotRef: sim.SlotRef{Slot: p.pod.Slot, Job: p.pod.Job}}.ExecEffect("kubelet.pod_killed", p.pod.Name+": deleted", sim.FactExecFailed))
 		p.run, p.phase, p.exit = 0, PodFailed, KubeExitKilled
 	}
 	p.gone = true
@@ -212,7 +212,7 @@ func (k *Kubelet) finished(r *run) {
 		return
 	}
 	p := &k.pods[i]
-	ev := sim.ExecFields{Exec: p.run, Slot: p.pod.Slot, Job: p.pod.Job}.ExecEffect("kubelet.pod_succeeded", p.pod.Name, sim.FactExecCompleted)
+	ev := sim.ExecFields{Exec: p.run, SlotRef: sim.SlotRef{Slot: p.pod.Slot, Job: p.pod.Job}}.ExecEffect("kubelet.pod_succeeded", p.pod.Name, sim.FactExecCompleted)
 	p.phase = PodSucceeded
 	if f := k.cfg.Kube.PodFailRate; f > 0 && k.env.Rand().Float64() < f {
 		p.phase, p.exit = PodFailed, k.cfg.Kube.PodExitCode

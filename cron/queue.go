@@ -108,7 +108,7 @@ func (q *Queue) OnTimer(sim.TimerID, int) {
 		if e.inflight && e.visibleAt <= now {
 			e.inflight = false
 			q.Redelivered++
-			q.env.Effect(sim.ExecFields{Exec: e.msg.Exec, Slot: e.msg.Slot, Job: e.msg.Job}.ExecEffect("queue.visible_again", fmt.Sprintf("execution %d of %s unacknowledged after the %v visibility timeout (received %d times)", e.msg.Exec, SlotName(q.cfg.Jobs[e.msg.Job].Name, e.msg.Slot), q.cfg.Queue.VisibilityTimeout, e.receives), sim.FactExecRedelivered))
+			q.env.Effect(sim.ExecFields{Exec: e.msg.Exec, SlotRef: sim.SlotRef{Slot: e.msg.Slot, Job: e.msg.Job}}.ExecEffect("queue.visible_again", fmt.Sprintf("execution %d of %s unacknowledged after the %v visibility timeout (received %d times)", e.msg.Exec, SlotName(q.cfg.Jobs[e.msg.Job].Name, e.msg.Slot), q.cfg.Queue.VisibilityTimeout, e.receives), sim.FactExecRedelivered))
 		}
 	}
 	q.arm()

@@ -177,7 +177,7 @@ func (w *Worker) start() {
 	w.ex.started = w.ex.started[:0] // a worker runs what it is given, again if given again
 	w.ex.startRun(qm.Job, qm.Slot, qm.Token, 0)
 	w.run = w.ex.lastRun
-	w.env.Effect(sim.ExecFields{Exec: w.run, Slot: qm.Slot, Job: qm.Job}.ExecEffect("worker.exec_started", fmt.Sprintf("execution %d of %s attempt %d token %d (receipt %d) as run %d", qm.Exec, SlotName(w.cfg.Jobs[qm.Job].Name, qm.Slot), qm.Attempt, qm.Token, w.receipt, w.run), sim.FactExecStarted))
+	w.env.Effect(sim.ExecFields{Exec: w.run, SlotRef: sim.SlotRef{Slot: qm.Slot, Job: qm.Job}}.ExecEffect("worker.exec_started", fmt.Sprintf("execution %d of %s attempt %d token %d (receipt %d) as run %d", qm.Exec, SlotName(w.cfg.Jobs[qm.Job].Name, qm.Slot), qm.Attempt, qm.Token, w.receipt, w.run), sim.FactExecStarted))
 	w.beat()
 	w.timers[1] = w.env.SetTimer(w.cfg.Queue.Heartbeat, w.cfg.TagBase+tagWorkerBeat)
 	if w.cfg.Queue.Timeout > 0 {
@@ -190,14 +190,14 @@ func (w *Worker) beat() {
 		return // Celery: no execution store to heartbeat
 	}
 	w.Stats.Heartbeats++
-	w.env.Effect(sim.ExecFields{Exec: w.cur.Exec, Slot: w.cur.Slot, Job: w.cur.Job}.ExecEffect("worker.heartbeat", "", sim.FactExecHeartbeat))
+	w.env.Effect(sim.ExecFields{Exec: w.cur.Exec, SlotRef: sim.SlotRef{Slot: w.cur.Slot, Job: w.cur.Job}}.ExecEffect("worker.heartbeat", "", sim.FactExecHeartbeat))
 	w.env.Send(sim.Message{Kind: KindExecBeat, To: w.cfg.Queue.ExecStore, A: w.cur.Exec, B: w.run})
 	w.cfg.reached(w.env, StQueueHeartbeatSent, w.cur.Slot)
 }
 
 func (w *Worker) ack() {
 	w.Stats.Acked++
-	w.env.Effect(sim.ExecFields{Exec: w.cur.Exec, Slot: w.cur.Slot, Job: w.cur.Job}.ExecEffect("worker.ack", fmt.Sprintf("execution %d (receipt %d)", w.cur.Exec, w.receipt), sim.FactExecAcked))
+	w.env.Effect(sim.ExecFields{Exec: w.cur.Exec, SlotRef: sim.SlotRef{Slot: w.cur.Slot, Job: w.cur.Job}}.ExecEffect("worker.ack", fmt.Sprintf("execution %d (receipt %d)", w.cur.Exec, w.receipt), sim.FactExecAcked))
 	w.env.Send(sim.Message{Kind: KindAck, To: w.cfg.Queue.Queue, A: w.receipt})
 	w.cfg.reached(w.env, StQueueAcked, w.cur.Slot)
 }
@@ -213,7 +213,7 @@ func (w *Worker) finished(r *run) {
 		return
 	}
 	w.Stats.Completed++
-	w.env.Effect(sim.ExecFields{Exec: w.run, Slot: w.cur.Slot, Job: w.cur.Job}.ExecEffect("worker.exec_completed", fmt.Sprintf("execution %d of %s attempt %d", w.cur.Exec, SlotName(w.cfg.Jobs[w.cur.Job].Name, w.cur.Slot), w.cur.Attempt), sim.FactExecCompleted))
+	w.env.Effect(sim.ExecFields{Exec: w.run, SlotRef: sim.SlotRef{Slot: w.cur.Slot, Job: w.cur.Job}}.ExecEffect("worker.exec_completed", fmt.Sprintf("execution %d of %s attempt %d", w.cur.Exec, SlotName(w.cfg.Jobs[w.cur.Job].Name, w.cur.Slot), w.cur.Attempt), sim.FactExecCompleted))
 	w.done(execDoneCompleted)
 	w.idle()
 }
@@ -235,7 +235,7 @@ func (w *Worker) fail(why string) {
 	q := &w.cfg.Queue
 	w.Stats.Failed++
 	name := SlotName(w.cfg.Jobs[w.cur.Job].Name, w.cur.Slot)
-	w.env.Effect(sim.ExecFields{Exec: w.run, Slot: w.cur.Slot, Job: w.cur.Job}.ExecEffect("worker.exec_failed", fmt.Sprintf("execution %d of %s attempt %d: %s", w.cur.Exec, name, w.cur.Attempt, why), sim.FactExecFailed))
+	w.env.Effect(sim.ExecFields{Exec: w.run, SlotRef: sim.SlotRef{Slot: w.cur.Slot, Job: w.cur.Job}}.ExecEffect("worker.exec_failed", fmt.Sprintf("execution %d of %s attempt %d: %s", w.cur.Exec, name, w.cur.Attempt, why), sim.FactExecFailed))
 	if w.cur.Attempt <= q.MaxRetries {
 		next := QueueMsg{ExecTicket: w.cur.ExecTicket, Delay: int64(q.backoff(w.cur.Attempt + 1))}
 		next.Attempt++

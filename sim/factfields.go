@@ -30,25 +30,36 @@ func (f LeaseFields) LeaseEffect(name, detail, key string, fact Fact) Effect {
 	return Effect{Name: name, Detail: detail, Key: key, A: int64(f.Holder), B: f.Token, Fact: fact}
 }
 
-// RunFields are a cron node's run effect's arguments (FactRunStarted,
-// FactRunSkipped, FactRunFinished).
-type RunFields struct {
-	// Token is the fencing token the run carries (0 on FactRunSkipped).
-	Token int64
+// SlotRef names one scheduled slot of one cron job: the part the run and
+// execution facts share (B = slot, C = job index).
+type SlotRef struct {
 	// Slot is the scheduled slot's number within its job.
 	Slot int64
 	// Job is the job's index in the cron configuration.
 	Job int
 }
 
-// Run reads a cron node's run effect (A = token, B = slot, C = job index).
-func (r *Record) Run() RunFields {
-	return RunFields{Token: r.A, Slot: r.B, Job: int(r.C)}
+func (r *Record) slotRef() SlotRef { return SlotRef{Slot: r.B, Job: int(r.C)} }
+
+// effect is the Effect stating a (the family's own first argument) of s.
+func (s SlotRef) effect(name, detail string, a int64, fact Fact) Effect {
+	return Effect{Name: name, Detail: detail, A: a, B: s.Slot, C: int64(s.Job), Fact: fact}
 }
+
+// RunFields are a cron node's run effect's arguments (FactRunStarted,
+// FactRunSkipped, FactRunFinished).
+type RunFields struct {
+	// Token is the fencing token the run carries (0 on FactRunSkipped).
+	Token int64
+	SlotRef
+}
+
+// Run reads a cron node's run effect (A = token, B = slot, C = job index).
+func (r *Record) Run() RunFields { return RunFields{Token: r.A, SlotRef: r.slotRef()} }
 
 // RunEffect is the Effect that states f with fact (one of the run facts).
 func (f RunFields) RunEffect(name, detail string, fact Fact) Effect {
-	return Effect{Name: name, Detail: detail, A: f.Token, B: f.Slot, C: int64(f.Job), Fact: fact}
+	return f.SlotRef.effect(name, detail, f.Token, fact)
 }
 
 // ExecFields are a queue-mode execution's effect's arguments (FactExecCreated
@@ -57,20 +68,15 @@ type ExecFields struct {
 	// Exec is the execution's id (the store's, or a worker's run number on
 	// FactExecStarted, FactExecCompleted and FactExecFailed).
 	Exec int64
-	// Slot is the scheduled slot's number within its job.
-	Slot int64
-	// Job is the job's index in the cron configuration.
-	Job int
+	SlotRef
 }
 
 // Exec reads an execution's effect (A = execution, B = slot, C = job index).
-func (r *Record) Exec() ExecFields {
-	return ExecFields{Exec: r.A, Slot: r.B, Job: int(r.C)}
-}
+func (r *Record) Exec() ExecFields { return ExecFields{Exec: r.A, SlotRef: r.slotRef()} }
 
 // ExecEffect is the Effect that states f with fact (one of the exec facts).
 func (f ExecFields) ExecEffect(name, detail string, fact Fact) Effect {
-	return Effect{Name: name, Detail: detail, A: f.Exec, B: f.Slot, C: int64(f.Job), Fact: fact}
+	return f.SlotRef.effect(name, detail, f.Exec, fact)
 }
 
 // StateFields are a protocol-state effect's arguments (FactProtocolState).

@@ -20,10 +20,10 @@ func TestFactFieldsRoundTrip(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		i64 := func(l string) int64 { return rapid.Int64().Draw(t, l) }
 		job := rapid.IntRange(-1, 1<<20).Draw(t, "job")
-		ex := ExecFields{Exec: i64("exec"), Slot: i64("slot"), Job: job}
+		ex := ExecFields{Exec: i64("exec"), SlotRef: SlotRef{Slot: i64("slot"), Job: job}}
 		r := recordOf(ex.ExecEffect("n", "d", FactExecStarted))
 		require.Equal(t, ex, r.Exec())
-		run := RunFields{Token: i64("token"), Slot: i64("slot2"), Job: job}
+		run := RunFields{Token: i64("token"), SlotRef: SlotRef{Slot: i64("slot2"), Job: job}}
 		r = recordOf(run.RunEffect("n", "d", FactRunStarted))
 		require.Equal(t, run, r.Run())
 		l := LeaseFields{Holder: NodeID(rapid.IntRange(-1, 1000).Draw(t, "holder")), Token: i64("ltoken")}
@@ -40,9 +40,9 @@ func TestFactFieldsRoundTrip(t *testing.T) {
 // trace ("a", "b", "c") and the facts table in facts.go document these
 // positions, so a swap in an accessor must fail here.
 func TestFactFieldsPositions(t *testing.T) {
-	e := ExecFields{Exec: 1, Slot: 2, Job: 3}.ExecEffect("", "", FactExecCreated)
+	e := ExecFields{Exec: 1, SlotRef: SlotRef{Slot: 2, Job: 3}}.ExecEffect("", "", FactExecCreated)
 	require.Equal(t, [3]int64{1, 2, 3}, [3]int64{e.A, e.B, e.C}, "execution A of slot B of job index C")
-	e = RunFields{Token: 4, Slot: 5, Job: 6}.RunEffect("", "", FactRunStarted)
+	e = RunFields{Token: 4, SlotRef: SlotRef{Slot: 5, Job: 6}}.RunEffect("", "", FactRunStarted)
 	require.Equal(t, [3]int64{4, 5, 6}, [3]int64{e.A, e.B, e.C}, "token A, slot B, job index C")
 	e = LeaseFields{Holder: 7, Token: 8}.LeaseEffect("", "", "", FactLeaseRenewed)
 	require.Equal(t, [3]int64{7, 8, 0}, [3]int64{e.A, e.B, e.C}, "holder A, token B")

@@ -1,10 +1,12 @@
 package layers
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -18,12 +20,11 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 const module = "github.com/electsim/electsim"
 
-// moduleGraph reads every non-test Go file of the module (every build tag:
-// the rule holds on every platform) and returns each package's imports of
-// the module's own packages. Folders with their own go.mod (the example
-// module) and testdata are not the module's.
-func moduleGraph(t *testing.T, root string) map[string][]string {
-	graph := map[string][]string{}
+// walkGo calls visit with every non-test Go file of the module (every build
+// tag: the rules hold on every platform), parsed with mode, and its path
+// relative to the module. Folders with their own go.mod (the example module)
+// and testdata are not the module's.
+func walkGo(t *testing.T, root string, mode parser.Mode, visit func(fset *token.FileSet, f *ast.File, rel string)) {
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -39,30 +40,36 @@ func moduleGraph(t *testing.T, root string) map[string][]string {
 		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
 			return nil
 		}
-		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
+		f, err := parser.ParseFile(fset, p, nil, mode)
 		if err != nil {
 			return err
 		}
-		rel, err := filepath.Rel(root, filepath.Dir(p))
+		rel, err := filepath.Rel(root, p)
 		if err != nil {
 			return err
 		}
-		pkg := filepath.ToSlash(rel)
+		visit(fset, f, filepath.ToSlash(rel))
+		return nil
+	})
+	require.NoError(t, err)
+}
+
+// moduleGraph returns each package's imports of the module's own packages.
+func moduleGraph(t *testing.T, root string) map[string][]string {
+	graph := map[string][]string{}
+	walkGo(t, root, parser.ImportsOnly, func(_ *token.FileSet, f *ast.File, rel string) {
+		pkg := path.Dir(rel)
 		if _, ok := graph[pkg]; !ok {
 			graph[pkg] = nil
 		}
 		for _, s := range f.Imports {
 			imp, err := strconv.Unquote(s.Path.Value)
-			if err != nil {
-				return err
-			}
+			require.NoError(t, err)
 			if own, ok := strings.CutPrefix(imp, module+"/"); ok {
 				graph[pkg] = append(graph[pkg], own)
 			}
 		}
-		return nil
 	})
-	require.NoError(t, err)
 	return graph
 }
 

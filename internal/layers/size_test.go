@@ -4,8 +4,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -26,31 +24,9 @@ const (
 // maxSimrunFileLine lines.
 func TestSizes(t *testing.T) {
 	var bad []string
-	fset := token.NewFileSet()
-	root := "../.."
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if p != root && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") || fileExists(filepath.Join(p, "go.mod"))) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
+	walkGo(t, "../..", parser.SkipObjectResolution, func(fset *token.FileSet, f *ast.File, rel string) {
 		bad = append(bad, oversize(fset, f, rel)...)
-		return nil
 	})
-	require.NoError(t, err)
 	require.Empty(t, bad)
 }
 
