@@ -85,6 +85,12 @@ type AlgorithmSpec struct {
 	Name   string
 	values []paramValue
 	at     *ynode
+	// stores is the lease store count a worker process reported for a
+	// user algorithm the loader read without its code
+	// (ParseOptions.LeaseStores; 0: none reported); pending that the
+	// loader needed the count and had none (leasestores.go).
+	stores  int
+	pending bool
 }
 
 // Params lists the parameters set in the file, as key=value text, sorted.
@@ -379,6 +385,10 @@ func (a AlgorithmSpec) leaseStores() int {
 		return 0
 	case d.LeaseStores == nil:
 		return 1
+	case a.stores > 0:
+		return a.stores // a worker's report: the descriptor's code is the user's
+	case a.pending:
+		return 1 // not known here: Build refuses the scenario (LeaseStoresPending)
 	}
 	return max(1, min(registry.MaxLeaseStores, d.LeaseStores(a.draw(nil, -1))))
 }

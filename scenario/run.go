@@ -159,6 +159,9 @@ func (sc *Scenario) AlgorithmName(override string) string {
 
 // Build assembles (but does not run) the simulation for one seed.
 func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
+	if sc.LeaseStoresPending() {
+		return nil, sc.errPending()
+	}
 	r := &Run{Scenario: sc, Seed: opts.Seed, Algorithm: sc.AlgorithmName(opts.Algorithm), StoreID: sim.None, ResourceID: sim.None}
 	params := sim.NewRand(opts.Seed, "params")
 	spec := sc.Algorithm
