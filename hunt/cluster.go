@@ -70,6 +70,15 @@ func loadCluster(ctx context.Context, o *Options, b *base, sets []string) (c *cl
 		}
 		return nil, fmt.Errorf("%s: %w", b.algo, err)
 	}
+	if sc.LeaseStoresPending() {
+		// Read without the algorithm's code, which alone knows how many
+		// lease stores its runs have: read again with the worker's count
+		// (scenario/leasestores.go), so the runs' files name the right nodes.
+		if sc, err = parseStores(o, b.name, b.src, sets, r.LeaseStores); err != nil {
+			return nil, err
+		}
+		sc.Expect = huntExpect(sc.Expect, o.Checks)
+	}
 	c = &cluster{sc: sc, candidates: r.Candidates, stores: r.Stores, resource: r.Resource, states: b.desc.States}
 	if r.Algorithm == "shedlock" {
 		c.states = nil
