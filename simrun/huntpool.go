@@ -48,6 +48,8 @@ type huntRequest struct {
 	Run     *hunt.Job        `json:"run,omitempty"`
 	Repro   *hunt.ReproJob   `json:"repro,omitempty"`
 	Cluster *hunt.ClusterJob `json:"cluster,omitempty"`
+	// Materialize: simrun -materialize of a user's algorithm (materialize_worker.go).
+	Materialize *hunt.MaterializeJob `json:"materialize,omitempty"`
 }
 
 // huntReply is a worker's answer to a huntRequest.
@@ -55,6 +57,8 @@ type huntReply struct {
 	Run     *hunt.JobResult     `json:"run,omitempty"`
 	Repro   *hunt.ReproResult   `json:"repro,omitempty"`
 	Cluster *hunt.ClusterResult `json:"cluster,omitempty"`
+	// Materialize answers huntRequest.Materialize.
+	Materialize *hunt.MaterializeResult `json:"materialize,omitempty"`
 }
 
 // huntWorker is a worker process's loop: the stack limit and the handler
@@ -84,6 +88,9 @@ func huntWorker(stdin io.Reader, replies io.Writer, stderr io.Writer) int {
 			g.building()
 			r := hunt.BuildCluster(*req.Cluster)
 			rep.Cluster = &r
+		case req.Materialize != nil:
+			r := hunt.Materialize(*req.Materialize, hunt.Hooks{Beat: g.building(), Guard: g.gor.arm()})
+			rep.Materialize = &r
 		}
 		g.idle()
 		b, err := json.Marshal(rep)
@@ -231,7 +238,7 @@ func (p *huntPool) call(ctx context.Context, i int, req huntRequest, limit time.
 	}
 	if _, err := s.in.Write(append(b, '\n')); err == nil && s.out.Scan() {
 		var rep huntReply
-		if err := json.Unmarshal(s.out.Bytes(), &rep); err != nil || rep.Run == nil && rep.Repro == nil && rep.Cluster == nil {
+		if err := json.Unmarshal(s.out.Bytes(), &rep); err != nil || rep.Run == nil && rep.Repro == nil && rep.Cluster == nil && rep.Materialize == nil {
 			// Only this worker writes the pipe: a reply that does not
 			// parse means the process is not in a state to trust.
 			p.reap(s)
@@ -397,6 +404,8 @@ func isolatedBuild(o *options, sc *scenario.Scenario, seed uint64, algo string) 
 	switch {
 	case err != nil:
 		return err
+	case res.Crash != "":
+		return &hunt.DiedError{Msg: res.Crash}
 	case res.LoadErr != "":
 		return usageError{res.LoadErr}
 	case res.Err != "":
@@ -411,8 +420,9 @@ func isolatedBuild(o *options, sc *scenario.Scenario, seed uint64, algo string) 
 // its parameters are user code that may exit, block or overflow its
 // stack. A cell the loader refuses is exit 2 in its words; a worker the
 // checks (or the build of the file's algorithm, algo, that follows them)
-// killed, exit 1.
-func checkLoads(o *options, seed uint64, algo string) (int, error) {
+// killed, exit 1. read, if given, hears what the worker found of each
+// cell that loaded (usercode.go: the lease store count).
+func checkLoads(o *options, seed uint64, algo string, read ...func(cell int, res hunt.ClusterResult)) (int, error) {
 	src, err := scenario.ReadFile(o.scenario)
 	if err != nil {
 		return exitUsage, usageError{err.Error()}
@@ -422,7 +432,7 @@ func checkLoads(o *options, seed uint64, algo string) (int, error) {
 		return exitUsage, err
 	}
 	defer pool.Close()
-	for _, c := range o.cells {
+	for i, c := range o.cells {
 		res, err := pool.Cluster(context.Background(), hunt.ClusterJob{Seed: seed, Name: o.scenario, Source: string(src), Sets: cellSets(o, c), Running: o.algos})
 		var died *hunt.DiedError
 		switch {
@@ -435,6 +445,9 @@ func checkLoads(o *options, seed uint64, algo string) (int, error) {
 			return exitUsage, err
 		case res.LoadErr != "":
 			return exitUsage, cellError(c, "-vary", errors.New(res.LoadErr))
+		}
+		for _, f := range read {
+			f(i, res)
 		}
 	}
 	return exitOK, nil

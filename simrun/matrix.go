@@ -122,12 +122,15 @@ func runMatrix(o *options, stdout, stderr io.Writer) (int, error) {
 		if !filepath.IsAbs(f) {
 			f = filepath.Join(dir, f) // relative to the matrix file
 		}
-		sc, err := scenario.LoadWithOptions(f, o.sets, scenario.ParseOptions{DeferUserCode: true, Running: m.Algorithms})
-		if err == nil && isolate {
+		po := scenario.ParseOptions{DeferUserCode: true, Running: m.Algorithms}
+		sc, err := scenario.LoadWithOptions(f, o.sets, po)
+		if err == nil && (isolate || fileIsolated(o, sc, max(seeds, 1)*len(m.Algorithms), isWorker())) {
 			fo := matrixSweepOptions(o, f, seeds)
-			if code, err := checkLoads(fo, first, sc.AlgorithmName("")); err != nil {
+			scs, code, err := checkedCells(fo, []*scenario.Scenario{sc}, first, "-set", po)
+			if err != nil {
 				return code, err
 			}
+			sc = scs[0]
 		} else if err == nil && userAlgorithm(sc) {
 			sc, err = scenario.LoadRunning(f, o.sets, m.Algorithms)
 		}

@@ -69,10 +69,12 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	var can []string
 	worker := isWorker() // a worker process: the parent explains, features and reports
 	isolated, _ := isolation(o, algos, jobs.len(), worker, registry.Default.Lookup)
-	if isolated {
-		if code, err := checkLoads(o, first, sc.AlgorithmName("")); err != nil {
+	if isolated || fileIsolated(o, sc, jobs.len(), worker) { // the file's algorithm, even if -algo runs others (usercode.go)
+		var code int
+		if scs, code, err = checkedCells(o, scs, first, "-vary", scenario.ParseOptions{Running: o.algos}); err != nil {
 			return code, err
 		}
+		sc = scs[0]
 	} else if userAlgorithm(sc) {
 		if scs, err = loadCells(o, o.cells); err != nil {
 			return exitUsage, err
