@@ -10,10 +10,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/reports"
-	"github.com/electsim/electsim/scenario"
 )
 
 // MaxMarginSeeds is the most seeds a margin study runs per rate: it keeps
@@ -34,6 +34,7 @@ func marginAs(prog string, args []string, stdout, stderr io.Writer) int {
 	fs.Var((*listFlag)(&o.sets), "set", "override a scenario value, `path=value` (repeatable)")
 	fs.StringVar(&o.out, "out", "", "output `DIR` for margin.md, margin.png/svg (default a new out/<scenario name>-margin/NNN)")
 	fs.BoolVar(&o.quiet, "quiet", false, "print nothing but errors")
+	fs.DurationVar(&o.handlerMax, "handler-timeout", 10*time.Second, "for an algorithm not built into electsim, abort its drift margin (computed in a worker process) after `D` of wall time")
 	usage := func(w io.Writer) {
 		fmt.Fprintf(w, "usage: %s margin -scenario FILE -rate PATH [-rates LIST] [-seeds K] [-out DIR]\n\n", prog)
 		fmt.Fprintln(w, "A clock-drift margin study (docs/studies.md): runs the scenario with its\nfollowers' clock rate at each of -rates and sets every run's longest\nsplit-brain overlap beside the algorithm's analytic worst case.\n\nflags:")
@@ -69,12 +70,17 @@ func marginAs(prog string, args []string, stdout, stderr io.Writer) int {
 	}
 	o.dims = []varyDim{{spec: *ratePath + "=" + *rates, path: *ratePath, values: vals}}
 	o.cells = gridOf(o.dims)
-	scs, err := loadCellsAs(o, o.cells, "-rates", scenario.ParseOptions{})
+	scs, code, err := loadMarginCells(o, *seed)
 	if err != nil {
-		return fail("%v", err)
+		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+		return code
 	}
 	algo := scs[0].AlgorithmName("")
-	m0, ok := scs[0].DriftMargin(rs[0])
+	bounds, ok, code, err := marginBounds(o, scs, rs, *seed)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+		return code
+	}
 	if !ok {
 		return fail("%s runs %s, which has no analytic drift margin (registry.Algorithm.DriftMargin; the lease algorithm's k8s flavour has one)", o.scenario, algo)
 	}
@@ -90,17 +96,14 @@ func marginAs(prog string, args []string, stdout, stderr io.Writer) int {
 		return fail("%v", err)
 	}
 	jobs := sweepJobs([]string{algo}, first, o.seeds, 0, 1).inCells(len(o.cells))
-	bounds := make([]float64, len(scs)) // each rate's analytic worst case, ms
-	for i, sc := range scs {
-		m, _ := sc.DriftMargin(rs[i])
-		bounds[i] = ms(m.Overlap)
-	}
 	// The progress counts the study's verdict, runs past the bound, not
 	// the runs that fail the scenario's own expectations (at a fast clock
 	// rate most do, and the study expects that).
 	pg := newProgress(stderr, jobs.len(), o.quiet)
 	pg.name = progName(o)
-	pg.bad = func(r *reports.RunSummary) bool { return longestOverlap(r) > bounds[cellOfVary(o, r.Vary)] }
+	pg.bad = func(r *reports.RunSummary) bool {
+		return longestOverlap(r) > ms(bounds.cells[cellOfVary(o, r.Vary)].Overlap)
+	}
 	pg.badName, pg.none = [2]string{"run past the bound", "runs past the bound"}, "no run past the bound"
 	// Each run's longest overlap, noted as it finishes: the study needs
 	// every run's, which the sweep's aggregates do not keep.
@@ -116,12 +119,12 @@ func marginAs(prog string, args []string, stdout, stderr io.Writer) int {
 	if len(res.errs) > 0 {
 		return fail("%v", res.errs[0])
 	}
-	study := &reports.MarginStudy{Scenario: scs[0].Name, Rates: rs, SafeRate: m0.SafeRate, Formula: m0.Formula,
-		Bound: func(r float64) float64 { m, _ := scs[0].DriftMargin(r); return ms(m.Overlap) }}
+	m0 := bounds.cells[0]
+	study := &reports.MarginStudy{Scenario: scs[0].Name, Rates: rs, SafeRate: m0.SafeRate, Formula: m0.Formula, Bound: bounds.bound}
 	var margins []registry.Margin
 	exceeded := 0
-	for i, sc := range scs {
-		m, _ := sc.DriftMargin(rs[i])
+	for i := range scs {
+		m := bounds.cells[i]
 		margins = append(margins, m)
 		study.BoundMs = append(study.BoundMs, ms(m.Overlap))
 		var overlaps []float64
