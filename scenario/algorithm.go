@@ -204,7 +204,7 @@ func (a AlgorithmSpec) factory(n int, r *sim.Rand) (NodeFactory, AlgorithmSpec, 
 	if err != nil {
 		return nil, a, err
 	}
-	c := AlgorithmSpec{Name: a.Name, at: a.at}
+	c := AlgorithmSpec{Name: a.Name, at: a.at, stores: a.stores} // the count a worker reported, if any: the concrete run keeps its nodes
 	for _, v := range a.values {
 		d := vals[v.def.Key]
 		switch v.def.Kind {
