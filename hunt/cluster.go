@@ -26,6 +26,7 @@ type cluster struct {
 	declared   contract.Contract // before its latency terms were resolved
 	kinds      []string          // the fault kinds drawn on it (kindsFor)
 	timescale  time.Duration     // the algorithm's (registry.Algorithm.Timescale; 0: none)
+	caveat     string            // what it does not promise (scenario.Scenario.Caveat), from where it was built
 }
 
 // cluster loads (once) the base with a configuration's overrides.
@@ -102,7 +103,7 @@ func loadCluster(ctx context.Context, o *Options, b *base, sets []string) (c *cl
 		}
 		c.events = append(c.events, ev)
 	}
-	c.contract, c.declared, c.timescale = r.Contract, r.Declared, r.Timescale
+	c.contract, c.declared, c.timescale, c.caveat = r.Contract, r.Declared, r.Timescale, r.Caveat
 	c.kinds = kindsFor(o, r.Contract, r.HasStore)
 	return c, nil
 }

@@ -99,7 +99,9 @@ type ClusterResult struct {
 	LeaseStores int `json:"lease_stores,omitempty"`
 	// Drift are the drift margins at ClusterJob.DriftRates, in order.
 	Drift []DriftBound `json:"drift,omitempty"`
-	// Caveat answers ClusterJob.Caveat.
+	// Caveat is what the algorithm with the file's values does not
+	// promise (scenario.Scenario.Caveat), for ClusterJob.Caveat and every
+	// build.
 	Caveat string `json:"caveat,omitempty"`
 }
 
@@ -147,6 +149,7 @@ func BuildCluster(j ClusterJob) (res ClusterResult) {
 	}
 	res = clusterResultOf(r)
 	res.LeaseStores = stores
+	res.Caveat = sc.Caveat(j.Algorithm) // its Contract, which Build called already
 	return res
 }
 
@@ -191,7 +194,9 @@ func buildCluster(ctx context.Context, o *Options, sc *scenario.Scenario, over s
 		if err != nil {
 			return ClusterResult{Err: err.Error()}
 		}
-		return clusterResultOf(r)
+		res = clusterResultOf(r)
+		res.Caveat = sc.Caveat(over)
+		return res
 	}()
 	if res.Err != "" {
 		return res, errors.New(res.Err)
