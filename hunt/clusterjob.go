@@ -115,7 +115,8 @@ type DiedError struct{ Msg string }
 func (e *DiedError) Error() string { return e.Msg }
 
 // BuildCluster builds j's run in this process (a worker's side of
-// Runner.Cluster); a panic in the algorithm's factory is its Err.
+// Runner.Cluster); a panic in the algorithm's code (its checks, its
+// store count, its factory) is its Crash.
 func BuildCluster(j ClusterJob) (res ClusterResult) {
 	defer func() {
 		if p := recover(); p != nil {
