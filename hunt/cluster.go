@@ -26,6 +26,7 @@ type cluster struct {
 	declared   contract.Contract // before its latency terms were resolved
 	kinds      []string          // the fault kinds drawn on it (kindsFor)
 	timescale  time.Duration     // the algorithm's (registry.Algorithm.Timescale; 0: none)
+	caveat     string            // what it does not promise (scenario.Scenario.Caveat), from where it was built
 }
 
 // cluster loads (once) the base with a configuration's overrides.
@@ -70,6 +71,15 @@ func loadCluster(ctx context.Context, o *Options, b *base, sets []string) (c *cl
 		}
 		return nil, fmt.Errorf("%s: %w", b.algo, err)
 	}
+	if sc.LeaseStoresPending() {
+		// Read without the algorithm's code, which alone knows how many
+		// lease stores its runs have: read again with the worker's count
+		// (scenario/leasestores.go), so the runs' files name the right nodes.
+		if sc, err = parseStores(o, b.name, b.src, sets, r.LeaseStores); err != nil {
+			return nil, err
+		}
+		sc.Expect = huntExpect(sc.Expect, o.Checks)
+	}
 	c = &cluster{sc: sc, candidates: r.Candidates, stores: r.Stores, resource: r.Resource, states: b.desc.States}
 	if r.Algorithm == "shedlock" {
 		c.states = nil
@@ -93,7 +103,7 @@ func loadCluster(ctx context.Context, o *Options, b *base, sets []string) (c *cl
 		}
 		c.events = append(c.events, ev)
 	}
-	c.contract, c.declared, c.timescale = r.Contract, r.Declared, r.Timescale
+	c.contract, c.declared, c.timescale, c.caveat = r.Contract, r.Declared, r.Timescale, r.Caveat
 	c.kinds = kindsFor(o, r.Contract, r.HasStore)
 	return c, nil
 }

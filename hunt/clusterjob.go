@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/electsim/electsim/contract"
+	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/scenario"
 	"github.com/electsim/electsim/sim"
 )
@@ -43,6 +44,22 @@ type ClusterJob struct {
 	// Running are the algorithms the file is read to run under (-algo;
 	// nil: its own), so -set applies to them (scenario.ParseRunning).
 	Running []string `json:"running,omitempty"`
+	// DriftRates, when set, ask only for the file's algorithm's analytic
+	// drift margin at each of these follower clock rates
+	// (scenario.Scenario.DriftMargin: the algorithm's own code, for simrun
+	// margin); the run is not built.
+	DriftRates []float64 `json:"drift_rates,omitempty"`
+	// Caveat, when set, asks only for what the algorithm with the file's
+	// values does not promise (scenario.Scenario.Caveat: the algorithm's
+	// own Contract, for simrun list); the run is not built.
+	Caveat bool `json:"caveat,omitempty"`
+}
+
+// DriftBound is the analytic drift margin at one rate; OK false when the
+// algorithm has none (scenario.Scenario.DriftMargin).
+type DriftBound struct {
+	Margin registry.Margin `json:"margin"`
+	OK     bool            `json:"ok,omitempty"`
 }
 
 // ClusterResult is what building a ClusterJob's run showed.
@@ -70,6 +87,22 @@ type ClusterResult struct {
 	// panic in its factory).
 	LoadErr string `json:"load_err,omitempty"`
 	Err     string `json:"err,omitempty"`
+	// Crash is a panic of the algorithm's code while the worker read the
+	// file or built the run: the algorithm's crash, as if it had killed
+	// the worker (a DiedError), not a configuration it refuses.
+	Crash string `json:"crash,omitempty"`
+	// LeaseStores is how many lease store nodes runs of the file's own
+	// algorithm have (scenario.Scenario.LeaseStoreCount), once the file
+	// loaded: the user's code decides it, so a process that read the file
+	// without it reads it again with this count
+	// (scenario.ParseOptions.LeaseStores).
+	LeaseStores int `json:"lease_stores,omitempty"`
+	// Drift are the drift margins at ClusterJob.DriftRates, in order.
+	Drift []DriftBound `json:"drift,omitempty"`
+	// Caveat is what the algorithm with the file's values does not
+	// promise (scenario.Scenario.Caveat), for ClusterJob.Caveat and every
+	// build.
+	Caveat string `json:"caveat,omitempty"`
 }
 
 // DiedError is a worker process that died (or overran its watchdog)
@@ -82,11 +115,12 @@ type DiedError struct{ Msg string }
 func (e *DiedError) Error() string { return e.Msg }
 
 // BuildCluster builds j's run in this process (a worker's side of
-// Runner.Cluster); a panic in the algorithm's factory is its Err.
+// Runner.Cluster); a panic in the algorithm's code (its checks, its
+// store count, its factory) is its Crash.
 func BuildCluster(j ClusterJob) (res ClusterResult) {
 	defer func() {
 		if p := recover(); p != nil {
-			res = ClusterResult{Err: fmt.Sprintf("building the run panicked: %v", p)}
+			res = ClusterResult{Crash: fmt.Sprintf("building the run panicked: %v", p)}
 		}
 	}()
 	var sc *scenario.Scenario
@@ -98,11 +132,26 @@ func BuildCluster(j ClusterJob) (res ClusterResult) {
 	} else if sc, err = scenario.Parse(j.Name, []byte(j.Scenario)); err != nil {
 		return ClusterResult{Err: err.Error()}
 	}
+	stores := sc.LeaseStoreCount()
+	if j.Caveat {
+		return ClusterResult{Algorithm: sc.AlgorithmName(j.Algorithm), LeaseStores: stores, Caveat: sc.Caveat(j.Algorithm)}
+	}
+	if len(j.DriftRates) > 0 {
+		res = ClusterResult{Algorithm: sc.AlgorithmName(j.Algorithm), LeaseStores: stores}
+		for _, rate := range j.DriftRates {
+			m, ok := sc.DriftMargin(rate)
+			res.Drift = append(res.Drift, DriftBound{Margin: m, OK: ok})
+		}
+		return res
+	}
 	r, err := sc.Build(scenario.RunOptions{Seed: j.Seed, Algorithm: j.Algorithm, Lean: true})
 	if err != nil {
-		return ClusterResult{Err: err.Error()}
+		return ClusterResult{Err: err.Error(), LeaseStores: stores}
 	}
-	return clusterResultOf(r)
+	res = clusterResultOf(r)
+	res.LeaseStores = stores
+	res.Caveat = sc.Caveat(j.Algorithm) // its Contract, which Build called already
+	return res
 }
 
 // clusterResultOf is what a built run shows of its configuration.
@@ -127,6 +176,8 @@ func buildCluster(ctx context.Context, o *Options, sc *scenario.Scenario, over s
 		switch {
 		case err != nil:
 			return ClusterResult{}, err
+		case res.Crash != "":
+			return res, &DiedError{Msg: res.Crash}
 		case res.LoadErr != "":
 			return res, &loadError{res.LoadErr}
 		case res.Err != "":
@@ -144,7 +195,9 @@ func buildCluster(ctx context.Context, o *Options, sc *scenario.Scenario, over s
 		if err != nil {
 			return ClusterResult{Err: err.Error()}
 		}
-		return clusterResultOf(r)
+		res = clusterResultOf(r)
+		res.Caveat = sc.Caveat(over)
+		return res
 	}()
 	if res.Err != "" {
 		return res, errors.New(res.Err)
@@ -162,5 +215,11 @@ func (e *loadError) Error() string { return e.msg }
 // (scenario.ParseOptions.DeferUserCode; buildCluster has a worker read
 // it in full).
 func parse(o *Options, name string, src []byte, sets []string) (*scenario.Scenario, error) {
-	return scenario.ParseWithOptions(name, src, sets, scenario.ParseOptions{DeferUserCode: o.Runner != nil, Running: running(o)})
+	return parseStores(o, name, src, sets, 0)
+}
+
+// parseStores is parse with the lease store count a worker reported for
+// the file's algorithm (ClusterResult.LeaseStores; 0: none yet).
+func parseStores(o *Options, name string, src []byte, sets []string, stores int) (*scenario.Scenario, error) {
+	return scenario.ParseWithOptions(name, src, sets, scenario.ParseOptions{DeferUserCode: o.Runner != nil, Running: running(o), LeaseStores: stores})
 }

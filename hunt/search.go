@@ -63,9 +63,9 @@ func Search(ctx context.Context, o Options) (Result, error) {
 		return Result{}, usagef("%v", err)
 	}
 	if o.OnStart != nil {
-		// After the base's first build: with a Runner a worker has
-		// called the algorithm's code (its Contract among it) first.
-		caveat := b.sc.Caveat(b.over)
+		// From the base's first build: with a Runner, a worker called
+		// the algorithm's code (its Contract) and sent the caveat back.
+		caveat := c0.caveat
 		if b.desc.Contract == nil && !b.noElection {
 			caveat = "" // no contract: the hunt holds it to the election's own promise (findings)
 		}

@@ -100,6 +100,27 @@ func WriteMarginPlot(dir string, m *MarginStudy) error {
 // first and the last rate when the study has it (MarginStudy.Bound).
 const marginCurvePoints = 200
 
+// MarginBoundRates are the rates, sorted, at which the plot draws the
+// analytic bound of a study of rates with safe rate safe: the rates, the
+// safe rate when it lies between them and, with curve (MarginStudy.Bound
+// set), marginCurvePoints+1 more between the first rate and the last.
+// MarginStudy.Bound is asked at exactly these (simrun computes a user
+// algorithm's bound in a worker process, at these rates, beforehand).
+func MarginBoundRates(rates []float64, safe float64, curve bool) []float64 {
+	first, last := rates[0], rates[len(rates)-1]
+	xs := append([]float64(nil), rates...)
+	if curve {
+		for i := range marginCurvePoints + 1 {
+			xs = append(xs, first+(last-first)*float64(i)/marginCurvePoints)
+		}
+	}
+	if safe > first && safe < last && !math.IsInf(safe, 0) {
+		xs = append(xs, safe)
+	}
+	sort.Float64s(xs)
+	return slices.Compact(xs)
+}
+
 // marginBoundLine is the analytic bound as drawn: zero up to the safe rate
 // and rising only past it. Joining the bound at the rates studied alone
 // drew a line rising from the last safe rate (1.2×, 0 ms) to the first
@@ -109,18 +130,8 @@ const marginCurvePoints = 200
 // chords under it.
 func marginBoundLine(m *MarginStudy) plotter.XYs {
 	first, last := m.Rates[0], m.Rates[len(m.Rates)-1]
-	xs := append([]float64(nil), m.Rates...)
-	if m.Bound != nil {
-		for i := range marginCurvePoints + 1 {
-			xs = append(xs, first+(last-first)*float64(i)/marginCurvePoints)
-		}
-	}
 	safe := m.SafeRate > first && m.SafeRate < last && !math.IsInf(m.SafeRate, 0)
-	if safe {
-		xs = append(xs, m.SafeRate)
-	}
-	sort.Float64s(xs)
-	xs = slices.Compact(xs)
+	xs := MarginBoundRates(m.Rates, m.SafeRate, m.Bound != nil)
 	var pts plotter.XYs
 	for _, x := range xs {
 		var y float64

@@ -85,6 +85,12 @@ type AlgorithmSpec struct {
 	Name   string
 	values []paramValue
 	at     *ynode
+	// stores is the lease store count a worker process reported for a
+	// user algorithm the loader read without its code
+	// (ParseOptions.LeaseStores; 0: none reported); pending that the
+	// loader needed the count and had none (leasestores.go).
+	stores  int
+	pending bool
 }
 
 // Params lists the parameters set in the file, as key=value text, sorted.
@@ -198,7 +204,7 @@ func (a AlgorithmSpec) factory(n int, r *sim.Rand) (NodeFactory, AlgorithmSpec, 
 	if err != nil {
 		return nil, a, err
 	}
-	c := AlgorithmSpec{Name: a.Name, at: a.at}
+	c := AlgorithmSpec{Name: a.Name, at: a.at, stores: a.stores} // the count a worker reported, if any: the concrete run keeps its nodes
 	for _, v := range a.values {
 		d := vals[v.def.Key]
 		switch v.def.Kind {
@@ -379,6 +385,10 @@ func (a AlgorithmSpec) leaseStores() int {
 		return 0
 	case d.LeaseStores == nil:
 		return 1
+	case a.stores > 0:
+		return a.stores // a worker's report: the descriptor's code is the user's
+	case a.pending:
+		return 1 // not known here: Build refuses the scenario (LeaseStoresPending)
 	}
 	return max(1, min(registry.MaxLeaseStores, d.LeaseStores(a.draw(nil, -1))))
 }

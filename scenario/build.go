@@ -34,6 +34,9 @@ type buildPlan struct {
 // pipeline whose steps each add one part, in the order node IDs are
 // given out and parameters are drawn.
 func (sc *Scenario) Build(opts RunOptions) (*Run, error) {
+	if sc.LeaseStoresPending() {
+		return nil, sc.errPending()
+	}
 	r := &Run{Scenario: sc, Seed: opts.Seed, Algorithm: sc.AlgorithmName(opts.Algorithm), StoreID: sim.None, ResourceID: sim.None}
 	p, err := sc.planBuild(opts)
 	if err != nil {

@@ -187,7 +187,7 @@ func (sc *Scenario) serviceID(name string) (id sim.NodeID, svc bool) {
 		next++
 	}
 	if k, err := strconv.Atoi(strings.TrimPrefix(name, "store")); err == nil && strings.HasPrefix(name, "store") && k >= 2 {
-		if k > sc.storeCount() {
+		if k > sc.storeBound() {
 			return sim.None, true
 		}
 		return extraStoreID(k, sc.Nodes, sc.Cron != nil), true

@@ -28,6 +28,9 @@ type loader struct {
 	// deferUser: call no code of an algorithm not built into electsim
 	// (ParseOptions.DeferUserCode; userCode).
 	deferUser bool
+	// stores is the lease store count a worker reported for the file's
+	// algorithm (ParseOptions.LeaseStores; setStoreCount).
+	stores int
 	// running are the algorithms the scenario is loaded to run under
 	// (ParseRunning; by default the file's own), algoSets the overrides
 	// of algorithm parameters (running.go).

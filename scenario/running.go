@@ -212,11 +212,13 @@ func (l *loader) readAlgorithms(sc *Scenario, n *ynode) {
 	own := fileAlgorithm(&ynode{kind: yMap, keys: []ykey{{name: "algorithm", val: n}}})
 	if findAlgo(own) == nil || n.kind != yMap {
 		sc.Algorithm = l.readAlgorithm(n, "algorithm", sc.Nodes)
+		l.setStoreCount(&sc.Algorithm)
 		return
 	}
 	sc.algoTree = n
 	spec, dropped := l.readSection(n, own, sc.Nodes)
 	sc.Algorithm = spec
+	l.setStoreCount(&sc.Algorithm)
 	l.drop(sc, own, dropped)
 	for _, a := range l.running {
 		if a == own || findAlgo(a) == nil {

@@ -46,6 +46,13 @@ type ParseOptions struct {
 	// -algo; nil: the file's own): -set applies to them (running.go,
 	// ParseRunning).
 	Running []string
+	// LeaseStores is how many lease store nodes runs of the file's own
+	// algorithm have, as a worker process that read the file in full
+	// reported it (hunt.ClusterResult.LeaseStores; 0: not known). With
+	// DeferUserCode the loader does not call a user algorithm's
+	// registry.Algorithm.LeaseStores; without this count the scenario
+	// it returns is Scenario.LeaseStoresPending (leasestores.go).
+	LeaseStores int
 }
 
 // ParseWithOptions is ParseWith with options.
@@ -83,7 +90,7 @@ func parse(name string, src []byte, sets []string, onAsked func(path, key string
 	}
 	// An override that cannot be spliced is reported and left out; the
 	// file is still read with the others, so every error shows at once.
-	l := &loader{file: name, onAsked: onAsked, deferUser: o.DeferUserCode}
+	l := &loader{file: name, onAsked: onAsked, deferUser: o.DeferUserCode, stores: o.LeaseStores}
 	if len(sets) > MaxSets {
 		return nil, Errors{{File: SetFile, Line: 1, Col: 1, Msg: fmt.Sprintf("%d -set overrides, at most %d (MaxSets)", len(sets), MaxSets)}}
 	}

@@ -50,7 +50,7 @@ func listAs(prog string, args []string, stdout, stderr io.Writer) int {
 		listScenarios(prog, *dir, files, stdout)
 	}
 	fmt.Fprintln(stdout)
-	listAlgorithms(stdout)
+	listAlgorithms(stdout, prog)
 	return exitOK
 }
 
@@ -92,7 +92,7 @@ func listScenarios(prog, dir string, files []string, w io.Writer) {
 			matrices = append(matrices, f)
 			continue
 		}
-		sc, err := scenario.Load(f)
+		sc, err := loadListed(f) // no user code here (list_worker.go)
 		if err != nil {
 			first, _, _ := strings.Cut(err.Error(), "\n")
 			fmt.Fprintf(tw, "  %s\t(does not load: %s)\n", filepath.Base(f), first)
@@ -118,7 +118,9 @@ func isMatrixFile(src []byte) bool {
 
 // listAlgorithms prints every registered algorithm, then its parameters:
 // key, type and range, and the descriptor's line with the default.
-func listAlgorithms(w io.Writer) {
+func listAlgorithms(w io.Writer, prog string) {
+	cav := &caveats{prog: prog}
+	defer cav.close()
 	fmt.Fprintln(w, "algorithms (-algo NAME, or a scenario's algorithm.name; parameters go under algorithm:):")
 	for _, a := range registry.Default.All() {
 		fmt.Fprintf(w, "  %s — %s\n", a.Name, a.Doc)
@@ -127,7 +129,7 @@ func listAlgorithms(w io.Writer) {
 			fmt.Fprintf(tw, "      %s\t%s\t%s\n", p.Key, paramType(p), p.Doc)
 		}
 		tw.Flush()
-		if c := defaultCaveat(a.Name); c != "" {
+		if c := cav.of(a); c != "" {
 			fmt.Fprintf(w, "      with its defaults it %s (docs/checkers.md, \"Excuses\")\n", c)
 		}
 		if len(a.States) > 0 {
@@ -171,11 +173,17 @@ func paramType(p registry.Param) string {
 	return "?"
 }
 
+// listYAML is the three-node scenario of algorithm name and nothing else
+// whose caveat simrun list shows.
+func listYAML(name string) string {
+	return "name: list\nduration: 1s\nalgorithm: {name: " + name + "}\n"
+}
+
 // defaultCaveat is what algorithm name with its default values does not
 // promise about exclusion (scenario.Scenario.Caveat), read from a
 // three-node scenario of that algorithm and nothing else.
 func defaultCaveat(name string) string {
-	sc, err := scenario.ParseWith("list", []byte("name: list\nduration: 1s\nalgorithm: {name: "+name+"}\n"), nil)
+	sc, err := scenario.ParseWith("list", []byte(listYAML(name)), nil)
 	if err != nil {
 		return ""
 	}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/reports"
@@ -35,6 +36,7 @@ func marginAs(prog string, args []string, stdout, stderr io.Writer) int {
 	fs.Var((*listFlag)(&o.sets), "set", "override a scenario value, `path=value` (repeatable)")
 	fs.StringVar(&o.out, "out", "", "output `DIR` for margin.md, margin.png/svg (default a new out/<scenario name>-margin/NNN)")
 	fs.BoolVar(&o.quiet, "quiet", false, "print nothing but errors")
+	fs.DurationVar(&o.handlerMax, "handler-timeout", 10*time.Second, "for an algorithm not built into electsim, abort its drift margin (computed in a worker process) after `D` of wall time")
 	usage := func(w io.Writer) {
 		fmt.Fprintf(w, "usage: %s margin -scenario FILE -rate PATH [-rates LIST] [-seeds K] [-out DIR]\n\n", prog)
 		fmt.Fprintln(w, "A clock-drift margin study (docs/studies.md): runs the scenario with its\nfollowers' clock rate at each of -rates and sets every run's longest\nsplit-brain overlap beside the algorithm's analytic worst case.\n\nflags:")
@@ -62,12 +64,17 @@ func marginAs(prog string, args []string, stdout, stderr io.Writer) int {
 	}
 	o.dims = []varyDim{{spec: *ratePath + "=" + *rates, path: *ratePath, values: vals}}
 	o.cells = gridOf(o.dims)
-	scs, err := loadCellsAs(o, o.cells, "-rates", scenario.ParseOptions{})
+	scs, code, err := loadMarginCells(o, *seed)
 	if err != nil {
-		return fail("%v", err)
+		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+		return code
 	}
 	algo := scs[0].AlgorithmName("")
-	m0, ok := scs[0].DriftMargin(rs[0])
+	bounds, ok, code, err := marginBounds(o, scs, rs, *seed)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", cmd, err)
+		return code
+	}
 	if !ok {
 		return fail("%s runs %s, which has no analytic drift margin (registry.Algorithm.DriftMargin; the lease algorithm's k8s flavour has one)", o.scenario, algo)
 	}
@@ -83,16 +90,15 @@ func marginAs(prog string, args []string, stdout, stderr io.Writer) int {
 		return fail("%v", err)
 	}
 	jobs := sweepJobs([]string{algo}, first, o.seeds, 0, 1).inCells(len(o.cells))
-	bounds := make([]float64, len(scs)) // each rate's analytic worst case, ms
-	for i, sc := range scs {
-		m, _ := sc.DriftMargin(rs[i])
-		bounds[i] = ms(m.Overlap)
+	boundMs := make([]float64, len(scs)) // each rate's analytic worst case, ms
+	for i, m := range bounds.cells {
+		boundMs[i] = ms(m.Overlap)
 	}
-	res, longest, ran := sweepMargins(o, scs, jobs, bounds, stderr)
+	res, longest, ran := sweepMargins(o, scs, jobs, boundMs, stderr)
 	if len(res.errs) > 0 {
 		return fail("%v", res.errs[0])
 	}
-	study, margins, exceeded := marginStudy(scs, rs, m0, jobs, longest, ran)
+	study, margins, exceeded := marginStudy(scs[0].Name, rs, bounds, jobs, longest, ran)
 	if err := writeMarginStudy(dest, study, margins, o, stdout, stderr); err != nil {
 		return fail("%v", err)
 	}
@@ -150,12 +156,12 @@ func sweepMargins(o *options, scs []*scenario.Scenario, jobs jobList, bounds []f
 }
 
 // marginStudy sets each rate's runs' longest overlaps beside its analytic
-// bound (m0: the first rate's margin); exceeded counts the runs past it.
-func marginStudy(scs []*scenario.Scenario, rs []float64, m0 registry.Margin, jobs jobList, longest []float64, ran []bool) (study *reports.MarginStudy, margins []registry.Margin, exceeded int) {
-	study = &reports.MarginStudy{Scenario: scs[0].Name, Rates: rs, SafeRate: m0.SafeRate, Formula: m0.Formula,
-		Bound: func(r float64) float64 { m, _ := scs[0].DriftMargin(r); return ms(m.Overlap) }}
-	for i, sc := range scs {
-		m, _ := sc.DriftMargin(rs[i])
+// bound (bounds: each rate's margin, computed by a worker for a user's
+// algorithm); exceeded counts the runs past it.
+func marginStudy(name string, rs []float64, bounds *driftBounds, jobs jobList, longest []float64, ran []bool) (study *reports.MarginStudy, margins []registry.Margin, exceeded int) {
+	m0 := bounds.cells[0]
+	study = &reports.MarginStudy{Scenario: name, Rates: rs, SafeRate: m0.SafeRate, Formula: m0.Formula, Bound: bounds.bound}
+	for i, m := range bounds.cells {
 		margins = append(margins, m)
 		study.BoundMs = append(study.BoundMs, ms(m.Overlap))
 		var overlaps []float64

@@ -109,12 +109,15 @@ func (r *matrixRun) loadFiles() *ending {
 		if !filepath.IsAbs(f) {
 			f = filepath.Join(dir, f) // relative to the matrix file
 		}
-		sc, err := scenario.LoadWithOptions(f, o.sets, scenario.ParseOptions{DeferUserCode: true, Running: m.Algorithms})
-		if err == nil && r.isolate {
+		po := scenario.ParseOptions{DeferUserCode: true, Running: m.Algorithms}
+		sc, err := scenario.LoadWithOptions(f, o.sets, po)
+		if err == nil && (r.isolate || fileIsolated(o, sc, max(seeds, 1)*len(m.Algorithms), worker.IsWorker())) {
 			fo := matrixSweepOptions(o, f, seeds)
-			if code, err := checkLoads(fo, r.first, sc.AlgorithmName("")); err != nil {
+			scs, code, err := checkedCells(fo, []*scenario.Scenario{sc}, r.first, "-set", po)
+			if err != nil {
 				return endWith(code, err)
 			}
+			sc = scs[0]
 		} else if err == nil && userAlgorithm(sc) {
 			sc, err = scenario.LoadRunning(f, o.sets, m.Algorithms)
 		}

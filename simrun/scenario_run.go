@@ -179,10 +179,12 @@ func (r *scenarioRun) checkBuilds() *ending {
 	var can []string
 	r.inWorker = worker.IsWorker()
 	isolated, _ := isolation(o, algos, r.jobs.len(), r.inWorker, registry.Default.Lookup)
-	if isolated {
-		if code, err := checkLoads(o, first, r.sc.AlgorithmName("")); err != nil {
+	if isolated || fileIsolated(o, r.sc, r.jobs.len(), r.inWorker) { // the file's algorithm, even if -algo runs others (usercode.go)
+		scs, code, err := checkedCells(o, r.scs, first, "-vary", scenario.ParseOptions{Running: o.algos})
+		if err != nil {
 			return endWith(code, err)
 		}
+		r.scs, r.sc = scs, scs[0]
 	} else if userAlgorithm(r.sc) {
 		scs, err := loadCells(o, o.cells)
 		if err != nil {

@@ -104,19 +104,17 @@ func onlyMissing(failure []string) []string {
 
 // materialize writes the explicit scenario of one seed and exits.
 func materialize(o *options, sc *scenario.Scenario, seed uint64, algo string, stdout io.Writer) (int, error) {
-	r, err := sc.Run(scenario.RunOptions{Seed: seed, Algorithm: algoOverride(sc, algo), PorcupineTimeout: o.porcupine})
+	m, code, err := materializeRun(o, sc, seed, algoOverride(sc, algo)) // in a worker for a user's algorithm (materialize_worker.go)
 	if err != nil {
-		return exitUsage, err
+		return code, err
 	}
 	header := fmt.Sprintf("materialized from %s, seed %d (trace %s):\nevery random choice made concrete; run it with %s -scenario FILE",
-		sc.ReplayCommand(seed, algoOverride(sc, algo)), seed, r.Sim.TraceHashHex(), o.prog)
-	explicit := r.Explicit() // a copy: renaming it changes no run
-	explicit.Name = derivedName(sc.Name, "-seed"+uitoa(seed))
+		sc.ReplayCommand(seed, algoOverride(sc, algo)), seed, m.Hash, o.prog)
 	var b strings.Builder
 	for _, line := range strings.Split(header, "\n") {
 		b.WriteString("# " + line + "\n")
 	}
-	b.Write(explicit.YAML())
+	b.WriteString(m.YAML)
 	body := []byte(b.String())
 	if o.materialize == "-" {
 		_, err := stdout.Write(body)
@@ -131,7 +129,7 @@ func materialize(o *options, sc *scenario.Scenario, seed uint64, algo string, st
 		return exitUsage, err
 	}
 	if !o.quiet {
-		fmt.Fprintf(stdout, "wrote %s: seed %d of %s with %d explicit fault(s); trace %s\n", o.materialize, seed, sc.Name, len(r.Explicit().Faults), r.Sim.TraceHashHex())
+		fmt.Fprintf(stdout, "wrote %s: seed %d of %s with %d explicit fault(s); trace %s\n", o.materialize, seed, sc.Name, m.Faults, m.Hash)
 	}
 	return exitOK, nil
 }

@@ -44,6 +44,8 @@ func isolatedBuild(o *options, sc *scenario.Scenario, seed uint64, algo string) 
 	switch {
 	case err != nil:
 		return err
+	case res.Crash != "":
+		return &hunt.DiedError{Msg: res.Crash}
 	case res.LoadErr != "":
 		return usageError{res.LoadErr}
 	case res.Err != "":
@@ -58,8 +60,9 @@ func isolatedBuild(o *options, sc *scenario.Scenario, seed uint64, algo string) 
 // its parameters are user code that may exit, block or overflow its
 // stack. A cell the loader refuses is exit 2 in its words; a worker the
 // checks (or the build of the file's algorithm, algo, that follows them)
-// killed, exit 1.
-func checkLoads(o *options, seed uint64, algo string) (int, error) {
+// killed, exit 1. read, if given, hears what the worker found of each
+// cell that loaded (usercode.go: the lease store count).
+func checkLoads(o *options, seed uint64, algo string, read ...func(cell int, res hunt.ClusterResult)) (int, error) {
 	src, err := scenario.ReadFile(o.scenario)
 	if err != nil {
 		return exitUsage, usageError{err.Error()}
@@ -69,7 +72,7 @@ func checkLoads(o *options, seed uint64, algo string) (int, error) {
 		return exitUsage, err
 	}
 	defer pool.Close()
-	for _, c := range o.cells {
+	for i, c := range o.cells {
 		res, err := pool.Cluster(context.Background(), hunt.ClusterJob{Seed: seed, Name: o.scenario, Source: string(src), Sets: cellSets(o, c), Running: o.algos})
 		var died *hunt.DiedError
 		switch {
@@ -82,6 +85,9 @@ func checkLoads(o *options, seed uint64, algo string) (int, error) {
 			return exitUsage, err
 		case res.LoadErr != "":
 			return exitUsage, cellError(c, "-vary", errors.New(res.LoadErr))
+		}
+		for _, f := range read {
+			f(i, res)
 		}
 	}
 	return exitOK, nil

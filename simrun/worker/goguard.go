@@ -169,7 +169,7 @@ func (g *GoroutineGuard) Crashed(f *sim.Failure) {
 	if sites := creationSites(); sites != "" {
 		stack += "\n" + sites
 	}
-	fmt.Fprintf(os.Stderr, "fatal error: %s\n\ngoroutine %d [running]:\n%s\n\n", oneLine(f.String()), runLoopID(), strings.TrimSpace(stack))
+	fmt.Fprintf(os.Stderr, "fatal error: %s\n\ngoroutine %d [running]:\n%s\n\n", OneLine(f.String()), runLoopID(), strings.TrimSpace(stack))
 	os.Exit(exitGoroutine)
 }
 
@@ -200,6 +200,6 @@ func runLoopID() int {
 	return id
 }
 
-// oneLine keeps a value on one line (the parent reads the fatal error's
+// OneLine keeps a value on one line (the parent reads the fatal error's
 // first line).
-func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
+func OneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }

@@ -47,6 +47,8 @@ type huntRequest struct {
 	Run     *hunt.Job        `json:"run,omitempty"`
 	Repro   *hunt.ReproJob   `json:"repro,omitempty"`
 	Cluster *hunt.ClusterJob `json:"cluster,omitempty"`
+	// Materialize: simrun -materialize of a user's algorithm (simrun's materialize_worker.go).
+	Materialize *hunt.MaterializeJob `json:"materialize,omitempty"`
 }
 
 // huntReply is a worker's answer to a huntRequest.
@@ -54,6 +56,8 @@ type huntReply struct {
 	Run     *hunt.JobResult     `json:"run,omitempty"`
 	Repro   *hunt.ReproResult   `json:"repro,omitempty"`
 	Cluster *hunt.ClusterResult `json:"cluster,omitempty"`
+	// Materialize answers huntRequest.Materialize.
+	Materialize *hunt.MaterializeResult `json:"materialize,omitempty"`
 }
 
 // ServeHunt is a worker process's loop: the stack limit and the handler
@@ -83,6 +87,9 @@ func ServeHunt(stdin io.Reader, replies io.Writer, stderr io.Writer) bool {
 			g.Building()
 			r := hunt.BuildCluster(*req.Cluster)
 			rep.Cluster = &r
+		case req.Materialize != nil:
+			r := hunt.Materialize(*req.Materialize, hunt.Hooks{Beat: g.Building(), Guard: g.Gor.Arm()})
+			rep.Materialize = &r
 		}
 		g.Idle()
 		b, err := json.Marshal(rep)
@@ -231,7 +238,7 @@ func (p *HuntPool) call(ctx context.Context, i int, req huntRequest, limit time.
 	}
 	if _, err := s.in.Write(append(b, '\n')); err == nil && s.out.Scan() {
 		var rep huntReply
-		if err := json.Unmarshal(s.out.Bytes(), &rep); err != nil || rep.Run == nil && rep.Repro == nil && rep.Cluster == nil {
+		if err := json.Unmarshal(s.out.Bytes(), &rep); err != nil || rep.Run == nil && rep.Repro == nil && rep.Cluster == nil && rep.Materialize == nil {
 			// Only this worker writes the pipe: a reply that does not
 			// parse means the process is not in a state to trust.
 			p.reap(s)
@@ -239,7 +246,7 @@ func (p *HuntPool) call(ctx context.Context, i int, req huntRequest, limit time.
 			if err != nil {
 				why = err.Error()
 			}
-			return huntReply{}, &errDied{value: "the worker process's reply was malformed: " + oneLine(why)}
+			return huntReply{}, &errDied{value: "the worker process's reply was malformed: " + OneLine(why)}
 		}
 		return rep, nil
 	}
