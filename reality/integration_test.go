@@ -79,7 +79,7 @@ func TestTrialStopsEveryProcessWhenCancelled(t *testing.T) {
 	require.NoError(t, buildClient(context.Background(), ad, client))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	_, err = RunTrial(ctx, st, client, tmp, 0, 1)
+	_, err = RunTrial(ctx, st, client, tmp, 0, 1, 1)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 	require.Empty(t, children(t), "every server and client is gone")
 	entries, err := os.ReadDir(tmp)

@@ -162,7 +162,7 @@ func runTrials(ctx context.Context, o Options, st *Story, client, tmp string, re
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				t, err := RunTrial(ctx, st, client, tmp, i, o.Seed)
+				t, err := RunTrial(ctx, st, client, tmp, i, o.Trials, o.Seed)
 				mu.Lock()
 				if err != nil && first == nil {
 					first = fmt.Errorf("trial %d: %w", i, err)

@@ -179,10 +179,11 @@ const realCurator = "5.4"
 // zookeeper reads the ZooKeeper election's parameters, with the model's
 // defaults (docs/algorithms/zookeeper.md): the session timeout (60 s), the
 // policy (standard), the server's tickTime (2 s); curator_version must
-// name the release the real client runs.
+// name the release the real client runs, and connect_servers must be 1:
+// the client's connect string names the one standalone server.
 func (st *Story) zookeeper(sc *scenario.Scenario) error {
 	st.Adapter, st.Stores, st.TTL, st.Policy, st.TickTime = "zookeeper", 1, 60*time.Second, "standard", 2*time.Second
-	curator := ""
+	curator, servers := "", ""
 	for _, kv := range sc.Algorithm.Params() {
 		k, v, _ := strings.Cut(kv, "=")
 		var err error
@@ -195,6 +196,8 @@ func (st *Story) zookeeper(sc *scenario.Scenario) error {
 			st.Policy = v
 		case "curator_version":
 			curator = v
+		case "connect_servers":
+			servers = v
 		default:
 			return fmt.Errorf("algorithm parameter %s: the real client and server are not told it", k)
 		}
@@ -204,6 +207,9 @@ func (st *Story) zookeeper(sc *scenario.Scenario) error {
 	}
 	if curator != realCurator {
 		return fmt.Errorf("curator_version %q: the real client is Debian's Curator %s; set curator_version: %s so the model follows the same release", curator, realCurator, realCurator)
+	}
+	if servers != "1" {
+		return fmt.Errorf("connect_servers %q: the real client's connect string names the one standalone server; set connect_servers: 1 so the model's client spins before every reconnection as the real one does", servers)
 	}
 	if st.TTL%time.Millisecond != 0 || st.TickTime%time.Millisecond != 0 {
 		return fmt.Errorf("session_timeout and tick_time: whole milliseconds (what the real client and zoo.cfg take)")

@@ -132,7 +132,7 @@ func TestFromScenarioZooKeeper(t *testing.T) {
 		args := Adapters[st.Adapter].ClientArgs(st, []string{"127.0.0.1:2181"})
 		require.Equal(t, []string{"-connect", "127.0.0.1:2181", "-session-timeout-ms", "4000", "-policy", "standard"}, args)
 	}
-	st, err := FromScenario(parse(t, storyHead+"algorithm: {name: zookeeper, curator_version: \"5.4\", policy: session}\n"))
+	st, err := FromScenario(parse(t, storyHead+"algorithm: {name: zookeeper, curator_version: \"5.4\", connect_servers: 1, policy: session}\n"))
 	require.NoError(t, err)
 	require.Equal(t, 60*time.Second, st.TTL, "the model's default session timeout")
 	require.Equal(t, 2*time.Second, st.TickTime, "zoo_sample.cfg's tickTime")
@@ -154,6 +154,22 @@ func TestFromScenarioZooKeeperRefusesAnotherCurator(t *testing.T) {
 	}
 	_, err := FromScenario(parse(t, storyHead+"algorithm: {name: zookeeper, curator_version: \"5.3\"}\n"))
 	require.ErrorContains(t, err, "Curator 5.4")
+}
+
+// The real client's connect string names one standalone server, so it
+// spins 1 s before every reconnection (ZooKeeper's
+// StaticHostProvider.next); a model left at its default of three servers
+// would reconnect sooner, so the story must say connect_servers: 1.
+func TestFromScenarioZooKeeperNeedsOneServer(t *testing.T) {
+	for name, tail := range map[string]string{
+		"default": "algorithm: {name: zookeeper, curator_version: \"5.4\"}\n",
+		"three":   "algorithm: {name: zookeeper, curator_version: \"5.4\", connect_servers: 3}\n",
+	} {
+		_, err := FromScenario(parse(t, storyHead+tail))
+		require.ErrorContains(t, err, "connect_servers", name)
+	}
+	_, err := FromScenario(parse(t, storyHead+"algorithm: {name: zookeeper, curator_version: \"5.4\", connect_servers: 1}\n"))
+	require.NoError(t, err)
 }
 
 func TestPrepareNamesTheMissingJava(t *testing.T) {

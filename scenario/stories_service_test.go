@@ -18,7 +18,7 @@ import (
 //   - etcd-election-gc-pause.yaml: the paused leader's stale write runs the
 //     job twice; fenced by its key's create revision (cron.policy
 //     [fencing]), nothing runs twice.
-//   - zk-suspended-policy.yaml: under the session policy a 5 s blip
+//   - zk-suspended-policy.yaml: under the session policy a 4 s blip
 //     changes no leader; under the standard policy the leader always gives
 //     up leadership at SUSPENDED. On RECONNECTED Curator 5.4 and later
 //     (the default, 5.9) re-check the children and the same candidate,

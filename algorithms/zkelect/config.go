@@ -58,6 +58,13 @@ type Config struct {
 	// LeaderLatch reconnection behaviour the candidate follows. Default
 	// DefaultCuratorVersion.
 	CuratorVersion string
+	// ConnectServers is how many servers the client's connect string
+	// names. ZooKeeper's client tries them in turn after a disconnection,
+	// and sleeps a spin delay (1 s) before trying again the one it was last
+	// connected to (StaticHostProvider.next, called as next(1000) by
+	// ClientCnxn.SendThread.run): with one server, before every attempt.
+	// Default 3, a three-server ensemble's connect string.
+	ConnectServers int
 	// Token is the fencing token the leader writes with: TokenNone (the
 	// default: Curator's LeaderLatch hands the application only
 	// getOurPath(), no zxid) or TokenCzxid, the latch znode's creation zxid,
@@ -83,7 +90,7 @@ func (c Config) minor() int {
 
 // DefaultConfig returns the defaults.
 func DefaultConfig() Config {
-	return Config{Name: "leader", SessionTimeout: 60 * time.Second, Policy: PolicyStandard, RequestTimeout: 5 * time.Second, CuratorVersion: DefaultCuratorVersion, Token: TokenNone}
+	return Config{Name: "leader", SessionTimeout: 60 * time.Second, Policy: PolicyStandard, RequestTimeout: 5 * time.Second, CuratorVersion: DefaultCuratorVersion, Token: TokenNone, ConnectServers: 3}
 }
 
 // Validate reports the first invalid field, naming Go fields.
@@ -106,6 +113,8 @@ func (c Config) validate(n registry.Namer) error {
 		return fail([]string{"CuratorVersion"}, "%s must be one of %s, got %q", n("CuratorVersion"), strings.Join(CuratorVersions, ", "), c.CuratorVersion)
 	case c.RejoinDelay < 0:
 		return fail([]string{"RejoinDelay"}, "%s must not be negative, got %v", n("RejoinDelay"), c.RejoinDelay)
+	case c.ConnectServers < 1:
+		return fail([]string{"ConnectServers"}, "%s must be at least 1, got %d", n("ConnectServers"), c.ConnectServers)
 	case c.Token != TokenNone && c.Token != TokenCzxid:
 		return fail([]string{"Token"}, "%s must be %q or %q, got %q", n("Token"), TokenNone, TokenCzxid, c.Token)
 	}

@@ -8,7 +8,7 @@ import (
 )
 
 // fieldNames are the scenario words for Config's fields (registry.NameBy).
-var fieldNames = map[string]string{"SessionTimeout": "session_timeout", "Policy": "policy", "RequestTimeout": "request_timeout", "RejoinDelay": "rejoin_delay", "Name": "name", "CuratorVersion": "curator_version", "Token": "token"}
+var fieldNames = map[string]string{"SessionTimeout": "session_timeout", "Policy": "policy", "RequestTimeout": "request_timeout", "RejoinDelay": "rejoin_delay", "Name": "name", "CuratorVersion": "curator_version", "Token": "token", "ConnectServers": "connect_servers"}
 
 // Descriptor describes ZooKeeper/Curator LeaderLatch election for the
 // scenario grammar (registry): its runs get a simulated ZooKeeper as their
@@ -39,6 +39,7 @@ func Descriptor() registry.Algorithm {
 			{Key: "rejoin_delay", Kind: registry.Duration, Doc: "wait before a new session after LOST, default 0"},
 			{Key: "curator_version", Kind: registry.Enum, Enum: CuratorVersions, Doc: "the Curator release whose LeaderLatch reconnection behaviour to follow: 5.3 and earlier reset the latch on RECONNECTED, 5.4 re-checks the children, 5.7 checks the first znode is this session's, 5.8 re-checks whatever the policy; default " + DefaultCuratorVersion},
 			{Key: "token", Kind: registry.Enum, Enum: []string{TokenNone, TokenCzxid}, Doc: "the fencing token the leader writes with: none (LeaderLatch hands the application only getOurPath()) or czxid (the application reads its latch znode's creation zxid with exists(): one more round trip before it acts, an application addition); default none"},
+			{Key: "connect_servers", Kind: registry.Int, Min: 1, Max: 100, Doc: "servers in the client's connect string: after a disconnection the client sleeps 1 s before it tries again the server it was last connected to (ZooKeeper's StaticHostProvider), so with 1 before every reconnection attempt; default 3"},
 			{Key: "tick_time", Kind: registry.Duration, Single: true, Doc: "server: tickTime, bounding session timeouts to [2, 20] ticks and the session-expiry buckets, default 2s (zoo_sample.cfg)"},
 		},
 		Token: func(v registry.Values) registry.Token {
@@ -60,6 +61,9 @@ func Descriptor() registry.Algorithm {
 			}
 			if v.Has("token") {
 				c.Token = v.String("token")
+			}
+			if v.Has("connect_servers") {
+				c.ConnectServers = v.Int("connect_servers")
 			}
 			if err := c.validate(registry.NameBy(fieldNames)); err != nil {
 				return nil, err

@@ -161,7 +161,9 @@ func TestZKPoliciesUnderOutage(t *testing.T) {
 
 // TestZKReconnectsAfterBlip: disconnected, the client tries the server
 // again after a random back-off under a second (ClientCnxn.SendThread:
-// Thread.sleep(r.nextInt(1000)) before startConnect), so a blip the
+// Thread.sleep(r.nextInt(1000)) before startConnect), and every third
+// attempt (three servers in the connect string) after a 1 s spin first
+// (TestZKReconnectSpinsOnOneServer), so a blip the
 // session outlives ends in RECONNECTED, not LOST: the session policy keeps
 // the same session and leadership, the standard policy gave up leadership
 // at SUSPENDED (what it does on RECONNECTED depends on the Curator version:
@@ -182,9 +184,9 @@ func TestZKReconnectsAfterBlip(t *testing.T) {
 			}
 			r.s.Cut(l, r.server)
 			r.s.Cut(r.server, l)
-			r.s.RunFor(8 * time.Second) // SUSPENDED at 6.7 s
+			r.s.RunFor(7500 * time.Millisecond) // SUSPENDED at 6.7 s
 			r.s.ConnectLinks([]sim.Link{{From: l, To: r.server}, {From: r.server, To: l}})
-			r.s.RunFor(time.Second + 100*time.Millisecond) // back before the session's 10 s
+			r.s.RunFor(2*time.Second + 100*time.Millisecond) // back before the session's 10 s, a spun attempt too
 			assert.Equal(t, sess, r.nodes[l].session, "%s seed %d: the same session", policy, seed)
 			assert.Equal(t, connConnected, r.nodes[l].conn, "%s seed %d: RECONNECTED", policy, seed)
 			downs := r.records(sim.RecStepDown, l)
