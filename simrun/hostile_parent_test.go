@@ -91,3 +91,23 @@ func init() {
 		},
 	})
 }
+
+// hostileCaveat is a user's algorithm whose Contract calls os.Exit(7) in
+// a worker process only: simrun list computes its default caveat in one
+// (list_worker.go), which it kills (hostile_rerun_test.go).
+const hostileCaveat = "hostile-caveat"
+
+func init() {
+	registry.Default.MustRegister(registry.Algorithm{
+		Name: hostileCaveat, Doc: "throwaway: a user algorithm whose Contract kills a worker process (hostile corpus)", Package: "hostilecaveat",
+		Contract: func(registry.Values) contract.Contract {
+			if worker.IsWorker() {
+				os.Exit(7)
+			}
+			return contract.Contract{}
+		},
+		Build: func(v registry.Values, _ int, _ *sim.Rand) (registry.Factory, error) {
+			return func([]sim.NodeID, registry.Services) sim.Node { return &parentNode{v: v} }, nil
+		},
+	})
+}

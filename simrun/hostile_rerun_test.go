@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -132,3 +133,21 @@ var timingRe = regexp.MustCompile(`("(wall_seconds|runs_per_second|reports_secon
 
 // timingFree is text without its wall-time figures.
 func timingFree(s string) string { return timingRe.ReplaceAllString(s, "$1T") }
+
+// simrun list computes a user's algorithm's default caveat (its
+// Contract) in a worker process; when that worker died the list left the
+// caveat line out without a word. It says so in one line now, and goes
+// on (exit 0).
+func TestHostileListCaveatWorkerDies(t *testing.T) {
+	dir := workersCorpus(t)
+	r := runBounded(t, dir, "list", "-dir", ".")
+	require.Equal(t, exitOK, r.code, r.stderr)
+	_, after, ok := strings.Cut(r.stdout, "  "+hostileCaveat+" — ")
+	require.True(t, ok, r.stdout)
+	lines := strings.Split(after, "\n")
+	require.Greater(t, len(lines), 2)
+	assert.Contains(t, lines[1], "with its defaults: caveat unknown, its Contract could not be read in a worker process: ", "the line in the caveat's place")
+	assert.Contains(t, lines[1], "status 7")
+	assert.Contains(t, r.stdout, "  "+hostileParent+" — ", "the list goes on")
+	noTemporaries(t, dir)
+}

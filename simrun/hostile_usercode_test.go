@@ -85,6 +85,7 @@ func TestHostileLeaseStoresInWorker(t *testing.T) {
 			r := run("-set", "algorithm.stores_bug=1")
 			requireCrashed(t, r, "killed its worker process")
 			assert.Contains(t, r.stderr, "status 7")
+			assert.Contains(t, r.stderr, "LeaseStores", "names the code that may have died, not only the factory")
 			requireCrashed(t, run("-set", "algorithm.stores_bug=2", "-handler-timeout", "1s"), "did not return within 1s")
 			requireCrashed(t, run("-set", "algorithm.stores_bug=3"), "hostile-stores: panic")
 
@@ -196,6 +197,7 @@ func TestHostileMarginInWorker(t *testing.T) {
 	r := margin("-set", "algorithm.margin_bug=exit")
 	requireCrashed(t, r, "killed its worker process")
 	assert.Contains(t, r.stderr, "status 7")
+	assert.Contains(t, r.stderr, "DriftMargin", "names the code that may have died, not only the factory")
 	requireCrashed(t, margin("-set", "algorithm.margin_bug=block", "-handler-timeout", "1s"), "did not return within 1s")
 	requireCrashed(t, margin("-set", "algorithm.margin_bug=panic"), "hostile-stores: panic")
 	requireCrashed(t, margin("-set", "algorithm.stores_bug=1"), "killed its worker process")

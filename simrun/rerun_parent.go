@@ -51,7 +51,7 @@ func (r *scenarioRun) ask(j rerunJob, cell int, what string) (rerunReply, *endin
 	j.Name, j.Source, j.Sets, j.Running, j.Program = o.scenario, string(r.src), cellSets(o, o.cells[cell]), o.algos, o.prog
 	j.PorcupineTimeout, j.FailFast = o.porcupine, o.failFast
 	var rep rerunReply
-	err := r.pool.Own(context.Background(), j, &rep, 0)
+	err := r.pool.Own(context.Background(), j, &rep, 0, j.Kind != "group")
 	var died *hunt.DiedError
 	switch {
 	case errors.As(err, &died):

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -335,9 +334,7 @@ func (p *HuntPool) Cluster(ctx context.Context, j hunt.ClusterJob) (hunt.Cluster
 	var died *errDied
 	switch {
 	case errors.As(err, &died):
-		value := strings.Replace(died.value, "during the run (os.Exit in a handler?)", "while it built the run (os.Exit in the algorithm's factory?)", 1)
-		msg := "building the run killed its worker process: " + value
-		return hunt.ClusterResult{}, &hunt.DiedError{Msg: msg}
+		return hunt.ClusterResult{}, &hunt.DiedError{Msg: "the algorithm's code killed its worker process while it read the file or built the run: " + outsideRun(died.value)}
 	case err != nil:
 		return hunt.ClusterResult{}, err
 	case rep.Cluster == nil:

@@ -27,8 +27,10 @@ type OwnServer func(job json.RawMessage, g *Guard) any
 
 // Own sends job (as JSON) to slot 0's worker and reads its answer into
 // reply, within limit (0: none). A worker the job killed (os.Exit, a
-// stack overflow, the watchdog) is a *hunt.DiedError.
-func (p *HuntPool) Own(ctx context.Context, job, reply any, limit time.Duration) error {
+// stack overflow, the watchdog) is a *hunt.DiedError, worded as a run's
+// death when run, else as a death in the algorithm's own functions
+// (outsideRun).
+func (p *HuntPool) Own(ctx context.Context, job, reply any, limit time.Duration, run bool) error {
 	b, err := json.Marshal(job)
 	if err != nil {
 		return err
@@ -37,6 +39,9 @@ func (p *HuntPool) Own(ctx context.Context, job, reply any, limit time.Duration)
 	var died *errDied
 	switch {
 	case errors.As(err, &died):
+		if !run {
+			return &hunt.DiedError{Msg: "the algorithm's code killed its worker process: " + outsideRun(died.value)}
+		}
 		return &hunt.DiedError{Msg: "the run killed its worker process: " + died.value}
 	case err != nil:
 		return err
