@@ -151,3 +151,24 @@ func TestHostileListCaveatWorkerDies(t *testing.T) {
 	assert.Contains(t, r.stdout, "  "+hostileParent+" — ", "the list goes on")
 	noTemporaries(t, dir)
 }
+
+// simrun margin ran its runs of a user's algorithm in its own process
+// (only the file's reading and DriftMargin were in a worker): a factory
+// that exits there ended the study with exit 7. They run in worker
+// processes now (margin_procs.go), and the study is the same.
+func TestHostileMarginRunsInWorkers(t *testing.T) {
+	dir := workersCorpus(t)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "drift.yaml"), []byte(marginYAML), 0o644))
+	margin := func(out string, extra ...string) childResult {
+		return runBounded(t, dir, append([]string{"margin", "-scenario", "drift.yaml", "-rate", "faults[0].clock.rate", "-rates", "1.0,1.5", "-seeds", "3", "-workers", "2", "-out", out}, extra...)...)
+	}
+	r := margin("exit", "-set", "algorithm.parent_exit=true")
+	require.Equal(t, exitOK, r.code, "%s\n%s", r.stdout, r.stderr)
+	assert.Contains(t, r.stderr, "worker processes")
+	assert.NotRegexp(t, `goroutine \d+ \[|panic: `, r.stderr, "no stack trace")
+	ok := margin("ok")
+	require.Equal(t, exitOK, ok.code, ok.stderr)
+	assert.Equal(t, readFile(t, filepath.Join(dir, "ok", "margin.md")), readFile(t, filepath.Join(dir, "exit", "margin.md")))
+	assert.Contains(t, readFile(t, filepath.Join(dir, "exit", "margin.md")), "| 1.5 | 300 ms | 0 of 3 (0%) |", "every run's overlap read back")
+	noTemporaries(t, dir)
+}
