@@ -17,7 +17,7 @@ import (
 // the featured run, its shrink, a comparison's runs) or asks its own
 // functions there (Contract, Token) meets the misbehaviour, as user code
 // that is not deterministic across processes (a global counter, the
-// environment) may (hostile_rerun_test.go). Its parameters:
+// environment) may (hostile_usercode_test.go). Its parameters:
 //
 //   - where: none; handler (its nodes' timer handler); rerun (its nodes'
 //     timer handler, but only in a hunt worker process, which runs a
@@ -49,19 +49,18 @@ type parentNode struct {
 	fail bool
 }
 
-func (n *parentNode) Start(env sim.Env, _ []byte) {
-	n.env = env
-	env.SetTimer(100*time.Millisecond, 1)
-}
+func (n *parentNode) Start(env sim.Env, _ []byte) { n.env = env; n.tick() }
+
+// tick sets the node's next timer.
+func (n *parentNode) tick() { n.env.SetTimer(100*time.Millisecond, 1) }
 
 func (n *parentNode) OnMessage(sim.Message) {}
 
 func (n *parentNode) OnTimer(sim.TimerID, int) {
-	parentMisbehave(n.v, "handler")
-	if n.fail && n.env.Now() >= time.Second {
+	if parentMisbehave(n.v, "handler"); n.fail && n.env.Now() >= time.Second {
 		panic("hostile-parent: a bug")
 	}
-	n.env.SetTimer(100*time.Millisecond, 1)
+	n.tick()
 }
 
 func init() {
@@ -94,7 +93,7 @@ func init() {
 
 // hostileCaveat is a user's algorithm whose Contract calls os.Exit(7) in
 // a worker process only: simrun list computes its default caveat in one
-// (list_worker.go), which it kills (hostile_rerun_test.go).
+// (list_worker.go), which it kills (hostile_usercode_test.go).
 const hostileCaveat = "hostile-caveat"
 
 func init() {

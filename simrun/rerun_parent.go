@@ -48,7 +48,7 @@ func (r *scenarioRun) ask(j rerunJob, cell int, what string) (rerunReply, *endin
 		}
 		r.src = src
 	}
-	j.Name, j.Source, j.Sets, j.Running, j.Program = o.scenario, string(r.src), cellSets(o, o.cells[cell]), o.algos, o.prog
+	j.File.Name, j.File.Source, j.File.Sets, j.File.Running, j.Program = o.scenario, string(r.src), cellSets(o, o.cells[cell]), o.algos, o.prog
 	j.PorcupineTimeout, j.FailFast = o.porcupine, o.failFast
 	var rep rerunReply
 	err := r.pool.Own(context.Background(), j, &rep, 0, j.Kind != "group")

@@ -42,26 +42,28 @@ import (
 //   - "group": Algorithm's caveat and token in the file.
 type rerunJob struct {
 	Kind string `json:"kind"`
-	// Name, Source, Sets and Running are the file as the user gave it
-	// (hunt.MaterializeJob's), read in the worker in full; Program runs
-	// it (scenario.Scenario.Program).
-	Name    string   `json:"name"`
-	Source  string   `json:"source"`
-	Sets    []string `json:"sets,omitempty"`
-	Running []string `json:"running,omitempty"`
-	Program string   `json:"program"`
+	// The file as the user gave it (hunt.MaterializeJob's Name, Source,
+	// Sets and Running), read in the worker in full.
+	File struct {
+		Name    string   `json:"name"`
+		Source  string   `json:"source"`
+		Sets    []string `json:"sets,omitempty"`
+		Running []string `json:"running,omitempty"`
+	} `json:"file"`
+	// Program runs it (scenario.Scenario.Program).
+	Program string `json:"program"`
 	// Seed and Algorithm are the run's (the algorithm by name).
 	Seed      uint64 `json:"seed"`
 	Algorithm string `json:"algorithm"`
-	// PorcupineTimeout and FailFast are the sweep's.
+	// PorcupineTimeout is the sweep's (-porcupine-timeout).
 	PorcupineTimeout time.Duration `json:"porcupine_timeout_ns,omitempty"`
-	FailFast         bool          `json:"fail_fast,omitempty"`
-	// Trace, Perfetto and Folder are where the featured run's exports go
-	// ("": none); Cut, after a signal, bounds its wall time.
-	Trace    string        `json:"trace,omitempty"`
-	Perfetto string        `json:"perfetto,omitempty"`
-	Folder   string        `json:"folder,omitempty"`
-	Cut      time.Duration `json:"cut_ns,omitempty"`
+	// FailFast is the sweep's (-fail-fast).
+	FailFast bool `json:"fail_fast,omitempty"`
+	// Trace and Perfetto are the files the featured run's exports go
+	// to, Folder where its porcupine visualizations go ("": none).
+	Trace, Perfetto, Folder string `json:",omitempty"`
+	// Cut, after a signal, bounds the featured run's wall time.
+	Cut time.Duration `json:"cut_ns,omitempty"`
 	// Shrink is the shrink's budget.
 	Shrink time.Duration `json:"shrink_ns,omitempty"`
 }
@@ -122,7 +124,7 @@ func serveRerun(j rerunJob, g *worker.Guard, last **scenario.Run) (rep rerunRepl
 		sh := shrinkHere(*last, j.Shrink, g.Building, g.Gor.Arm)
 		return rerunReply{Shrunk: &sh}
 	}
-	sc, err := scenario.ParseRunning(j.Name, []byte(j.Source), j.Sets, j.Running)
+	sc, err := scenario.ParseRunning(j.File.Name, []byte(j.File.Source), j.File.Sets, j.File.Running)
 	if err != nil {
 		return rerunReply{LoadErr: err.Error()}
 	}
