@@ -29,16 +29,25 @@ type ShrinkOptions struct {
 	// armed afresh: simrun's worker processes check the trials of a
 	// user's algorithm for goroutines as they check its runs.
 	Guard func() sim.Guard
+	// Beat, if set, gives each trial run its watchdog's beat
+	// (RunOptions.Beat), its clock started afresh on the build: simrun's
+	// worker processes time a trial's factory and handlers as they time
+	// a run's (a trial of a user's algorithm may block as its run may).
+	Beat func() *atomic.Int64
 	// Abort, if set, stops the shrink once it holds true (a signal): the
 	// trial in progress is abandoned (RunOptions.Abort) and the smallest
 	// reproduction found so far is returned, marked TimedOut.
 	Abort *atomic.Bool
 }
 
-// guarded is o with a fresh guard from newGuard, if set.
-func guarded(o RunOptions, newGuard func() sim.Guard) RunOptions {
+// guarded is o with a fresh guard from newGuard and a fresh beat from
+// newBeat, each if set.
+func guarded(o RunOptions, newGuard func() sim.Guard, newBeat func() *atomic.Int64) RunOptions {
 	if newGuard != nil {
 		o.Guard = newGuard()
+	}
+	if newBeat != nil {
+		o.Beat = newBeat()
 	}
 	return o
 }
@@ -142,7 +151,7 @@ func Shrink(r *Run, o ShrinkOptions) (*Shrunk, error) {
 		o.MaxRuns = 2000
 	}
 	want := Failure(r)
-	sh := &shrinkState{want: want, seed: r.Seed, deadline: time.Now().Add(o.Budget), maxRuns: o.MaxRuns, prepare: o.Prepare, guard: o.Guard, abort: o.Abort}
+	sh := &shrinkState{want: want, seed: r.Seed, deadline: time.Now().Add(o.Budget), maxRuns: o.MaxRuns, prepare: o.Prepare, guard: o.Guard, beat: o.Beat, abort: o.Abort}
 	cur := r.Explicit()
 	cur.Expect = r.Scenario.Expect
 	res := &Shrunk{Failure: want, FaultsBefore: len(cur.Faults), DurationBefore: cur.Duration, NodesBefore: cur.Nodes}
@@ -160,7 +169,7 @@ func Shrink(r *Run, o ShrinkOptions) (*Shrunk, error) {
 	cur, run = sh.removeNodes(cur, run)
 	// The tries judged without a story; the minimal run is run once more
 	// with it, so its violations come explained (runs are deterministic).
-	if full, err := runWith(cur, guarded(RunOptions{Seed: sh.seed, Story: true}, sh.guard), sh.prepare); err == nil {
+	if full, err := runWith(cur, guarded(RunOptions{Seed: sh.seed, Story: true}, sh.guard, sh.beat), sh.prepare); err == nil {
 		run = full
 	}
 	res.Scenario, res.Run = cur, run
@@ -172,6 +181,7 @@ func Shrink(r *Run, o ShrinkOptions) (*Shrunk, error) {
 type shrinkState struct {
 	prepare  func(*Run)
 	guard    func() sim.Guard
+	beat     func() *atomic.Int64 // each trial's watchdog beat (ShrinkOptions.Beat)
 	want     []string
 	seed     uint64
 	deadline time.Time
@@ -198,7 +208,7 @@ func (s *shrinkState) try(sc *Scenario) (*Run, bool) {
 		return nil, false
 	}
 	s.runs++
-	r, err := runWith(sc, guarded(RunOptions{Seed: s.seed, Abort: s.abort}, s.guard), s.prepare)
+	r, err := runWith(sc, guarded(RunOptions{Seed: s.seed, Abort: s.abort}, s.guard, s.beat), s.prepare)
 	if err != nil || r.OK || s.aborted() { // an abandoned trial proves nothing
 		s.timedOut = s.timedOut || s.aborted()
 		return nil, false

@@ -47,7 +47,7 @@ func runAs(prog string, args []string, stdout, stderr io.Writer) int {
 			return huntAs(prog, args[1:], stdout, stderr)
 		case worker.HuntCmd:
 			if worker.IsWorker() { // hidden: a hunt's worker process (worker/huntpool.go)
-				if worker.ServeHunt(os.Stdin, worker.ParentChannel(), stderr) { // the replies' channel (worker/workerlink.go)
+				if worker.ServeHunt(os.Stdin, worker.ParentChannel(), stderr, newRerunServer()) { // the replies' channel (worker/workerlink.go)
 					return exitOK
 				}
 				return exitUsage

@@ -4,9 +4,9 @@ import "github.com/electsim/electsim/sim"
 
 import "fmt"
 
-import "sync/atomic"
-
 import "github.com/electsim/electsim/scenario"
+
+import "github.com/electsim/electsim/hunt"
 
 import "github.com/electsim/electsim/simrun/outdir"
 
@@ -21,6 +21,9 @@ type exports struct {
 	// diagram collected the run's messages and timers for the report's
 	// space-time diagram.
 	diagram *spaceTimeSink
+	// perfettoNote says that -perfetto holds only the run's first
+	// records ("" when it holds them all).
+	perfettoNote string
 }
 
 // spaceTime is the featured run's diagram (nil without one).
@@ -90,10 +93,11 @@ const MaxFeaturedFaults = 5_000
 // rerun runs j again with its story and the trace exports o asks for,
 // written to staged files that the caller commits or aborts. A long run
 // reports its progress in simulated time on stderr (unless -quiet), under
-// label.
-func rerun(sc *scenario.Scenario, j job, o *options, stdout, stderr io.Writer, label string, abort *atomic.Bool) (*scenario.Run, *exports, error) {
-	opts := scenario.RunOptions{Seed: j.seed, Algorithm: algoOverride(sc, j.algo), PorcupineTimeout: o.porcupine, Story: true, StopAtViolation: o.failFast, Abort: abort,
-		HistoryLimit: MaxFeaturedFaults}
+// label. h are the run's hooks: its abort after a signal, and in a worker
+// process its watchdog's beat and goroutine guard (rerun_worker.go).
+func rerun(sc *scenario.Scenario, j job, o *options, stdout, stderr io.Writer, label string, h hunt.Hooks) (*scenario.Run, *exports, error) {
+	opts := scenario.RunOptions{Seed: j.seed, Algorithm: algoOverride(sc, j.algo), PorcupineTimeout: o.porcupine, Story: true, StopAtViolation: o.failFast, Abort: h.Abort,
+		Beat: h.Beat, Guard: h.Guard, HistoryLimit: MaxFeaturedFaults}
 	ex := &exports{}
 	r, err := sc.Build(opts)
 	if err != nil {
@@ -144,9 +148,12 @@ func rerun(sc *scenario.Scenario, j job, o *options, stdout, stderr io.Writer, l
 			ex.Abort()
 			return nil, nil, fmt.Errorf("-perfetto: %w", err)
 		}
-		if pfs.Truncated() && !o.quiet {
-			fmt.Fprintf(stderr, "%s: -perfetto: the featured run has more than %d records; the export holds its first %d, up to t=%s (-trace streams the whole run as JSON lines)\n", progName(o),
+		if pfs.Truncated() {
+			ex.perfettoNote = fmt.Sprintf("%s: -perfetto: the featured run has more than %d records; the export holds its first %d, up to t=%s (-trace streams the whole run as JSON lines)", progName(o),
 				MaxPerfettoRecords, pfs.Kept(), pfs.End())
+			if !o.quiet {
+				fmt.Fprintln(stderr, ex.perfettoNote)
+			}
 		}
 	}
 	return r, ex, nil

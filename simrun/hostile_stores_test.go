@@ -6,6 +6,7 @@ import (
 
 	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/sim"
+	"github.com/electsim/electsim/simrun/worker"
 )
 
 // hostileStores is a user's algorithm (no InProcess) with lease stores,
@@ -18,6 +19,9 @@ import (
 //
 // registry.Algorithm.DriftMargin (simrun margin), by margin_bug: none
 // (a bound that grows with the rate), exit (os.Exit(7)), block, panic.
+//
+// Its factory, by parent_exit: os.Exit(7) outside a worker process
+// (worker.IsWorker), where simrun margin ran its runs until round six.
 const hostileStores = "hostile-stores"
 
 // hostileMisbehave does what a bug name says: exit, block or panic.
@@ -41,6 +45,7 @@ func init() {
 		Params: []registry.Param{
 			{Key: "stores_bug", Kind: registry.Int, Min: 0, Max: 3, Single: true, Doc: "how LeaseStores misbehaves: 0 none, 1 exit, 2 block, 3 panic"},
 			{Key: "margin_bug", Kind: registry.Enum, Enum: storeBugs, Doc: "how DriftMargin misbehaves"},
+			{Key: "parent_exit", Kind: registry.Bool, Doc: "its factory calls os.Exit(7) outside a worker process"},
 		},
 		LeaseStores: func(v registry.Values) int {
 			if v.Has("stores_bug") {
@@ -55,8 +60,13 @@ func init() {
 			over := time.Duration(max(0, rate-1.2) * float64(time.Second))
 			return registry.Margin{Overlap: over, SafeRate: 1.2, Formula: "max(0, rate − 1.2) s"}, true
 		},
-		Build: func(registry.Values, int, *sim.Rand) (registry.Factory, error) {
-			return func([]sim.NodeID, registry.Services) sim.Node { return &hostileNode{bug: "none"} }, nil
+		Build: func(v registry.Values, _ int, _ *sim.Rand) (registry.Factory, error) {
+			return func([]sim.NodeID, registry.Services) sim.Node {
+				if v.Has("parent_exit") && v.Bool("parent_exit") && !worker.IsWorker() {
+					os.Exit(7) // only where a margin study's runs ran before round six: its own process
+				}
+				return &hostileNode{bug: "none"}
+			}, nil
 		},
 	})
 }

@@ -158,8 +158,12 @@ func TestHostileSmallRefusals(t *testing.T) {
 func TestHostileBuildKillsOnlyItsWorker(t *testing.T) {
 	dir := workersCorpus(t)
 	for bug, want := range map[string]string{
-		"build-exit":  "building the run killed its worker process: the worker process exited with status 7 while it built the run",
-		"build-block": "building the run killed its worker process: fatal error: building the run (the algorithm's factory) did not return within 300ms (-handler-timeout)",
+		// Worded as the algorithm's code, not its factory: the worker
+		// reads the file first (Build's checks, LeaseStores) and, for
+		// margin and list, asks DriftMargin and Contract, which die the
+		// same way (issue 39 round six, point 3).
+		"build-exit":  "the algorithm's code killed its worker process while it read the file or built the run: the worker process exited with status 7 in the algorithm's code (os.Exit in its checks, LeaseStores, DriftMargin, Contract, Token or factory?)",
+		"build-block": "the algorithm's code killed its worker process while it read the file or built the run: fatal error: the algorithm's code (its checks, LeaseStores, DriftMargin, Contract, Token or factory) did not return within 300ms (-handler-timeout)",
 	} {
 		t.Run(bug, func(t *testing.T) {
 			before := snapshot(t, dir)

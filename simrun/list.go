@@ -129,7 +129,10 @@ func listAlgorithms(w io.Writer, prog string) {
 			fmt.Fprintf(tw, "      %s\t%s\t%s\n", p.Key, paramType(p), p.Doc)
 		}
 		tw.Flush()
-		if c := cav.of(a); c != "" {
+		switch c, unknown := cav.of(a); {
+		case unknown != "":
+			fmt.Fprintf(w, "      %s\n", unknown)
+		case c != "":
 			fmt.Fprintf(w, "      with its defaults it %s (docs/checkers.md, \"Excuses\")\n", c)
 		}
 		if len(a.States) > 0 {

@@ -30,23 +30,36 @@ type caveats struct {
 
 // of is algorithm a's default caveat (defaultCaveat): here for an
 // algorithm built into electsim, in a worker process for a user's; ""
-// when it has none or its code killed the worker (the list goes on).
-func (c *caveats) of(a *registry.Algorithm) string {
+// when it has none. When the worker could not compute it (its code
+// killed the worker or panicked), why is the one line the list prints
+// in the caveat's place (the list goes on, exit 0).
+func (c *caveats) of(a *registry.Algorithm) (caveat, unknown string) {
 	if iso, _ := isolation(&options{}, []string{a.Name}, 1, worker.IsWorker(), registry.Default.Lookup); !iso {
-		return defaultCaveat(a.Name)
+		return defaultCaveat(a.Name), ""
 	}
 	if c.pool == nil {
 		p, err := worker.NewHuntPool(c.prog, 0)
 		if err != nil {
-			return ""
+			return "", caveatUnknown(err.Error())
 		}
 		c.pool = p
 	}
 	res, err := c.pool.Cluster(context.Background(), hunt.ClusterJob{Seed: 1, Name: "list", Scenario: listYAML(a.Name), Caveat: true})
-	if err != nil || res.Err != "" {
-		return ""
+	switch {
+	case err != nil:
+		return "", caveatUnknown(err.Error())
+	case res.Crash != "":
+		return "", caveatUnknown(res.Crash)
+	case res.Err != "":
+		return "", caveatUnknown(res.Err)
 	}
-	return res.Caveat
+	return res.Caveat, ""
+}
+
+// caveatUnknown is the list's line for a caveat a worker could not
+// compute, for why.
+func caveatUnknown(why string) string {
+	return "with its defaults: caveat unknown, its Contract could not be read in a worker process: " + worker.OneLine(why)
 }
 
 // close ends the worker, if one started.

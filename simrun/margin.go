@@ -16,6 +16,7 @@ import (
 	"github.com/electsim/electsim/reports"
 	"github.com/electsim/electsim/scenario"
 	"github.com/electsim/electsim/simrun/outdir"
+	"github.com/electsim/electsim/simrun/worker"
 )
 
 // MaxMarginSeeds is the most seeds a margin study runs per rate: it keeps
@@ -94,7 +95,16 @@ func marginAs(prog string, args []string, stdout, stderr io.Writer) int {
 	for i, m := range bounds.cells {
 		boundMs[i] = ms(m.Overlap)
 	}
-	res, longest, ran := sweepMargins(o, scs, jobs, boundMs, stderr)
+	var res sweepResult
+	var longest []float64
+	var ran []bool
+	if fileIsolated(o, scs[0], jobs.len(), worker.IsWorker()) { // the user's code: in worker processes (margin_procs.go)
+		if res, longest, ran, err = sweepMarginsIsolated(o, scs, jobs, first, stderr); err != nil {
+			return fail("%v", err)
+		}
+	} else {
+		res, longest, ran = sweepMargins(o, scs, jobs, boundMs, stderr)
+	}
 	if len(res.errs) > 0 {
 		return fail("%v", res.errs[0])
 	}

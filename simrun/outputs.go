@@ -17,50 +17,51 @@ import (
 )
 
 // fillOutputs writes the output folder's contents under its temporary
-// name: plots, porcupine visualizations of the featured run, repro.yaml if
-// a failing run was shrunk, and report.html (summary.json is written by the
-// caller, once the reports' timing is known; the runs file while the sweep
-// ran).
-func fillOutputs(tmp string, s *reports.Summary, fr *scenario.Run, others []*scenario.Run, st *reports.SpaceTime, o *options, sh *shrinkResult) error {
-	{
-		tls := []*reports.Timeline{timeline(fr)}
-		for _, r := range others {
-			tls = append(tls, timeline(r))
-		}
-		plots, err := reports.WritePlots(tmp, s, tls...)
-		if err != nil {
-			return fmt.Errorf("plots: %w", err)
-		}
-		var links []reports.Link
-		for _, lin := range fr.Report.Linearizability {
-			if lin.Operations == 0 {
-				continue
-			}
-			name := "porcupine-" + strings.ReplaceAll(lin.Check, "_", "-") + ".html"
-			pf, err := os.Create(filepath.Join(tmp, name))
-			if err != nil {
-				return err
-			}
-			verr := lin.Visualize(pf)
-			cerr := pf.Close()
-			if verr != nil || cerr != nil {
-				os.Remove(filepath.Join(tmp, name))
-				continue // a history porcupine cannot draw is not fatal
-			}
-			links = append(links, reports.Link{Label: fmt.Sprintf("%s (%s model, %d operations) of seed %d under %s: %s", lin.Check, lin.Model, lin.Operations, fr.Seed, fr.Algorithm, lin.Result), Href: name})
-		}
-		x := reports.HTMLExtras{Title: s.Scenario.Name, Command: commandLine(o), Porcupine: links, SpaceTime: st}
-		if sh != nil {
-			if err := os.WriteFile(filepath.Join(tmp, "repro.yaml"), sh.yaml, 0o644); err != nil {
-				return err
-			}
-			x.Shrink = sh.info()
-		}
-		if err := reports.WriteHTML(filepath.Join(tmp, "report.html"), s, plots, tmp, x); err != nil {
-			return fmt.Errorf("report: %w", err)
-		}
-		return nil
+// name: plots (one timeline each in tls: the featured run's first),
+// repro.yaml if a failing run was shrunk, and report.html linking links
+// (the featured run's porcupine visualizations, written already:
+// porcupineFiles). summary.json is written by the caller, once the
+// reports' timing is known; the runs file while the sweep ran.
+func fillOutputs(tmp string, s *reports.Summary, tls []*reports.Timeline, links []reports.Link, st *reports.SpaceTime, o *options, sh *shrinkResult) error {
+	plots, err := reports.WritePlots(tmp, s, tls...)
+	if err != nil {
+		return fmt.Errorf("plots: %w", err)
 	}
+	x := reports.HTMLExtras{Title: s.Scenario.Name, Command: commandLine(o), Porcupine: links, SpaceTime: st}
+	if sh != nil {
+		if err := os.WriteFile(filepath.Join(tmp, "repro.yaml"), sh.yaml, 0o644); err != nil {
+			return err
+		}
+		x.Shrink = sh.info()
+	}
+	if err := reports.WriteHTML(filepath.Join(tmp, "report.html"), s, plots, tmp, x); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	return nil
+}
+
+// porcupineFiles writes into tmp the porcupine visualizations of fr's
+// linearizability checks and returns the report's links to them.
+func porcupineFiles(tmp string, fr *scenario.Run) ([]reports.Link, error) {
+	var links []reports.Link
+	for _, lin := range fr.Report.Linearizability {
+		if lin.Operations == 0 {
+			continue
+		}
+		name := "porcupine-" + strings.ReplaceAll(lin.Check, "_", "-") + ".html"
+		pf, err := os.Create(filepath.Join(tmp, name))
+		if err != nil {
+			return nil, err
+		}
+		verr := lin.Visualize(pf)
+		cerr := pf.Close()
+		if verr != nil || cerr != nil {
+			os.Remove(filepath.Join(tmp, name))
+			continue // a history porcupine cannot draw is not fatal
+		}
+		links = append(links, reports.Link{Label: fmt.Sprintf("%s (%s model, %d operations) of seed %d under %s: %s", lin.Check, lin.Model, lin.Operations, fr.Seed, fr.Algorithm, lin.Result), Href: name})
+	}
+	return links, nil
 }
 
 // humanOut is where the human summary goes: stdout, unless stdout carries

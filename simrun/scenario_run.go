@@ -25,6 +25,7 @@ const featuredGrace = 5 * time.Second
 // named steps, each ending the command early when it must (an ending).
 func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 	r := &scenarioRun{o: o, stdout: stdout, stderr: stderr}
+	defer r.closeWorker()
 	if e := runSteps(
 		r.load,    // the file, the seeds and the algorithms
 		r.plan,    // the jobs, the algorithms that can build it, the limits, the destination
@@ -73,6 +74,12 @@ type scenarioRun struct {
 	jobs     jobList
 	na       []reports.NotApplicable
 	inWorker bool // a worker process: the parent explains, features and reports
+	// isolated: the sweep ran in worker processes for isolation, so a
+	// user's algorithm runs again after it in one too (pool, reading src:
+	// rerun_worker.go).
+	isolated bool
+	pool     *worker.HuntPool
+	src      []byte
 
 	dest   outdir.OutputDest
 	folder *outdir.StagedFolder // nil in a worker process
@@ -80,12 +87,13 @@ type scenarioRun struct {
 
 	res         sweepResult
 	s           *reports.Summary
-	fr          *scenario.Run      // the featured run, with its story
+	fr          *scenario.Run      // the featured run, with its story (nil: it ran in a worker)
+	fo          *featuredOut       // what the outputs need of it
 	ex          *exports           // its trace exports, staged
 	fsc         *scenario.Scenario // the featured run's scenario (its grid cell's)
 	featuredJob job
 	shrunk      *shrinkResult
-	others      []*scenario.Run // a comparison's other algorithms' runs
+	others      []*reports.Timeline // a comparison's other algorithms' runs' timelines
 	js          *outdir.AtomicFile
 	code        int // the exit status once committed
 }

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/electsim/electsim/hunt"
 	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/reports"
 	"github.com/electsim/electsim/scenario"
@@ -23,6 +24,7 @@ import (
 // sweep, in this process or in worker processes.
 func (r *scenarioRun) run() *ending {
 	isolate, autoIsolated := isolation(r.o, r.algos, r.jobs.len(), r.inWorker, registry.Default.Lookup)
+	r.isolated = isolate
 	if r.jobs.len() == 1 && !r.inWorker && !isolate { // a worker process sweeps even one run: it announces it
 		return r.runOne()
 	}
@@ -35,12 +37,12 @@ func (r *scenarioRun) run() *ending {
 func (r *scenarioRun) runOne() *ending {
 	o, jobs := r.o, r.jobs
 	start := time.Now()
-	fr, ex, err := rerun(r.sc, jobs.at(0), o, r.stdout, r.stderr, "run", nil)
+	fr, ex, err := rerun(r.sc, jobs.at(0), o, r.stdout, r.stderr, "run", hunt.Hooks{})
 	if err != nil {
 		r.abort()
 		return endWith(exitUsage, err)
 	}
-	r.fr, r.ex = fr, ex
+	r.fr, r.ex, r.fo = fr, ex, featuredHere(fr, ex)
 	rs := summarize(fr)
 	labelRun(o, jobs, jobs.at(0), &rs)
 	r.res = sweepResult{col: reports.NewCollector(true), planned: 1, wall: time.Since(start)}
@@ -113,7 +115,7 @@ func (r *scenarioRun) tellProcesses(isolate, autoIsolated bool) {
 // judge closes the runs file and sums the sweep up; a worker process's
 // summary is its whole output, and it ends here.
 func (r *scenarioRun) judge() *ending {
-	o, sc, scs, res := r.o, r.sc, r.scs, r.res
+	o, sc, res := r.o, r.sc, r.res
 	if err := r.rf.close(); err != nil {
 		r.abort()
 		r.ex.Abort()
@@ -136,10 +138,11 @@ func (r *scenarioRun) judge() *ending {
 	if s.Grid != nil && s.Grid.Heat == "auto" {
 		s.Grid.Heat = reports.AutoHeat(s.Algorithms)
 	}
-	for i := range s.Algorithms {
-		g := &s.Algorithms[i]
-		g.Token = tokenInfo(scs[cellOfVary(o, g.Vary)], g.Algorithm)
-		g.Caveat = scs[cellOfVary(o, g.Vary)].Caveat(g.Algorithm)
+	r.s = s
+	if e := r.groupInfo(); e != nil { // the algorithm's Token and Contract: in a worker for a user's (rerun_worker.go)
+		r.abort()
+		r.ex.Abort()
+		return e
 	}
 	s.Runs = res.col.Kept()
 	s.RunsKept = res.col.KeptMode()
@@ -165,7 +168,7 @@ func (r *scenarioRun) judge() *ending {
 // bounded by wall time can decide differently the second time, and the
 // kept run must agree with the aggregates and the runs file.
 func (r *scenarioRun) explain() *ending {
-	o, s, scs := r.o, r.s, r.scs
+	o, s := r.o, r.s
 	explained := 0
 	for i := range s.Runs {
 		// The single run already has its story; after a signal, no rerun
@@ -177,16 +180,32 @@ func (r *scenarioRun) explain() *ending {
 			continue // a run that killed its worker would kill this process
 		}
 		explained++
-		j := jobOf(o, &s.Runs[i])
-		jsc := scs[j.cell]
-		run, err := jsc.Run(scenario.RunOptions{Seed: j.seed, Algorithm: algoOverride(jsc, j.algo), PorcupineTimeout: o.porcupine, Story: true, StopAtViolation: o.failFast})
-		if err != nil {
+		again, e := r.explained(jobOf(o, &s.Runs[i]))
+		if e != nil {
 			r.abort()
-			return endWith(exitUsage, err)
+			return e
 		}
-		addExplanations(&s.Runs[i], summarize(run))
+		addExplanations(&s.Runs[i], again)
 	}
 	return nil
+}
+
+// explained is job j run again with its story, summarized: here, or in
+// the worker process for a user's algorithm (rerun_worker.go).
+func (r *scenarioRun) explained(j job) (reports.RunSummary, *ending) {
+	if r.userIsolated(j.algo) {
+		rep, e := r.ask(rerunJob{Kind: "explain", Seed: j.seed, Algorithm: j.algo}, j.cell, fmt.Sprintf("seed %d, run again for its explanation", j.seed))
+		if e != nil {
+			return reports.RunSummary{}, e
+		}
+		return *rep.Summary, nil
+	}
+	o, jsc := r.o, r.scs[j.cell]
+	run, err := jsc.Run(scenario.RunOptions{Seed: j.seed, Algorithm: algoOverride(jsc, j.algo), PorcupineTimeout: o.porcupine, Story: true, StopAtViolation: o.failFast})
+	if err != nil {
+		return reports.RunSummary{}, endWith(exitUsage, err)
+	}
+	return summarize(run), nil
 }
 
 // feature runs the featured run again in full: the first that failed its
@@ -211,17 +230,30 @@ func (r *scenarioRun) feature() *ending {
 	// After a signal the featured run (one the sweep finished) is cut
 	// at featuredGrace of wall time: the partial summary must not wait
 	// for a long run again (docs/output.md, "Signals").
+	if r.userIsolated(fj.algo) { // the user's code: in a worker (rerun_worker.go)
+		var grace time.Duration
+		if res.interrupted {
+			grace = featuredGrace
+		}
+		fo, e := r.featureInWorker(fj, grace)
+		if e != nil {
+			r.abort()
+			return e
+		}
+		r.fo = fo
+		return nil
+	}
 	var cut *atomic.Bool
 	if res.interrupted {
 		cut = new(atomic.Bool)
 		defer time.AfterFunc(featuredGrace, func() { cut.Store(true) }).Stop()
 	}
-	fr, ex, err := rerun(r.fsc, fj, o, r.stdout, r.stderr, "featured run", cut)
+	fr, ex, err := rerun(r.fsc, fj, o, r.stdout, r.stderr, "featured run", hunt.Hooks{Abort: cut})
 	if err != nil {
 		r.abort()
 		return endWith(exitUsage, err)
 	}
-	r.fr, r.ex = fr, ex
+	r.fr, r.ex, r.fo = fr, ex, featuredHere(fr, ex)
 	if cut != nil && cut.Load() && fr.Outcome == sim.OutcomeStopped {
 		fmt.Fprintf(r.stderr, "%s: the featured run's report was cut at %v of simulated time (interrupted; %v of wall time allowed)\n", progName(o), fr.Sim.Now(), featuredGrace)
 	}
@@ -236,12 +268,38 @@ func (r *scenarioRun) export() *ending {
 	o, s, folder := r.o, r.s, r.folder
 	repStart := time.Now()
 	if !r.res.interrupted { // asked to stop: no 30 s of shrinking
-		r.shrunk = maybeShrink(o, r.fsc, r.fr, s, r.stderr)
+		var died *ending
+		r.shrunk = maybeShrink(o, r.fsc, r.fo, s, r.stderr, func() shrunkRun {
+			if r.fr != nil {
+				return shrinkHere(r.fr, o.shrinkTime, nil, nil)
+			}
+			rep, e := r.ask(rerunJob{Kind: "shrink", Seed: r.fo.seed, Algorithm: r.fo.algo, Shrink: o.shrinkTime}, r.featuredJob.cell, fmt.Sprintf("seed %d, shrunk", r.fo.seed))
+			if e != nil {
+				died = e
+				return shrunkRun{Err: "the worker process failed"}
+			}
+			return *rep.Shrunk
+		})
+		if died != nil {
+			r.abort()
+			r.ex.Abort()
+			return died
+		}
 	}
 	if e := r.compare(); e != nil {
+		r.ex.Abort()
 		return e
 	}
-	if err := fillOutputs(folder.Tmp, s, r.fr, r.others, r.ex.spaceTime(r.fr), o, r.shrunk); err != nil {
+	links := r.fo.porcupine
+	if r.fr != nil {
+		var err error
+		if links, err = porcupineFiles(folder.Tmp, r.fr); err != nil {
+			r.abort()
+			r.ex.Abort()
+			return endWith(exitUsage, err)
+		}
+	}
+	if err := fillOutputs(folder.Tmp, s, append([]*reports.Timeline{r.fo.timeline}, r.others...), links, r.fo.spaceTime, o, r.shrunk); err != nil {
 		r.abort()
 		r.ex.Abort()
 		return endWith(exitUsage, err)
@@ -280,11 +338,20 @@ func (r *scenarioRun) compare() *ending {
 	}
 	fj := r.featuredJob
 	for _, a := range r.algos {
-		if a == r.fr.Algorithm {
+		if a == r.fo.algo {
 			continue
 		}
 		j, ok := representative(o, s, a, fj.cell)
 		if !ok || r.res.died[j] {
+			continue
+		}
+		if r.userIsolated(a) { // in a worker (rerun_worker.go)
+			rep, e := r.ask(rerunJob{Kind: "timeline", Seed: j.seed, Algorithm: a}, j.cell, fmt.Sprintf("seed %d, run again for the comparison", j.seed))
+			if e != nil {
+				r.abort()
+				return e
+			}
+			r.others = append(r.others, rep.Timeline)
 			continue
 		}
 		run, err := scs[j.cell].Run(scenario.RunOptions{Seed: j.seed, Algorithm: algoOverride(scs[j.cell], j.algo), PorcupineTimeout: o.porcupine, Story: true, StopAtViolation: o.failFast})
@@ -292,7 +359,7 @@ func (r *scenarioRun) compare() *ending {
 			r.abort()
 			return endWith(exitUsage, err)
 		}
-		r.others = append(r.others, run)
+		r.others = append(r.others, timeline(run))
 	}
 	return nil
 }

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -49,6 +48,8 @@ type huntRequest struct {
 	Cluster *hunt.ClusterJob `json:"cluster,omitempty"`
 	// Materialize: simrun -materialize of a user's algorithm (simrun's materialize_worker.go).
 	Materialize *hunt.MaterializeJob `json:"materialize,omitempty"`
+	// Own: a job of the command that started the pool (own.go).
+	Own json.RawMessage `json:"own,omitempty"`
 }
 
 // huntReply is a worker's answer to a huntRequest.
@@ -58,12 +59,15 @@ type huntReply struct {
 	Cluster *hunt.ClusterResult `json:"cluster,omitempty"`
 	// Materialize answers huntRequest.Materialize.
 	Materialize *hunt.MaterializeResult `json:"materialize,omitempty"`
+	// Own answers huntRequest.Own.
+	Own json.RawMessage `json:"own,omitempty"`
 }
 
 // ServeHunt is a worker process's loop: the stack limit and the handler
 // watchdog (Guard), then one reply per request on replies until
-// stdin closes. It reports false when it failed (why, on stderr).
-func ServeHunt(stdin io.Reader, replies io.Writer, stderr io.Writer) bool {
+// stdin closes; own serves the requests of the command itself (Own). It
+// reports false when it failed (why, on stderr).
+func ServeHunt(stdin io.Reader, replies io.Writer, stderr io.Writer, own OwnServer) bool {
 	g := NewGuard()
 	defer g.Close()
 	in := bufio.NewScanner(stdin)
@@ -90,6 +94,13 @@ func ServeHunt(stdin io.Reader, replies io.Writer, stderr io.Writer) bool {
 		case req.Materialize != nil:
 			r := hunt.Materialize(*req.Materialize, hunt.Hooks{Beat: g.Building(), Guard: g.Gor.Arm()})
 			rep.Materialize = &r
+		case req.Own != nil && own != nil:
+			b, err := json.Marshal(own(req.Own, g))
+			if err != nil {
+				fmt.Fprintf(stderr, "simrun hunt-worker: %v\n", err)
+				return false
+			}
+			rep.Own = b
 		}
 		g.Idle()
 		b, err := json.Marshal(rep)
@@ -238,7 +249,7 @@ func (p *HuntPool) call(ctx context.Context, i int, req huntRequest, limit time.
 	}
 	if _, err := s.in.Write(append(b, '\n')); err == nil && s.out.Scan() {
 		var rep huntReply
-		if err := json.Unmarshal(s.out.Bytes(), &rep); err != nil || rep.Run == nil && rep.Repro == nil && rep.Cluster == nil && rep.Materialize == nil {
+		if err := json.Unmarshal(s.out.Bytes(), &rep); err != nil || rep.Run == nil && rep.Repro == nil && rep.Cluster == nil && rep.Materialize == nil && rep.Own == nil {
 			// Only this worker writes the pipe: a reply that does not
 			// parse means the process is not in a state to trust.
 			p.reap(s)
@@ -323,9 +334,7 @@ func (p *HuntPool) Cluster(ctx context.Context, j hunt.ClusterJob) (hunt.Cluster
 	var died *errDied
 	switch {
 	case errors.As(err, &died):
-		value := strings.Replace(died.value, "during the run (os.Exit in a handler?)", "while it built the run (os.Exit in the algorithm's factory?)", 1)
-		msg := "building the run killed its worker process: " + value
-		return hunt.ClusterResult{}, &hunt.DiedError{Msg: msg}
+		return hunt.ClusterResult{}, &hunt.DiedError{Msg: "the algorithm's code killed its worker process while it read the file or built the run: " + outsideRun(died.value)}
 	case err != nil:
 		return hunt.ClusterResult{}, err
 	case rep.Cluster == nil:

@@ -142,7 +142,7 @@ func (g *Guard) watch() {
 			}
 			if now.Sub(since) >= g.timeout {
 				if b == buildBeat {
-					fmt.Fprintf(os.Stderr, "fatal error: building the run (the algorithm's factory) did not return within %v (-handler-timeout)\n\n%s", g.timeout, stacksIn("electsim/scenario.(*Scenario).Build("))
+					fmt.Fprintf(os.Stderr, "fatal error: the algorithm's code (%s) did not return within %v (-handler-timeout)\n\n%s", algorithmCode, g.timeout, stacksIn("electsim/scenario."))
 				} else {
 					fmt.Fprintf(os.Stderr, "fatal error: a handler did not return within %v (-handler-timeout)\n\n%s", g.timeout, stacksIn("electsim/sim.(*Sim).run("))
 				}
@@ -152,14 +152,29 @@ func (g *Guard) watch() {
 	}
 }
 
-// buildBeat is the beat while a worker builds a run (begin, building):
-// the watchdog times the algorithm's factory as it times a handler. The
+// algorithmCode names what runs under buildBeat: the algorithm's own
+// functions the scenario package calls while it reads a file (Build's
+// checks, LeaseStores) or builds a run (the factory), and those simrun
+// and hunt ask of it (DriftMargin, Contract, Token). Not only the
+// factory: a death there is worded by what may have died.
+const algorithmCode = "its checks, LeaseStores, DriftMargin, Contract, Token or factory"
+
+// outsideRun is a worker's death value (workerDeath) for a death under
+// buildBeat: outside any run's handlers, in the algorithm's code.
+func outsideRun(value string) string {
+	return strings.Replace(value, "during the run (os.Exit in a handler?)", "in the algorithm's code (os.Exit in "+algorithmCode+"?)", 1)
+}
+
+// buildBeat is the beat while a worker reads a file or builds a run
+// (begin, building): the watchdog times the algorithm's code there as it
+// times a handler. The
 // run loop's beats count events from 0; -1 is out of any run.
 const buildBeat = int64(1) << 62
 
 // stacksIn is the stacks of the goroutines inside frame: the engine's
 // run loop (the handler that has not returned, from where it is now) or
-// the scenario's Build (the factory).
+// the scenario package (reading a file, building a run: the algorithm's
+// code it called).
 func stacksIn(frame string) string {
 	buf := make([]byte, 1<<20)
 	buf = buf[:runtime.Stack(buf, true)]
