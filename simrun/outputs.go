@@ -217,7 +217,14 @@ func printSummary(w io.Writer, sc *scenario.Scenario, s *reports.Summary, res sw
 		for _, p := range r.Problems {
 			fmt.Fprintf(w, "  - %s\n", p)
 		}
-		if v, ok := shownViolation(r.Violations); ok {
+		v, ok := shownViolation(r.Violations)
+		switch {
+		case r.Explained != "" && (!ok || v.Kind != checker.CheckCrashed):
+			// The finding's own check, the faults on its nodes and
+			// services, its story (scenario.Run.Explain, as a hunt
+			// prints it). A crash keeps its stack below.
+			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(r.Explained, "\n", "\n  "))
+		case ok:
 			text := v.Explanation
 			if text == "" {
 				text = v.Details

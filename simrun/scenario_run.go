@@ -165,6 +165,9 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 		}
 		fr, ex = r, e
 		rs := summarize(r)
+		if !r.OK {
+			rs.Explained = r.Explain(nil)
+		}
 		label(0, jobs.at(0), &rs)
 		res = sweepResult{col: reports.NewCollector(true), planned: 1, wall: time.Since(start)}
 		res.col.Add(0, rs)
@@ -279,6 +282,7 @@ func runScenario(o *options, stdout, stderr io.Writer) (int, error) {
 			return exitUsage, err
 		}
 		addExplanations(&s.Runs[i], summarize(r))
+		s.Runs[i].Explained = r.Explain(nil)
 	}
 	// The featured run: the first that failed its expectations, else the
 	// first. Runs are deterministic, so it is simply run again in full.
