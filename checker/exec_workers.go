@@ -183,7 +183,7 @@ func (c *checker) workersText(nodes []sim.NodeID) string {
 // starts are told as cron runs, FactRunStarted).
 func (c *checker) execText(r *sim.Record, nodes []sim.NodeID, slots []slotID) string {
 	switch r.Fact {
-	case sim.FactExecRedelivered, sim.FactExecDead, sim.FactExecAcked, sim.FactExecCompleted:
+	case sim.FactExecRedelivered, sim.FactExecDead, sim.FactExecAcked, sim.FactExecCompleted, sim.FactExecFailed:
 	default:
 		return ""
 	}
@@ -209,6 +209,9 @@ func (c *checker) execText(r *sim.Record, nodes []sim.NodeID, slots []slotID) st
 	}
 	if !involved(nodes, r.Node) {
 		return ""
+	}
+	if r.Fact == sim.FactExecFailed {
+		return fmt.Sprintf("%s's run of %s failed and stopped", c.in.name(r.Node), name)
 	}
 	return fmt.Sprintf("%s completed its execution of %s", c.in.name(r.Node), name)
 }

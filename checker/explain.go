@@ -2,11 +2,13 @@ package checker
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/electsim/electsim/cron"
+	"github.com/electsim/electsim/faults"
 	"github.com/electsim/electsim/sim"
 )
 
@@ -93,12 +95,12 @@ func (c *checker) context(from, to sim.Time, nodes []sim.NodeID, slots []slotID)
 		it := item{at: r.At, seq: recs[i].seq, node: r.Node, wall: r.Wall}
 		switch r.Type {
 		case sim.RecFault, sim.RecNote:
-			if r.Node != sim.None && !mine {
+			if r.Node != sim.None && !mine || noOp(r) || c.toldByFaultNote(i, nodes) {
 				continue
 			}
 			it.text = faultText(r)
 		case sim.RecPause:
-			if !mine {
+			if !mine || c.toldByFaultNote(i, nodes) {
 				continue
 			}
 			if p, ok := c.tl.pauseAt(r.Node, r.At); ok && !p.open {
@@ -107,17 +109,17 @@ func (c *checker) context(from, to sim.Time, nodes []sim.NodeID, slots []slotID)
 				it.text = c.in.name(r.Node) + " paused (until the end)"
 			}
 		case sim.RecResume:
-			if !mine {
+			if !mine || c.toldByFaultNote(i, nodes) {
 				continue
 			}
 			it.text = c.in.name(r.Node) + " resumed"
 		case sim.RecCrash:
-			if !mine {
+			if !mine || c.toldByFaultNote(i, nodes) {
 				continue
 			}
 			it.text = c.in.name(r.Node) + " crashed"
 		case sim.RecStart:
-			if !mine || !r.Restarted() {
+			if !mine || !r.Restarted() || c.toldByFaultNote(i, nodes) {
 				continue
 			}
 			it.text = c.in.name(r.Node) + " restarted"
@@ -143,6 +145,54 @@ func (c *checker) context(from, to sim.Time, nodes []sim.NodeID, slots []slotID)
 			continue
 		}
 		out = append(out, it)
+	}
+	return out
+}
+
+// noOp reports whether r is one of the fault layer's notes of what did
+// not happen: a fault skipped, or the settle phase's count of the faults
+// it reverts (each revert has its own note). Neither is ever a cause.
+func noOp(r *sim.Record) bool {
+	return r.Type == sim.RecNote && (r.Name == faults.NoteSkip || r.Name == faults.NoteSettle)
+}
+
+// toldByFaultNote reports whether kept record i is the engine's record of
+// what a fault layer's note of the same instant tells already: a network
+// change (net.*: "connect n1 -> n2, n2 -> n1, …" beside "faults[0]: heal
+// partition: 10 of 10 links restored"), or the pause, resume, crash or
+// restart of the note's node ("resource crashed" beside "faults[2]: crash
+// resource for 3.600s"). The story tells each once, by the note, which
+// names the fault and its duration; a note the story leaves out (of a
+// node not among nodes) tells nothing.
+func (c *checker) toldByFaultNote(i int, nodes []sim.NodeID) bool {
+	r := &c.kept[i].r
+	net := r.Type == sim.RecFault && strings.HasPrefix(r.Name, "net.")
+	switch {
+	case net, r.Type == sim.RecPause, r.Type == sim.RecResume, r.Type == sim.RecCrash, r.Type == sim.RecStart:
+	default:
+		return false
+	}
+	for _, step := range []int{-1, 1} {
+		for k := i + step; k >= 0 && k < len(c.kept) && c.kept[k].r.At == r.At; k += step {
+			x := &c.kept[k].r
+			if x.Type == sim.RecNote && strings.HasPrefix(x.Name, faults.NotePrefix) && !noOp(x) &&
+				(x.Node == r.Node || net && (x.Node == sim.None || involved(nodes, x.Node))) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// everyNode lists every node of the run, candidates and services alike
+// (a slot's story involves the resource, the stores, a queue and its
+// workers as much as the schedulers).
+func (c *checker) everyNode() []sim.NodeID {
+	out := slices.Clone(c.in.Candidates)
+	for id := range c.in.Names {
+		if !slices.Contains(out, sim.NodeID(id)) {
+			out = append(out, sim.NodeID(id))
+		}
 	}
 	return out
 }
@@ -323,3 +373,17 @@ func (c *checker) runStart(e *cron.LogEntry) sim.Time {
 
 // writeSeqBase orders a write's story item after every record of its instant.
 const writeSeqBase = 1 << 50
+
+// slotStoryWindow is how far either side of a slot's due time its story
+// (a missed or lost slot's) looks.
+const slotStoryWindow = sim.Time(30 * time.Second)
+
+// slotStoryEnd is where a slot's story ends: at its deadline (end) when
+// it has one (a contract's missed_slots bound: what happens after it did
+// not make the slot late), else slotStoryWindow after it fell due.
+func slotStoryEnd(due, end sim.Time) sim.Time {
+	if end > due {
+		return min(end, due+slotStoryWindow)
+	}
+	return due + slotStoryWindow
+}

@@ -153,7 +153,7 @@ func (c *checker) checkMissedSlots() (Check, *cron.Results) {
 			v.Details += fmt.Sprintf("; deadline t=%v", v.End)
 		}
 		if c.wants(&ch) {
-			v.Explanation = c.story(c.context(due-sim.Time(30*time.Second), due+sim.Time(30*time.Second), c.in.Candidates, []slotID{{job, m.Slot}}), "slot missed")
+			v.Explanation = c.story(c.context(due-slotStoryWindow, slotStoryEnd(due, v.End), c.everyNode(), []slotID{{job, m.Slot}}), "slot missed")
 		}
 		c.add(&ch, v)
 	}

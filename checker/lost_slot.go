@@ -54,8 +54,12 @@ func (c *checker) checkLostSlot() Check {
 	})
 	for _, f := range found {
 		name := cron.SlotName(c.in.jobName(f.k.job), f.k.slot)
-		c.add(&ch, Violation{At: f.at, End: f.at, Slot: name,
-			Details: fmt.Sprintf("%s came due at t=%v %s; %s by the end of the run", name, time.Duration(f.at), f.when, f.why)})
+		v := Violation{At: f.at, End: f.at, Slot: name,
+			Details: fmt.Sprintf("%s came due at t=%v %s; %s by the end of the run", name, time.Duration(f.at), f.when, f.why)}
+		if c.wants(&ch) {
+			v.Explanation = c.story(c.context(f.at-slotStoryWindow, f.at+slotStoryWindow, c.everyNode(), []slotID{f.k}), "slot lost")
+		}
+		c.add(&ch, v)
 	}
 	return c.finish(ch, fmt.Sprintf("every slot due while a scheduler led, and every slot started, completed (%d due while one led, in the run)", c.exec.dueLed),
 		"%d slot(s) due while a scheduler led, or started, never completed")

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/electsim/electsim/checker"
 	"github.com/electsim/electsim/registry"
 	"github.com/electsim/electsim/scenario"
 )
@@ -71,7 +72,7 @@ func TestEveryFindingReplays(t *testing.T) {
 			lines := strings.Split(res.Explanation, "\n")
 			check, _, _ := strings.Cut(lines[0], ":")
 			assert.Contains(t, res.Failure, check, "explained by another check: %s", res.Explanation)
-			assert.LessOrEqual(t, len(lines), maxExplainLines, res.Explanation)
+			assert.LessOrEqual(t, len(lines), checker.MaxExplainLines, res.Explanation)
 			t.Logf("%v\n%s", res.Failure, res.Explanation)
 		})
 	}

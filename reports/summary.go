@@ -282,6 +282,11 @@ type RunSummary struct {
 	// name (cron.Counters: beat_exits, kube_runs_skipped_active, …);
 	// absent for a mode with none.
 	Counters map[string]int `json:"counters,omitempty"`
+	// Explained is, for a failing run the human summary prints, its
+	// finding's explanation (scenario.Run.Explain: its own check, the
+	// faults on its nodes and services, its story, at most a dozen
+	// lines). Only the run re-run with its story has one; never written.
+	Explained string `json:"-"`
 }
 
 // WorkerSummary is what one node did as a queue-mode worker in a run:

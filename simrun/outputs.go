@@ -219,16 +219,7 @@ func printSummary(w io.Writer, sc *scenario.Scenario, s *reports.Summary, res sw
 		for _, p := range r.Problems {
 			fmt.Fprintf(w, "  - %s\n", p)
 		}
-		if v, ok := shownViolation(r.Violations); ok {
-			text := v.Explanation
-			if text == "" {
-				text = v.Details
-			}
-			fmt.Fprintf(w, "  %s: %s\n", v.Kind, text)
-			if v.Stack != "" {
-				fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(v.Stack, "\n", "\n  "))
-			}
-		}
+		printExplanation(w, r)
 		rsc := scOf(r)
 		fmt.Fprintf(w, "  replay: %s\n", rsc.ReplayCommand(r.Seed, algoOverride(rsc, r.Algorithm)))
 	}

@@ -78,6 +78,9 @@ type rerunReply struct {
 	Crash   string `json:"crash,omitempty"`
 
 	Summary *reports.RunSummary `json:"summary,omitempty"` // explain
+	// Explained is the explain job's Summary.Explained, which the
+	// summary's JSON leaves out (scenario.Run.Explain).
+	Explained string `json:"explained,omitempty"`
 	// The featured run's facts (featuredOut), with its end: Stopped
 	// when the cut stopped it, at Now.
 	OK        bool               `json:"ok,omitempty"`
@@ -143,7 +146,7 @@ func serveRerun(j rerunJob, g *worker.Guard, last **scenario.Run) (rep rerunRepl
 			return rerunReply{Timeline: timeline(run)}
 		}
 		rs := summarize(run)
-		return rerunReply{Summary: &rs}
+		return rerunReply{Summary: &rs, Explained: run.Explain(nil)}
 	}
 	return serveFeatured(j, sc, h, last)
 }

@@ -44,6 +44,9 @@ func (r *scenarioRun) runOne() *ending {
 	}
 	r.fr, r.ex, r.fo = fr, ex, featuredHere(fr, ex)
 	rs := summarize(fr)
+	if !fr.OK {
+		rs.Explained = fr.Explain(nil)
+	}
 	labelRun(o, jobs, jobs.at(0), &rs)
 	r.res = sweepResult{col: reports.NewCollector(true), planned: 1, wall: time.Since(start)}
 	r.res.col.Add(0, rs)
@@ -160,52 +163,6 @@ func (r *scenarioRun) judge() *ending {
 		return endWith(writeWorkerSummary(o, r.stdout, s, res))
 	}
 	return nil
-}
-
-// explain runs again, with their story, the failing runs the summary
-// prints, so their violations come explained. The sweep judged runs
-// without their story. The sweep's verdicts stand: a porcupine check
-// bounded by wall time can decide differently the second time, and the
-// kept run must agree with the aggregates and the runs file.
-func (r *scenarioRun) explain() *ending {
-	o, s := r.o, r.s
-	explained := 0
-	for i := range s.Runs {
-		// The single run already has its story; after a signal, no rerun
-		// but the featured one.
-		if r.fr != nil || explained >= maxPrintedFailures || r.res.interrupted {
-			break
-		}
-		if s.Runs[i].OK || s.Runs[i].WorkerDied {
-			continue // a run that killed its worker would kill this process
-		}
-		explained++
-		again, e := r.explained(jobOf(o, &s.Runs[i]))
-		if e != nil {
-			r.abort()
-			return e
-		}
-		addExplanations(&s.Runs[i], again)
-	}
-	return nil
-}
-
-// explained is job j run again with its story, summarized: here, or in
-// the worker process for a user's algorithm (rerun_worker.go).
-func (r *scenarioRun) explained(j job) (reports.RunSummary, *ending) {
-	if r.userIsolated(j.algo) {
-		rep, e := r.ask(rerunJob{Kind: "explain", Seed: j.seed, Algorithm: j.algo}, j.cell, fmt.Sprintf("seed %d, run again for its explanation", j.seed))
-		if e != nil {
-			return reports.RunSummary{}, e
-		}
-		return *rep.Summary, nil
-	}
-	o, jsc := r.o, r.scs[j.cell]
-	run, err := jsc.Run(scenario.RunOptions{Seed: j.seed, Algorithm: algoOverride(jsc, j.algo), PorcupineTimeout: o.porcupine, Story: true, StopAtViolation: o.failFast})
-	if err != nil {
-		return reports.RunSummary{}, endWith(exitUsage, err)
-	}
-	return summarize(run), nil
 }
 
 // feature runs the featured run again in full: the first that failed its

@@ -3,7 +3,6 @@ package doccmds
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -13,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,6 +29,11 @@ var programs = map[string]bool{"simrun": true, "go": true, "git": true, "valgrin
 // a `stdout of` marker names, the output the docs show. The commands run in
 // a copy of the repository, so out/ folders, materialized files and built
 // binaries never land in the working tree.
+//
+// Files run in parallel (at most -test.parallel at once, GOMAXPROCS by
+// default), each in a copy of its own with its own GOBIN and /tmp/, so
+// that one file's out/ folders and temporary paths never meet another's;
+// a file's commands run in order, as a reader types them.
 func TestDocCommands(t *testing.T) {
 	if os.Getenv(nestedEnv) != "" {
 		t.Skipf("%s is set: a documented command runs this package's tests; running every command again from there would recurse", nestedEnv)
@@ -40,18 +45,7 @@ func TestDocCommands(t *testing.T) {
 
 	sizes := docSizes(t)
 	work := t.TempDir()
-	repo := filepath.Join(work, "repo")
-	copyRepo(t, root, repo)
-	for _, d := range []string{"bin", "gobin", "tmp"} {
-		require.NoError(t, os.MkdirAll(filepath.Join(work, d), 0o755))
-	}
-	env := append(os.Environ(),
-		// GOBIN first: after the README's `go install ./cmd/simrun`,
-		// `simrun` is the installed one, as on a user's machine.
-		"PATH="+strings.Join([]string{filepath.Join(work, "gobin"), filepath.Join(work, "bin"), os.Getenv("PATH")}, string(os.PathListSeparator)),
-		"GOBIN="+filepath.Join(work, "gobin"),
-		nestedEnv+"=1",
-	)
+	require.NoError(t, os.MkdirAll(filepath.Join(work, "bin"), 0o755))
 	// A read-only go test or go vet runs in the working tree itself, with
 	// the environment as given, so it shares the build cache of CI's own
 	// `go test ./...`; so do the builds of the binaries the commands run
@@ -62,95 +56,285 @@ func TestDocCommands(t *testing.T) {
 	// cache a compile in the copy compiles the repository a second time
 	// (minutes on a busy machine), so only the commands that write into
 	// the tree (-rewrite) do.
-	inPlaceEnv := env
-	env = append(slices.Clip(env), "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -trimpath"))
-	build(t, inPlaceEnv, root, filepath.Join(work, "bin", "simrun"), "./cmd/simrun")
-	runDot := map[string]string{} // `go run PKG` binaries, by directory and package
+	base := append(os.Environ(), nestedEnv+"=1")
+	build(t, base, root, filepath.Join(work, "bin", "simrun"), "./cmd/simrun")
+	common := &shared{runDot: map[string]string{}, counts: map[string]int{}, readOnly: map[string]*readOnly{}}
+	common.listing, common.listOut = listAll(t, root, base, cmds, sizes)
+	t.Cleanup(func() { t.Logf("%d commands: %v", len(cmds), common.counts) }) // after every file's subtest
 
-	counts := map[string]int{}
-	type readOnlyRun struct{ code int }
-	readOnlyRuns := map[string]readOnlyRun{}
-	for _, c := range cmds {
-		name := strings.NewReplacer("/", "_", " ", "_").Replace(fmt.Sprintf("%s:%d", c.File, c.Line))
+	for i, file := range byFile(cmds) {
+		name := strings.NewReplacer("/", "_", " ", "_").Replace(file[0].File)
 		t.Run(name, func(t *testing.T) {
-			if c.Class != Run {
-				counts[c.Class.String()]++
-				t.Skipf("%s: %s (%s)", c.Class, c.Text, c.Reason)
+			t.Parallel()
+			fw := filepath.Join(work, "f"+strconv.Itoa(i))
+			for _, d := range []string{"gobin", "tmp"} {
+				require.NoError(t, os.MkdirAll(filepath.Join(fw, d), 0o755))
 			}
-			prog := program(c.Text)
-			if !programs[path.Base(prog)] { // ./bin/simrun is simrun
-				counts["unclassified"]++
-				t.Fatalf("%s: no runner for %q (%s): run it from docs_test.go, or mark it <!-- doccmds: skip REASON -->", c.Where(), prog, c.Text)
+			repo := filepath.Join(fw, "repo")
+			if slices.ContainsFunc(file, func(c Command) bool { return c.Class == Run }) {
+				// A git repository of its own only for a file that runs
+				// git (a documented `git diff` shows what its commands
+				// changed): git add and commit of the whole copy cost
+				// seconds on a busy machine, per file.
+				gitRepo := slices.ContainsFunc(file, func(c Command) bool { return c.Class == Run && program(c.Text) == "git" })
+				copyRepo(t, root, repo, gitRepo)
 			}
-			if _, err := exec.LookPath(prog); err != nil && prog != "simrun" && !strings.Contains(prog, "/") {
-				counts["skipped"]++
-				t.Skipf("%s: %s is not installed: %s", c.Where(), prog, c.Text)
-			}
-			text := Rewrite(c, sizes, filepath.Join(work, "tmp"))
-			dir, cmdEnv := filepath.Join(repo, filepath.FromSlash(c.Dir)), env
-			listing := false
-			if inPlace(text) {
-				dir, cmdEnv = filepath.Join(root, filepath.FromSlash(c.Dir)), inPlaceEnv
-				// A read-only go test of the main module: `go test ./...`
-				// runs its tests itself; list them (ListOnly).
-				if l, ok := ListOnly(text); ok && !sizes.Full && c.Dir == "." && c.Exit == 0 && c.Stdout == "" {
-					text, listing = l, true
-				}
-			}
-			if m := goRunDotRE.FindStringSubmatch(text); m != nil {
-				key := c.Dir + "\x00" + m[2]
-				bin, ok := runDot[key]
-				if !ok {
-					bin = filepath.Join(work, "bin", "run-"+strconv.Itoa(len(runDot)))
-					build(t, inPlaceEnv, filepath.Join(root, filepath.FromSlash(c.Dir)), bin, m[2])
-					runDot[key] = bin
-				}
-				text = goRunDotRE.ReplaceAllString(text, "${1}"+bin+"$3")
-			}
-			if installs(text) {
-				dir, cmdEnv = filepath.Join(root, filepath.FromSlash(c.Dir)), inPlaceEnv // it writes GOBIN, outside the tree
-			}
-			if m := goBuildOutRE.FindStringSubmatch(text); m != nil && !filepath.IsAbs(m[2]) {
-				// Its one write, the binary, goes into the copy.
-				text = strings.Replace(text, m[0], m[1]+filepath.Join(dir, m[2]), 1)
-				dir, cmdEnv = filepath.Join(root, filepath.FromSlash(c.Dir)), inPlaceEnv
-			}
-			if d, ok := t.Deadline(); ok && time.Until(d) < deadlineMargin {
-				counts["not run: out of time"]++
-				t.Fatalf("%s: not run: %s left before the test binary's -timeout; a cold build cache compiles everything again (docs/testing.md, \"Executable docs\"): rerun with a larger -timeout", c.Where(), time.Until(d).Round(time.Second))
-			}
-			counts["run"]++
-			// A read-only command in the working tree (go vet ./..., a
-			// listing) gives the same answer every time: run once per text
-			// and directory, the answer reused (ten docs say go test ./...).
-			key := dir + "\x00" + text
-			if r, ok := readOnlyRuns[key]; ok && inPlace(text) && c.Stdout == "" {
-				counts["reused"]++
-				if r.code != c.Exit {
-					t.Errorf("%s: %s\nexited %d (run above), the docs say %d", c.Where(), text, r.code, c.Exit)
-				}
-				return
-			}
-			start := time.Now()
-			stdout, stderr, code := sh(t, cmdEnv, dir, text)
-			if inPlace(text) {
-				readOnlyRuns[key] = readOnlyRun{code: code}
-			}
-			t.Logf("%s: %s\n  ran: (cd %s && %s)\n  exit %d in %.1fs", c.Where(), c.Text, c.Dir, text, code, time.Since(start).Seconds())
-			if code != c.Exit {
-				t.Errorf("%s: %s\nexited %d, the docs say %d (mark another status with <!-- doccmds: exit N -->)\nstdout (tail):\n%s\nstderr (tail):\n%s",
-					c.Where(), text, code, c.Exit, tail(stdout, 15), tail(stderr, 15))
-			}
-			if empty := Listed(stdout); listing && len(empty) > 0 {
-				t.Errorf("%s: %s\nnames no test in %s (listed with: %s)", c.Where(), c.Text, strings.Join(empty, ", "), text)
-			}
-			if c.Stdout != "" {
-				require.Equal(t, normalizeOutput(c.Stdout), normalizeOutput(stdout),
-					"%s: the output the docs show for %q differs from what it prints", c.Where(), c.Text)
+			inPlaceEnv := append(slices.Clip(base),
+				// GOBIN first: after the README's `go install ./cmd/simrun`,
+				// `simrun` is the installed one, as on a user's machine.
+				"PATH="+strings.Join([]string{filepath.Join(fw, "gobin"), filepath.Join(work, "bin"), os.Getenv("PATH")}, string(os.PathListSeparator)),
+				"GOBIN="+filepath.Join(fw, "gobin"))
+			env := append(slices.Clip(inPlaceEnv), "GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -trimpath"))
+			f := fileRun{root: root, repo: repo, work: work, tmp: filepath.Join(fw, "tmp"), sizes: sizes, env: env, inPlaceEnv: inPlaceEnv, sh: common}
+			for _, c := range file {
+				t.Run(strconv.Itoa(c.Line), func(t *testing.T) { f.run(t, c) })
 			}
 		})
 	}
-	t.Logf("%d commands: %v", len(cmds), counts)
+}
+
+// listable reports whether c (rewritten to text) is a read-only go test
+// of the main module that is answered by listing its tests (ListOnly),
+// and takes it apart.
+func listable(c Command, text string, s Sizes) (env, pattern string, pkgs []string, ok bool) {
+	if !inPlace(text) || s.Full || c.Dir != "." || c.Exit != 0 || c.Stdout != "" {
+		return "", "", nil, false
+	}
+	return listParts(text)
+}
+
+// listAll lists, with one go command in the working tree, every package a
+// listable command names: one build of each package's test binary, where
+// a command each linked its own (Listing). It returns the listing and
+// what the command printed; a package that does not build is missing
+// from it, which fails the commands that name it.
+func listAll(t *testing.T, root string, env []string, cmds []Command, s Sizes) (Listing, string) {
+	var pkgs []string
+	for _, c := range cmds {
+		if c.Class != Run {
+			continue
+		}
+		if _, _, p, ok := listable(c, Rewrite(c, s, os.TempDir()), s); ok {
+			pkgs = append(pkgs, p...)
+		}
+	}
+	if len(pkgs) == 0 {
+		return Listing{}, ""
+	}
+	start := time.Now()
+	stdout, stderr, code := sh(t, env, root, ListAllCommand(pkgs))
+	t.Logf("listing: %s\n  exit %d in %.1fs", ListAllCommand(pkgs), code, time.Since(start).Seconds())
+	return ParseListing(stdout, modulePath(t, root)), stdout + stderr
+}
+
+// listedWith names the listing's command, for messages.
+const listedWith = "go test -list . PKGS, once for every package the docs list"
+
+// modulePath is the main module's path, from root's go.mod.
+func modulePath(t *testing.T, root string) string {
+	b, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	require.NoError(t, err)
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" {
+			return f[1]
+		}
+	}
+	t.Fatalf("no module line in %s/go.mod", root)
+	return ""
+}
+
+// byFile splits cmds (sorted by file) into each file's commands, in order.
+func byFile(cmds []Command) [][]Command {
+	var out [][]Command
+	for i, c := range cmds {
+		if i == 0 || c.File != cmds[i-1].File {
+			out = append(out, nil)
+		}
+		out[len(out)-1] = append(out[len(out)-1], c)
+	}
+	return out
+}
+
+// shared is what the files running in parallel share: the `go run PKG`
+// binaries (built once), the answers of read-only commands (run once) and
+// the counts the test logs at its end.
+type shared struct {
+	mu       sync.Mutex
+	runDot   map[string]string // `go run PKG` and test binaries, by directory and package
+	counts   map[string]int
+	readOnly map[string]*readOnly // a read-only command's run, by directory and text
+	// listing answers every listable command (listAll); listOut is what
+	// its command printed.
+	listing Listing
+	listOut string
+}
+
+// readOnly is the one run of a read-only command: mu is held while it
+// runs; done, its exit status code.
+type readOnly struct {
+	mu   sync.Mutex
+	done bool
+	code int
+}
+
+// readOnlyRun is the run of the read-only command key, made on first use.
+func (s *shared) readOnlyRun(key string) *readOnly {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.readOnly[key]
+	if !ok {
+		r = &readOnly{}
+		s.readOnly[key] = r
+	}
+	return r
+}
+
+func (s *shared) count(what string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.counts[what]++
+}
+
+// fileRun runs one Markdown file's commands, in order.
+type fileRun struct {
+	root, repo, work, tmp string // the working tree, the file's copy, the test's folder, the file's /tmp/
+	sizes                 Sizes
+	env, inPlaceEnv       []string // for a command in the copy (-trimpath), and in the working tree
+	sh                    *shared
+}
+
+// run runs one command c with its documented outcome.
+func (f *fileRun) run(t *testing.T, c Command) {
+	if c.Class != Run {
+		f.sh.count(c.Class.String())
+		t.Skipf("%s: %s (%s)", c.Class, c.Text, c.Reason)
+	}
+	prog := program(c.Text)
+	if !programs[path.Base(prog)] { // ./bin/simrun is simrun
+		f.sh.count("unclassified")
+		t.Fatalf("%s: no runner for %q (%s): run it from docs_test.go, or mark it <!-- doccmds: skip REASON -->", c.Where(), prog, c.Text)
+	}
+	if _, err := exec.LookPath(prog); err != nil && prog != "simrun" && !strings.Contains(prog, "/") {
+		f.sh.count("skipped")
+		t.Skipf("%s: %s is not installed: %s", c.Where(), prog, c.Text)
+	}
+	text := Rewrite(c, f.sizes, f.tmp)
+	dir, cmdEnv := filepath.Join(f.repo, filepath.FromSlash(c.Dir)), f.env
+	if inPlace(text) {
+		dir, cmdEnv = filepath.Join(f.root, filepath.FromSlash(c.Dir)), f.inPlaceEnv
+		// A read-only go test of the main module: `go test ./...`
+		// runs its tests itself; list them (ListOnly), from the one
+		// listing of every such package (listAll).
+		if _, pattern, pkgs, ok := listable(c, text, f.sizes); ok {
+			f.sh.count("listed")
+			empty, err := f.sh.listing.Check(pattern, pkgs)
+			t.Logf("%s: %s\n  listed: %s in %s", c.Where(), c.Text, pattern, strings.Join(pkgs, " "))
+			switch {
+			case err != nil:
+				t.Errorf("%s: %s\n%v\nthe listing (%s) printed (tail):\n%s", c.Where(), c.Text, err, listedWith, tail(f.sh.listOut, 15))
+			case len(empty) > 0:
+				t.Errorf("%s: %s\nnames no test in %s (listed with: %s)", c.Where(), c.Text, strings.Join(empty, ", "), listedWith)
+			}
+			return
+		}
+	}
+	if m := goRunDotRE.FindStringSubmatch(text); m != nil {
+		text = goRunDotRE.ReplaceAllString(text, "${1}"+f.runDot(t, c.Dir, m[2])+"$3")
+	}
+	if installs(text) {
+		dir, cmdEnv = filepath.Join(f.root, filepath.FromSlash(c.Dir)), f.inPlaceEnv // it writes GOBIN, outside the tree
+	}
+	if m := goBuildOutRE.FindStringSubmatch(text); m != nil && !filepath.IsAbs(m[2]) {
+		// Its one write, the binary, goes into the copy.
+		text = strings.Replace(text, m[0], m[1]+filepath.Join(dir, m[2]), 1)
+		dir, cmdEnv = filepath.Join(f.root, filepath.FromSlash(c.Dir)), f.inPlaceEnv
+	}
+	if tr, ok := SplitTest(text); ok && !inPlace(text) && c.Stdout == "" && c.Exit == 0 {
+		// A go test that writes into the copy (-rewrite): its test
+		// binaries are built in the working tree, sharing the build
+		// cache, and run in the copy's package directories. Built in
+		// the copy, -trimpath, it compiled what it tests a second time
+		// (49 s on a cold cache).
+		var lines []string
+		for _, p := range tr.Pkgs {
+			line := "cd " + filepath.Join(dir, filepath.FromSlash(p)) + " && "
+			if tr.Env != "" {
+				line += tr.Env + " "
+			}
+			lines = append(lines, "("+line+strings.Join(append([]string{f.testBinary(t, c.Dir, p)}, tr.Args...), " ")+")")
+		}
+		text = strings.Join(lines, " && ")
+	}
+	if d, ok := t.Deadline(); ok && time.Until(d) < deadlineMargin {
+		f.sh.count("not run: out of time")
+		t.Fatalf("%s: not run: %s left before the test binary's -timeout; a cold build cache compiles everything again (docs/testing.md, \"Executable docs\"): rerun with a larger -timeout", c.Where(), time.Until(d).Round(time.Second))
+	}
+	f.sh.count("run")
+	// A read-only command in the working tree (go build ./..., a listing)
+	// gives the same answer every time: run once per text and directory,
+	// the answer reused (ten docs say go test ./...). A file that asks
+	// while another runs it waits for that answer.
+	var ro *readOnly
+	if inPlace(text) && c.Stdout == "" {
+		ro = f.sh.readOnlyRun(dir + "\x00" + text)
+		ro.mu.Lock()
+		defer ro.mu.Unlock()
+		if ro.done {
+			f.sh.count("reused")
+			if ro.code != c.Exit {
+				t.Errorf("%s: %s\nexited %d (run above), the docs say %d", c.Where(), text, ro.code, c.Exit)
+			}
+			return
+		}
+	}
+	start := time.Now()
+	stdout, stderr, code := sh(t, cmdEnv, dir, text)
+	if ro != nil {
+		ro.done, ro.code = true, code
+	}
+	t.Logf("%s: %s\n  ran: (cd %s && %s)\n  exit %d in %.1fs", c.Where(), c.Text, c.Dir, text, code, time.Since(start).Seconds())
+	if code != c.Exit {
+		t.Errorf("%s: %s\nexited %d, the docs say %d (mark another status with <!-- doccmds: exit N -->)\nstdout (tail):\n%s\nstderr (tail):\n%s",
+			c.Where(), text, code, c.Exit, tail(stdout, 15), tail(stderr, 15))
+	}
+	if c.Stdout != "" {
+		require.Equal(t, normalizeOutput(c.Stdout), normalizeOutput(stdout),
+			"%s: the output the docs show for %q differs from what it prints", c.Where(), c.Text)
+	}
+}
+
+// testBinary is the test binary of pkg in dir (relative to the root),
+// built in the working tree (`go test -c`) the first time a file asks.
+func (f *fileRun) testBinary(t *testing.T, dir, pkg string) string {
+	f.sh.mu.Lock()
+	defer f.sh.mu.Unlock()
+	key := "test\x00" + dir + "\x00" + pkg
+	bin, ok := f.sh.runDot[key]
+	if !ok {
+		bin = filepath.Join(f.work, "bin", "test-"+strconv.Itoa(len(f.sh.runDot)))
+		cmd := exec.Command("go", "test", "-c", "-o", bin, pkg)
+		cmd.Dir, cmd.Env = filepath.Join(f.root, filepath.FromSlash(dir)), f.inPlaceEnv
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "go test -c -o %s %s in %s: %s", bin, pkg, dir, out)
+		f.sh.runDot[key] = bin
+	}
+	return bin
+}
+
+// runDot is the binary of `go run pkg` in dir (relative to the root),
+// built in the working tree the first time a file asks for it: files
+// running at once wait for the one build.
+func (f *fileRun) runDot(t *testing.T, dir, pkg string) string {
+	f.sh.mu.Lock()
+	defer f.sh.mu.Unlock()
+	key := dir + "\x00" + pkg
+	bin, ok := f.sh.runDot[key]
+	if !ok {
+		bin = filepath.Join(f.work, "bin", "run-"+strconv.Itoa(len(f.sh.runDot)))
+		build(t, f.inPlaceEnv, filepath.Join(f.root, filepath.FromSlash(dir)), bin, pkg)
+		f.sh.runDot[key] = bin
+	}
+	return bin
 }
 
 // deadlineMargin is the time a command may take at most, at reduced sizes
@@ -269,9 +453,9 @@ func docSizes(t *testing.T) Sizes {
 }
 
 // copyRepo copies the repository's files (not .git, out/, bin/) to dst and,
-// when git is installed, commits them there, so a documented `git diff`
-// shows what the commands changed.
-func copyRepo(t *testing.T, root, dst string) {
+// with gitRepo when git is installed, commits them there, so a documented
+// `git diff` shows what the commands changed.
+func copyRepo(t *testing.T, root, dst string, gitRepo bool) {
 	t.Helper()
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -300,7 +484,7 @@ func copyRepo(t *testing.T, root, dst string) {
 		return os.WriteFile(target, b, info.Mode().Perm())
 	})
 	require.NoError(t, err)
-	if _, err := exec.LookPath("git"); err != nil {
+	if _, err := exec.LookPath("git"); err != nil || !gitRepo {
 		return
 	}
 	for _, args := range [][]string{

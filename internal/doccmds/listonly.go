@@ -28,24 +28,34 @@ var writes = map[string]bool{"c": true, "o": true, "cpuprofile": true, "memprofi
 // the list still proves the packages build and the pattern names a test
 // (docs/testing.md, "Sizes"). ok is false for any other command.
 func ListOnly(text string) (string, bool) {
-	rest := envRE.ReplaceAllString(text, "")
-	env := text[:len(text)-len(rest)]
-	f := strings.Fields(rest)
-	if len(f) < 3 || f[0] != "go" || f[1] != "test" {
+	env, pattern, pkgs, ok := listParts(text)
+	if !ok {
 		return "", false
 	}
-	pattern := "."
+	return env + "go test -list " + pattern + " " + strings.Join(pkgs, " "), true
+}
+
+// listParts takes a read-only go test apart for ListOnly: its leading
+// VAR=value assignments, the pattern it names (as written, quotes and
+// all) and its packages.
+func listParts(text string) (env, pattern string, pkgs []string, ok bool) {
+	rest := envRE.ReplaceAllString(text, "")
+	env = text[:len(text)-len(rest)]
+	f := strings.Fields(rest)
+	if len(f) < 3 || f[0] != "go" || f[1] != "test" {
+		return "", "", nil, false
+	}
+	pattern = "."
 	if m := runFlagRE.FindStringSubmatch(rest); m != nil {
 		pattern = m[1]
 	}
 	if m := benchFlagRE.FindStringSubmatch(rest); m != nil {
 		pattern = m[1]
 	}
-	var pkgs []string
 	for i := 2; i < len(f); i++ {
 		a := f[i]
 		if writes[strings.SplitN(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "test."), "=", 2)[0]] && strings.HasPrefix(a, "-") {
-			return "", false // it builds or writes something a later command uses
+			return "", "", nil, false // it builds or writes something a later command uses
 		}
 		switch {
 		case strings.HasPrefix(a, "-") && !strings.Contains(a, "=") && !boolFlags[strings.TrimPrefix(strings.TrimPrefix(a, "-"), "test.")]:
@@ -55,9 +65,9 @@ func ListOnly(text string) (string, bool) {
 		}
 	}
 	if len(pkgs) == 0 {
-		return "", false
+		return "", "", nil, false
 	}
-	return env + "go test -list " + pattern + " " + strings.Join(pkgs, " "), true
+	return env, pattern, pkgs, true
 }
 
 // Listed checks the output of a ListOnly command: every package listed
