@@ -25,11 +25,6 @@ func (r *Record) Lease() LeaseFields {
 	return LeaseFields{Holder: NodeID(r.A), Token: r.B}
 }
 
-// LeaseEffect is the Effect that states f with fact (one of the lease facts).
-func (f LeaseFields) LeaseEffect(name, detail, key string, fact Fact) Effect {
-	return Effect{Name: name, Detail: detail, Key: key, A: int64(f.Holder), B: f.Token, Fact: fact}
-}
-
 // SlotRef names one scheduled slot of one cron job: the part the run and
 // execution facts share (B = slot, C = job index).
 type SlotRef struct {

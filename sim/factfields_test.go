@@ -27,7 +27,7 @@ func TestFactFieldsRoundTrip(t *testing.T) {
 		r = recordOf(run.RunEffect("n", "d", FactRunStarted))
 		require.Equal(t, run, r.Run())
 		l := LeaseFields{Holder: NodeID(rapid.IntRange(-1, 1000).Draw(t, "holder")), Token: i64("ltoken")}
-		r = recordOf(l.LeaseEffect("n", "d", "k", FactLeaseAcquired))
+		r = recordOf(Effect{Name: "n", A: int64(l.Holder), B: l.Token, Fact: FactLeaseAcquired}) // the stores also state a revision in C
 		require.Equal(t, l, r.Lease())
 		st := StateFields{State: i64("state"), Epoch: i64("epoch")}
 		r = recordOf(st.StateEffect("n"))
@@ -44,8 +44,8 @@ func TestFactFieldsPositions(t *testing.T) {
 	require.Equal(t, [3]int64{1, 2, 3}, [3]int64{e.A, e.B, e.C}, "execution A of slot B of job index C")
 	e = RunFields{Token: 4, SlotRef: SlotRef{Slot: 5, Job: 6}}.RunEffect("", "", FactRunStarted)
 	require.Equal(t, [3]int64{4, 5, 6}, [3]int64{e.A, e.B, e.C}, "token A, slot B, job index C")
-	e = LeaseFields{Holder: 7, Token: 8}.LeaseEffect("", "", "", FactLeaseRenewed)
-	require.Equal(t, [3]int64{7, 8, 0}, [3]int64{e.A, e.B, e.C}, "holder A, token B")
+	r0 := Record{Type: RecEffect, A: 7, B: 8, C: 99, Fact: FactLeaseRenewed}
+	require.Equal(t, LeaseFields{Holder: 7, Token: 8}, r0.Lease(), "holder A, token B")
 	e = StateFields{State: 9, Epoch: 10}.StateEffect("")
 	require.Equal(t, [3]int64{9, 10, 0}, [3]int64{e.A, e.B, e.C}, "state A, epoch B")
 	r := Record{Type: RecPersist, A: 11, B: 12}
